@@ -1,0 +1,35 @@
+"""The solfec-py exception hierarchy (layer 0).
+
+Solfec-1.0 raises TypeError for a wrong argument type and ValueError for a wrong value
+(LANGUAGE §2); ours subclass those so `except TypeError` in an old deck still works, and
+all of them subclass `SolfecError` so the deck runner can report the deck line.
+"""
+from __future__ import annotations
+
+
+class SolfecError(Exception):
+    """Base class of every error raised by solfec-py on purpose."""
+
+
+class InputError(SolfecError, ValueError):
+    """A deck argument has the right type but a wrong value."""
+
+
+class InputTypeError(SolfecError, TypeError):
+    """A deck argument has the wrong type (or a call has the wrong arity)."""
+
+
+class SimulationError(SolfecError, RuntimeError):
+    """A run failed: non-finite state, solver failure with failure='EXIT', ..."""
+
+
+class NotAvailableError(SolfecError, RuntimeError):
+    """A Solfec command or option that solfec-py does not provide (yet)."""
+
+
+class ResultsError(SolfecError, RuntimeError):
+    """Stored results are missing, corrupt or do not hold what was asked for."""
+
+
+class StopRun(Exception):
+    """Internal signal: a CALLBACK returned 0 or a STOP file appeared; RUN returns."""
