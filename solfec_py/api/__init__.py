@@ -1,0 +1,45 @@
+"""The deck language (layer 7): `NAMES` maps every name Solfec-1.0 pre-imports into a
+deck (LANGUAGE §1.1) to its solfec-py object. The runner injects NAMES into the deck's
+globals; the top-level module `solfec` re-exports them for `from solfec import *`.
+"""
+from __future__ import annotations
+
+# LANGUAGE §1.1, in the manual's order (plus the CONSTRAINT type)
+DECK_NAMES = """
+CONVEX HULL MESH2CONVEX MESH HEX TETRAHEDRALIZE PIPE ELLIP_MESH ROUGH_HEX SPHERE ELLIP
+SOLFEC FIELD SURFACE_MATERIAL BULK_MATERIAL BODY TIME_SERIES GAUSS_SEIDEL_SOLVER
+PENALTY_SOLVER NEWTON_SOLVER TEST_SOLVER FIX_POINT FIX_DIRECTION SET_DISPLACEMENT
+SET_DISPLACEMENT3 SET_VELOCITY SET_VELOCITY3 SET_ACCELERATION SET_ACCELERATION3
+PUT_RIGID_LINK PUT_SPRING GRAVITY FORCE TORQUE PRESSURE SIMPLIFIED_CRACK
+IMBALANCE_TOLERANCE RANK BARRIER NCPU HERE VIEWER SUBDIR BODY_CHARS INITIAL_VELOCITY
+APPLY_BULKMAT DELETE SCALE TRANSLATE ROTATE SPLIT MESH_SPLIT RT_SPLIT COPY BEND BYLABEL
+MASS_CENTER CONTACT_EXCLUDE_BODIES CONTACT_EXCLUDE_SURFACES CONTACT_SPARSIFY RUN OUTPUT
+EXTENTS REGISTER_CALLBACK CALLBACK UNPHYSICAL_PENETRATION GEOMETRIC_EPSILON WARNINGS
+INITIALIZE_STATE RIGID_TO_FEM LOCDYN_DUMP OVERLAPPING MBFCP_EXPORT NON_SOLFEC_ARGV
+MODAL_ANALYSIS BODY_MM_EXPORT DISPLAY_POINT FRACTURE_EXPORT_YAFFEMS DURATION RENDER
+XDMF_EXPORT SOLFEC_EXPORT REGISTER_BASE COROTATED_DISPLACEMENTS RIGID_DISPLACEMENTS
+FORWARD BACKWARD SEEK DISPLACEMENT VELOCITY STRESS ENERGY TIMING HISTORY CONSTRAINT
+""".split()
+
+
+def _collect() -> dict:
+    from solfec_py.api import (body, constraints, loads, materials, misc, run, series, shapes,
+                               solfec, solvers, unavailable)
+
+    names = dict(unavailable.NAMES)
+    for module in (shapes, solfec, materials, body, series, solvers, loads, misc, run, constraints):
+        for name in DECK_NAMES:
+            if hasattr(module, name):
+                names[name] = getattr(module, name)
+    for name in ("SICONOS_SOLVER", "HYBRID_SOLVER"):
+        if hasattr(solvers, name):
+            names[name] = getattr(solvers, name)
+    missing = [n for n in DECK_NAMES if n not in names]
+    if missing:  # a programming error, caught by the test suite
+        raise ImportError(f"deck names without an implementation: {missing}")
+    return names
+
+
+NAMES = _collect()
+__all__ = sorted(NAMES)
+globals().update(NAMES)

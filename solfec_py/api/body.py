@@ -1,0 +1,272 @@
+"""BODY and the body utilities BODY_CHARS, INITIAL_VELOCITY, DELETE, BYLABEL (layer 7).
+Reference: LANGUAGE §7 and §14 (Solfec lng.c BODY type).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from solfec_py import session, validate as V
+from solfec_py.api.common import readonly, require_body, require_solfec
+from solfec_py.bodies import BODY_KINDS
+from solfec_py.bodies.base import Body
+from solfec_py.bodies.rigid_schemes import SCHEME_CODES
+from solfec_py.errors import InputError, InputTypeError, NotAvailableError
+from solfec_py.geometry.massprops import mass_properties
+
+FORMS = ("TL", "BC", "BC-MODAL", "BC-RO")
+
+
+class BODY(Body):
+    """`BODY(solfec, kind, shape, material | label, form, mesh, base)`; the shape is emptied."""
+
+    @V.command
+    def __init__(self, solfec, kind, shape, material, label=V.MISSING, form=V.MISSING,
+                 mesh=V.MISSING, base=V.MISSING):
+        from solfec_py.api.materials import bulk_material_of
+        from solfec_py.api.shapes import MESH, take_shape
+
+        super().__init__()
+        domain = require_solfec("solfec", solfec)
+        kind = V.choice("kind", kind, sorted(BODY_KINDS), what="BODY kind")
+        record = bulk_material_of("material", material, domain)
+        label = "" if label is V.MISSING else V.string("label", label)
+        if V.given(form):
+            V.choice("form", form, FORMS, what="FEM formulation")
+        if V.given(mesh):
+            V.instance("mesh", mesh, MESH, "a MESH object")
+        block = domain.block_for(kind)          # NotAvailableError for kinds still to come
+        primitives = take_shape("shape", shape)
+        volume, center, euler = mass_properties(primitives)
+        if not volume > 0:
+            raise InputError(
+                f"'shape' has volume {volume!r}; faces must be listed counter-clockwise seen from outside")
+        self.kind, self.label, self.shape, self.bulk_material = kind, label, primitives, record
+        self._material_object = material
+        self._scheme = BODY_KINDS[kind].default_scheme
+        self._damping = 0.0
+        self._flags = {"selfcontact": False, "fracturecheck": False}
+        self.display_points_list: list = []
+        domain.insert(self)
+        block.add(self, volume, center, euler)
+
+    # ---------------------------------------------------------------- read-only
+    @readonly
+    def id(self):
+        return self._id
+
+    @id.setter  # the domain assigns ids; users cannot
+    def id(self, value):
+        if getattr(self, "_id", 0):
+            raise InputError("Writing to a read-only member 'id'")
+        self._id = value
+
+    @readonly
+    def kind(self):
+        return self._kind
+
+    @kind.setter
+    def kind(self, value):
+        if getattr(self, "_kind", ""):
+            raise InputError("Writing to a read-only member 'kind'")
+        self._kind = value
+
+    @readonly
+    def mass(self):
+        return float(self.block.mass[self.row])
+
+    @readonly
+    def volume(self):
+        return float(self.block.volume[self.row])
+
+    @readonly
+    def center(self):
+        return tuple(self.block.center[self.row].tolist())
+
+    @readonly
+    def tensor(self):
+        """Inertia tensor (rigid, obstacle), column-major 9-tuple."""
+        return tuple(self.block.J[self.row].T.reshape(-1).tolist())
+
+    @readonly
+    def material(self):
+        return self._material_object
+
+    @readonly
+    def constraints(self):
+        return list(self._constraints)
+
+    @constraints.setter
+    def constraints(self, value):
+        self._constraints = value
+
+    @readonly
+    def ncon(self):
+        return len(self._constraints)
+
+    @readonly
+    def display_points(self):
+        return [(lab, tuple(self.cur_point(p).tolist())) for lab, p in self.display_points_list]
+
+    @readonly
+    def mesh(self):
+        from solfec_py.api import shapes
+
+        return shapes.mesh_views(self) if hasattr(shapes, "mesh_views") else None
+
+    # ---------------------------------------------------------------- read-write
+    @property
+    def conf(self):
+        return tuple(self.q.tolist())
+
+    @conf.setter
+    def conf(self, value):
+        self.q[:] = _state_tuple("conf", value, self.q.size)
+
+    @property
+    def velo(self):
+        return tuple(self.u.tolist())
+
+    @velo.setter
+    def velo(self, value):
+        self.u[:] = _state_tuple("velo", value, self.u.size)
+
+    @property
+    def scheme(self):
+        return self._scheme
+
+    @scheme.setter
+    def scheme(self, value):
+        value = V.string("scheme", value)
+        if self.block.domain.analysis == "QUASI_STATIC":
+            session.runtime_warning("Unable to set integration scheme for quasi-statics")
+            return
+        spec = BODY_KINDS[self.kind]
+        if value == "DEFAULT":
+            value = spec.default_scheme
+        if value not in spec.schemes:
+            raise InputError(
+                f"Invalid integration scheme {value!r} for a {self.kind} body; expected one of"
+                f" {['DEFAULT', *spec.schemes]}")
+        self._scheme = value
+        if value in SCHEME_CODES:
+            self.block.scheme[self.row] = SCHEME_CODES[value]
+
+    @property
+    def damping(self):
+        return self._damping
+
+    @damping.setter
+    def damping(self, value):
+        if not V._is_number(value) or float(value) < 0:
+            raise InputTypeError(f"'damping' must be a number >= 0, got {V.describe(value)}")
+        self._damping = float(value)
+
+    @property
+    def selfcontact(self):
+        return "ON" if self._flags["selfcontact"] else "OFF"
+
+    @selfcontact.setter
+    def selfcontact(self, value):
+        on = V.choice("selfcontact", value, ("ON", "OFF"), what="self-contact flag") == "ON"
+        if self.kind != "FINITE_ELEMENT":
+            raise InputError("Self-contact is only valid for FINITE_ELEMENT bodies")
+        self._flags["selfcontact"] = on
+
+    @property
+    def fracturecheck(self):
+        return "ON" if self._flags["fracturecheck"] else "OFF"
+
+    @fracturecheck.setter
+    def fracturecheck(self, value):
+        on = V.choice("fracturecheck", value, ("ON", "OFF"), what="fracturecheck value (neither 'ON' nor 'OFF')")
+        if self.kind != "FINITE_ELEMENT":
+            session.runtime_warning("Unable to check fracture criterion for non FEM bodies!")
+            return
+        self._flags["fracturecheck"] = on == "ON"
+
+    @property
+    def disable_rotation(self):
+        return "ON" if self.kind == "RIGID" and self.block.norotation[self.row] else "OFF"
+
+    @disable_rotation.setter
+    def disable_rotation(self, value):
+        on = V.choice("disable_rotation", value, ("ON", "OFF"), what="disable_rotation value (neither 'ON' nor 'OFF')")
+        if self.kind != "RIGID":
+            session.runtime_warning("disable_rotation applies to RIGID bodies only; ignored")
+            return
+        self.block.norotation[self.row] = on == "ON"
+
+    def __repr__(self) -> str:
+        label = f" {self.label!r}" if self.label else ""
+        return f"<BODY {self.id}{label} {self.kind}>"
+
+
+def _state_tuple(name: str, value, n: int) -> np.ndarray:
+    if not isinstance(value, tuple):
+        raise InputTypeError(f"'{name}' must be a tuple of {n} numbers, got {V.describe(value)}")
+    if len(value) != n:
+        raise InputError(f"'{name}' must have {n} elements, got {len(value)}")
+    return np.array([V.number(f"{name}[{i}]", v) for i, v in enumerate(value)])
+
+
+@V.command
+def BODY_CHARS(body, mass, volume, center, tensor):
+    """Overwrite mass, volume, mass centre and inertia tensor (column-major 9-tuple)."""
+    body = require_body("body", body)
+    m = V.number("mass", mass)
+    vol = V.number("volume", volume)
+    c = V.point("center", center)
+    t = V.tuple_of_numbers("tensor", tensor, 9).reshape(3, 3).T
+    if body.kind not in ("RIGID", "OBSTACLE"):
+        raise NotAvailableError(f"BODY_CHARS of a {body.kind} body is not available yet")
+    body.block.set_characteristics(body.row, m, vol, c, t)
+
+
+@V.command
+def INITIAL_VELOCITY(body, linear, angular):
+    """Rigid/obstacle: velo = (angular as referential Omega, linear)."""
+    body = require_body("body", body)
+    v = V.point("linear", linear)
+    w = V.point("angular", angular)
+    if body.kind in ("RIGID", "OBSTACLE"):
+        body.u[0:3], body.u[3:6] = w, v
+    else:
+        raise NotAvailableError(f"INITIAL_VELOCITY of a {body.kind} body is not available yet")
+
+
+@V.command
+def DELETE(solfec, object):
+    """Remove a BODY (with its constraints and loads) or a CONSTRAINT from the model."""
+    domain = require_solfec("solfec", solfec)
+    if isinstance(object, BODY):
+        if object.deleted:
+            raise InputTypeError(f"'object' is a recently deleted BODY object (id {object.id})")
+        if object.block.domain is not domain:
+            raise InputError(f"'object' (body {object.id}) belongs to another SOLFEC object")
+        domain.delete(object)
+        return None
+    from solfec_py.api.constraints import is_constraint
+
+    if is_constraint(object):
+        object.delete()
+        return None
+    raise InputTypeError(f"'object' must be a BODY or a CONSTRAINT object, got {V.describe(object)}")
+
+
+@V.command
+def BYLABEL(solfec, kind, label):
+    """The SURFACE_MATERIAL, BULK_MATERIAL, FIELD or BODY with `label`, or None."""
+    domain = require_solfec("solfec", solfec)
+    kind = V.choice("kind", kind, ("SURFACE_MATERIAL", "BULK_MATERIAL", "FIELD", "BODY"), what="object kind")
+    label = V.string("label", label)
+    if kind == "BODY":
+        return domain.labels.get(label)
+    if kind == "SURFACE_MATERIAL":
+        from solfec_py.api.materials import surface_material_object
+
+        return surface_material_object(domain, label)
+    if kind == "BULK_MATERIAL":
+        from solfec_py.api.materials import bulk_material_object
+
+        return bulk_material_object(domain, label)
+    return domain.fields.get(label)

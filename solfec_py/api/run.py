@@ -1,0 +1,218 @@
+"""Running and querying a model: RUN, OUTPUT, EXTENTS, CALLBACK, UNPHYSICAL_PENETRATION,
+DURATION, ENERGY, TIMING, DISPLACEMENT, VELOCITY, STRESS and the READ-mode navigation
+commands (layer 7). Reference: LANGUAGE §1.5, §13, §15.
+"""
+from __future__ import annotations
+
+import os
+
+from solfec_py import session, timestep, validate as V
+from solfec_py.api.common import require_body, require_solfec
+from solfec_py.domain import Callback
+from solfec_py.errors import InputError, InputTypeError
+from solfec_py.output.progress import Progress
+
+TIMER_NAMES = ("TIMINT", "CONUPD", "CONDET", "LOCDYN", "CONSOL", "PARBAL", "GSINIT", "GSRUN",
+               "GSCOM", "GSMCOM", "LININIT", "LINUPD", "LINMV", "LINPRE", "LINRUN", "LINCOM")
+
+
+def _stop_file(solfec):
+    path = os.path.join(solfec.outpath, "STOP")
+    return lambda domain: os.path.exists(path)
+
+
+def _output_hook(solfec):
+    """Write a frame when `time >= output_time` (every step without OUTPUT), LANGUAGE §1.5."""
+
+    def hook(domain):
+        if domain.time >= solfec.output_time - 1e-12 * domain.step:
+            solfec.output_time += solfec.output_interval
+            if solfec.store is not None:
+                solfec.store.write_frame(solfec)
+                domain.timers.clear()
+
+    return hook
+
+
+@V.command
+def RUN(solfec, solver, duration):
+    """Integrate `duration` from the current time (no-op in READ mode)."""
+    from solfec_py.api.solvers import is_solver
+
+    domain = require_solfec("solfec", solfec)
+    if not is_solver(solver):
+        raise InputTypeError(f"'solver' must be a constraint solver object, got {V.describe(solver)}")
+    duration = V.positive("duration", duration)
+    if solfec.mode == "READ":
+        return None
+    if solfec.store is not None and solfec.runs == 0 and domain.time == 0.0:
+        timestep.initialize(domain)
+        solfec.store.write_frame(solfec)
+    solfec.runs += 1
+    progress = Progress(solfec._verbose, domain.time, domain.time + duration, session.current().interval,
+                        tty=session.current().progress)
+    hooks = timestep.RunHooks(after_step=[_output_hook(solfec), progress.update],
+                              should_stop=_stop_file(solfec))
+    try:
+        timestep.run(domain, getattr(solver, "engine", solver), duration, hooks)
+    finally:
+        progress.close(domain)
+        if solfec.store is not None:
+            solfec.store.flush()
+    return None
+
+
+@V.command
+def OUTPUT(solfec, interval, compression=V.MISSING):
+    """Store a frame every `interval` of simulated time (0 = every step)."""
+    domain = require_solfec("solfec", solfec)
+    interval = V.nonnegative("interval", interval)
+    if V.given(compression):
+        V.choice("compression", compression, ("OFF", "ON"), what="compression mode")
+    if solfec.mode == "READ":
+        return None
+    solfec.output_interval = interval
+    solfec.output_time = domain.time + interval
+    return None
+
+
+@V.command
+def EXTENTS(solfec, extents):
+    """Bodies whose bounding box leaves (xmin, ymin, zmin, xmax, ymax, zmax) are deleted."""
+    domain = require_solfec("solfec", solfec)
+    box = V.tuple_of_numbers("extents", extents, 6)
+    if not (box[:3] < box[3:]).all():
+        raise InputError(f"'extents' must have min < max on every axis, got {extents!r}")
+    if solfec.mode == "READ":
+        return None
+    domain.extents = tuple(box.tolist())
+    return None
+
+
+@V.command
+def CALLBACK(solfec, interval, data, callback):
+    """Call `callback(*data)` (tuple data) or `callback(data)` every `interval`; 0 stops RUN."""
+    domain = require_solfec("solfec", solfec)
+    interval = V.positive("interval", interval)
+    V.is_callable("callback", callback)
+    if solfec.mode == "READ":
+        return None
+    domain.callback = Callback(interval, data, callback, next_time=domain.time)
+    return None
+
+
+@V.command
+def UNPHYSICAL_PENETRATION(solfec, depth):
+    domain = require_solfec("solfec", solfec)
+    depth = V.positive("depth", depth)
+    if solfec.mode != "READ":
+        domain.penetration_depth = depth
+    return None
+
+
+@V.command
+def DURATION(solfec):
+    """READ mode: (t_first, t_last) of the stored frames; WRITE mode: the current time."""
+    domain = require_solfec("solfec", solfec)
+    if solfec.mode == "READ":
+        return solfec.store.duration()
+    return domain.time
+
+
+def _bodies_of(name, value, domain):
+    from solfec_py.api.body import BODY
+    from solfec_py.api.solfec import SOLFEC
+
+    if V.given(value) is False or isinstance(value, SOLFEC):
+        return None
+    if isinstance(value, BODY):
+        return [require_body(name, value)]
+    if isinstance(value, list) and all(isinstance(b, BODY) for b in value):
+        return [require_body(f"{name}[{i}]", b) for i, b in enumerate(value)]
+    raise InputTypeError(f"'{name}' must be a SOLFEC a BODY object or a list of BODY objects, got {V.describe(value)}")
+
+
+@V.command
+def ENERGY(solfec, object=V.MISSING):
+    """(kinetic, external, contact, friction, internal) over all bodies or the given ones."""
+    domain = require_solfec("solfec", solfec)
+    return tuple(domain.energy(_bodies_of("object", object, domain)).tolist())
+
+
+@V.command
+def TIMING(solfec, kind):
+    """Wall-clock seconds of a phase since the last stored frame."""
+    domain = require_solfec("solfec", solfec)
+    kind = V.string("kind", kind)
+    if kind not in domain.timers:
+        raise InputError(f"Invalid timing kind {kind!r}; timers so far: {sorted(domain.timers)}")
+    return domain.timers[kind]
+
+
+@V.command
+def DISPLACEMENT(body, point):
+    """x(point) - point for a referential point."""
+    body = require_body("body", body)
+    X = V.point("point", point)
+    return tuple((body.cur_point(X) - X).tolist())
+
+
+@V.command
+def VELOCITY(body, point):
+    """Spatial velocity of the material point at referential `point`."""
+    body = require_body("body", body)
+    X = V.point("point", point)
+    return tuple(body.point_velocity(X).tolist())
+
+
+@V.command
+def STRESS(body, point):
+    """(sx, sy, sz, sxy, sxz, syz, mises): zero for rigid bodies (LANGUAGE §15.3)."""
+    body = require_body("body", body)
+    V.point("point", point)
+    return (0.0,) * 7
+
+
+@V.command
+def SEEK(solfec, time):
+    require_solfec("solfec", solfec)
+    t = V.number("time", time)
+    if solfec.mode == "READ":
+        solfec.store.seek(solfec, t)
+    return None
+
+
+@V.command
+def FORWARD(solfec, steps, corotated_displacements=V.MISSING):
+    require_solfec("solfec", solfec)
+    n = V.integer("steps", steps)
+    if V.given(corotated_displacements):
+        V.choice("corotated_displacements", corotated_displacements, ("TRUE", "FALSE"),
+                 what="corotated_displacements string")
+    if solfec.mode == "READ":
+        solfec.store.forward(solfec, n)
+    return None
+
+
+@V.command
+def BACKWARD(solfec, steps):
+    require_solfec("solfec", solfec)
+    n = V.integer("steps", steps)
+    if solfec.mode == "READ":
+        solfec.store.forward(solfec, -n)
+    return None
+
+
+@V.command
+def HISTORY(solfec, list, t0, t1, skip=V.MISSING, progress=V.MISSING):
+    """READ mode: (times, values...) from stored frames; WRITE mode: None."""
+    require_solfec("solfec", solfec)
+    V.number("t0", t0)
+    V.number("t1", t1)
+    if V.given(skip):
+        V.positive_int("skip", skip)
+    if V.given(progress):
+        V.choice("progress", progress, ("ON", "OFF"), what="progress value (neither 'ON' nor 'OFF')")
+    if solfec.mode != "READ":
+        return None
+    return solfec.store.history(solfec, list, t0, t1, skip if V.given(skip) else 1)

@@ -1,0 +1,126 @@
+"""SOLFEC: one analysis = one domain + its output directory (layer 7).
+Reference: LANGUAGE §1.3-§1.5 and §5 (Solfec lng.c SOLFEC type, sol.c).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+
+from solfec_py import session, validate as V
+from solfec_py.api.common import readonly
+from solfec_py.domain import Domain
+from solfec_py.errors import InputError
+
+ANALYSES = ("DYNAMIC", "QUASI_STATIC")
+VERBOSE = ("ON", "OFF", "%", "%\n")
+
+
+def output_path(output: str) -> str:
+    """The effective output directory: a deck opened as a directory overrides `output`;
+    `-s NAME` appends a sub-directory (LANGUAGE §1.2)."""
+    s = session.current()
+    path = s.output_override or output
+    if s.subdir:
+        path = path if path.endswith("/") else path + "/"
+        path += s.subdir
+    return path
+
+
+class SOLFEC:
+    """`SOLFEC(analysis, step, output)` — all three arguments are required."""
+
+    @V.command
+    def __init__(self, analysis, step, output):
+        analysis = V.choice("analysis", analysis, ANALYSES, what="analysis kind")
+        step = V.positive("step", step)
+        output = V.string("output", output)
+        self.domain = Domain(analysis=analysis, step=step)
+        self.domain.owner = self
+        self._outpath = output_path(output)
+        self._verbose = "ON"
+        self._cleanup = False
+        self._mode = "WRITE"
+        self.output_interval = 0.0
+        self.output_time = 0.0
+        self.store = None            # results store (HDF5), opened by the output layer
+        self.runs = 0
+        self._prepare_output()
+
+    def _prepare_output(self) -> None:
+        """WRITE mode: create the directory and keep a copy of the deck (LANGUAGE §1.4)."""
+        try:
+            os.makedirs(self._outpath, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"cannot create output directory {self._outpath!r} for 'output': {exc.strerror}") from None
+        deck = session.current().deck_path
+        if deck and os.path.isfile(deck):
+            base = os.path.basename(os.path.normpath(self._outpath))
+            target = os.path.join(self._outpath, base + ".py")
+            if os.path.abspath(deck) != os.path.abspath(target):
+                shutil.copyfile(deck, target)
+
+    # ---------------------------------------------------------------- attributes
+    @readonly
+    def analysis(self):
+        return self.domain.analysis
+
+    @readonly
+    def time(self):
+        return self.domain.time
+
+    @readonly
+    def mode(self):
+        return self._mode
+
+    @readonly
+    def bodies(self):
+        """All bodies, most recently inserted first (as Solfec's prepended lists)."""
+        return list(reversed(self.domain.bodies))
+
+    @readonly
+    def nbod(self):
+        return len(self.domain.bodies)
+
+    @readonly
+    def constraints(self):
+        return list(reversed(self.domain.constraints))
+
+    @readonly
+    def ncon(self):
+        return len(self.domain.constraints)
+
+    @readonly
+    def outpath(self):
+        return self._outpath
+
+    @property
+    def step(self):
+        return self.domain.step
+
+    @step.setter
+    def step(self, value):
+        if not V._is_number(value):
+            raise V.InputTypeError(f"'step' must be a number, got {V.describe(value)}")
+        if not float(value) > 0:
+            raise V.InputTypeError(f"'step' must be a number > 0, got {float(value)!r}")
+        self.domain.step = float(value)
+
+    @property
+    def verbose(self):
+        return "%" if self._verbose.startswith("%") else self._verbose
+
+    @verbose.setter
+    def verbose(self, value):
+        self._verbose = V.choice("verbose", value, VERBOSE, what="verbose value (ON/OFF/% accepted)")
+
+    @property
+    def cleanup(self):
+        return "ON" if self._cleanup else "OFF"
+
+    @cleanup.setter
+    def cleanup(self, value):
+        self._cleanup = V.choice("cleanup", value, ("ON", "OFF"), what="cleanup value (ON/OFF accepted)") == "ON"
+
+    def __repr__(self) -> str:
+        return (f"SOLFEC({self.domain.analysis!r}, {self.domain.step!r}, {self._outpath!r})"
+                f" [{self._mode}, t={self.domain.time:g}, {len(self.domain.bodies)} bodies]")

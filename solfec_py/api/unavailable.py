@@ -1,0 +1,31 @@
+"""Deck commands of Solfec-1.0 that solfec-py does not provide yet (layer 7). Each name
+exists so a deck fails at the line that uses it with a clear message, never silently.
+"""
+from __future__ import annotations
+
+from solfec_py.errors import NotAvailableError
+
+LATER = {
+    "constraints": ("FIX_POINT", "FIX_DIRECTION", "SET_DISPLACEMENT", "SET_DISPLACEMENT3",
+                    "SET_VELOCITY", "SET_VELOCITY3", "SET_ACCELERATION", "SET_ACCELERATION3",
+                    "PUT_RIGID_LINK", "PUT_SPRING", "LOCDYN_DUMP"),
+    "contact": ("CONTACT_EXCLUDE_BODIES", "CONTACT_EXCLUDE_SURFACES", "CONTACT_SPARSIFY",
+                "MBFCP_EXPORT"),
+    "results": ("XDMF_EXPORT", "SOLFEC_EXPORT", "INITIALIZE_STATE", "RIGID_TO_FEM"),
+    "deformable bodies": ("SIMPLIFIED_CRACK", "RT_SPLIT", "MODAL_ANALYSIS", "BODY_MM_EXPORT",
+                          "FRACTURE_EXPORT_YAFFEMS", "REGISTER_BASE", "COROTATED_DISPLACEMENTS",
+                          "RIGID_DISPLACEMENTS"),
+    "the viewer": ("RENDER",),
+}
+
+
+def _make(name: str, capability: str):
+    def command(*args, **kwargs):
+        raise NotAvailableError(f"{name} is not available in solfec-py yet (it arrives with {capability})")
+
+    command.__name__ = command.__qualname__ = name
+    command.__doc__ = f"Not available yet: arrives with {capability}."
+    return command
+
+
+NAMES = {name: _make(name, capability) for capability, names in LATER.items() for name in names}

@@ -1,0 +1,99 @@
+"""Point forces, torques and force callbacks of one body block, kept as arrays
+(layer 3). Reference: LANGUAGE §11.2-§11.3, NUMERICS §1.3 (Solfec bod.c rig_force).
+
+Records are appended by FORCE/TORQUE; `values(t)` evaluates all magnitudes at once (each
+distinct time series is interpolated once, constants are one array), so evaluating the
+loads of 10^5 bodies is a handful of numpy calls. Callback forces are Python calls by
+nature and are kept in a separate list.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from solfec_py.timeseries import TimeSeries
+
+SPATIAL_FORCE, CONVECTED_FORCE, SPATIAL_TORQUE, CONVECTED_TORQUE = range(4)
+
+
+@dataclass
+class ForceCallback:
+    body: Any
+    function: Callable
+    data: Any
+    has_data: bool
+
+    def call(self, q, u, t, h):
+        if not self.has_data:
+            return self.function(q, u, t, h)
+        if isinstance(self.data, tuple):
+            return self.function(*self.data, q, u, t, h)
+        return self.function(self.data, q, u, t, h)
+
+
+class PointLoads:
+    """FORCE/TORQUE records: body, kind code, referential point, unit direction, value."""
+
+    def __init__(self):
+        self.bodies: list = []
+        self.kinds: list[int] = []
+        self.points: list = []
+        self.directions: list = []
+        self.values: list = []          # float or TimeSeries
+        self.callbacks: list[ForceCallback] = []
+        self._cache = None
+
+    def add(self, body, kind: int, point, direction, value) -> None:
+        d = np.asarray(direction, dtype=float)
+        norm = np.linalg.norm(d)
+        self.bodies.append(body)
+        self.kinds.append(kind)
+        self.points.append(np.zeros(3) if point is None else np.asarray(point, dtype=float))
+        self.directions.append(d / norm if norm > 0 else d)
+        self.values.append(value)
+        self._cache = None
+
+    def add_callback(self, callback: ForceCallback) -> None:
+        self.callbacks.append(callback)
+
+    def remove_body(self, body) -> None:
+        keep = [i for i, b in enumerate(self.bodies) if b is not body]
+        for name in ("bodies", "kinds", "points", "directions", "values"):
+            seq = getattr(self, name)
+            setattr(self, name, [seq[i] for i in keep])
+        self.callbacks = [c for c in self.callbacks if c.body is not body]
+        self._cache = None
+
+    def invalidate(self) -> None:
+        """Row numbers changed (a body was deleted): rebuild index arrays on next use."""
+        self._cache = None
+
+    def __len__(self) -> int:
+        return len(self.bodies)
+
+    def arrays(self):
+        """(rows, kinds, points, directions) as arrays, cached until the records change."""
+        if self._cache is None:
+            rows = np.array([b.row for b in self.bodies], dtype=np.int64)
+            kinds = np.array(self.kinds, dtype=np.int64)
+            points = np.array(self.points, dtype=float).reshape(-1, 3)
+            dirs = np.array(self.directions, dtype=float).reshape(-1, 3)
+            constant = np.array([0.0 if isinstance(v, TimeSeries) else float(v) for v in self.values])
+            series: dict[int, tuple[TimeSeries, list[int]]] = {}
+            for i, v in enumerate(self.values):
+                if isinstance(v, TimeSeries):
+                    series.setdefault(id(v), (v, []))[1].append(i)
+            groups = [(ts, np.array(idx)) for ts, idx in series.values()]
+            self._cache = (rows, kinds, points, dirs, constant, groups)
+        return self._cache[:4]
+
+    def magnitudes(self, t: float) -> np.ndarray:
+        """All load magnitudes at time t."""
+        self.arrays()
+        constant, groups = self._cache[4], self._cache[5]
+        s = constant.copy()
+        for ts, idx in groups:
+            s[idx] = ts(t)
+        return s

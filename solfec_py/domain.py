@@ -1,0 +1,144 @@
+"""The domain (layer 4): Solfec's general-body registry for one SOLFEC object — bodies in
+creation order with ids and labels, the per-kind state blocks, materials, gravity,
+time, extents and run bookkeeping. Reference: Solfec dom.c / dom.h.
+
+Bodies of one family live as rows of one block (`bodies.BODY_KINDS[kind].family`); the
+domain owns the blocks and steps them as wholes, never body by body.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from solfec_py.bodies import BODY_KINDS
+from solfec_py.bodies.base import Body, BodyBlock
+from solfec_py.errors import InputError, NotAvailableError
+from solfec_py.materials import BulkMaterial, SurfaceMaterialTable
+from solfec_py.timeseries import evaluate
+
+
+@dataclass
+class Callback:
+    """CALLBACK(solfec, interval, data, callback) registration (LANGUAGE §13.4)."""
+
+    interval: float
+    data: Any
+    function: Callable
+    next_time: float
+
+
+@dataclass
+class Domain:
+    analysis: str                       # 'DYNAMIC' or 'QUASI_STATIC'
+    step: float
+    time: float = 0.0
+    bodies: list = field(default_factory=list)          # creation order
+    by_id: dict = field(default_factory=dict)
+    labels: dict = field(default_factory=dict)          # label -> first body with it
+    blocks: dict = field(default_factory=dict)          # family name -> BodyBlock
+    bulk_materials: dict = field(default_factory=dict)  # label -> BulkMaterial
+    surface_materials: SurfaceMaterialTable = field(default_factory=SurfaceMaterialTable)
+    fields: dict = field(default_factory=dict)
+    gravity: tuple = (0.0, 0.0, 0.0)                     # numbers or time series
+    extents: tuple | None = None
+    callback: Callback | None = None
+    constraints: list = field(default_factory=list)
+    next_body_id: int = 1
+    initialized: bool = False
+    steps_done: int = 0
+    timers: dict = field(default_factory=dict)          # phase name -> seconds since last frame
+
+    @property
+    def dynamic(self) -> bool:
+        return self.analysis == "DYNAMIC"
+
+    # ----------------------------------------------------------------- bodies
+    def block_for(self, kind: str) -> BodyBlock:
+        """The block holding bodies of `kind`, created on first use."""
+        spec = BODY_KINDS[kind]
+        if spec.block is None:
+            raise NotAvailableError(
+                f"BODY kind '{kind}' is not available in solfec-py yet; available kinds:"
+                f" {sorted(k for k, s in BODY_KINDS.items() if s.block is not None)}")
+        block = self.blocks.get(spec.family)
+        if block is None:
+            block = spec.block(self)
+            self.blocks[spec.family] = block
+        return block
+
+    def insert(self, body: Body) -> None:
+        body.id = self.next_body_id
+        self.next_body_id += 1
+        self.bodies.append(body)
+        self.by_id[body.id] = body
+        if body.label and body.label not in self.labels:
+            self.labels[body.label] = body
+
+    def delete(self, body: Body) -> None:
+        self.bodies.remove(body)
+        del self.by_id[body.id]
+        if body.label and self.labels.get(body.label) is body:
+            del self.labels[body.label]
+            for other in self.bodies:
+                if other.label == body.label:
+                    self.labels[body.label] = other
+                    break
+        body.block.remove(body)
+        body.deleted = True
+
+    # ----------------------------------------------------------------- loads
+    def gravity_at(self, t: float) -> np.ndarray:
+        return np.array([evaluate(g, t) for g in self.gravity], dtype=float)
+
+    # ----------------------------------------------------------------- stepping helpers
+    def critical_step(self) -> float:
+        return min((b.critical_step() for b in self.blocks.values() if b.count), default=math.inf)
+
+    def active_blocks(self):
+        return [b for b in self.blocks.values() if b.count]
+
+    def energy(self, bodies=None) -> np.ndarray:
+        """(kinetic, external, contact, friction, internal) summed over `bodies` (all if None)."""
+        total = np.zeros(5)
+        if bodies is None:
+            for block in self.active_blocks():
+                total += block.energy[: block.count].sum(axis=0)
+        else:
+            for body in bodies:
+                total += body.block.energy[body.row]
+        return total
+
+    def bulk_material(self, label: str) -> BulkMaterial | None:
+        return self.bulk_materials.get(label)
+
+    def outside_extents(self) -> list:
+        """Bodies whose bounding box left EXTENTS (deleted by the time stepper)."""
+        if self.extents is None:
+            return []
+        lo, hi = np.asarray(self.extents[:3]), np.asarray(self.extents[3:])
+        out = []
+        for block in self.active_blocks():
+            blo, bhi = block.bounding_boxes()
+            bad = np.any(blo < lo, axis=1) | np.any(bhi > hi, axis=1)
+            out.extend(block.bodies[i] for i in np.flatnonzero(bad))
+        return out
+
+    def check_finite(self) -> None:
+        """Stop a run that blew up, naming the first body and the time (house rule 3)."""
+        for block in self.active_blocks():
+            bad = block.nonfinite_rows()
+            if bad.size:
+                body = block.bodies[int(bad[0])]
+                from solfec_py.errors import SimulationError
+
+                raise SimulationError(
+                    f"non-finite state of body {body.id}"
+                    f"{' (' + repr(body.label) + ')' if body.label else ''} at time {self.time:g}"
+                    f" after {self.steps_done} steps; reduce the time step or check loads")
+
+
+def unknown_kind(kind: str) -> InputError:
+    return InputError(f"Invalid BODY kind {kind!r}; expected one of {sorted(BODY_KINDS)}")

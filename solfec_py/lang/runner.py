@@ -1,0 +1,117 @@
+"""The deck runner (layer 8): executes a deck (Python 3, or legacy Python 2 translated by
+`lang.legacy`) in a fresh namespace holding the Solfec names, and finds the deck line an
+error came from. Reference: LANGUAGE §1.1-§1.2 (Solfec solfec.c / lng.c start-up).
+"""
+from __future__ import annotations
+
+import builtins
+import os
+import sys
+import traceback
+from dataclasses import dataclass
+
+from solfec_py import session
+from solfec_py.errors import SolfecError
+
+
+@dataclass
+class DeckFailure(Exception):
+    """An exception escaped the deck: where (deck line) and what."""
+
+    path: str
+    line: int | None
+    column: int | None
+    error: BaseException
+    source_line: str = ""
+
+    def message(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        if self.column:
+            where += f":{self.column}"
+        err = self.error
+        if isinstance(err, SyntaxError) and not isinstance(err, SolfecError):
+            text = f"{where}: SyntaxError: {err.msg}"
+            if self.source_line:
+                caret = " " * max(0, (self.column or 1) - 1) + "^"
+                text += f"\n    {self.source_line.rstrip()}\n    {caret}"
+            return text
+        kind = "" if isinstance(err, SolfecError) and not isinstance(err, SyntaxError) else f"{type(err).__name__}: "
+        if isinstance(err, SolfecError) and isinstance(err, SyntaxError):
+            return f"{where}: {err}"
+        return f"{where}: {kind}{err}"
+
+    def __str__(self) -> str:
+        return self.message()
+
+
+def read_deck(path: str) -> str:
+    with open(path, "rb") as handle:
+        data = handle.read()
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def prepare(source: str, path: str, legacy: str = "auto") -> tuple[str, bool]:
+    """Python 3 source of the deck and whether it was translated from Python 2."""
+    try:
+        from solfec_py.lang import legacy as legacy_module
+    except ImportError:  # translator not installed: Python 3 decks only
+        legacy_module = None
+    if legacy_module is not None:
+        return legacy_module.detect_and_prepare(source, path, legacy)
+    return source, False
+
+
+def namespace_for(path: str, translated: bool) -> dict:
+    """Fresh globals of a deck: the Solfec names, `__file__`, and Python 2 helpers if needed."""
+    from solfec_py.api import NAMES
+
+    ns = {"__name__": "__main__", "__file__": path, "__builtins__": builtins, "__doc__": None}
+    ns.update(NAMES)
+    if translated:
+        from solfec_py.lang import legacy
+
+        ns.update(legacy.legacy_builtins())
+    return ns
+
+
+def deck_line(error: BaseException, path: str) -> int | None:
+    """The line of the innermost frame of `error`'s traceback that belongs to the deck."""
+    line = None
+    for frame, lineno in traceback.walk_tb(error.__traceback__):
+        if frame.f_code.co_filename == path:
+            line = lineno
+    if line is None and isinstance(error, SyntaxError) and error.filename == path:
+        line = error.lineno
+    return line
+
+
+def run_deck(path: str, legacy: str = "auto") -> dict:
+    """Execute the deck at `path`; returns its globals. Raises DeckFailure on any error."""
+    source = read_deck(path)
+    try:
+        code_text, translated = prepare(source, path, legacy)
+        code = compile(code_text, path, "exec")
+    except SyntaxError as exc:
+        lines = source.splitlines()
+        line = exc.lineno or None
+        text = lines[line - 1] if line and line <= len(lines) else (exc.text or "")
+        raise DeckFailure(path, line, exc.offset, exc, text) from exc
+    ns = namespace_for(path, translated)
+    deck_dir = os.path.dirname(os.path.abspath(path))
+    sys.path.insert(0, deck_dir)
+    try:
+        exec(code, ns)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # any error in the deck is reported at its deck line
+        raise DeckFailure(path, deck_line(exc, path), None, exc) from exc
+    finally:
+        try:
+            sys.path.remove(deck_dir)
+        except ValueError:
+            pass
+    return ns
+
+
+def start_session(path: str, **settings) -> session.Session:
+    return session.start(deck_path=path, **settings)

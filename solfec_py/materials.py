@@ -1,0 +1,90 @@
+"""Bulk and surface materials (layer 2): the Saint Venant-Kirchhoff parameters of
+BULK_MATERIAL and the per-domain table of SURFACE_MATERIAL pairs with Solfec's lookup
+order (LANGUAGE §6.2-§6.3; Solfec mat.c, sps.c).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+ANY_SURFACE = 2147483647  # INT_MAX: "any surface" in Solfec's pair table
+BULK_MODELS = ("KIRCHHOFF", "TSANG_MARSDEN")
+SURFACE_MODELS = ("SIGNORINI_COULOMB", "SPRING_DASHPOT")
+
+
+@dataclass
+class BulkMaterial:
+    label: str
+    model: str = "KIRCHHOFF"
+    young: float = 1e9
+    poisson: float = 0.25
+    density: float = 1e3
+    tensile: float = float("inf")
+    fracene: float = float("inf")
+    fields: tuple = ()
+
+    def lame(self) -> tuple[float, float]:
+        """Lamé constants (lambda, mu) of the Saint Venant-Kirchhoff law."""
+        E, nu = self.young, self.poisson
+        return E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu))
+
+
+@dataclass
+class SurfaceMaterial:
+    surf1: int = ANY_SURFACE
+    surf2: int = ANY_SURFACE
+    label: str = "DEFAULT"
+    model: str = "SIGNORINI_COULOMB"
+    friction: float = 0.0
+    cohesion: float = 0.0
+    restitution: float = 0.0
+    spring: float = 0.0
+    dashpot: float = 0.0
+    hpow: float = 1.0
+
+
+PARAMETERS = ("model", "friction", "cohesion", "restitution", "spring", "dashpot", "hpow")
+
+
+@dataclass
+class SurfaceMaterialTable:
+    """Unordered surface-id pairs -> SurfaceMaterial; entry 0 is the built-in 'DEFAULT'."""
+
+    entries: list = field(default_factory=lambda: [SurfaceMaterial()])
+
+    @staticmethod
+    def _key(a: int, b: int) -> frozenset:
+        return frozenset((a, b))
+
+    def find(self, surf1: int, surf2: int) -> SurfaceMaterial | None:
+        key = self._key(surf1, surf2)
+        for entry in self.entries:
+            if self._key(entry.surf1, entry.surf2) == key:
+                return entry
+        return None
+
+    def insert(self, surf1: int, surf2: int, label: str | None, **params) -> SurfaceMaterial:
+        """Insert a pair or overwrite an existing pair's parameters (label kept unless given)."""
+        entry = self.find(surf1, surf2)
+        if entry is None:
+            entry = SurfaceMaterial(surf1, surf2, label or f"SURFACE_MATERIAL_{len(self.entries)}")
+            self.entries.append(entry)
+        elif label is not None:
+            entry.label = label
+        base = replace(SurfaceMaterial(), **params)
+        for name in PARAMETERS:
+            setattr(entry, name, getattr(base, name))
+        return entry
+
+    def lookup(self, surf1: int, surf2: int) -> SurfaceMaterial:
+        """Material of a contact between surfaces: exact pair, (s1, any), (s2, any), default."""
+        for a, b in ((surf1, surf2), (surf1, ANY_SURFACE), (surf2, ANY_SURFACE)):
+            entry = self.find(a, b)
+            if entry is not None:
+                return entry
+        return self.find(ANY_SURFACE, ANY_SURFACE)
+
+    def by_label(self, label: str) -> SurfaceMaterial | None:
+        for entry in self.entries:
+            if entry.label == label:
+                return entry
+        return None

@@ -1,0 +1,74 @@
+"""Progress output of RUN (layer 6) for SOLFEC.verbose: 'ON' (a tqdm bar on a terminal,
+otherwise a statistics line every -i seconds), '%' (Solfec's 4-character percentage meter
+that decks overwrite with '\\b\\b\\b\\bPASSED'), 'OFF' (silent). Reference: LANGUAGE §1.5, §5.
+"""
+from __future__ import annotations
+
+import sys
+import time as wallclock
+
+
+class Progress:
+    def __init__(self, verbose: str, t0: float, t1: float, interval: float = 1.0,
+                 stream=None, tty: bool | None = None):
+        self.verbose = verbose
+        self.t0, self.t1 = t0, t1
+        self.interval = interval
+        self.stream = stream or sys.stdout
+        self.tty = self.stream.isatty() if tty is None else tty
+        self.started = wallclock.perf_counter()
+        self.last_print = self.started
+        self.steps = 0
+        self.percent = -1
+        self.bar = None
+        if verbose == "ON" and self.tty:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=round(t1 - t0, 12), unit="s", unit_scale=False,
+                            bar_format="{l_bar}{bar}| t={n:.4g}/{total:.4g} [{elapsed}<{remaining}, {postfix}]",
+                            file=self.stream, leave=True, dynamic_ncols=True)
+        elif verbose.startswith("%"):
+            self._percent(0)
+
+    def _percent(self, value: int) -> None:
+        if value != self.percent:
+            prefix = "" if self.percent < 0 else "\b\b\b\b"
+            self.stream.write(f"{prefix}{value:3d}%")
+            self.stream.flush()
+            self.percent = value
+
+    def _line(self, domain) -> str:
+        wall = wallclock.perf_counter() - self.started
+        rate = self.steps / wall if wall > 0 else 0.0
+        return (f"TIME: {domain.time:.6g} STEP: {domain.step:.3g} BODIES: {len(domain.bodies)}"
+                f" CONSTRAINTS: {len(domain.constraints)} STEPS/s: {rate:.4g}")
+
+    def update(self, domain) -> None:
+        self.steps += 1
+        span = self.t1 - self.t0
+        if self.verbose.startswith("%"):
+            self._percent(min(100, int(100 * (domain.time - self.t0) / span)) if span > 0 else 100)
+        elif self.bar is not None:
+            self.bar.n = round(domain.time - self.t0, 12)
+            now = wallclock.perf_counter()
+            if now - self.last_print > 0.1:
+                self.bar.set_postfix_str(f"bodies={len(domain.bodies)}, steps={self.steps}", refresh=False)
+                self.bar.refresh()
+                self.last_print = now
+        elif self.verbose == "ON":
+            now = wallclock.perf_counter()
+            if now - self.last_print >= self.interval:
+                print(self._line(domain), file=self.stream, flush=True)
+                self.last_print = now
+
+    def close(self, domain) -> None:
+        if self.verbose.startswith("%"):
+            self._percent(100 if domain.time >= self.t1 - 1e-12 else self.percent)
+            if self.verbose == "%\n":
+                self.stream.write("\n")
+            self.stream.flush()
+        elif self.bar is not None:
+            self.bar.n = round(domain.time - self.t0, 12)
+            self.bar.close()
+        elif self.verbose == "ON":
+            print(self._line(domain), file=self.stream, flush=True)

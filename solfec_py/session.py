@@ -1,0 +1,57 @@
+"""Process-wide settings of one solfec-py program run (layer 0): command-line switches
+(-w, -c, -s, -i, extra words), GEOMETRIC_EPSILON, WARNINGS. Mirrors the globals of
+Solfec-1.0's solfec.c / lng.c (LANGUAGE §1.2, §13.7, §13.8).
+
+The deck runner calls `start(...)` before a deck runs; library users and tests get the
+defaults. Nothing here imports numpy, so reading a setting is cheap.
+"""
+from __future__ import annotations
+
+import sys
+import warnings as _warnings
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Session:
+    deck_path: str | None = None       # path of the deck being run (for the copy in outputs)
+    extra_argv: list = field(default_factory=list)  # NON_SOLFEC_ARGV words
+    subdir: str | None = None          # -s NAME
+    overwrite: bool = False            # -w
+    continue_run: bool = False         # -c / --continue
+    interval: float = 1.0              # -i SECONDS between verbose statistics
+    output_override: str | None = None  # deck given as an output directory (§1.2)
+    geometric_epsilon: float = 1e-6
+    warnings: bool = True
+    progress: bool | None = None       # None: a progress bar only on a terminal
+
+
+_current = Session()
+
+
+def current() -> Session:
+    """The settings in force."""
+    return _current
+
+
+def start(**settings) -> Session:
+    """Begin a fresh program run with `settings` (fields of `Session`)."""
+    global _current
+    _current = Session(**settings)
+    return _current
+
+
+def geometric_epsilon() -> float:
+    return _current.geometric_epsilon
+
+
+def warn(message: str) -> None:
+    """A Solfec warning on stderr, unless WARNINGS('OFF')."""
+    if _current.warnings:
+        print(f"WARNING: {message}", file=sys.stderr)
+
+
+def runtime_warning(message: str) -> None:
+    """Solfec's Python RuntimeWarning (e.g. ignored attribute assignments)."""
+    if _current.warnings:
+        _warnings.warn(message, RuntimeWarning, stacklevel=3)

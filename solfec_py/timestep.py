@@ -1,0 +1,105 @@
+"""The step driver (layer 6): one time step in Solfec's order and the RUN loop with
+output, CALLBACK, STOP-file and progress hooks. Reference: NUMERICS §0.3, LANGUAGE §1.5
+(Solfec dom.c DOM_Update_Begin/End, sol.c SOLFEC_Run).
+"""
+from __future__ import annotations
+
+import time as wallclock
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Callable
+
+from solfec_py.domain import Domain
+from solfec_py.errors import InputTypeError, SimulationError
+
+TIMERS = ("TIMINT", "CONUPD", "CONDET", "LOCDYN", "CONSOL")
+
+
+@dataclass
+class RunHooks:
+    """What RUN does around the steps: all optional."""
+
+    after_step: list = field(default_factory=list)     # f(domain) after every step
+    should_stop: Callable[[Domain], bool] | None = None  # e.g. a STOP file exists
+
+
+@contextmanager
+def timed(domain: Domain, name: str):
+    start = wallclock.perf_counter()
+    try:
+        yield
+    finally:
+        domain.timers[name] = domain.timers.get(name, 0.0) + wallclock.perf_counter() - start
+
+
+def initialize(domain: Domain) -> None:
+    """Build inverse inertias (after any BODY_CHARS) and initial energies of all blocks."""
+    for block in domain.active_blocks():
+        block.dynamic_init()
+    domain.initialized = True
+
+
+def step(domain: Domain, solver=None) -> float:
+    """Advance the domain by one step; returns the step length used."""
+    h = domain.step
+    if domain.dynamic:
+        half_critical = 0.5 * domain.critical_step()
+        if half_critical < h:
+            h = domain.step = half_critical
+    t = domain.time
+    blocks = domain.active_blocks()
+    with timed(domain, "TIMINT"):
+        for block in blocks:
+            (block.step_begin if domain.dynamic else block.qs_step_begin)(t, h)
+    if domain.constraints and solver is not None:
+        with timed(domain, "CONSOL"):
+            solver.solve(domain, h)
+    with timed(domain, "TIMINT"):
+        for block in blocks:
+            (block.step_end if domain.dynamic else block.qs_step_end)(t, h)
+    domain.steps_done += 1
+    return h
+
+
+def _call_callback(domain: Domain) -> bool:
+    """Run the CALLBACK if due; False when it asked RUN to stop (returned 0)."""
+    cb = domain.callback
+    if cb is None or domain.time < cb.next_time:
+        return True
+    cb.next_time += cb.interval
+    result = cb.function(*cb.data) if isinstance(cb.data, tuple) else cb.function(cb.data)
+    try:
+        return int(result) != 0
+    except (TypeError, ValueError):
+        name = getattr(cb.function, "__name__", "callback")
+        raise InputTypeError(
+            f"CALLBACK function {name!r} must return an int (0 stops the run), got {result!r}") from None
+
+
+def run(domain: Domain, solver, duration: float, hooks: RunHooks | None = None) -> int:
+    """Integrate for `duration` from the current time; returns the number of steps made."""
+    hooks = hooks or RunHooks()
+    initialize(domain)   # cheap and vectorised; picks up bodies and BODY_CHARS since the last RUN
+    t_end = domain.time + duration
+    base_time, base_step, k = domain.time, domain.step, 0
+    steps = 0
+    while t_end - domain.time > 1e-9 * domain.step:
+        h = step(domain, solver)
+        if h != base_step:                      # critical step changed: re-base the clock
+            base_time, base_step, k = domain.time, h, 0
+        k += 1
+        domain.time = base_time + k * base_step   # no accumulated round-off over long runs
+        steps += 1
+        domain.check_finite()
+        for body in domain.outside_extents():
+            domain.delete(body)
+        for hook in hooks.after_step:
+            hook(domain)
+        if not _call_callback(domain):
+            break
+        if hooks.should_stop is not None and hooks.should_stop(domain):
+            break
+    return steps
+
+
+__all__ = ["RunHooks", "initialize", "step", "run", "SimulationError", "TIMERS"]
