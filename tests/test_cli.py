@@ -1,0 +1,153 @@
+"""The command line and deck runner: deck-line error messages, exit codes, NON_SOLFEC_ARGV,
+__file__, the importable `solfec` module, and every deck in inputs/ runs."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from solfec_py.cli import main
+
+from conftest import INPUTS
+
+
+def write(path, text):
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+def test_deck_error_reports_deck_line(tmp_path, capsys):
+    deck = write(tmp_path / "bad.py", """\
+        sol = SOLFEC('DYNAMIC', 1E-3, 'out/bad')
+        mat = BULK_MATERIAL(sol)
+
+        sph = SPHERE((0, 0, 0), 1, 1, 1)
+        BODY(sol, 'RIGD', sph, mat)
+    """)
+    assert main([deck]) == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith(f"{deck}:5: ")
+    assert "'RIGD'" in err and "RIGID" in err
+
+
+@pytest.mark.parametrize("line, exc_word", [
+    ("SOLFEC('DYNAMIC', -1E-3, 'out/x')", "'step' must be positive"),
+    ("SOLFEC('DYNAMIC', '1E-3', 'out/x')", "'step' must be a number"),
+    ("SOLFEC('STATIC', 1E-3, 'out/x')", "Invalid analysis kind 'STATIC'"),
+    ("SOLFEC('DYNAMIC', 1E-3)", "SOLFEC: missing a required argument: 'output'"),
+    ("HEX([0]*24, 2.0, 1, 1, 1, [1]*6)", "'i'"),
+    ("GRAVITY(SOLFEC('DYNAMIC', 1E-3, 'out/x'), [0, 0, -9.8])", "'vector' must be a tuple"),
+    ("FIX_POINT(None, (0, 0, 0))", "not available"),
+])
+def test_cli_prints_message_at_line(tmp_path, capsys, line, exc_word):
+    deck = write(tmp_path / "d.py", "x = 1\n" + line + "\n")
+    assert main([deck]) == 1
+    err = capsys.readouterr().err
+    assert f"{deck}:2: " in err
+    assert exc_word in err
+    assert "Traceback" not in err
+
+
+def test_error_inside_helper_function_points_at_deck_call_site(tmp_path, capsys):
+    deck = write(tmp_path / "f.py", """\
+        def make(sol):
+            return SPHERE([0, 0, 0], 1, 1, 1)
+        sol = SOLFEC('DYNAMIC', 1E-3, 'out/f')
+        make(sol)
+    """)
+    assert main([deck]) == 1
+    err = capsys.readouterr().err
+    assert f"{deck}:2: " in err and "'center'" in err
+
+
+def test_python_error_in_deck_is_reported_with_line(tmp_path, capsys):
+    deck = write(tmp_path / "n.py", "a = 1\nb = undefined_name + a\n")
+    assert main([deck]) == 1
+    assert f"{deck}:2: NameError" in capsys.readouterr().err
+
+
+def test_syntax_error_has_line_and_caret(tmp_path, capsys):
+    deck = write(tmp_path / "s.py", "x = (1,\ny = 2 +\n")
+    assert main([deck, "--legacy", "off"]) == 1
+    err = capsys.readouterr().err
+    assert f"{deck}:" in err and "^" in err
+
+
+def test_non_solfec_argv_and_file(tmp_path, capsys):
+    deck = write(tmp_path / "a.py", """\
+        import os
+        print(NON_SOLFEC_ARGV(), os.path.basename(__file__), __name__, VIEWER(), RANK(), NCPU())
+    """)
+    assert main([deck, "alpha", "-x", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "'alpha'" in out and "'-x'" in out and "'3'" in out and "a.py __main__ False 0 1" in out
+    assert main([deck]) == 0
+    assert capsys.readouterr().out.startswith("None a.py")
+
+
+def test_subdir_switch(tmp_path, capsys):
+    deck = write(tmp_path / "o.py", "sol = SOLFEC('DYNAMIC', 1E-3, 'out/o')\nprint(sol.outpath, SUBDIR())\n")
+    assert main(["-s", "case1", deck]) == 0
+    assert capsys.readouterr().out.split() == ["out/o/case1", "case1"]
+    assert os.path.isfile(tmp_path / "out/o/case1/case1.py")   # the deck copy (LANGUAGE §1.4)
+
+
+def test_missing_deck_exit_code(tmp_path, capsys):
+    assert main([str(tmp_path / "nope.py")]) == 2
+    assert "cannot open deck" in capsys.readouterr().err
+
+
+def test_solfec_module_star_import(tmp_path, capsys):
+    helper = write(tmp_path / "helper_lib.py", """\
+        from solfec import *
+        def ball(sol, mat):
+            return BODY(sol, 'RIGID', SPHERE((0, 0, 0), 1, 1, 1), mat)
+    """)
+    deck = write(tmp_path / "uses.py", """\
+        from helper_lib import ball
+        import solfec as solfec_module
+        sol = SOLFEC('DYNAMIC', 1E-3, 'out/u')
+        b = ball(sol, BULK_MATERIAL(sol))
+        solfec_module.OUTPUT(sol, 0.1)
+        print(b.kind, b.id, sol.nbod)
+    """)
+    assert main([deck]) == 0
+    assert capsys.readouterr().out.strip() == "RIGID 1 1"
+
+
+def test_python_dash_m_entry_point(tmp_path):
+    deck = write(tmp_path / "m.py", "print(SOLFEC('DYNAMIC', 1.0, 'out/m').mode)\n")
+    res = subprocess.run([sys.executable, "-m", "solfec_py", deck], capture_output=True, text=True,
+                         cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "WRITE"
+
+
+def test_percent_verbose_meter(tmp_path, capsys):
+    deck = write(tmp_path / "p.py", """\
+        sol = SOLFEC('DYNAMIC', 0.1, 'out/p')
+        sol.verbose = '%'
+        BODY(sol, 'RIGID', SPHERE((0, 0, 0), 1, 1, 1), BULK_MATERIAL(sol))
+        print('test ...', end=' ')
+        RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 10), 1.0)
+        print('\\b\\b\\b\\bPASSED')
+    """)
+    assert main([deck]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("test ...   0%")
+    assert out.endswith("\b\b\b\b100%\b\b\b\bPASSED\n")
+
+
+DECKS = sorted(f for f in os.listdir(INPUTS) if f.endswith(".py"))
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_input_decks_run(deck, capsys):
+    # every deck asserts its own check against its reference (see each deck's header)
+    args = [os.path.join(INPUTS, deck)]
+    if deck == "heavy_top.py":
+        args.append("2.0")     # shorter run in the test suite; the full 10 s is tested in test_rigid_dynamics
+    assert main(args) == 0, capsys.readouterr().err
