@@ -1,5 +1,5 @@
 """Rotations on stacks of vectors (layer 1): skew matrices, the exponential map and its
-right Jacobian, axis-angle rotation. Reference: NUMERICS §1.4 (Solfec alg.h EXPMAP).
+right Jacobian, axis-angle rotation (numba kernels over rows). Reference: NUMERICS §1.4 (Solfec alg.h EXPMAP).
 
 All functions take arrays of shape (..., 3) and return (..., 3, 3) so that every rigid
 body of a domain is handled in one call. Small angles use Taylor series of the
@@ -8,8 +8,9 @@ coefficients (as Solfec does below 10 degrees) so there is no 0/0.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
-_SMALL = np.deg2rad(10.0) ** 2  # theta^2 below which Taylor series are used
+_SMALL = float(np.deg2rad(10.0) ** 2)  # theta^2 below which Taylor series are used
 
 
 def skew(w: np.ndarray) -> np.ndarray:
@@ -25,46 +26,62 @@ def skew(w: np.ndarray) -> np.ndarray:
     return out
 
 
-def _coefficients(t2: np.ndarray):
-    """sin(t)/t, (1-cos t)/t^2 and (t - sin t)/t^3 for t^2 = t2, stable at t = 0."""
-    t2 = np.asarray(t2, dtype=float)
-    small = t2 < _SMALL
-    safe = np.where(small, 1.0, t2)
-    t = np.sqrt(safe)
-    a_big = np.sin(t) / t
-    b_big = (1.0 - np.cos(t)) / safe
-    c_big = (t - np.sin(t)) / (safe * t)
-    # Taylor series to 7 terms: converge to round-off for t < 10 degrees
-    a_s = np.zeros_like(t2)
-    b_s = np.zeros_like(t2)
-    c_s = np.zeros_like(t2)
-    term_a, term_b, term_c = np.ones_like(t2), np.full_like(t2, 0.5), np.full_like(t2, 1.0 / 6.0)
-    for k in range(7):
-        a_s += term_a
-        b_s += term_b
-        c_s += term_c
-        term_a = -term_a * t2 / ((2 * k + 2) * (2 * k + 3))
-        term_b = -term_b * t2 / ((2 * k + 3) * (2 * k + 4))
-        term_c = -term_c * t2 / ((2 * k + 4) * (2 * k + 5))
-    return (np.where(small, a_s, a_big), np.where(small, b_s, b_big), np.where(small, c_s, c_big))
+@njit(cache=True)
+def _coefficients_scalar(t2):
+    """sin(t)/t, (1-cos t)/t^2, (t - sin t)/t^3 at t^2 = t2; 7-term Taylor below 10 deg."""
+    if t2 < _SMALL:
+        a = b = c = 0.0
+        ta, tb, tc = 1.0, 0.5, 1.0 / 6.0
+        for k in range(7):
+            a += ta
+            b += tb
+            c += tc
+            ta = -ta * t2 / ((2 * k + 2) * (2 * k + 3))
+            tb = -tb * t2 / ((2 * k + 3) * (2 * k + 4))
+            tc = -tc * t2 / ((2 * k + 4) * (2 * k + 5))
+        return a, b, c
+    t = np.sqrt(t2)
+    s = np.sin(t)
+    return s / t, (1.0 - np.cos(t)) / t2, (t - s) / (t2 * t)
+
+
+@njit(cache=True)
+def _expmap_kernel(w, out, which):
+    """out[k] = exp[w_k] (which = 0) or Jr(w_k) (which = 1) for rows of w (n, 3)."""
+    for k in range(w.shape[0]):
+        x, y, z = w[k, 0], w[k, 1], w[k, 2]
+        a, b, c = _coefficients_scalar(x * x + y * y + z * z)
+        if which == 1:
+            a, b = -b, c           # Jr = I - b [w] + c [w]^2
+        # [w]^2 = w w^T - |w|^2 I
+        n2 = x * x + y * y + z * z
+        out[k, 0, 0] = 1.0 + b * (x * x - n2)
+        out[k, 1, 1] = 1.0 + b * (y * y - n2)
+        out[k, 2, 2] = 1.0 + b * (z * z - n2)
+        out[k, 0, 1] = -a * z + b * x * y
+        out[k, 1, 0] = a * z + b * x * y
+        out[k, 0, 2] = a * y + b * x * z
+        out[k, 2, 0] = -a * y + b * x * z
+        out[k, 1, 2] = -a * x + b * y * z
+        out[k, 2, 1] = a * x + b * y * z
+
+
+def _apply(w, which):
+    w = np.asarray(w, dtype=float)
+    flat = np.ascontiguousarray(w.reshape(-1, 3))
+    out = np.empty((flat.shape[0], 3, 3))
+    _expmap_kernel(flat, out, which)
+    return out.reshape(w.shape[:-1] + (3, 3))
 
 
 def expmap(w: np.ndarray) -> np.ndarray:
     """Rodrigues' formula exp[w] = I + sin(t)/t [w] + (1-cos t)/t^2 [w]^2, t = |w|."""
-    w = np.asarray(w, dtype=float)
-    t2 = np.einsum("...i,...i->...", w, w)
-    a, b, _ = _coefficients(t2)
-    W = skew(w)
-    return np.eye(3) + a[..., None, None] * W + b[..., None, None] * (W @ W)
+    return _apply(w, 0)
 
 
 def right_jacobian(w: np.ndarray) -> np.ndarray:
     """Jr(w) with exp[w + d] ~= exp[w] exp[Jr(w) d] to first order in d."""
-    w = np.asarray(w, dtype=float)
-    t2 = np.einsum("...i,...i->...", w, w)
-    _, b, c = _coefficients(t2)
-    W = skew(w)
-    return np.eye(3) - b[..., None, None] * W + c[..., None, None] * (W @ W)
+    return _apply(w, 1)
 
 
 def axis_angle(axis: np.ndarray, degrees: float) -> np.ndarray:
