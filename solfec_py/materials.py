@@ -21,6 +21,7 @@ class BulkMaterial:
     tensile: float = float("inf")
     fracene: float = float("inf")
     fields: tuple = ()
+    handle: object = field(default=None, repr=False, compare=False)  # the deck's BULK_MATERIAL
 
     def lame(self) -> tuple[float, float]:
         """Lamé constants (lambda, mu) of the Saint Venant-Kirchhoff law."""
@@ -40,6 +41,7 @@ class SurfaceMaterial:
     spring: float = 0.0
     dashpot: float = 0.0
     hpow: float = 1.0
+    handle: object = field(default=None, repr=False, compare=False)  # the deck's SURFACE_MATERIAL
 
 
 PARAMETERS = ("model", "friction", "cohesion", "restitution", "spring", "dashpot", "hpow")

@@ -229,3 +229,26 @@ def finite_array(name: str, values: Sequence[float]) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise InputError(f"'{name}' must hold finite numbers, got {describe(values)}")
     return arr
+
+
+def setter_number(name: str, value: Any, *, gt: float | None = None, ge: float | None = None,
+                  le: float | None = None, integral: bool = False) -> float | int:
+    """A bounded number for an attribute setter. Solfec raises **TypeError** for both a
+    non-number and an out-of-bounds value here (LANGUAGE §2): `'theta' must be a number > 0
+    and <= 0.5, got 0.7`. With `integral=True` an integral float (1e4) is accepted as an int.
+    """
+    bounds = [f"> {gt:g}" if gt is not None else "", f">= {ge:g}" if ge is not None else "",
+              f"<= {le:g}" if le is not None else ""]
+    need = " and ".join(b for b in bounds if b)
+    kind = "an integer" if integral else "a number"
+    requirement = f"'{name}' must be {kind}{' ' + need if need else ''}"
+    if not _is_number(value):
+        raise InputTypeError(f"{requirement}, got {describe(value)}")
+    x = float(value)
+    ok = not math.isnan(x)
+    ok = ok and (gt is None or x > gt) and (ge is None or x >= ge) and (le is None or x <= le)
+    if integral:
+        ok = ok and math.isfinite(x) and x == int(x)
+    if not ok:
+        raise InputTypeError(f"{requirement}, got {describe(value)}")
+    return int(x) if integral else x

@@ -1,0 +1,336 @@
+"""Materials and fields of a deck (layer 7): the FIELD, SURFACE_MATERIAL and BULK_MATERIAL
+types, APPLY_BULKMAT, and the lookups other commands use (`bulk_material_of`, BYLABEL's
+`bulk_material_object` / `surface_material_object`). Reference: LANGUAGE §6, §16 items 5
+and 10 (Solfec lng.c FIELD / SURFACE_MATERIAL / BULK_MATERIAL types, mat.c, sps.c).
+
+Each deck object is a thin handle over the record the numerical code reads
+(`materials.BulkMaterial`, `materials.SurfaceMaterial`); the record points back at its
+handle (`record.handle`), so the same label always gives the same Python object.
+The three constructors return an existing object when they update one (label or surface
+pair already present), which is why they are written as `__new__`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from solfec_py import validate as V
+from solfec_py.api.common import readonly, require_solfec
+from solfec_py.domain import Domain
+from solfec_py.errors import InputError, InputTypeError, NotAvailableError
+from solfec_py.materials import (ANY_SURFACE, BULK_MODELS, PARAMETERS, SURFACE_MODELS,
+                                 BulkMaterial, SurfaceMaterial)
+
+__all__ = ["FIELD", "SURFACE_MATERIAL", "BULK_MATERIAL", "APPLY_BULKMAT", "require_solfec",
+           "bulk_material_of", "bulk_material_object", "surface_material_object", "field_of"]
+
+
+# --------------------------------------------------------------------------- FIELD
+
+class FIELD:
+    """`FIELD(solfec, filed_callback | label, data)` — a scalar field f(x, y, z, t).
+
+    The callback is called as `callback(*data, x, y, z, t)` when `data` is a tuple and as
+    `callback(x, y, z, t)` otherwise: a non-tuple `data` is kept but not passed (Solfec's
+    code, LANGUAGE §16 item 5). A FIELD with an existing label updates and returns it.
+    """
+
+    __slots__ = ("_label", "callback", "data", "domain")
+
+    @V.command(name="FIELD")
+    def __new__(cls, solfec, filed_callback, label=V.MISSING, data=V.MISSING):
+        domain = require_solfec("solfec", solfec)
+        V.is_callable("filed_callback", filed_callback)
+        label = f"FIELD_{len(domain.fields)}" if label is V.MISSING else V.string("label", label)
+        obj = domain.fields.get(label)
+        if obj is None:
+            obj = super().__new__(cls)
+            obj._label, obj.domain = label, domain
+            domain.fields[label] = obj
+        obj.callback = filed_callback
+        obj.data = None if data is V.MISSING else data
+        return obj
+
+    @readonly
+    def label(self):
+        return self._label
+
+    def value(self, x: float, y: float, z: float, t: float) -> float:
+        """The field at point (x, y, z) and time t, as a float."""
+        args = (*self.data, x, y, z, t) if isinstance(self.data, tuple) else (x, y, z, t)
+        result = self.callback(*args)
+        try:
+            return float(result)
+        except (TypeError, ValueError):
+            raise InputTypeError(f"FIELD {self._label!r}: the callback must return a number,"
+                                 f" got {V.describe(result)}") from None
+
+    def __repr__(self) -> str:
+        return f"FIELD({self._label!r})"
+
+
+def field_of(name: str, value: Any, domain: Domain) -> FIELD:
+    """A FIELD object of `domain` or the label of one."""
+    if isinstance(value, FIELD):
+        return value
+    if isinstance(value, str) and value in domain.fields:
+        return domain.fields[value]
+    raise InputTypeError(f"'{name}' must be a FIELD object or a valid field label, got {V.describe(value)}")
+
+
+# --------------------------------------------------------------------------- SURFACE_MATERIAL
+
+def _surface_model(name: str, value: Any) -> str:
+    text = V.string(name, value)
+    if text not in SURFACE_MODELS:
+        raise InputError(f"Unknown SURFACE_MATERIAL model {text!r}; expected one of {list(SURFACE_MODELS)}")
+    return text
+
+
+def _surface_id(name: str, value: Any) -> int:
+    return ANY_SURFACE if value is V.MISSING else V.integer(name, value)
+
+
+def _rw_surface_number(name: str, **bounds) -> property:
+    """A SURFACE_MATERIAL parameter; the setter raises TypeError on a bad value (LANGUAGE §6.2)."""
+
+    def getter(self):
+        return getattr(self._record, name)
+
+    def setter(self, value):
+        setattr(self._record, name, V.setter_number(name, value, **bounds))
+
+    return property(getter, setter, doc=f"{name} (read-write)")
+
+
+class SURFACE_MATERIAL:
+    """`SURFACE_MATERIAL(solfec | surf1, surf2, model, label, friction, cohesion,
+    restitution, spring, dashpot, hpow)` — the contact law of an unordered surface pair.
+
+    Missing surfaces mean "any". Inserting an existing pair (including (any, any), the
+    built-in 'DEFAULT') overwrites all its parameters and returns its object; its label
+    changes only when a label is given. Lookup order for a contact of surfaces a, b is
+    {a, b} -> (a, any) -> (b, any) -> (any, any) (`SurfaceMaterialTable.lookup`).
+    """
+
+    __slots__ = ("_record", "domain")
+
+    @V.command(name="SURFACE_MATERIAL")
+    def __new__(cls, solfec, surf1=V.MISSING, surf2=V.MISSING, model=V.MISSING, label=V.MISSING,
+                friction=V.MISSING, cohesion=V.MISSING, restitution=V.MISSING, spring=V.MISSING,
+                dashpot=V.MISSING, hpow=V.MISSING):
+        domain = require_solfec("solfec", solfec)
+        s1, s2 = _surface_id("surf1", surf1), _surface_id("surf2", surf2)
+        params: dict = {}
+        if V.given(model):
+            params["model"] = _surface_model("model", model)
+        if V.given(label):
+            label = V.string("label", label)
+        for name, value in (("friction", friction), ("cohesion", cohesion), ("spring", spring),
+                            ("hpow", hpow)):
+            if V.given(value):
+                params[name] = V.nonnegative(name, value)
+        if V.given(restitution):
+            params["restitution"] = V.in_range("restitution", restitution, 0.0, 1.0)
+        if V.given(dashpot):  # not bounded: a negative dashpot asks for critical damping
+            params["dashpot"] = V.number("dashpot", dashpot)
+        record = domain.surface_materials.insert(s1, s2, label if V.given(label) else None, **params)
+        return _surface_handle(cls, record, domain)
+
+    # read-only
+    @readonly
+    def surf1(self):
+        return self._record.surf1
+
+    @readonly
+    def surf2(self):
+        return self._record.surf2
+
+    @readonly
+    def label(self):
+        return self._record.label
+
+    # read-write
+    @property
+    def model(self):
+        return self._record.model
+
+    @model.setter
+    def model(self, value):
+        self._record.model = _surface_model("model", value)
+
+    friction = _rw_surface_number("friction", ge=0.0)
+    cohesion = _rw_surface_number("cohesion", ge=0.0)
+    # Solfec's setter does not enforce restitution <= 1 (a quirk); the intended range is kept.
+    restitution = _rw_surface_number("restitution", ge=0.0, le=1.0)
+    spring = _rw_surface_number("spring", ge=0.0)
+    # Solfec's setter refuses negatives although the constructor allows them (negative =
+    # critical damping, LANGUAGE §6.2); the constructor's meaning is kept.
+    dashpot = _rw_surface_number("dashpot")
+    hpow = _rw_surface_number("hpow", ge=0.0)
+
+    @property
+    def record(self) -> SurfaceMaterial:
+        """The table entry the contact code reads."""
+        return self._record
+
+    def __repr__(self) -> str:
+        r = self._record
+        pair = ", ".join("any" if s == ANY_SURFACE else str(s) for s in (r.surf1, r.surf2))
+        params = ", ".join(f"{p}={getattr(r, p)!r}" for p in PARAMETERS)
+        return f"SURFACE_MATERIAL({r.label!r}, surfaces ({pair}), {params})"
+
+
+def _surface_handle(cls, record: SurfaceMaterial, domain: Domain) -> SURFACE_MATERIAL:
+    if record.handle is None:
+        obj = object.__new__(cls)
+        obj._record, obj.domain = record, domain
+        record.handle = obj
+    return record.handle
+
+
+def surface_material_object(domain: Domain, label: str) -> SURFACE_MATERIAL | None:
+    """BYLABEL(solfec, 'SURFACE_MATERIAL', label): the object, or None."""
+    record = domain.surface_materials.by_label(label)
+    return None if record is None else _surface_handle(SURFACE_MATERIAL, record, domain)
+
+
+# --------------------------------------------------------------------------- BULK_MATERIAL
+
+def _bulk_model(name: str, value: Any, allowed=BULK_MODELS) -> str:
+    text = V.string(name, value)
+    if text not in allowed:
+        raise InputError(f"Unknown BULK_MATERIAL model {text!r}; expected one of {list(allowed)}")
+    return text
+
+
+def _rw_bulk_number(name: str) -> property:
+    """young / poisson / density: read-write, number >= 0, TypeError otherwise."""
+
+    def getter(self):
+        return getattr(self._record, name)
+
+    def setter(self, value):
+        setattr(self._record, name, V.setter_number(name, value, ge=0.0))
+
+    return property(getter, setter, doc=f"{name} (read-write, >= 0)")
+
+
+class BULK_MATERIAL:
+    """`BULK_MATERIAL(solfec | model, label, young, poisson, density, tensile, fields, fracene)`.
+
+    Re-using a label overwrites all parameters of that material (unspecified ones take
+    their defaults) and returns the same object; bodies already holding it see the new
+    values through the shared record (masses computed at BODY creation stay as they are).
+    Attributes: `label` (read-only), `model` (writable, only to 'KIRCHHOFF'), `young`,
+    `poisson`, `density` (numbers >= 0). `tensile`, `fracene`, `fields` are kept on
+    `record` only, as in Solfec.
+    """
+
+    __slots__ = ("_record", "domain")
+
+    @V.command(name="BULK_MATERIAL")
+    def __new__(cls, solfec, model=V.MISSING, label=V.MISSING, young=V.MISSING, poisson=V.MISSING,
+                density=V.MISSING, tensile=V.MISSING, fields=V.MISSING, fracene=V.MISSING):
+        domain = require_solfec("solfec", solfec)
+        defaults = BulkMaterial(label="")
+        model = defaults.model if model is V.MISSING else _bulk_model("model", model)
+        label = (f"BULK_MATERIAL_{len(domain.bulk_materials)}" if label is V.MISSING
+                 else V.string("label", label))
+        values = {}
+        for name, value in (("young", young), ("poisson", poisson), ("density", density),
+                            ("tensile", tensile), ("fracene", fracene)):
+            values[name] = getattr(defaults, name) if value is V.MISSING else V.nonnegative(name, value)
+        values["fields"] = _fields(fields, model, domain)
+        record = domain.bulk_materials.get(label)
+        if record is None:
+            record = BulkMaterial(label=label)
+            domain.bulk_materials[label] = record
+        record.model = model
+        for name, value in values.items():
+            setattr(record, name, value)
+        return _bulk_handle(cls, record, domain)
+
+    @readonly
+    def label(self):
+        return self._record.label
+
+    @property
+    def model(self):
+        return self._record.model
+
+    @model.setter
+    def model(self, value):
+        self._record.model = _bulk_model("model", value, allowed=("KIRCHHOFF",))
+
+    young = _rw_bulk_number("young")
+    poisson = _rw_bulk_number("poisson")
+    density = _rw_bulk_number("density")
+
+    @property
+    def record(self) -> BulkMaterial:
+        """The record bodies read (`density`, `young`, `poisson`, `lame()`)."""
+        return self._record
+
+    def __repr__(self) -> str:
+        r = self._record
+        return (f"BULK_MATERIAL({r.label!r}, model={r.model!r}, young={r.young!r},"
+                f" poisson={r.poisson!r}, density={r.density!r})")
+
+
+def _fields(value: Any, model: str, domain: Domain) -> tuple:
+    """The `fields` argument: a list of >= 1 FIELD objects or labels; exactly 4 for TSANG_MARSDEN."""
+    if value is V.MISSING:
+        if model == "TSANG_MARSDEN":
+            raise InputError("'fields': 4 fields must be given for the TSANG_MARSDEN model, got none")
+        return ()
+    if not isinstance(value, list):
+        raise InputTypeError(f"'fields' must be a list, got {V.describe(value)}")
+    if not value:
+        raise InputError("'fields' must have at least 1 element, got 0")
+    if model == "TSANG_MARSDEN" and len(value) != 4:
+        raise InputError(f"'fields': 4 fields must be given for the TSANG_MARSDEN model, got {len(value)}")
+    return tuple(field_of(f"fields[{i}]", v, domain) for i, v in enumerate(value))
+
+
+def _bulk_handle(cls, record: BulkMaterial, domain: Domain) -> BULK_MATERIAL:
+    if record.handle is None:
+        obj = object.__new__(cls)
+        obj._record, obj.domain = record, domain
+        record.handle = obj
+    return record.handle
+
+
+def bulk_material_object(domain: Domain, label: str) -> BULK_MATERIAL | None:
+    """BYLABEL(solfec, 'BULK_MATERIAL', label): the object, or None."""
+    record = domain.bulk_materials.get(label)
+    return None if record is None else _bulk_handle(BULK_MATERIAL, record, domain)
+
+
+def bulk_material_of(name: str, value: Any, domain: Domain) -> BulkMaterial:
+    """The record of a BULK_MATERIAL object of `domain`, or of the material labelled `value`."""
+    if isinstance(value, BULK_MATERIAL):  # (one of another SOLFEC object is accepted, as in Solfec)
+        return value._record
+    if isinstance(value, str) and value in domain.bulk_materials:
+        return domain.bulk_materials[value]
+    raise InputTypeError(
+        f"'{name}' must be a BULK_MATERIAL object or a valid material label, got {V.describe(value)}")
+
+
+# --------------------------------------------------------------------------- APPLY_BULKMAT
+
+@V.command
+def APPLY_BULKMAT(solfec, body, volid, material):
+    """Assign `material` to the parts of `body` with volume id `volid` (FE bodies).
+
+    The arguments are checked (with the intended integer `volid`, LANGUAGE §6.4); the
+    assignment itself needs finite-element bodies, which solfec-py does not provide yet.
+    """
+    from solfec_py.api.common import require_body
+
+    domain = require_solfec("solfec", solfec)
+    body = require_body("body", body)
+    V.integer("volid", volid)
+    bulk_material_of("material", material, domain)
+    raise NotAvailableError(
+        "APPLY_BULKMAT is not available in solfec-py yet: per-volume materials arrive with"
+        f" FINITE_ELEMENT bodies (body {body.id} keeps its global material)")

@@ -1,0 +1,348 @@
+"""Constraint solver objects of a deck (layer 7): GAUSS_SEIDEL_SOLVER, PENALTY_SOLVER and
+NEWTON_SOLVER with their arguments, defaults and attributes; TEST_SOLVER, SICONOS_SOLVER and
+HYBRID_SOLVER as not available. Reference: LANGUAGE §9 and §16 items 8-9, NUMERICS §4.5-§4.8
+(Solfec lng.c solver types, bgs.c, psc.c, nts.c).
+
+These objects hold parameters and the statistics of the last solve; the numerical solvers
+(layer 5) read the parameters as plain attributes and report back through `record_solve`.
+
+Base class contract (`ConstraintSolver`):
+ 1. `kind` is the deck name ('GAUSS_SEIDEL_SOLVER', ...); `SOLVERS[kind]` is the class.
+ 2. A solver implementation reads the parameters (e.g. `gs.epsilon`, `gs.maxiter`,
+    `gs.diagsolver`, `gs.failure_action`, `gs.merit_threshold`,
+    `gs.failure_data`, `gs.failure_callback`) and after every solve calls
+    `record_solve(iters, rerhist=..., merhist=..., mvhist=..., error=...)`.
+ 3. Gauss-Seidel applies its failure action with `handle_failure()` after a solve whose
+    error is not 'OK'.
+ 4. `solve(domain, h)` raises NotAvailableError until the numerical solvers are attached.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from solfec_py import session, validate as V
+from solfec_py.api.common import readonly
+from solfec_py.errors import InputError, InputTypeError, NotAvailableError, SimulationError
+
+__all__ = ["ConstraintSolver", "GAUSS_SEIDEL_SOLVER", "PENALTY_SOLVER", "NEWTON_SOLVER",
+           "TEST_SOLVER", "SICONOS_SOLVER", "HYBRID_SOLVER", "SOLVERS", "is_solver"]
+
+DBL_EPSILON = sys.float_info.epsilon
+FAILURE_ACTIONS = ("CONTINUE", "EXIT", "CALLBACK")
+DIAGONAL_SOLVERS = ("SEMISMOOTH_NEWTON", "PROJECTED_GRADIENT", "DE_SAXCE_FENG", "PROJECTED_NEWTON")
+GS_VARIANTS = ("FULL", "MIDDLE_JACOBI", "BOUNDARY_JACOBI")
+GS_ERRORS = ("OK", "DIVERGED", "DIAGONAL_DIVERGED", "DIAGONAL_FAILED")
+PENALTY_VARIANTS = ("IMPLICIT", "EXPLICIT")
+RELDELTA = ("OFF", "avgWii", "minWii", "maxWii")
+
+
+def _keyword(name: str, value: Any, options, message: str) -> str:
+    """A string from `options`: TypeError for a non-string, ValueError `message` otherwise."""
+    text = V.string(name, value)
+    if text not in options:
+        raise InputError(f"{message}: got {text!r} for '{name}'; expected one of {list(options)}")
+    return text
+
+
+def _rw_number(name: str, integral: bool = False, **bounds) -> property:
+    """A read-write numeric parameter; bad values raise TypeError (Solfec's setters)."""
+    slot = "_" + name
+
+    def getter(self):
+        return getattr(self, slot)
+
+    def setter(self, value):
+        setattr(self, slot, V.setter_number(name, value, integral=integral, **bounds))
+
+    return property(getter, setter, doc=f"{name} (read-write)")
+
+
+def _rw_keyword(name: str, options, message: str) -> property:
+    slot = "_" + name
+
+    def getter(self):
+        return getattr(self, slot)
+
+    def setter(self, value):
+        setattr(self, slot, _keyword(name, value, options, message))
+
+    return property(getter, setter, doc=f"{name}: one of {list(options)} (read-write)")
+
+
+def _count(name: str, value: Any) -> int:
+    """Constructor check of an iteration count: int (a float is a TypeError), > 0."""
+    return V.positive_int(name, value)
+
+
+class ConstraintSolver:
+    """Base of the solver objects RUN accepts; keeps the statistics of the last solve."""
+
+    kind = "CONSTRAINT_SOLVER"
+    __slots__ = ("_iters", "_rerhist", "_merhist", "_mvhist", "_error", "_itershist")
+
+    def __init__(self):
+        self._iters = 0
+        self._rerhist: list = []
+        self._merhist: list = []
+        self._mvhist: list = []
+        self._error = "OK"
+        self._itershist: list | None = None   # None until `itershist = 'ON'`
+
+    def record_solve(self, iters: int, rerhist=(), merhist=(), mvhist=(), error: str = "OK") -> None:
+        """Store the statistics of one solve (called by the numerical solver)."""
+        if error not in GS_ERRORS:
+            raise ValueError(f"unknown solver error code {error!r}; expected one of {list(GS_ERRORS)}")
+        self._iters = int(iters)
+        self._rerhist = [float(x) for x in rerhist]
+        self._merhist = [float(x) for x in merhist]
+        self._mvhist = [int(x) for x in mvhist]
+        self._error = error
+        if self._itershist is not None:
+            self._itershist.append(self._iters)
+
+    def solve(self, domain, h: float) -> None:
+        raise NotAvailableError(
+            f"{self.kind}: solving constraints is not available in solfec-py yet (RUN works"
+            " while the model has no constraints or contacts)")
+
+    # itershist is read-write on both Gauss-Seidel and Newton solvers
+    def _get_itershist(self):
+        return None if self._itershist is None else list(self._itershist)
+
+    def _set_itershist(self, value):
+        if value == "ON":
+            self._itershist = []
+        else:
+            session.runtime_warning(
+                f"{self.kind}.itershist: only 'ON' enables the history; assignment of {value!r} ignored")
+
+
+def is_solver(value: Any) -> bool:
+    """True for the solver objects RUN accepts."""
+    return isinstance(value, ConstraintSolver)
+
+
+# --------------------------------------------------------------------------- Gauss-Seidel
+
+class GAUSS_SEIDEL_SOLVER(ConstraintSolver):
+    """`GAUSS_SEIDEL_SOLVER(epsilon, maxiter | meritval, failure, diagepsilon, diagmaxiter,
+    diagsolver, data, callback)` — nonlinear block Gauss-Seidel (NUMERICS §4.5).
+
+    Defaults: meritval 1 (merit not evaluated), failure 'CONTINUE',
+    diagepsilon = max(DBL_EPSILON, 0.01 min(epsilon, meritval, 1e-4)),
+    diagmaxiter = max(100, maxiter // 100), diagsolver 'SEMISMOOTH_NEWTON'.
+    `meritval` is checked for positivity (Solfec checks `epsilon` there, a quirk) and is
+    not an attribute (LANGUAGE §16 item 9); the solver reads it as `merit_threshold`.
+    """
+
+    kind = "GAUSS_SEIDEL_SOLVER"
+    __slots__ = ("_epsilon", "_maxiter", "merit_threshold", "failure_action", "failure_data",
+                 "failure_callback", "_diagepsilon", "_diagmaxiter", "_diagsolver", "_reverse", "_variant", "_innerloops")
+
+    @V.command
+    def __init__(self, epsilon, maxiter, meritval=V.MISSING, failure=V.MISSING, diagepsilon=V.MISSING,
+                 diagmaxiter=V.MISSING, diagsolver=V.MISSING, data=V.MISSING, callback=V.MISSING):
+        super().__init__()
+        self._epsilon = V.positive("epsilon", epsilon)
+        self._maxiter = _count("maxiter", maxiter)
+        self.merit_threshold = 1.0 if meritval is V.MISSING else V.positive("meritval", meritval)
+        self.failure_action = ("CONTINUE" if failure is V.MISSING
+                               else _keyword("failure", failure, FAILURE_ACTIONS, "Invalid failure action"))
+        self.failure_callback = None if callback is V.MISSING else V.is_callable("callback", callback)
+        if self.failure_action == "CALLBACK" and self.failure_callback is None:
+            raise InputError("A callback routine must be given with CALLBACK failure action"
+                             " ('failure' is 'CALLBACK' but 'callback' is missing)")
+        self.failure_data = None if data is V.MISSING else data
+        self._diagepsilon = (max(DBL_EPSILON, 0.01 * min(self._epsilon, self.merit_threshold, 1e-4))
+                             if diagepsilon is V.MISSING else V.positive("diagepsilon", diagepsilon))
+        self._diagmaxiter = (max(100, self._maxiter // 100) if diagmaxiter is V.MISSING
+                             else _count("diagmaxiter", diagmaxiter))
+        self._diagsolver = ("SEMISMOOTH_NEWTON" if diagsolver is V.MISSING
+                            else _keyword("diagsolver", diagsolver, DIAGONAL_SOLVERS, "Invalid diagonal solver"))
+        self._reverse, self._variant, self._innerloops = "OFF", "FULL", 1
+
+    # read-only
+    @readonly
+    def failure(self):
+        return "FAILURE_" + self.failure_action
+
+    @readonly
+    def error(self):
+        return self._error
+
+    @readonly
+    def iters(self):
+        """Iterations of the last solve (0 before the first; undefined in Solfec)."""
+        return self._iters
+
+    @readonly
+    def rerhist(self):
+        return list(self._rerhist)
+
+    @readonly
+    def merhist(self):
+        return list(self._merhist)
+
+    itershist = property(ConstraintSolver._get_itershist, ConstraintSolver._set_itershist,
+                         doc="None until set to 'ON'; then the iteration counts of all solves")
+
+    # read-write
+    epsilon = _rw_number("epsilon", gt=0.0)
+    maxiter = _rw_number("maxiter", integral=True, gt=0.0)
+    diagepsilon = _rw_number("diagepsilon", gt=0.0)
+    diagmaxiter = _rw_number("diagmaxiter", integral=True, gt=0.0)
+    diagsolver = _rw_keyword("diagsolver", DIAGONAL_SOLVERS, "Invalid diagonal solver")
+    reverse = _rw_keyword("reverse", ("ON", "OFF"), "Invalid reverse switch (ON/OFF accepted)")
+    variant = _rw_keyword("variant", GS_VARIANTS, "Invalid variant")
+    innerloops = _rw_number("innerloops", integral=True, ge=1.0)
+
+    def handle_failure(self) -> None:
+        """Apply the failure action after a solve that ended with `error != 'OK'`.
+
+        CONTINUE: nothing. EXIT: SimulationError (a RuntimeError). CALLBACK: call
+        `callback(gs)`, `callback(gs, data)` or `callback(gs, *data)` (tuple data); a
+        return value of 0 stops the run with SimulationError (Solfec exits the process).
+        """
+        if self._error == "OK" or self.failure_action == "CONTINUE":
+            return
+        message = f"GAUSS_SEIDEL_SOLVER failed with error code {self._error}"
+        if self.failure_action == "EXIT":
+            raise SimulationError(message)
+        data, callback = self.failure_data, self.failure_callback
+        if data is None:
+            result = callback(self)
+        elif isinstance(data, tuple):
+            result = callback(self, *data)
+        else:
+            result = callback(self, data)
+        try:
+            proceed = int(result) != 0
+        except (TypeError, ValueError):
+            raise InputTypeError(f"the GAUSS_SEIDEL_SOLVER failure 'callback' must return an int"
+                                 f" (0 stops the run), got {V.describe(result)}") from None
+        if not proceed:
+            raise SimulationError(message + " (the failure callback returned 0)")
+
+    def __repr__(self) -> str:
+        return (f"GAUSS_SEIDEL_SOLVER(epsilon={self._epsilon!r}, maxiter={self._maxiter!r},"
+                f" failure={self.failure_action!r}, diagsolver={self._diagsolver!r})")
+
+
+# --------------------------------------------------------------------------- penalty
+
+class PENALTY_SOLVER(ConstraintSolver):
+    """`PENALTY_SOLVER(| variant)` — spring-dashpot contacts, 'IMPLICIT' (default) or
+    'EXPLICIT' normal force (NUMERICS §4.7). `variant` can be read, not written."""
+
+    kind = "PENALTY_SOLVER"
+    __slots__ = ("_variant",)
+
+    @V.command
+    def __init__(self, variant=V.MISSING):
+        super().__init__()
+        self._variant = "IMPLICIT" if variant is V.MISSING else _keyword(
+            "variant", variant, PENALTY_VARIANTS, "Invalid variant")
+
+    @readonly
+    def variant(self):
+        return self._variant
+
+    def __repr__(self) -> str:
+        return f"PENALTY_SOLVER(variant={self._variant!r})"
+
+
+# --------------------------------------------------------------------------- Newton
+
+class NEWTON_SOLVER(ConstraintSolver):
+    """`NEWTON_SOLVER(| meritval, maxiter, locdyn, linver, linmaxiter, maxmatvec, epsilon,
+    delta, theta, omega, gsflag, reldelta)` — projected quasi-Newton (NUMERICS §4.8).
+
+    Effective defaults (LANGUAGE §16 item 8): meritval 1e-8, maxiter 1000, locdyn 'ON',
+    linver 'GMRES', linmaxiter 10, maxmatvec 10000, epsilon 0.25, delta 0, theta 0.25,
+    omega 1e-10, gsflag 'ON', reldelta 'OFF'. The `theta` setter allows (0, 0.5], the
+    constructor (0, 1], as in Solfec. `reldelta` is not an attribute; the solver reads it
+    as `reldelta_mode`. Every keyword argument is type-checked (Solfec skips gsflag and
+    reldelta and checks locdyn's type on linver, quirks).
+    """
+
+    kind = "NEWTON_SOLVER"
+    __slots__ = ("_meritval", "_maxiter", "_locdyn", "_linver", "_linmaxiter", "_maxmatvec",
+                 "_epsilon", "_delta", "_theta", "_omega", "_gsflag", "reldelta_mode")
+
+    @V.command
+    def __init__(self, meritval=V.MISSING, maxiter=V.MISSING, locdyn=V.MISSING, linver=V.MISSING,
+                 linmaxiter=V.MISSING, maxmatvec=V.MISSING, epsilon=V.MISSING, delta=V.MISSING,
+                 theta=V.MISSING, omega=V.MISSING, gsflag=V.MISSING, reldelta=V.MISSING):
+        super().__init__()
+
+        def opt(value, default, check):
+            return default if value is V.MISSING else check(value)
+
+        self._meritval = opt(meritval, 1e-8, lambda v: V.positive("meritval", v))
+        self._maxiter = opt(maxiter, 1000, lambda v: _count("maxiter", v))
+        self._locdyn = opt(locdyn, "ON", lambda v: _keyword(
+            "locdyn", v, ("ON", "OFF"), "Invalid locdyn value: neither ON nor OFF"))
+        self._linver = opt(linver, "GMRES", lambda v: _keyword(
+            "linver", v, ("GMRES", "DIAG"), "Invalid linver value: neither GMRES nor DIAG"))
+        self._linmaxiter = opt(linmaxiter, 10, lambda v: _count("linmaxiter", v))
+        self._maxmatvec = opt(maxmatvec, 10000, lambda v: _count("maxmatvec", v))
+        self._epsilon = opt(epsilon, 0.25, lambda v: V.positive("epsilon", v))
+        self._delta = opt(delta, 0.0, lambda v: V.nonnegative("delta", v))
+        self._theta = opt(theta, 0.25, lambda v: V.setter_number("theta", v, gt=0.0, le=1.0))
+        self._omega = opt(omega, 1e-10, lambda v: V.positive("omega", v))
+        self._gsflag = opt(gsflag, "ON", lambda v: _keyword(
+            "gsflag", v, ("ON", "OFF"), "Invalid gsflag value: neither ON nor OFF"))
+        self.reldelta_mode = opt(reldelta, "OFF", lambda v: _keyword(
+            "reldelta", v, RELDELTA, "Invalid reldelta value: neither of {OFF, avgWii, minWii, maxWii}"))
+
+    meritval = _rw_number("meritval", gt=0.0)
+    maxiter = _rw_number("maxiter", integral=True, gt=0.0)
+    locdyn = _rw_keyword("locdyn", ("ON", "OFF"), "Invalid locdyn value: neither ON nor OFF")
+    linver = _rw_keyword("linver", ("GMRES", "DIAG"), "Invalid linver value: neither GMRES nor DIAG")
+    linmaxiter = _rw_number("linmaxiter", integral=True, gt=0.0)
+    maxmatvec = _rw_number("maxmatvec", integral=True, gt=0.0)
+    epsilon = _rw_number("epsilon", gt=0.0)
+    delta = _rw_number("delta", ge=0.0)
+    theta = _rw_number("theta", gt=0.0, le=0.5)
+    omega = _rw_number("omega", gt=0.0)
+    gsflag = _rw_keyword("gsflag", ("ON", "OFF"), "Invalid gsflag value: neither ON nor OFF")
+
+    @readonly
+    def iters(self):
+        return self._iters
+
+    @readonly
+    def merhist(self):
+        return list(self._merhist)
+
+    @readonly
+    def mvhist(self):
+        return list(self._mvhist)
+
+    itershist = property(ConstraintSolver._get_itershist, ConstraintSolver._set_itershist,
+                         doc="None until set to 'ON'; then the iteration counts of all solves")
+
+    def __repr__(self) -> str:
+        return (f"NEWTON_SOLVER(meritval={self._meritval!r}, maxiter={self._maxiter!r},"
+                f" linver={self._linver!r}, locdyn={self._locdyn!r})")
+
+
+SOLVERS = {cls.kind: cls for cls in (GAUSS_SEIDEL_SOLVER, PENALTY_SOLVER, NEWTON_SOLVER)}
+
+
+# --------------------------------------------------------------------------- not available
+
+def _unavailable(name: str, reason: str):
+    def command(*args, **kwargs):
+        raise NotAvailableError(f"{name} is not available in solfec-py ({reason}); available"
+                                f" constraint solvers: {sorted(SOLVERS)}")
+
+    command.__name__ = command.__qualname__ = name
+    command.__doc__ = f"Not available: {reason}."
+    return command
+
+
+TEST_SOLVER = _unavailable("TEST_SOLVER", "an experimental Newton variant of Solfec-1.0")
+SICONOS_SOLVER = _unavailable("SICONOS_SOLVER", "it needs a Siconos build")
+HYBRID_SOLVER = _unavailable("HYBRID_SOLVER", "it needs a PARMEC build")
