@@ -152,3 +152,16 @@ def test_number_or_series():
         number_or_series("vector[2]", [0, 1])
     with pytest.raises(InputError, match="NaN"):
         number_or_series("value", float("nan"))
+
+
+def test_gravity_takes_series_and_numbers():
+    from solfec_py.api.loads import GRAVITY
+    from solfec_py.api.solfec import SOLFEC
+
+    sol = SOLFEC("DYNAMIC", 1e-3, "out")
+    GRAVITY(sol, (0, TIME_SERIES([0, 0, 2, -4]), -9.81))
+    # g_y ramps from 0 to -4 over [0, 2]: -1 at t = 0.5, held at -4 after t = 2
+    assert sol.domain.gravity_at(0.5).tolist() == [0.0, -1.0, -9.81]
+    assert sol.domain.gravity_at(7.0).tolist() == [0.0, -4.0, -9.81]
+    with pytest.raises(InputTypeError, match="'vector\\[0\\]' must be a number or a TIME_SERIES object"):
+        GRAVITY(sol, ("0", 0, 0))

@@ -111,7 +111,7 @@ class ConstraintSolver:
         return None if self._itershist is None else list(self._itershist)
 
     def _set_itershist(self, value):
-        if value == "ON":
+        if isinstance(value, str) and value == "ON":
             self._itershist = []
         else:
             session.runtime_warning(
