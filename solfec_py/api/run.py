@@ -10,6 +10,7 @@ from solfec_py import session, timestep, validate as V
 from solfec_py.api.common import require_body, require_solfec
 from solfec_py.domain import Callback
 from solfec_py.errors import InputError, InputTypeError
+from solfec_py.output import recorder, replay
 from solfec_py.output.progress import Progress
 
 TIMER_NAMES = ("TIMINT", "CONUPD", "CONDET", "LOCDYN", "CONSOL", "PARBAL", "GSINIT", "GSRUN",
@@ -21,22 +22,10 @@ def _stop_file(solfec):
     return lambda domain: os.path.exists(path)
 
 
-def _output_hook(solfec):
-    """Write a frame when `time >= output_time` (every step without OUTPUT), LANGUAGE §1.5."""
-
-    def hook(domain):
-        if domain.time >= solfec.output_time - 1e-12 * domain.step:
-            solfec.output_time += solfec.output_interval
-            if solfec.store is not None:
-                solfec.store.write_frame(solfec)
-                domain.timers.clear()
-
-    return hook
-
-
 @V.command
 def RUN(solfec, solver, duration):
-    """Integrate `duration` from the current time (no-op in READ mode)."""
+    """Integrate `duration` from the current time (no-op in READ mode); with -c the first
+    RUN continues from the last stored frame (LANGUAGE §1.2)."""
     from solfec_py.api.solvers import is_solver
 
     domain = require_solfec("solfec", solfec)
@@ -45,20 +34,28 @@ def RUN(solfec, solver, duration):
     duration = V.positive("duration", duration)
     if solfec.mode == "READ":
         return None
-    if solfec.store is not None and solfec.runs == 0 and domain.time == 0.0:
-        timestep.initialize(domain)
-        solfec.store.write_frame(solfec)
-    solfec.runs += 1
-    progress = Progress(solfec._verbose, domain.time, domain.time + duration, session.current().interval,
-                        tty=session.current().progress)
-    hooks = timestep.RunHooks(after_step=[_output_hook(solfec), progress.update],
-                              should_stop=_stop_file(solfec))
+    if solfec.continued and solfec.runs:
+        raise InputError("Multiple RUN commands are not allowed in case of a continued [-c] analysis")
+    solfec._run_solver = solver
     try:
-        timestep.run(domain, getattr(solver, "engine", solver), duration, hooks)
+        if solfec.continued:
+            duration = recorder.continue_run(solfec, duration)
+        else:
+            recorder.begin(solfec)
+        solfec.runs += 1
+        if duration <= 1e-9 * domain.step:
+            return None
+        progress = Progress(solfec._verbose, domain.time, domain.time + duration, session.current().interval,
+                            tty=session.current().progress)
+        hooks = timestep.RunHooks(
+            after_step=[recorder.clock_hook(solfec), recorder.output_hook(solfec), progress.update],
+            should_stop=_stop_file(solfec))
+        try:
+            timestep.run(domain, getattr(solver, "engine", solver), duration, hooks)
+        finally:
+            progress.close(domain)
     finally:
-        progress.close(domain)
-        if solfec.store is not None:
-            solfec.store.flush()
+        solfec.store.close()
     return None
 
 
@@ -67,10 +64,11 @@ def OUTPUT(solfec, interval, compression=V.MISSING):
     """Store a frame every `interval` of simulated time (0 = every step)."""
     domain = require_solfec("solfec", solfec)
     interval = V.nonnegative("interval", interval)
-    if V.given(compression):
-        V.choice("compression", compression, ("OFF", "ON"), what="compression mode")
+    on = V.given(compression) and V.choice("compression", compression, ("OFF", "ON"),
+                                            what="compression mode") == "ON"
     if solfec.mode == "READ":
         return None
+    solfec.output_compression = on
     solfec.output_interval = interval
     solfec.output_time = domain.time + interval
     return None
@@ -115,6 +113,7 @@ def DURATION(solfec):
     """READ mode: (t_first, t_last) of the stored frames; WRITE mode: the current time."""
     domain = require_solfec("solfec", solfec)
     if solfec.mode == "READ":
+        replay.ensure_loaded(solfec)
         return solfec.store.duration()
     return domain.time
 
@@ -141,7 +140,8 @@ def ENERGY(solfec, object=V.MISSING):
 
 @V.command
 def TIMING(solfec, kind):
-    """Wall-clock seconds of a phase since the last stored frame."""
+    """Wall-clock seconds of a phase since the last stored frame (READ mode: the value
+    stored in the current frame; the phase timers read 0.0 in a frame without them)."""
     domain = require_solfec("solfec", solfec)
     kind = V.string("kind", kind)
     if kind not in domain.timers:
@@ -175,10 +175,19 @@ def STRESS(body, point):
 
 @V.command
 def SEEK(solfec, time):
+    """READ mode: load the last frame with T <= time; a time outside the stored range
+    loads the first / last frame with a warning (Solfec clamps silently)."""
     require_solfec("solfec", solfec)
     t = V.number("time", time)
     if solfec.mode == "READ":
-        solfec.store.seek(solfec, t)
+        replay.ensure_loaded(solfec)
+        store = solfec.store
+        t0, t1 = store.duration()
+        tol = store.tolerance()
+        if t > t1 + tol or t < t0 - tol:
+            session.warn(f"SEEK: time {t:g} is outside the stored range [{t0:g}, {t1:g}] of"
+                         f" {store.path!r}; loading the {'last' if t > t1 else 'first'} frame")
+        replay.seek(solfec, t)
     return None
 
 
@@ -190,7 +199,7 @@ def FORWARD(solfec, steps, corotated_displacements=V.MISSING):
         V.choice("corotated_displacements", corotated_displacements, ("TRUE", "FALSE"),
                  what="corotated_displacements string")
     if solfec.mode == "READ":
-        solfec.store.forward(solfec, n)
+        replay.forward(solfec, n)
     return None
 
 
@@ -199,20 +208,25 @@ def BACKWARD(solfec, steps):
     require_solfec("solfec", solfec)
     n = V.integer("steps", steps)
     if solfec.mode == "READ":
-        solfec.store.forward(solfec, -n)
+        replay.forward(solfec, -n)
     return None
 
 
 @V.command
 def HISTORY(solfec, list, t0, t1, skip=V.MISSING, progress=V.MISSING):
-    """READ mode: (times, values...) from stored frames; WRITE mode: None."""
-    require_solfec("solfec", solfec)
-    V.number("t0", t0)
-    V.number("t1", t1)
+    """READ mode: (times, values...) from stored frames (LANGUAGE §15.6); WRITE mode: None."""
+    from solfec_py.api.results import history_items
+    from solfec_py.output import history
+
+    domain = require_solfec("solfec", solfec)
+    t0 = V.number("t0", t0)
+    t1 = V.number("t1", t1)
     if V.given(skip):
         V.positive_int("skip", skip)
     if V.given(progress):
         V.choice("progress", progress, ("ON", "OFF"), what="progress value (neither 'ON' nor 'OFF')")
     if solfec.mode != "READ":
         return None
-    return solfec.store.history(solfec, list, t0, t1, skip if V.given(skip) else 1)
+    items = history_items(solfec, domain, list)
+    replay.ensure_loaded(solfec)
+    return history.history(solfec.store, items, t0, t1, skip if V.given(skip) else 1)

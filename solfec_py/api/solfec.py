@@ -42,9 +42,52 @@ class SOLFEC:
         self._mode = "WRITE"
         self.output_interval = 0.0
         self.output_time = 0.0
-        self.store = None            # results store (HDF5), opened by the output layer
+        self.output_compression = False
+        self.store = None            # results store (HDF5, output.store.ResultsStore)
+        self.continued = False       # -c: RUN continues from the last stored frame
+        self.clock = None            # [base, h, k, last time]: time = base + k h (output.recorder)
+        self.xdmf_live = None        # live ParaView series (output.xdmf), False when off
+        self._run_solver = None      # solver of the last RUN (statistics for the frames)
         self.runs = 0
-        self._prepare_output()
+        self._open_results()
+        if self._mode == "WRITE":
+            self._prepare_output()
+
+    def _open_results(self) -> None:
+        """Decide READ / WRITE mode (LANGUAGE §1.3): READ when results with at least one
+        frame exist at `<outpath>/<basename>.h5` and neither -w nor -c was given; -c opens
+        them for appending (continued WRITE); -w overwrites them (a warning, no prompt)."""
+        from solfec_py.output.store import ResultsStore, results_path
+
+        s = session.current()
+        path = results_path(self._outpath)
+        if not os.path.isfile(path):
+            if s.continue_run:
+                session.warn(f"-c: no results to continue at {path!r}; starting a new run")
+            self.store = ResultsStore(path)
+            return
+        if s.continue_run:
+            store = ResultsStore.open_existing(path)
+            if store.nframes:
+                self.store, self.continued = store, True
+                return
+            session.warn(f"-c: results at {path!r} hold no frames; starting a new run")
+        elif not s.overwrite:
+            store = ResultsStore.open_existing(path)   # ResultsError naming the file if unreadable
+            if store.nframes:
+                self.store, self._mode = store, "READ"
+                return
+            session.warn(f"results at {path!r} hold no frames; they are overwritten")
+        else:
+            session.warn(f"-w: overwriting the existing results at {path!r}")
+        from solfec_py.output.xdmf import remove_live_files
+
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+        remove_live_files(self._outpath)
+        self.store = ResultsStore(path)
 
     def _prepare_output(self) -> None:
         """WRITE mode: create the directory and keep a copy of the deck (LANGUAGE §1.4)."""

@@ -11,7 +11,7 @@ LATER = {
                     "PUT_RIGID_LINK", "PUT_SPRING", "LOCDYN_DUMP"),
     "contact": ("CONTACT_EXCLUDE_BODIES", "CONTACT_EXCLUDE_SURFACES", "CONTACT_SPARSIFY",
                 "MBFCP_EXPORT"),
-    "results": ("XDMF_EXPORT", "SOLFEC_EXPORT", "INITIALIZE_STATE", "RIGID_TO_FEM"),
+    "results": ("SOLFEC_EXPORT", "RIGID_TO_FEM"),
     "deformable bodies": ("SIMPLIFIED_CRACK", "RT_SPLIT", "MODAL_ANALYSIS", "BODY_MM_EXPORT",
                           "FRACTURE_EXPORT_YAFFEMS", "REGISTER_BASE", "COROTATED_DISPLACEMENTS",
                           "RIGID_DISPLACEMENTS"),

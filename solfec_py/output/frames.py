@@ -1,0 +1,163 @@
+"""Layout of a results frame (layer 6): the columns of the per-frame table, of the body
+state rows and of the constraint rows, and the gathering of those arrays from a live
+domain. Reference: LANGUAGE §1.4, §15 (Solfec's HDF5 output, sol.c / dom.c output
+routines); the layout itself is solfec-py's (documented in docs/results.md).
+
+A frame is one row of the table `frames` (float64, columns `FRAME_COLUMNS`) plus, per body
+family, a block of rows of `state/<family>` (conf | velo | energy, one row per body, in the
+order of `ids/<family>`) and a block of rows of `constraints` (columns `CON_COLUMNS`).
+Row blocks are addressed by offset/count columns of the frame table, so frames are
+appended without rewriting anything and a half-written frame is simply not referenced.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+TIMERS = ("TIMINT", "CONUPD", "CONDET", "LOCDYN", "CONSOL", "PARBAL", "GSINIT", "GSRUN",
+          "GSCOM", "GSMCOM", "LININIT", "LINUPD", "LINMV", "LINPRE", "LINRUN", "LINCOM")
+# labelled solver statistics of LANGUAGE §15.6 item 4 (zeros until a solver fills them)
+STATISTICS = ("GSITERS", "MERIT", "NTITERS", "GSCOLORS", "GSBOT", "GSMID", "GSTOP", "GSINN",
+              "NEWCONS", "NEWBODS", "BSITERS")
+ENERGIES = ("KINETIC", "EXTERNAL", "CONTACT", "FRICTION", "INTERNAL")  # storage order
+
+# body families with fixed-width state rows: width of conf and velo (energy adds 5)
+FAMILIES = {"rigid": (12, 6), "pseudo_rigid": (12, 12)}
+
+BASE_COLUMNS = (
+    "TIME", "STEP", "STEPS", "BODS", "CONS",
+    "CLOCK_BASE", "CLOCK_H", "CLOCK_K",                 # time = CLOCK_BASE + CLOCK_K * CLOCK_H
+    "OUTPUT_TIME", "OUTPUT_INTERVAL", "CALLBACK_TIME",  # NaN CALLBACK_TIME: no callback
+    "CON_OFF", "CON_CNT",
+)
+
+
+def _family_columns(family: str) -> tuple:
+    f = family.upper()
+    return (f"{f}_OFF", f"{f}_CNT", f"{f}_IDOFF")
+
+
+FRAME_COLUMNS = (BASE_COLUMNS + tuple(f"E_{e}" for e in ENERGIES) + TIMERS + STATISTICS
+                 + tuple(c for fam in FAMILIES for c in _family_columns(fam)))
+COL = {name: i for i, name in enumerate(FRAME_COLUMNS)}
+
+
+def family_col(family: str, what: str) -> int:
+    """Column index of OFF / CNT / IDOFF of a family."""
+    return COL[f"{family.upper()}_{what}"]
+
+
+def state_width(family: str) -> int:
+    nc, nv = FAMILIES[family]
+    return nc + nv + 5
+
+
+# constraint rows ----------------------------------------------------------------------
+CON_KINDS = ("CONTACT", "FIXPNT", "FIXDIR", "VELODIR", "VELODIR3", "RIGLNK", "SPRING")
+CON_KIND_CODE = {k: i + 1 for i, k in enumerate(CON_KINDS)}
+CON_COLUMNS = ("KIND", "BID1", "BID2", "SURF1", "SURF2",
+               "PX", "PY", "PZ", "P2X", "P2Y", "P2Z",
+               "B0", "B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8",   # base, column-major (t1, t2, n)
+               "RT1", "RT2", "RN", "UT1", "UT2", "UN", "VT1", "VT2", "VN",
+               "GAP", "AREA", "MERIT")
+CCOL = {name: i for i, name in enumerate(CON_COLUMNS)}
+POINT = slice(CCOL["PX"], CCOL["PZ"] + 1)
+BASE = slice(CCOL["B0"], CCOL["B8"] + 1)
+REAC = slice(CCOL["RT1"], CCOL["RN"] + 1)
+RELV = slice(CCOL["UT1"], CCOL["UN"] + 1)
+
+
+def _body_id(b) -> float:
+    if b is None:
+        return 0.0
+    return float(b if isinstance(b, (int, np.integer)) else getattr(b, "id", 0) or 0)
+
+
+def constraint_rows(domain) -> np.ndarray:
+    """(ncon, len(CON_COLUMNS)) rows of the domain's constraints (empty when none).
+
+    A constraint block may provide `results_rows()` returning this table directly (the fast
+    path); otherwise each record is read through its attributes `kind`, `point`, `base`
+    (3x3 with columns t1, t2, n, or a column-major 9-sequence), `R`, `U`, `V`, `gap`,
+    `area`, `merit`, `bodies` (BODY objects or ids) and `spair`/`surfaces`.
+    """
+    cons = getattr(domain, "constraints", None)
+    if cons is None:
+        return np.zeros((0, len(CON_COLUMNS)))
+    if hasattr(cons, "results_rows"):
+        return np.asarray(cons.results_rows(), dtype=float).reshape(-1, len(CON_COLUMNS))
+    rows = np.zeros((len(cons), len(CON_COLUMNS)))
+    for i, c in enumerate(cons):
+        row = rows[i]
+        row[CCOL["KIND"]] = CON_KIND_CODE.get(str(getattr(c, "kind", "")), 0)
+        bodies = getattr(c, "bodies", None) or getattr(c, "adjbod", None) or ()
+        if not isinstance(bodies, (tuple, list)):
+            bodies = (bodies,)
+        for k, b in enumerate(list(bodies)[:2]):
+            row[CCOL["BID1"] + k] = _body_id(b)
+        pair = getattr(c, "spair", None) or getattr(c, "surfaces", None)
+        if pair is not None:
+            row[CCOL["SURF1"]:CCOL["SURF2"] + 1] = np.asarray(pair, float)[:2]
+        p = np.asarray(getattr(c, "point", (0.0, 0.0, 0.0)), float).reshape(-1)
+        row[CCOL["PX"]:CCOL["PX"] + min(6, p.size)] = p[:6]
+        base = getattr(c, "base", None)
+        if base is not None:
+            b = np.asarray(base, float)
+            row[BASE] = b.T.reshape(-1) if b.shape == (3, 3) else b.reshape(-1)[:9]
+        for name, sl in (("R", REAC), ("U", RELV), ("V", slice(CCOL["VT1"], CCOL["VN"] + 1))):
+            v = getattr(c, name, None)
+            if v is not None:
+                row[sl] = np.asarray(v, float).reshape(-1)[:3]
+        for name in ("gap", "area", "merit"):
+            v = getattr(c, name, None)
+            if v is not None:
+                row[CCOL[name.upper()]] = float(v)
+    return rows
+
+
+# gathering a frame from a live domain --------------------------------------------------
+def family_state(block) -> tuple[np.ndarray, np.ndarray]:
+    """(ids int64 (n,), rows float64 (n, width)) of the bodies of one block."""
+    n = block.count
+    ids = np.fromiter((b.id for b in block.bodies), dtype=np.int64, count=n)
+    rows = np.concatenate((block.conf[:n], block.velo[:n], block.energy[:n]), axis=1)
+    return ids, rows
+
+
+def solver_statistics(domain, solver) -> dict:
+    """The labelled statistics of the last solve: `domain.statistics` if a solver filled
+    it, else what the solver object recorded (iterations, last merit value)."""
+    stats = dict(getattr(domain, "statistics", None) or {})
+    if solver is not None:
+        kind = getattr(solver, "kind", "")
+        iters = getattr(solver, "_iters", 0) or 0
+        if kind.startswith("GAUSS_SEIDEL"):
+            stats.setdefault("GSITERS", iters)
+        elif kind.startswith("NEWTON"):
+            stats.setdefault("NTITERS", iters)
+        merhist = getattr(solver, "_merhist", None)
+        if merhist:
+            stats.setdefault("MERIT", merhist[-1])
+    return stats
+
+
+def table_row(solfec, clock, con_count: int, energy_total) -> np.ndarray:
+    """The frame-table row of the current state (offsets are filled by the store)."""
+    domain = solfec.domain
+    row = np.zeros(len(FRAME_COLUMNS))
+    row[COL["TIME"]] = domain.time
+    row[COL["STEP"]] = domain.step
+    row[COL["STEPS"]] = domain.steps_done
+    row[COL["BODS"]] = len(domain.bodies)
+    row[COL["CONS"]] = con_count
+    row[COL["CLOCK_BASE"]], row[COL["CLOCK_H"]], row[COL["CLOCK_K"]] = clock
+    row[COL["OUTPUT_TIME"]] = solfec.output_time
+    row[COL["OUTPUT_INTERVAL"]] = solfec.output_interval
+    cb = domain.callback
+    row[COL["CALLBACK_TIME"]] = np.nan if cb is None else cb.next_time
+    row[COL["E_KINETIC"]:COL["E_KINETIC"] + 5] = energy_total
+    for name in TIMERS:
+        row[COL[name]] = domain.timers.get(name, np.nan)
+    for name, value in solver_statistics(domain, getattr(solfec, "_run_solver", None)).items():
+        if name in COL:
+            row[COL[name]] = float(value)
+    return row

@@ -1,0 +1,259 @@
+"""Time histories from stored frames (layer 6): the entities of HISTORY (LANGUAGE §15.6,
+NUMERICS §6.3) evaluated from the results file alone, vectorised over frames, without
+touching the live model. Reference: Solfec lng.c HISTORY / sol.c SOLFEC_History.
+
+Items arrive already parsed (the deck command checks and converts BODY/SOLFEC objects,
+the plot CLI parses strings): `PointItem`, `TotalItem` (energies or constraint totals),
+`ConstraintItem`, `StringItem`. Body identity is the body id; a label is resolved at every
+frame to the first-created body carrying it; frames without the body give NaN.
+
+Deliberate choices where Solfec's C code has quirks (LANGUAGE §15.6, §16): 'R'/'CR' with a
+direction d sum d·(B R) (the global reaction projected on d, B = local base) rather than
+d·(Bᵀ R); 'U'/'CU' are averages (sum / count) rather than sum / (1 + count).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from solfec_py.errors import NotAvailableError
+from solfec_py.output import frames as L
+from solfec_py.output.store import KIND_FAMILY
+
+POINT_ENTITIES = ("CX", "CY", "CZ", "DX", "DY", "DZ", "VX", "VY", "VZ",
+                  "SX", "SY", "SZ", "SXY", "SXZ", "SYZ", "MISES")
+ENERGY_KINDS = {"KINETIC": 0, "EXTERNAL": 1, "CONTACT": 2, "FRICTION": 3, "INTERNAL": 4}
+CONSTRAINT_ENTITIES = ("GAP", "R", "CR", "U", "CU")
+COUNTS = ("STEP", "CONS", "BODS")
+STRINGS = L.TIMERS + COUNTS + L.STATISTICS
+
+
+@dataclass(frozen=True)
+class PointItem:
+    body: int | str          # body id, or a label resolved per frame
+    point: tuple
+    entity: str
+
+
+@dataclass(frozen=True)
+class TotalItem:
+    bodies: tuple | None     # body ids; None = all bodies (the SOLFEC object)
+    kind: str                # ENERGY_KINDS or CONSTRAINT_ENTITIES
+
+
+@dataclass(frozen=True)
+class ConstraintItem:
+    bodies: tuple | None
+    direction: tuple | None
+    pair: tuple | None
+    entity: str
+
+
+@dataclass(frozen=True)
+class StringItem:
+    name: str
+
+
+# ---------------------------------------------------------------------- sampling
+def solfec_frames(store, t0: float, t1: float, skip: int = 1) -> tuple[np.ndarray, int]:
+    """Frames HISTORY samples (LANGUAGE §15.6): i0, i1 located like SEEK, N = (i1-i0)//skip
+    slots, filled from frames i0, i0+skip, ... while the frame time is < t1."""
+    times = store.times
+    lo, hi = float(times[0]), float(times[-1])
+    t0, t1 = min(max(t0, lo), hi), min(max(t1, lo), hi)
+    i0, i1 = store.frame_index(t0), store.frame_index(t1)
+    n = max((i1 - i0) // skip, 0)
+    idx = i0 + skip * np.arange(n)
+    tol = store.tolerance()
+    below = times[idx] < t1 - tol
+    stop = int(np.argmin(below)) if not below.all() else n
+    return idx[:stop], n
+
+
+def all_frames(store, t0: float | None = None, t1: float | None = None, skip: int = 1) -> np.ndarray:
+    """Every frame with t0 <= T <= t1 (the plot and CSV sampling: the last frame included)."""
+    times = store.times
+    tol = store.tolerance()
+    lo = -np.inf if t0 is None else t0 - tol
+    hi = np.inf if t1 is None else t1 + tol
+    return np.flatnonzero((times >= lo) & (times <= hi))[::skip]
+
+
+def history(store, items, t0: float, t1: float, skip: int = 1) -> tuple:
+    """HISTORY's result: (times, values_1, ...) as lists of N floats (zero tails)."""
+    idx, n = solfec_frames(store, t0, t1, skip)
+    out = [np.zeros(n) for _ in range(len(items) + 1)]
+    out[0][: idx.size] = store.times[idx]
+    for k, values in enumerate(evaluate(store, items, idx)):
+        out[k + 1][: idx.size] = values
+    return tuple(v.tolist() for v in out)
+
+
+# ---------------------------------------------------------------------- evaluation
+class _Frames:
+    """Per-frame body ids of each family (cached by their ids block) for a frame list."""
+
+    def __init__(self, store, idx: np.ndarray):
+        self.store, self.idx = store, idx
+        self._ids: dict = {}
+        reg = store.registry
+        self.family_of = {int(i): KIND_FAMILY[k] for i, k in zip(reg["id"], reg["kind"])}
+        self.X0 = {int(i): x for i, x in zip(reg["id"], reg["X0"])}
+        self.labels: dict = {}
+        for i, lab in zip(reg["id"].tolist(), reg["label"]):
+            if lab:
+                self.labels.setdefault(lab, []).append(i)
+
+    def ids(self, family: str, i: int) -> np.ndarray:
+        row = self.store.table[i]
+        F = family.upper()
+        key = (family, int(row[self.store.col(f"{F}_IDOFF")]), int(row[self.store.col(f"{F}_CNT")]))
+        if key not in self._ids:
+            self._ids[key] = self.store.frame_ids(family, i)
+        return self._ids[key]
+
+    def rows(self, family: str, body_ids) -> np.ndarray:
+        """(frames, len(body_ids)) global state rows of the bodies, -1 where absent."""
+        out = np.full((self.idx.size, len(body_ids)), -1, dtype=np.int64)
+        want = np.asarray(body_ids, dtype=np.int64)
+        off_col = self.store.col(f"{family.upper()}_OFF")
+        for k, i in enumerate(self.idx):
+            ids = self.ids(family, int(i))
+            if not ids.size:
+                continue
+            order = np.argsort(ids, kind="stable")
+            pos = np.minimum(np.searchsorted(ids[order], want), ids.size - 1)
+            ok = ids[order][pos] == want
+            out[k, ok] = int(self.store.table[i, off_col]) + order[pos[ok]]
+        return out
+
+    def label_ids(self, label: str) -> np.ndarray:
+        """Per frame, the first-created body with `label` present in the frame (0 if none)."""
+        cands = sorted(self.labels.get(label, []))
+        out = np.zeros(self.idx.size, dtype=np.int64)
+        for fam in {self.family_of[c] for c in cands}:
+            mine = [c for c in cands if self.family_of[c] == fam]
+            for k, i in enumerate(self.idx):
+                present = np.isin(mine, self.ids(fam, int(i)))
+                if present.any():
+                    c = mine[int(np.argmax(present))]
+                    out[k] = c if out[k] == 0 else min(out[k], c)
+        return out
+
+
+def evaluate(store, items, idx: np.ndarray) -> list:
+    """One float array (len(idx)) per item."""
+    fr = _Frames(store, np.asarray(idx, dtype=np.int64))
+    return [_evaluate_one(store, fr, item) for item in items]
+
+
+def _evaluate_one(store, fr: _Frames, item) -> np.ndarray:
+    if isinstance(item, StringItem):
+        values = store.table[fr.idx, store.col(item.name)]
+        return np.where(np.isfinite(values), values, 0.0)
+    if isinstance(item, PointItem):
+        return _point_values(store, fr, item)
+    if isinstance(item, TotalItem) and item.kind in ENERGY_KINDS:
+        return _energy(store, fr, item)
+    if isinstance(item, TotalItem):
+        item = ConstraintItem(item.bodies, None, None, item.kind)
+    return _constraint_values(store, fr, item)
+
+
+def _state(store, fr: _Frames, family: str, body_ids) -> np.ndarray:
+    """(frames, len(body_ids), width) state rows, NaN where a body is absent."""
+    rows = fr.rows(family, body_ids)
+    width = L.state_width(family)
+    out = np.full(rows.shape + (width,), np.nan)
+    ok = rows >= 0
+    if ok.any():
+        out[ok] = store.read_rows(f"state/{family}", rows[ok])
+    return out
+
+
+def _point_values(store, fr: _Frames, item: PointItem) -> np.ndarray:
+    if isinstance(item.body, str):
+        per_frame = fr.label_ids(item.body)
+        values = np.full(fr.idx.size, np.nan)
+        for bid in np.unique(per_frame[per_frame > 0]):
+            sel = per_frame == bid
+            values[sel] = _body_point_values(store, fr, int(bid), item)[sel]
+        return values
+    return _body_point_values(store, fr, int(item.body), item)
+
+
+def _body_point_values(store, fr: _Frames, bid: int, item: PointItem) -> np.ndarray:
+    family = fr.family_of.get(bid)
+    if family is None:
+        return np.full(fr.idx.size, np.nan)
+    if family != "rigid":
+        raise NotAvailableError(f"HISTORY point values of {family.replace('_', ' ')} bodies are not available yet")
+    e = item.entity
+    if e in POINT_ENTITIES[9:]:           # stress of a rigid body: zero (LANGUAGE §15.3)
+        state = _state(store, fr, family, [bid])[:, 0, 0]
+        return np.where(np.isnan(state), np.nan, 0.0)
+    s = _state(store, fr, family, [bid])[:, 0, :]
+    R = s[:, 0:9].reshape(-1, 3, 3).transpose(0, 2, 1)      # column-major storage
+    A = np.asarray(item.point, float) - fr.X0[bid]
+    comp = "XYZ".index(e[1])
+    if e[0] in "CD":
+        x = s[:, 9:12] + R @ A
+        return x[:, comp] - (item.point[comp] if e[0] == "D" else 0.0)
+    v = s[:, 15:18] + np.einsum("fij,fj->fi", R, np.cross(s[:, 12:15], A))
+    return v[:, comp]
+
+
+def _energy(store, fr: _Frames, item: TotalItem) -> np.ndarray:
+    k = ENERGY_KINDS[item.kind]
+    if item.bodies is None:
+        return store.table[fr.idx, store.col(f"E_{item.kind}")].copy()
+    total = np.zeros(fr.idx.size)
+    by_family: dict = {}
+    for bid in item.bodies:
+        fam = fr.family_of.get(int(bid))
+        if fam is not None:
+            by_family.setdefault(fam, []).append(int(bid))
+    for fam, ids in by_family.items():
+        if fam not in L.FAMILIES:
+            raise NotAvailableError(f"HISTORY energies of {fam.replace('_', ' ')} bodies are not available yet")
+        nc, nv = L.FAMILIES[fam]
+        s = _state(store, fr, fam, ids)[:, :, nc + nv + k]
+        total += np.nansum(s, axis=1)
+    return total
+
+
+def _constraint_values(store, fr: _Frames, item: ConstraintItem) -> np.ndarray:
+    C = L.CCOL
+    out = np.zeros(fr.idx.size)
+    contact = L.CON_KIND_CODE["CONTACT"]
+    bodies = None if item.bodies is None else np.asarray(item.bodies, dtype=float)
+    d = None if item.direction is None else np.asarray(item.direction, float)
+    for k, i in enumerate(fr.idx):
+        rows = store.frame_constraints(int(i))
+        if not rows.size:
+            continue
+        keep = np.ones(rows.shape[0], dtype=bool)
+        if bodies is not None:
+            keep &= np.isin(rows[:, C["BID1"]], bodies) | np.isin(rows[:, C["BID2"]], bodies)
+        is_contact = rows[:, C["KIND"]] == contact
+        if item.pair is not None:
+            p = sorted(float(v) for v in item.pair)
+            s = np.sort(rows[:, [C["SURF1"], C["SURF2"]]], axis=1)
+            keep &= ~is_contact | ((s[:, 0] == p[0]) & (s[:, 1] == p[1]))
+        if item.entity in ("GAP", "CR", "CU"):
+            keep &= is_contact
+        r = rows[keep]
+        if not r.shape[0]:
+            continue
+        if item.entity == "GAP":
+            out[k] = r[:, C["GAP"]].min()
+            continue
+        local = r[:, L.REAC] if item.entity in ("R", "CR") else r[:, L.RELV]
+        if d is None:
+            values = local[:, 2]
+        else:
+            B = r[:, L.BASE].reshape(-1, 3, 3).transpose(0, 2, 1)   # columns t1, t2, n
+            values = np.einsum("nij,nj->ni", B, local) @ d
+        out[k] = values.sum() if item.entity in ("R", "CR") else values.mean()
+    return out

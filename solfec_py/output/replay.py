@@ -1,0 +1,196 @@
+"""Stored frames back into a live model (layer 6): READ-mode navigation (first data command
+loads frame 0, SEEK, FORWARD, BACKWARD), continuation of a run from its last frame (-c),
+and INITIALIZE_STATE from another analysis. Reference: LANGUAGE §1.2 (-c), §1.3, §13.9,
+§15.1-§15.2 (Solfec sol.c read / SOLFEC_Seek_To, dom.c DOM_Read_State, -c in solfec.c).
+
+Bodies are matched by id (= creation order, LANGUAGE §1.3); the state rows of a block are
+written all at once. A body of the model absent from a frame (created later or deleted by
+EXTENTS before it) shows its as-built state in READ mode.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from solfec_py.errors import ResultsError
+from solfec_py.output import frames as L
+from solfec_py.output.store import ResultsStore, results_path
+
+PHASE_TIMERS = L.TIMERS[:5]   # TIMINT, CONUPD, CONDET, LOCDYN, CONSOL: exist after any read
+
+
+def block_ids(block) -> np.ndarray:
+    return np.fromiter((b.id for b in block.bodies), dtype=np.int64, count=block.count)
+
+
+def match(block, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(indices into `ids`, rows of `block`) of the stored ids that the block holds."""
+    bids = block_ids(block)
+    if not bids.size or not len(ids):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    order = np.argsort(bids, kind="stable")
+    sorted_ids = bids[order]
+    pos = np.minimum(np.searchsorted(sorted_ids, ids), sorted_ids.size - 1)
+    ok = sorted_ids[pos] == ids
+    return np.flatnonzero(ok), order[pos[ok]]
+
+
+def apply_rows(block, family: str, src_rows: np.ndarray, dst: np.ndarray,
+               parts=("conf", "velo", "energy")) -> None:
+    """Write stored state rows (conf | velo | energy) into rows `dst` of `block`."""
+    nc, nv = L.FAMILIES[family]
+    if "conf" in parts:
+        block.conf[dst] = src_rows[:, :nc]
+    if "velo" in parts:
+        block.velo[dst] = src_rows[:, nc:nc + nv]
+    if "energy" in parts:
+        block.energy[dst] = src_rows[:, nc + nv:nc + nv + 5]
+
+
+# ---------------------------------------------------------------------- READ mode
+def _snapshot(domain) -> dict:
+    """The as-built state of every block (restored for bodies absent from a frame)."""
+    snap = {}
+    for fam, block in domain.blocks.items():
+        n = block.count
+        snap[fam] = (block_ids(block), np.concatenate((block.conf[:n], block.velo[:n], block.energy[:n]), axis=1))
+    return snap
+
+
+def load(solfec, i: int) -> None:
+    """Make frame `i` the model's state (bodies, time, step, timers)."""
+    store, domain = solfec.store, solfec.domain
+    if store.built is None:
+        store.built = _snapshot(domain)
+    for fam, block in domain.blocks.items():
+        if fam not in L.FAMILIES or not block.count:
+            continue
+        ids0, rows0 = store.built.get(fam, (np.zeros(0, np.int64), None))
+        src, dst = match(block, ids0)
+        if src.size:
+            apply_rows(block, fam, rows0[src], dst)
+        ids, rows = store.frame_state(fam, i)
+        src, dst = match(block, ids)
+        if src.size:
+            apply_rows(block, fam, rows[src], dst)
+    row = store.table[i]
+    domain.time = float(row[store.col("TIME")])
+    domain.step = float(row[store.col("STEP")]) or domain.step
+    timers = {name: 0.0 for name in PHASE_TIMERS}
+    for name in L.TIMERS:
+        value = row[store.col(name)]
+        if np.isfinite(value):
+            timers[name] = float(value)
+    domain.timers = timers
+    store.current = i
+
+
+def ensure_loaded(solfec) -> None:
+    """The first command that needs stored data loads the first frame (LANGUAGE §1.3)."""
+    if solfec.store.current is None:
+        if not solfec.store.nframes:
+            raise ResultsError(f"results file {solfec.store.path!r} holds no frames")
+        load(solfec, 0)
+
+
+def seek(solfec, time: float) -> None:
+    """Load the last frame with T <= time (clamped to the first/last frame)."""
+    ensure_loaded(solfec)
+    load(solfec, solfec.store.frame_index(time))
+
+
+def forward(solfec, steps: int) -> None:
+    """Move `steps` frames (negative: backwards), clamped to the stored range."""
+    ensure_loaded(solfec)
+    i = min(max(solfec.store.current + steps, 0), solfec.store.nframes - 1)
+    load(solfec, i)
+
+
+# ---------------------------------------------------------------------- continuation
+def restore_last(solfec) -> tuple | None:
+    """-c: re-initialise the model from the last stored frame; returns the clock
+    (base, h, k) to continue with, or None when there is nothing to continue from."""
+    store, domain = solfec.store, solfec.domain
+    if not store.nframes:
+        return None
+    i = store.nframes - 1
+    keep = set()
+    for fam, block in list(domain.blocks.items()):
+        if fam not in L.FAMILIES:
+            continue
+        ids, rows = store.frame_state(fam, i)
+        keep.update(int(v) for v in ids)
+        src, dst = match(block, ids)
+        if src.size:
+            apply_rows(block, fam, rows[src], dst)
+    for body in list(domain.bodies):      # deleted during the stored run (EXTENTS)
+        if body.id not in keep:
+            domain.delete(body)
+    row = store.table[i]
+    c = store.col
+    domain.time = float(row[c("TIME")])
+    domain.step = float(row[c("STEP")])
+    domain.steps_done = int(row[c("STEPS")])
+    solfec.output_time = float(row[c("OUTPUT_TIME")])
+    solfec.output_interval = float(row[c("OUTPUT_INTERVAL")])
+    if domain.callback is not None and np.isfinite(row[c("CALLBACK_TIME")]):
+        domain.callback.next_time = float(row[c("CALLBACK_TIME")])
+    return (float(row[c("CLOCK_BASE")]), float(row[c("CLOCK_H")]), int(row[c("CLOCK_K")]))
+
+
+# ---------------------------------------------------------------------- INITIALIZE_STATE
+def initialize_state(domain, path: str, time: float, patterns=None) -> int:
+    """Overwrite conf and velo of the model's bodies with the frame at `time` of the results
+    in directory `path`: matched by id, or (with `patterns`, regular expressions searched
+    in labels) matched by label. Returns the number of bodies initialised."""
+    try:
+        store = ResultsStore.open_existing(results_path(path))
+        if not store.nframes:
+            raise ResultsError(f"results file {store.path!r} holds no frames")
+        i = store.frame_index(time)
+    except ResultsError as exc:
+        raise ResultsError(f"State initialization has failed: {exc}") from None
+    reg = store.registry
+    label_of = dict(zip(reg["id"].tolist(), reg["label"]))
+    done = 0
+    for fam, block in domain.blocks.items():
+        if fam not in L.FAMILIES or not block.count:
+            continue
+        ids, rows = store.frame_state(fam, i)
+        if patterns is None:
+            src, dst = match(block, ids)
+        else:
+            by_label: dict = {}
+            for k, bid in enumerate(ids.tolist()):
+                lab = label_of.get(bid, "")
+                if lab and any(p.search(lab) for p in patterns):
+                    by_label.setdefault(lab, k)
+            pairs = [(by_label[b.label], b.row) for b in block.bodies if b.label in by_label]
+            src = np.array([p[0] for p in pairs], dtype=np.int64)
+            dst = np.array([p[1] for p in pairs], dtype=np.int64)
+        if src.size:
+            apply_rows(block, fam, rows[src], dst, parts=("conf", "velo"))
+            done += src.size
+    return done
+
+
+def compile_patterns(patterns) -> list:
+    """POSIX basic regular expressions (LANGUAGE §13.9, §14.2) as Python patterns."""
+    return [re.compile(bre_to_python(p)) for p in patterns]
+
+
+def bre_to_python(pattern: str) -> str:
+    """Translate a POSIX basic regular expression: `+ ? | ( ) { }` are literal unless
+    escaped, `\\( \\) \\{ \\} \\| \\+ \\?` are the operators."""
+    out, i = [], 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            out.append(nxt if nxt in "(){}|+?" else "\\" + nxt)
+            i += 2
+            continue
+        out.append("\\" + ch if ch in "(){}|+?" else ch)
+        i += 1
+    return "".join(out)

@@ -1,0 +1,385 @@
+"""The HDF5 results store (layer 6): `<outpath>/<basename>.h5`, one frame per output event,
+appended and flushed so a run killed at any moment keeps every flushed frame.
+Reference: LANGUAGE §1.3-§1.5, §13.2 (Solfec's sol.c / dom.c HDF5 output); layout in
+`output.frames` and docs/results.md.
+
+Datasets (all chunked and resizable along the first axis):
+  frames              (F, len(columns)) float64 — one row per frame, columns in attr `columns`
+  state/<family>      (rows, conf+velo+5) float64 — body states, blocks addressed by the frame row
+  ids/<family>        (rows,) int64 — body ids of those blocks (a block is reused while unchanged)
+  constraints         (rows, len(CON_COLUMNS)) float64
+  bodies              (B, 7) float64 — registry: id, kind code, X0 (3), label offset, label length
+  labels              (chars,) uint8 — label characters of the registry
+Writing order per frame: state rows, ids, constraints, registry, then the frame row, then
+flush — a frame row exists only when everything it addresses was written before it.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from solfec_py.errors import ResultsError
+from solfec_py.output import frames as L
+
+FORMAT = "solfec-py results"
+VERSION = 1
+KINDS = ("OBSTACLE", "RIGID", "PSEUDO_RIGID", "FINITE_ELEMENT")
+KIND_FAMILY = {"OBSTACLE": "rigid", "RIGID": "rigid", "PSEUDO_RIGID": "pseudo_rigid",
+               "FINITE_ELEMENT": "finite_element"}
+REGISTRY_COLUMNS = ("ID", "KIND", "X0", "Y0", "Z0", "LABEL_OFF", "LABEL_LEN")
+
+
+def results_path(outpath: str) -> str:
+    """`<outpath>/<basename(outpath)>.h5` (LANGUAGE §1.4)."""
+    base = os.path.basename(os.path.normpath(outpath))
+    return os.path.join(outpath, base + ".h5")
+
+
+def _h5py():
+    import h5py
+
+    return h5py
+
+
+class ResultsStore:
+    """One results file. Writing keeps the file open during a RUN (`close()` after it);
+    reading opens the file for each query, so no handle outlives a deck command."""
+
+    def __init__(self, path: str, compression: bool = False):
+        self.path = path
+        self.compression = compression
+        self.file = None
+        self._next: dict = {}          # dataset name -> next free row
+        self._last_bodies: dict = {}   # family -> (bodies list copy, ids offset, ids)
+        self._registered: dict = {}    # body id -> (kind code, X0 tuple)
+        self._frames = None            # cached frame table (reading)
+        self._columns: dict = dict(L.COL)
+        self._registry = None
+        self._created = False
+        self._pending: list = []       # frame rows written since the table was read
+        self.current = None            # READ mode: index of the frame shown by the model
+        self.built = None              # READ mode: as-built state snapshot (output.replay)
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    def open_existing(cls, path: str) -> "ResultsStore":
+        """Open stored results for reading; ResultsError naming the file when unreadable."""
+        store = cls(path)
+        store.refresh()
+        return store
+
+    def _open(self, mode: str):
+        h5py = _h5py()
+        try:
+            return h5py.File(self.path, mode, locking=False)
+        except (OSError, ValueError) as exc:
+            raise ResultsError(f"cannot open results file {self.path!r}: {exc}; the file is corrupt or"
+                               " truncated (run the deck with -w to overwrite it)") from None
+
+    def _check_format(self, f) -> None:
+        if f.attrs.get("format") != FORMAT:
+            raise ResultsError(f"{self.path!r} is not a solfec-py results file (no '{FORMAT}' marker);"
+                               " run the deck with -w to overwrite it")
+        version = int(f.attrs.get("version", 0))
+        if version > VERSION:
+            raise ResultsError(f"results file {self.path!r} has format version {version}; this solfec-py"
+                               f" reads versions up to {VERSION}")
+        for name in ("frames", "constraints", "bodies", "labels"):
+            if name not in f:
+                raise ResultsError(f"results file {self.path!r} lacks the dataset '{name}' (truncated or"
+                                   " not written by solfec-py); run the deck with -w to overwrite it")
+
+    def refresh(self) -> None:
+        """(Re)read the frame table and the registry; frames whose data was not completely
+        written (a run killed in the middle of a frame) are ignored."""
+        with self._open("r") as f:
+            self._check_format(f)
+            try:
+                table = f["frames"][()]
+                names = [str(c) for c in f["frames"].attrs["columns"]]
+                sizes = {name: ds.shape[0] for name, ds in _datasets(f)}
+                registry = f["bodies"][()]
+                labels = f["labels"][()].tobytes()
+            except (OSError, KeyError, ValueError) as exc:
+                raise ResultsError(f"cannot read results file {self.path!r}: {exc}") from None
+        self._columns = {name: i for i, name in enumerate(names)}
+        self._pending = []
+        self._frames = table[: self._complete_frames(table, sizes)]
+        self._registry = _registry_dict(registry, labels)
+
+    def _complete_frames(self, table, sizes) -> int:
+        n = table.shape[0]
+        col = self._columns
+        ok = np.ones(n, dtype=bool)
+        ok &= table[:, col["CON_OFF"]] + table[:, col["CON_CNT"]] <= sizes.get("constraints", 0)
+        for fam in L.FAMILIES:
+            key = f"{fam.upper()}_OFF"
+            if key in col:
+                cnt = table[:, col[f"{fam.upper()}_CNT"]]
+                ok &= table[:, col[key]] + cnt <= sizes.get(f"state/{fam}", 0)
+                ok &= table[:, col[f"{fam.upper()}_IDOFF"]] + cnt <= sizes.get(f"ids/{fam}", 0)
+        bad = np.flatnonzero(~ok)
+        return int(bad[0]) if bad.size else n
+
+    # ------------------------------------------------------------------ writing
+    def start_writing(self, append: bool = False, compression: bool | None = None) -> None:
+        """Open for a RUN: create the file the first time, append to it afterwards (and
+        when `append`, i.e. continuing stored results)."""
+        if self.file is not None:
+            return
+        if compression is not None:
+            self.compression = compression
+        if (append or self._created) and os.path.isfile(self.path):
+            self.refresh()
+            self.file = self._open("r+")
+            self._resume_counters()
+            return
+        h5py = _h5py()
+        try:
+            f = h5py.File(self.path, "w", locking=False)
+        except OSError as exc:
+            raise ResultsError(f"cannot create results file {self.path!r}: {exc}") from None
+        f.attrs["format"], f.attrs["version"] = FORMAT, VERSION
+        f.attrs["kinds"] = list(KINDS)
+        comp = {"compression": "gzip", "compression_opts": 1, "shuffle": True} if self.compression else {}
+        ds = f.create_dataset("frames", (0, len(L.FRAME_COLUMNS)), maxshape=(None, len(L.FRAME_COLUMNS)),
+                              chunks=(64, len(L.FRAME_COLUMNS)), dtype="f8")
+        ds.attrs["columns"] = list(L.FRAME_COLUMNS)
+        for fam in L.FAMILIES:
+            w = L.state_width(fam)
+            f.create_dataset(f"state/{fam}", (0, w), maxshape=(None, w), chunks=(max(1, 65536 // w), w),
+                             dtype="f8", **comp)
+            f.create_dataset(f"ids/{fam}", (0,), maxshape=(None,), chunks=(4096,), dtype="i8", **comp)
+        c = f.create_dataset("constraints", (0, len(L.CON_COLUMNS)), maxshape=(None, len(L.CON_COLUMNS)),
+                             chunks=(1024, len(L.CON_COLUMNS)), dtype="f8", **comp)
+        c.attrs["columns"] = list(L.CON_COLUMNS)
+        c.attrs["kinds"] = list(L.CON_KINDS)
+        r = f.create_dataset("bodies", (0, len(REGISTRY_COLUMNS)), maxshape=(None, len(REGISTRY_COLUMNS)),
+                             chunks=(256, len(REGISTRY_COLUMNS)), dtype="f8")
+        r.attrs["columns"] = list(REGISTRY_COLUMNS)
+        f.create_dataset("labels", (0,), maxshape=(None,), chunks=(4096,), dtype="u1")
+        f.flush()
+        self.file = f
+        self._created = True
+        self._next = {name: 0 for name, _ in _datasets(f)}
+        self._last_bodies, self._registered = {}, {}
+        self._frames = np.zeros((0, len(L.FRAME_COLUMNS)))
+        self._columns = dict(L.COL)
+        self._registry = _registry_dict(np.zeros((0, 7)), b"")
+
+    def _resume_counters(self) -> None:
+        """After reopening for appending: the next rows follow the last complete frame."""
+        f, col = self.file, self._columns
+        self._next = {name: 0 for name, _ in _datasets(f)}
+        self._next["bodies"] = f["bodies"].shape[0]
+        self._next["labels"] = f["labels"].shape[0]
+        self._next["frames"] = self._frames.shape[0]
+        if self._frames.shape[0]:
+            last = self._frames[-1]
+            self._next["constraints"] = int(last[col["CON_OFF"]] + last[col["CON_CNT"]])
+            for fam in L.FAMILIES:
+                F = fam.upper()
+                self._next[f"state/{fam}"] = int(last[col[f"{F}_OFF"]] + last[col[f"{F}_CNT"]])
+                self._next[f"ids/{fam}"] = int(last[col[f"{F}_IDOFF"]] + last[col[f"{F}_CNT"]])
+        reg = self._registry
+        self._registered = {int(i): (int(k), tuple(float(v) for v in x))
+                            for i, k, x in zip(reg["id"], reg["kind_code"], reg["X0"])}
+        self._last_bodies = {}
+
+    def _append(self, name: str, data: np.ndarray) -> int:
+        ds = self.file[name]
+        start = self._next[name]
+        n = data.shape[0]
+        if n:
+            if ds.shape[0] < start + n:
+                ds.resize(start + n, axis=0)
+            ds[start:start + n] = data
+        self._next[name] = start + n
+        return start
+
+    def register_bodies(self, domain) -> None:
+        """Registry rows for bodies not yet stored or whose kind / mass centre changed."""
+        rows, text = [], bytearray()
+        label_base = self._next["labels"]
+        for body in domain.bodies:
+            kind = KINDS.index(body.kind) + 1
+            x0 = tuple(float(v) for v in body.block.center[body.row])
+            if self._registered.get(body.id) == (kind, x0):
+                continue
+            label = (body.label or "").encode("utf-8")
+            rows.append((body.id, kind, *x0, label_base + len(text), len(label)))
+            text += label
+            self._registered[body.id] = (kind, x0)
+        if rows:
+            self._append("labels", np.frombuffer(bytes(text), dtype=np.uint8))
+            self._append("bodies", np.array(rows, dtype=float))
+        self._registry_next_id = domain.next_body_id
+
+    def write_frame(self, solfec, clock=(0.0, 0.0, 0.0)) -> tuple[int, np.ndarray]:
+        """Append the current state of `solfec` as a frame and flush it to disk; returns
+        (frame index, constraint rows)."""
+        if self.file is None:
+            self.start_writing()
+        domain = solfec.domain
+        if getattr(self, "_registry_next_id", None) != domain.next_body_id:
+            self.register_bodies(domain)
+        row = np.zeros(len(L.FRAME_COLUMNS))
+        for fam in L.FAMILIES:
+            block = domain.blocks.get(fam)
+            bodies = block.bodies if block is not None else []
+            cached = self._last_bodies.get(fam)
+            if cached is not None and cached[0] == bodies:
+                idoff = cached[1]
+                n = len(bodies)
+                rows = _state_rows(block) if n else None
+            else:
+                if bodies:
+                    ids, rows = L.family_state(block)
+                else:
+                    ids, rows = np.zeros(0, np.int64), None
+                idoff = self._append(f"ids/{fam}", ids)
+                self._last_bodies[fam] = (list(bodies), idoff)
+                n = len(bodies)
+            off = self._append(f"state/{fam}", rows) if n else self._next[f"state/{fam}"]
+            row[L.family_col(fam, "OFF")], row[L.family_col(fam, "CNT")] = off, n
+            row[L.family_col(fam, "IDOFF")] = idoff
+        cons = L.constraint_rows(domain)
+        row[L.COL["CON_OFF"]] = self._append("constraints", cons)
+        row[L.COL["CON_CNT"]] = cons.shape[0]
+        full = L.table_row(solfec, clock, cons.shape[0], domain.energy())
+        mask = np.zeros(len(row), dtype=bool)
+        for fam in L.FAMILIES:
+            for what in ("OFF", "CNT", "IDOFF"):
+                mask[L.family_col(fam, what)] = True
+        mask[L.COL["CON_OFF"]] = mask[L.COL["CON_CNT"]] = True
+        full[mask] = row[mask]
+        index = self._append("frames", full[None, :])
+        self.file.flush()
+        self._pending.append(full)
+        return index, cons
+
+    def flush(self) -> None:
+        if self.file is not None:
+            self.file.flush()
+
+    def close(self) -> None:
+        if self.file is not None:
+            try:
+                self.file.close()
+            finally:
+                self.file = None
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def table(self) -> np.ndarray:
+        if self._pending:
+            self._frames = np.vstack([self._frames] + self._pending)
+            self._pending = []
+        if self._frames is None:
+            self.refresh()
+        return self._frames
+
+    @property
+    def registry(self) -> dict:
+        if self._registry is None:
+            self.refresh()
+        return self._registry
+
+    def col(self, name: str) -> int:
+        try:
+            return self._columns[name]
+        except KeyError:
+            raise ResultsError(f"results file {self.path!r} has no column {name!r}") from None
+
+    def column(self, name: str) -> np.ndarray:
+        return self.table[:, self.col(name)]
+
+    @property
+    def nframes(self) -> int:
+        return self.table.shape[0]
+
+    @property
+    def times(self) -> np.ndarray:
+        return self.column("TIME")
+
+    def duration(self) -> tuple:
+        t = self.times
+        if not t.size:
+            raise ResultsError(f"results file {self.path!r} holds no frames")
+        return (float(t[0]), float(t[-1]))
+
+    def tolerance(self) -> float:
+        """Times closer than this are the same frame time: 1e-6 of the smallest time step."""
+        steps = self.column("STEP")
+        steps = steps[steps > 0]
+        return 1e-6 * float(steps.min()) if steps.size else 1e-12
+
+    def frame_index(self, time: float) -> int:
+        """The last frame with T <= time (frame 0 before the first, the last after the end)."""
+        t = self.times
+        i = int(np.searchsorted(t, time + self.tolerance(), side="right")) - 1
+        return min(max(i, 0), t.size - 1)
+
+    def read_rows(self, name: str, rows: np.ndarray) -> np.ndarray:
+        """Rows of dataset `name` at the given global row indices (any order, repeats ok)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if not rows.size:
+            with self._open("r") as f:
+                return np.zeros((0,) + f[name].shape[1:], dtype=f[name].dtype)
+        uniq, inverse = np.unique(rows, return_inverse=True)
+        with self._open("r") as f:
+            ds = f[name]
+            lo, hi = int(uniq[0]), int(uniq[-1]) + 1
+            if hi - lo <= 4 * uniq.size + 4096:          # dense enough: one contiguous read
+                data = ds[lo:hi][uniq - lo]
+            else:
+                data = ds[uniq]
+        return data[inverse]
+
+    def read_slab(self, name: str, start: int, count: int) -> np.ndarray:
+        with self._open("r") as f:
+            return f[name][start:start + count]
+
+    def frame_ids(self, family: str, i: int) -> np.ndarray:
+        row = self.table[i]
+        F = family.upper()
+        off, cnt = int(row[self.col(f"{F}_IDOFF")]), int(row[self.col(f"{F}_CNT")])
+        return self.read_slab(f"ids/{family}", off, cnt)
+
+    def frame_state(self, family: str, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, state rows) of one family at frame i."""
+        row = self.table[i]
+        F = family.upper()
+        off, cnt = int(row[self.col(f"{F}_OFF")]), int(row[self.col(f"{F}_CNT")])
+        return self.frame_ids(family, i), self.read_slab(f"state/{family}", off, cnt)
+
+    def frame_constraints(self, i: int) -> np.ndarray:
+        row = self.table[i]
+        return self.read_slab("constraints", int(row[self.col("CON_OFF")]), int(row[self.col("CON_CNT")]))
+
+
+def _state_rows(block) -> np.ndarray:
+    n = block.count
+    return np.concatenate((block.conf[:n], block.velo[:n], block.energy[:n]), axis=1)
+
+
+def _datasets(f):
+    out = []
+    f.visititems(lambda name, obj: out.append((name, obj)) if hasattr(obj, "shape") else None)
+    return out
+
+
+def _registry_dict(rows: np.ndarray, labels: bytes) -> dict:
+    """Latest registry entry per body id: arrays id, kind (name), X0, label."""
+    latest: dict = {}
+    for r in rows:
+        latest[int(r[0])] = r
+    ids = np.array(sorted(latest), dtype=np.int64)
+    table = np.array([latest[i] for i in ids]).reshape(-1, 7)
+    names = []
+    for r in table:
+        off, n = int(r[5]), int(r[6])
+        names.append(labels[off:off + n].decode("utf-8", errors="replace"))
+    return {"id": ids, "kind": [KINDS[int(k) - 1] for k in table[:, 1]], "kind_code": table[:, 1].astype(int),
+            "X0": table[:, 2:5], "label": names}
