@@ -1,0 +1,241 @@
+"""Plots and CSV of stored results (layer 6): `solfec-py plot OUTDIR [options]` and the deck
+helper `plot_history`. Reads the results file alone (no deck needed) and draws energies,
+solver statistics and any HISTORY entity with matplotlib (Agg backend, PNG or PDF).
+Reference: LANGUAGE §15.6 (the entities), docs/results.md (usage).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import re
+import sys
+
+import numpy as np
+
+from solfec_py.errors import ResultsError
+from solfec_py.output import history as H
+from solfec_py.output.store import ResultsStore, results_path
+
+ENTITY_HELP = """\
+entity syntax (-e, repeatable; quote it for the shell):
+  KINETIC | EXTERNAL | CONTACT | FRICTION | INTERNAL   energy of all bodies
+  GAP | R | CR | U | CU                                constraint totals of all bodies
+  STEP | BODS | CONS | GSITERS | MERIT | NTITERS | TIMINT | CONSOL | ...  frame statistics
+  BODY,KIND              energy or constraint total of one body, e.g. 3,KINETIC  ball,GAP
+  BODY,(X,Y,Z),ENTITY    value at a referential point, ENTITY in CX..CZ DX..DZ VX..VZ
+                         SX..SYZ MISES, e.g. '1,(0,0,0),DZ'  'ball,(0,0,0.1),VX'
+  BODY is a body id (a number) or a label (resolved at every frame; NaN where absent);
+  quote a numeric label: '"7",(0,0,0),DX'.
+Without -e: the energies, plus the solver statistics that are not all zero.
+The plot and the CSV use every stored frame in [--t0, --t1], the last one included.
+"""
+
+
+def _split(text: str) -> list:
+    """Split at commas outside parentheses."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur.strip())
+    return parts
+
+
+def _body(text: str):
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return int(text) if re.fullmatch(r"[0-9]+", text) else text
+
+
+def parse_entity(text: str, store: ResultsStore):
+    """An entity string (see ENTITY_HELP) as an output.history item."""
+    parts = _split(text)
+    totals = tuple(H.ENERGY_KINDS) + H.CONSTRAINT_ENTITIES
+    if len(parts) == 1:
+        name = parts[0].upper()
+        if name in totals:
+            return H.TotalItem(None, name)
+        if name in H.STRINGS:
+            return H.StringItem(name)
+        raise ResultsError(f"unknown entity {text!r}: expected one of {list(totals) + list(H.STRINGS)} or"
+                           " BODY,KIND or BODY,(X,Y,Z),ENTITY")
+    body = _body(parts[0])
+    if isinstance(body, str):
+        reg = store.registry
+        if body not in reg["label"]:
+            raise ResultsError(f"entity {text!r}: no body labelled {body!r} in {store.path!r}")
+    elif body not in set(store.registry["id"].tolist()):
+        raise ResultsError(f"entity {text!r}: no body with id {body} in {store.path!r}")
+    if len(parts) == 2:
+        kind = parts[1].upper()
+        if kind not in totals:
+            raise ResultsError(f"entity {text!r}: unknown kind {parts[1]!r}; expected one of {list(totals)}")
+        if isinstance(body, str):
+            reg = store.registry
+            body = int(reg["id"][reg["label"].index(body)])
+        return H.TotalItem((body,), kind)
+    if len(parts) == 3:
+        try:
+            point = tuple(float(v) for v in parts[1].strip("()[] ").split(","))
+        except ValueError:
+            point = ()
+        if len(point) != 3:
+            raise ResultsError(f"entity {text!r}: the point must be (X,Y,Z), got {parts[1]!r}")
+        entity = parts[2].upper()
+        if entity not in H.POINT_ENTITIES:
+            raise ResultsError(f"entity {text!r}: unknown point entity {parts[2]!r}; expected one of"
+                               f" {list(H.POINT_ENTITIES)}")
+        return H.PointItem(body, point, entity)
+    raise ResultsError(f"entity {text!r}: expected 1, 2 or 3 comma-separated parts, got {len(parts)}")
+
+
+def open_results(path: str) -> ResultsStore:
+    """The results of an output directory (or of an .h5 file)."""
+    file = path if path.endswith(".h5") and os.path.isfile(path) else results_path(path)
+    if not os.path.isfile(file):
+        raise ResultsError(f"no results at {path!r} (expected {file!r})")
+    store = ResultsStore.open_existing(file)
+    if not store.nframes:
+        raise ResultsError(f"results file {file!r} holds no frames")
+    return store
+
+
+def default_entities(store: ResultsStore) -> list:
+    names = list(H.ENERGY_KINDS)
+    for stat in ("GSITERS", "NTITERS", "MERIT"):
+        if np.any(store.column(stat)):
+            names.append(stat)
+    return names
+
+
+def series(store: ResultsStore, entities, t0=None, t1=None, skip: int = 1):
+    """(times, [(label, values), ...]) over every frame in [t0, t1]."""
+    items = [parse_entity(e, store) for e in entities]
+    idx = H.all_frames(store, t0, t1, skip)
+    values = H.evaluate(store, items, idx)
+    return store.times[idx], list(zip(entities, values))
+
+
+def _groups(curves):
+    """Consecutive energies share one axes; every other entity gets its own."""
+    groups = []
+    for label, values in curves:
+        energy = _split(label)[-1].upper() in H.ENERGY_KINDS
+        if energy and groups and groups[-1][0]:
+            groups[-1][1].append((label, values))
+        else:
+            groups.append((energy, [(label, values)]))
+    return groups
+
+
+def build_figure(times, curves, title: str | None = None):
+    """A matplotlib Figure: one row of axes per group of curves, time on x."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from matplotlib.figure import Figure
+
+    groups = _groups(curves)
+    fig = Figure(figsize=(8, 2.2 + 2.0 * len(groups)))
+    axes = fig.subplots(len(groups), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, (energy, members) in zip(axes, groups):
+        for label, values in members:
+            ax.plot(times, values, label=label)
+        ax.set_ylabel("energy" if energy else members[0][0])
+        ax.grid(True, alpha=0.3)
+        if energy or len(members) > 1:
+            ax.legend(fontsize="small")
+    axes[-1].set_xlabel("time")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def write_csv(path: str, times, curves) -> None:
+    handle = sys.stdout if path == "-" else open(path, "w", newline="")
+    try:
+        w = csv.writer(handle)
+        w.writerow(["time"] + [label for label, _ in curves])
+        for k, t in enumerate(times):
+            w.writerow([repr(float(t))] + [repr(float(v[k])) for _, v in curves])
+    finally:
+        if handle is not sys.stdout:
+            handle.close()
+
+
+def plot_history(history, labels=None, path: str | None = None, title: str | None = None):
+    """Plot what HISTORY returned, `(times, values_1, ...)`, in a deck; saves to `path`
+    (PNG or PDF by extension) when given and returns the matplotlib Figure."""
+    times, *values = history
+    labels = list(labels) if labels is not None else [f"item {k}" for k in range(len(values))]
+    if len(labels) != len(values):
+        raise ValueError(f"plot_history: {len(values)} series but {len(labels)} labels")
+    fig = build_figure(np.asarray(times), [(lab, np.asarray(v)) for lab, v in zip(labels, values)], title)
+    if path:
+        fig.savefig(path)
+    return fig
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="solfec-py plot", formatter_class=argparse.RawDescriptionHelpFormatter,
+                                description="Plot stored results (energies, statistics, HISTORY entities).",
+                                epilog=ENTITY_HELP)
+    p.add_argument("results", help="output directory of an analysis (or its .h5 file)")
+    p.add_argument("-e", "--entity", action="append", default=[], help="what to plot (repeatable; see below)")
+    p.add_argument("-o", "--output", help="image file, .png or .pdf (default OUTDIR/<name>_plot.png)")
+    p.add_argument("--csv", metavar="FILE", help="also write the series as CSV ('-' for stdout)")
+    p.add_argument("--no-plot", action="store_true", help="only write the CSV")
+    p.add_argument("--t0", type=float, help="first time (default: the first frame)")
+    p.add_argument("--t1", type=float, help="last time (default: the last frame)")
+    p.add_argument("--skip", type=int, default=1, help="use every SKIP-th frame")
+    p.add_argument("--title", help="figure title")
+    p.add_argument("--list", action="store_true", help="print the frames and bodies stored and exit")
+    return p
+
+
+def _listing(store: ResultsStore) -> str:
+    t0, t1 = store.duration()
+    reg = store.registry
+    lines = [f"{store.path}: {store.nframes} frames, t = {t0:g} .. {t1:g}", "bodies (id kind label):"]
+    lines += [f"  {i} {k} {lab}" for i, k, lab in zip(reg["id"].tolist(), reg["kind"], reg["label"])]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.skip < 1:
+        print("solfec-py plot: --skip must be >= 1", file=sys.stderr)
+        return 2
+    try:
+        store = open_results(args.results)
+        if args.list:
+            print(_listing(store))
+            return 0
+        entities = args.entity or default_entities(store)
+        times, curves = series(store, entities, args.t0, args.t1, args.skip)
+    except ResultsError as exc:
+        print(f"solfec-py plot: {exc}", file=sys.stderr)
+        return 1
+    if args.csv:
+        write_csv(args.csv, times, curves)
+    if not args.no_plot:
+        out = args.output or os.path.join(os.path.dirname(store.path),
+                                          os.path.splitext(os.path.basename(store.path))[0] + "_plot.png")
+        fig = build_figure(times, curves, args.title or os.path.basename(store.path))
+        try:
+            fig.savefig(out)
+        except (OSError, ValueError) as exc:
+            print(f"solfec-py plot: cannot write {out!r}: {exc}", file=sys.stderr)
+            return 1
+        if args.csv != "-":
+            print(out)
+    return 0
