@@ -1,0 +1,205 @@
+"""Checkpoints: a run killed with SIGKILL keeps every flushed frame; `-c` continues from the
+last frame and gives bit-identical states to an uninterrupted run; INITIALIZE_STATE copies
+a stored state into another model. References: closed-form free fall for the surviving
+frames, the uninterrupted run for the continued ones, the source file for INITIALIZE_STATE."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import h5py
+import numpy as np
+import pytest
+
+from solfec_py.cli import main
+from solfec_py.output import frames as L
+from solfec_py.output.store import ResultsStore
+
+CUBE = "[0,0,0, 1,0,0, 1,1,0, 0,1,0, 0,0,1, 1,0,1, 1,1,1, 0,1,1]"
+
+# A tumbling cube under gravity and a time-dependent force (so the continued run must
+# reproduce the times exactly), a spinning sphere, a CALLBACK that stops the first part.
+SPLIT = f"""\
+args = NON_SOLFEC_ARGV() or []
+out = args[0]
+stop_at = float(args[1]) if len(args) > 1 else None
+sol = SOLFEC('DYNAMIC', 1E-3, out)
+sol.verbose = 'OFF'
+GRAVITY(sol, (0, 0, -9.81))
+mat = BULK_MATERIAL(sol, density=1000.0)
+b = BODY(sol, 'RIGID', HEX({CUBE}, 1, 1, 1, 1, [1]*6), mat, label='cube')
+INITIAL_VELOCITY(b, (0, 1, 0), (1, 2, 3))
+FORCE(b, 'SPATIAL', (1, 1, 1), (1, 0, 0), TIME_SERIES([0, 0, 0.3, 700, 1, -300]))
+s = BODY(sol, 'RIGID', SPHERE((3, 0, 0), 0.2, 1, 1), mat, label='ball')
+INITIAL_VELOCITY(s, (0, 0, 0), (0.3, 5, 0))
+s.scheme = 'RIG_IMP'
+OUTPUT(sol, 0.05)
+def cb():
+    return 0 if stop_at is not None and sol.time >= stop_at - 1e-9 else 1
+CALLBACK(sol, 0.01, (), cb)
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 1.0)
+"""
+
+
+def write(path, text):
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+def stored(path):
+    with h5py.File(path, "r") as f:
+        table = f["frames"][()]
+        cols = [str(c) for c in f["frames"].attrs["columns"]]
+        state = f["state/rigid"][()]
+    # timers are wall-clock; offsets locate rows in the file (a continued run stores its
+    # body-id block anew): neither is part of the state
+    keep = [i for i, c in enumerate(cols) if c not in L.TIMERS and not c.endswith("OFF")]
+    return table[:, keep], state
+
+
+def test_continue_is_bit_identical_to_an_uninterrupted_run(tmp_path, capsys):
+    deck = write(tmp_path / "split.py", SPLIT)
+    assert main([deck, "out/straight"]) == 0
+    assert main([deck, "out/split", "0.5"]) == 0
+    t_stop = ResultsStore.open_existing(str(tmp_path / "out/split/split.h5")).duration()[1]
+    assert t_stop == pytest.approx(0.5, abs=1e-12)           # the first part ended at 0.5
+    assert main(["-c", deck, "out/split"]) == 0
+    a_table, a_state = stored(tmp_path / "out/straight/straight.h5")
+    b_table, b_state = stored(tmp_path / "out/split/split.h5")
+    assert a_table.shape == (21, a_table.shape[1])           # frames 0, 0.05, ..., 1.0
+    np.testing.assert_array_equal(a_table, b_table)          # times, steps, energies, clock: exact
+    np.testing.assert_array_equal(a_state, b_state)          # conf, velo, energy of every body: exact
+    # the live ParaView series of the continued run covers every frame too
+    import meshio
+
+    with meshio.xdmf.TimeSeriesReader(str(tmp_path / "out/split/split_grids.xmf")) as r:
+        assert r.num_steps == 21
+        r.read_points_cells()
+        t_last, pd, _ = r.read_data(20)
+    with meshio.xdmf.TimeSeriesReader(str(tmp_path / "out/straight/straight_grids.xmf")) as r:
+        r.read_points_cells()
+        _, pd2, _ = r.read_data(20)
+    assert t_last == pytest.approx(1.0, abs=1e-12)
+    np.testing.assert_array_equal(pd["DISP"], pd2["DISP"])
+
+
+KILL = """\
+import time
+args = NON_SOLFEC_ARGV() or []
+sol = SOLFEC('DYNAMIC', 1E-3, 'out/kill')
+sol.verbose = 'OFF'
+GRAVITY(sol, (0, 0, -9.81))
+mat = BULK_MATERIAL(sol, density=1.0)
+for i in range(20):
+    b = BODY(sol, 'RIGID', SPHERE((i, 0, 0), 0.1, 1, 1), mat)
+    INITIAL_VELOCITY(b, (0.1 * i, 1, 2), (0, 0, 0))
+def slow():
+    if args:
+        time.sleep(float(args[0]))
+    return 1
+CALLBACK(sol, 1E-3, (), slow)
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 2.0)
+"""
+
+
+def _frames_written(path):
+    try:
+        with h5py.File(path, "r", locking=False) as f:
+            return f["frames"].shape[0]
+    except (OSError, KeyError):
+        return 0
+
+
+def test_sigkill_keeps_flushed_frames_and_continue_finishes_the_run(tmp_path, capsys):
+    deck = write(tmp_path / "kill.py", KILL)
+    h5 = tmp_path / "out/kill/kill.h5"
+    proc = subprocess.Popen([sys.executable, "-m", "solfec_py", "--no-progress", deck, "0.002"],
+                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while _frames_written(h5) < 150 and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None, "the run ended before it could be killed: " + proc.stderr.read().decode()
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    store = ResultsStore.open_existing(str(h5))
+    n = store.nframes
+    assert 150 <= n < 2001
+    # every surviving frame holds the exact free fall of every body at its stored time
+    # (RIG_NEG is exact for constant gravity; 1e-10 covers the rounding of ~2000 steps)
+    t = store.times
+    np.testing.assert_allclose(t, 1e-3 * np.arange(n), atol=1e-12)
+    for i in (0, n // 2, n - 1):
+        ids, rows = store.frame_state("rigid", i)
+        np.testing.assert_array_equal(ids, np.arange(1, 21))
+        k = np.arange(20)
+        np.testing.assert_allclose(rows[:, 9], k + 0.1 * k * t[i], atol=1e-10)
+        np.testing.assert_allclose(rows[:, 11], 2 * t[i] - 0.5 * 9.81 * t[i] ** 2, atol=1e-10)
+        np.testing.assert_allclose(rows[:, 17], 2 - 9.81 * t[i], atol=1e-10)
+    # the killed results open in READ mode ...
+    probe = write(tmp_path / "kill.py", KILL + "import json\njson.dump([sol.mode, DURATION(sol)], open('d.json', 'w'))\n")
+    assert main([probe]) == 0
+    mode, duration = json.load(open(tmp_path / "d.json"))
+    assert mode == "READ" and duration[1] == pytest.approx(t[-1], abs=1e-12)
+    # ... and -c finishes the run; its last frames equal an uninterrupted run's
+    assert main(["-c", deck]) == 0
+    assert ResultsStore.open_existing(str(h5)).nframes == 2001
+    os.rename(tmp_path / "out/kill", tmp_path / "out/killed")
+    assert main([deck]) == 0                                  # the uninterrupted run
+    straight = ResultsStore.open_existing(str(h5))
+    continued = ResultsStore.open_existing(str(tmp_path / "out/killed/kill.h5"))
+    np.testing.assert_array_equal(continued.times, straight.times)
+    for i in (n - 1, n, 2000):
+        np.testing.assert_array_equal(continued.frame_state("rigid", i)[1], straight.frame_state("rigid", i)[1])
+
+
+INIT = """\
+import json
+args = NON_SOLFEC_ARGV()
+sol = SOLFEC('DYNAMIC', 1E-3, 'out/' + args[0])
+sol.verbose = 'OFF'
+GRAVITY(sol, (0, 0, -9.81))
+mat = BULK_MATERIAL(sol, density=1.0)
+if args[0] == 'source':
+    a = BODY(sol, 'RIGID', SPHERE((0, 0, 0), 0.1, 1, 1), mat, label='alpha')
+    b = BODY(sol, 'RIGID', SPHERE((1, 0, 0), 0.1, 1, 1), mat, label='beta')
+    INITIAL_VELOCITY(a, (1, 0, 0), (0, 0, 3))
+    INITIAL_VELOCITY(b, (0, 1, 0), (2, 0, 0))
+    OUTPUT(sol, 0.1)
+    RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 0.3)
+else:   # created in the other order: ids differ, labels match
+    b = BODY(sol, 'RIGID', SPHERE((1, 0, 0), 0.1, 1, 1), mat, label='beta')
+    a = BODY(sol, 'RIGID', SPHERE((0, 0, 0), 0.1, 1, 1), mat, label='alpha')
+    if args[1] == 'id':
+        INITIALIZE_STATE(sol, 'out/source', 0.2)
+    else:
+        INITIALIZE_STATE(sol, 'out/source', 0.2, 'alp')
+    json.dump({'a': [a.conf, a.velo], 'b': [b.conf, b.velo]}, open(args[1] + '.json', 'w'))
+"""
+
+
+def test_initialize_state_by_id_and_by_label(tmp_path, capsys):
+    deck = write(tmp_path / "init.py", INIT)
+    assert main([deck, "source"]) == 0
+    src = ResultsStore.open_existing(str(tmp_path / "out/source/source.h5"))
+    i = src.frame_index(0.2)
+    assert src.times[i] == pytest.approx(0.2, abs=1e-12)
+    ids, rows = src.frame_state("rigid", i)
+    state = {int(k): (rows[j, :12], rows[j, 12:18]) for j, k in enumerate(ids)}   # id 1 alpha, 2 beta
+    assert main([deck, "target", "id"]) == 0
+    got = json.load(open(tmp_path / "id.json"))
+    # by id: body 1 of the target is 'beta' and receives the source's body 1 ('alpha') state
+    np.testing.assert_array_equal(got["b"][0], state[1][0])
+    np.testing.assert_array_equal(got["b"][1], state[1][1])
+    np.testing.assert_array_equal(got["a"][0], state[2][0])
+    assert main([deck, "target2", "label"]) == 0
+    got = json.load(open(tmp_path / "label.json"))
+    # by label: only 'alpha' matches the expression and gets alpha's state; beta keeps its own
+    np.testing.assert_array_equal(got["a"][0], state[1][0])
+    np.testing.assert_array_equal(got["a"][1], state[1][1])
+    np.testing.assert_array_equal(got["b"][0], [1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0])
+    np.testing.assert_array_equal(got["b"][1], [0, 0, 0, 0, 0, 0])

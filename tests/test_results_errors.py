@@ -1,0 +1,137 @@
+"""Bad input around stored results, through the deck runner (`deck.py:LINE: message`):
+corrupt and truncated result files, HISTORY items that do not exist, SEEK outside the
+stored range, -w overwriting, -c with two RUNs."""
+from __future__ import annotations
+
+import os
+import textwrap
+
+import h5py
+import pytest
+
+from solfec_py.cli import main
+
+DECK = """\
+sol = SOLFEC('DYNAMIC', 1E-2, 'out/r')
+sol.verbose = 'OFF'
+mat = BULK_MATERIAL(sol, density=1.0)
+b = BODY(sol, 'RIGID', SPHERE((0, 0, 0), 0.1, 1, 1), mat, label='b')
+INITIAL_VELOCITY(b, (1, 0, 0), (0, 0, 0))
+OUTPUT(sol, 0.1)
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 1.0)
+print('MODE', sol.mode)
+"""
+
+
+def write(path, text):
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+def run_twice(tmp_path, capsys, extra):
+    """Write results with DECK, then run DECK + extra lines (READ mode); (rc, stderr)."""
+    deck = write(tmp_path / "r.py", DECK)
+    assert main([deck]) == 0
+    capsys.readouterr()
+    deck = write(tmp_path / "r.py", DECK + extra)
+    rc = main([deck])
+    cap = capsys.readouterr()
+    return deck, rc, cap.out, cap.err
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty"])
+def test_corrupt_results_file_names_the_file(tmp_path, capsys, damage):
+    deck = write(tmp_path / "r.py", DECK)
+    assert main([deck]) == 0
+    path = tmp_path / "out/r/r.h5"
+    if damage == "garbage":
+        path.write_bytes(b"this is not an HDF5 file" * 100)
+    elif damage == "truncated":
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2])
+    else:
+        path.write_bytes(b"")
+    capsys.readouterr()
+    assert main([deck]) == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith(f"{deck}:1: ")                 # the SOLFEC line
+    assert str(path.relative_to(tmp_path)) in err and "-w" in err
+
+
+def test_foreign_hdf5_file_is_rejected(tmp_path, capsys):
+    os.makedirs(tmp_path / "out/r")
+    with h5py.File(tmp_path / "out/r/r.h5", "w") as f:
+        f["x"] = [1, 2, 3]
+    deck = write(tmp_path / "r.py", DECK)
+    assert main([deck]) == 1
+    err = capsys.readouterr().err
+    assert f"{deck}:1: " in err and "not a solfec-py results file" in err
+
+
+@pytest.mark.parametrize("line, words", [
+    ("HISTORY(sol, [(b, (0, 0, 0), 'DQ')], 0, 1)", ["HISTORY item 0", "Invalid entity kind: DQ", "'DX'"]),
+    ("HISTORY(sol, [(sol, 'KINETIC'), 'CONTACTS'], 0, 1)", ["HISTORY item 1", "Invalid string value 'CONTACTS'"]),
+    ("HISTORY(sol, [(sol, 'KINETIC', 1, 2, 3)], 0, 1)", ["Invalid tuple size 5"]),
+    ("HISTORY(sol, [3.5], 0, 1)", ["Invalid history item"]),
+    ("HISTORY(sol, [(sol, 'POTENTIAL')], 0, 1)", ["Invalid entity kind: POTENTIAL"]),
+    ("HISTORY(sol, [(7, 'KINETIC')], 0, 1)", ["'object' must be a SOLFEC a BODY object"]),
+    ("HISTORY(sol, [(b, (0, 0), 'DX')], 0, 1)", ["point"]),
+    ("HISTORY(sol, (sol, 'KINETIC'), 0, 1, 0)", ["'skip'"]),
+])
+def test_bad_history_items_report_the_deck_line(tmp_path, capsys, line, words):
+    deck, rc, out, err = run_twice(tmp_path, capsys, line + "\n")
+    assert rc == 1 and "MODE READ" in out
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"{deck}:9: ")
+    for w in words:
+        assert w in last
+
+
+def test_history_in_write_mode_is_none(tmp_path, capsys):
+    deck = write(tmp_path / "w.py", DECK + "print('H', HISTORY(sol, (sol, 'KINETIC'), 0, 1))\n")
+    assert main([deck]) == 0
+    assert "H None" in capsys.readouterr().out
+
+
+def test_seek_outside_the_stored_range_clamps_with_a_warning(tmp_path, capsys):
+    deck, rc, out, err = run_twice(tmp_path, capsys, "SEEK(sol, 5.0)\nprint('T', sol.time, b.conf[9])\n"
+                                                    "SEEK(sol, -1.0)\nprint('T', sol.time, b.conf[9])\n")
+    assert rc == 0
+    assert "SEEK: time 5 is outside the stored range [0, 1]" in err and "last frame" in err
+    assert "SEEK: time -1 is outside" in err and "first frame" in err
+    lines = [l.split() for l in out.splitlines() if l.startswith("T ")]
+    assert float(lines[0][1]) == pytest.approx(1.0, abs=1e-12) and float(lines[0][2]) == pytest.approx(1.0, abs=1e-12)
+    assert float(lines[1][1]) == 0.0 and float(lines[1][2]) == 0.0
+
+
+def test_overwrite_switch_rewrites_results_with_a_warning(tmp_path, capsys):
+    deck = write(tmp_path / "r.py", DECK)
+    assert main([deck]) == 0
+    assert main(["-w", deck]) == 0
+    cap = capsys.readouterr()
+    assert "overwriting the existing results" in cap.err and cap.out.count("MODE WRITE") == 2
+    with h5py.File(tmp_path / "out/r/r.h5", "r") as f:
+        assert f["frames"].shape[0] == 11          # a fresh file: frames 0, 0.1, ..., 1.0 once
+
+
+def test_continue_allows_a_single_run(tmp_path, capsys):
+    deck = write(tmp_path / "r.py", DECK)
+    assert main([deck]) == 0
+    deck = write(tmp_path / "r.py", DECK + "RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 1.0)\n")
+    capsys.readouterr()
+    assert main(["-c", deck]) == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith(f"{deck}:9: ") and "Multiple RUN commands are not allowed" in err
+
+
+def test_initialize_state_arguments(tmp_path, capsys):
+    deck = write(tmp_path / "i.py", DECK.replace("RUN(", "INITIALIZE_STATE(sol, 'out/none', 0.0)\nRUN("))
+    assert main([deck]) == 1
+    err = capsys.readouterr().err
+    assert f"{deck}:7: " in err and "State initialization has failed" in err and "out/none" in err
+    deck = write(tmp_path / "i.py", DECK.replace("RUN(", "INITIALIZE_STATE(sol, 'out/r', -1.0)\nRUN("))
+    assert main([deck]) == 1
+    assert "'time' must be >= 0" in capsys.readouterr().err
+    deck = write(tmp_path / "i.py", DECK.replace("RUN(", "INITIALIZE_STATE(sol, 'out/r', 0.0, ['a', 3])\nRUN("))
+    assert main([deck]) == 1
+    assert "All elements of the 'subset' list must be strings" in capsys.readouterr().err
