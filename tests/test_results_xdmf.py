@@ -1,0 +1,186 @@
+"""ParaView files: the XDMF written during a run and by XDMF_EXPORT parse (meshio's XDMF
+reader, ElementTree + h5py, and VTK's XDMF reader when installed), reference existing
+datasets of the right shapes for every frame, and move the surfaces correctly: the
+displacement of a translating body equals the closed-form free fall."""
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+import xml.etree.ElementTree as ET
+
+import h5py
+import numpy as np
+import pytest
+
+from solfec_py.cli import main
+from solfec_py.output.store import ResultsStore
+
+CUBE = "[0,0,0, 1,0,0, 1,1,0, 0,1,0, 0,0,1, 1,0,1, 1,1,1, 0,1,1]"
+
+DECK = f"""\
+import json
+sol = SOLFEC('DYNAMIC', 1E-3, 'out/vis')
+sol.verbose = 'OFF'
+GRAVITY(sol, (0, 0, -9.81))
+mat = BULK_MATERIAL(sol, density=1000.0)
+ball = BODY(sol, 'RIGID', SPHERE((0, 0, 0), 0.1, 1, 1), mat, label='ball')
+box = BODY(sol, 'RIGID', HEX({CUBE}, 1, 1, 1, 1, [1]*6), mat, label='box')
+INITIAL_VELOCITY(ball, (1, 0, 2), (0, 0, 0))
+INITIAL_VELOCITY(box, (0, 1, 0), (1, 2, 3))
+npts = [sum(len(p.surface_triangles()[0]) for p in b.shape) for b in (ball, box)]
+ntri = [sum(len(p.surface_triangles()[1]) for p in b.shape) for b in (ball, box)]
+OUTPUT(sol, 0.02)
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 0.2)
+json.dump({{'npts': npts, 'ntri': ntri, 'mode': sol.mode}}, open('counts.json', 'w'))
+"""
+
+
+def write(path, text):
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+def check_references(xmf: str) -> list:
+    """Every HDF DataItem names an existing dataset of the stated dimensions; returns the
+    times of the temporal collection."""
+    root = ET.parse(xmf).getroot()
+    assert root.tag == "Xdmf" and root.get("Version") == "3.0"
+    collection = root.find("Domain/Grid")
+    assert collection.get("CollectionType") == "Temporal"
+    folder = os.path.dirname(xmf)
+    times = []
+    for grid in collection.findall("Grid"):
+        times.append(float(grid.find("Time").get("Value")))
+        for item in grid.iter("DataItem"):
+            if item.get("Format") != "HDF":
+                continue
+            file, path = item.text.strip().split(":")
+            with h5py.File(os.path.join(folder, file), "r") as f:
+                assert path in f, f"{xmf}: {path} missing"
+                assert f[path].shape == tuple(int(d) for d in item.get("Dimensions").split())
+    return times
+
+
+@pytest.fixture
+def vis(tmp_path):
+    deck = write(tmp_path / "vis.py", DECK)
+    assert main([deck]) == 0
+    counts = json.load(open(tmp_path / "counts.json"))
+    return tmp_path, deck, counts
+
+
+def test_live_xdmf_references_every_frame(vis):
+    tmp_path, _, counts = vis
+    store = ResultsStore.open_existing(str(tmp_path / "out/vis/vis.h5"))
+    times = check_references(str(tmp_path / "out/vis/vis_grids.xmf"))
+    np.testing.assert_array_equal(times, store.times)
+    assert len(times) == 11
+    assert not (tmp_path / "out/vis/vis_constraints.xmf").exists()     # no constraints in this model
+
+
+def test_meshio_reads_the_series_and_the_displacement_is_the_free_fall(vis):
+    import meshio
+
+    tmp_path, _, counts = vis
+    with meshio.xdmf.TimeSeriesReader(str(tmp_path / "out/vis/vis_grids.xmf")) as reader:
+        points, cells = reader.read_points_cells()
+        assert reader.num_steps == 11
+        assert points.shape == (sum(counts["npts"]), 3)
+        assert cells[0].type == "triangle" and cells[0].data.shape == (sum(counts["ntri"]), 3)
+        t, pd, cd = reader.read_data(7)
+    bid = cd["BID"][0]
+    assert sorted(set(bid.tolist())) == [1, 2]
+    ball_points = np.unique(cells[0].data[bid == 1])
+    assert ball_points.size == counts["npts"][0]
+    # the ball translates: every surface point moved by (t, 0, 2t - g t^2/2); float32 data
+    expected = np.array([t, 0.0, 2 * t - 0.5 * 9.81 * t * t])
+    np.testing.assert_allclose(pd["DISP"][ball_points], np.broadcast_to(expected, (ball_points.size, 3)), atol=1e-6)
+    np.testing.assert_allclose(pd["VELO"][ball_points], np.broadcast_to([1, 0, 2 - 9.81 * t], (ball_points.size, 3)),
+                               atol=1e-5)
+    # the box's rigid motion keeps distances between its surface points (float32: 1e-5)
+    box_points = np.unique(cells[0].data[bid == 2])
+    X = points[box_points]
+    x = X + pd["DISP"][box_points]
+    d0 = np.linalg.norm(X[:, None] - X[None], axis=2)
+    d1 = np.linalg.norm(x[:, None] - x[None], axis=2)
+    np.testing.assert_allclose(d1, d0, atol=1e-5)
+    assert np.abs(pd["DISP"][box_points]).max() > 0.05            # and it did move
+
+
+def test_vtk_xdmf_reader_loads_a_frame(vis):
+    vtk = pytest.importorskip("vtk")
+    tmp_path, _, counts = vis
+    reader = vtk.vtkXdmfReader()
+    reader.SetFileName(str(tmp_path / "out/vis/vis_grids.xmf"))
+    reader.UpdateInformation()
+    steps = reader.GetOutputInformation(0).Get(vtk.vtkStreamingDemandDrivenPipeline.TIME_STEPS())
+    assert len(steps) == 11
+    reader.UpdateTimeStep(steps[5])
+    grid = reader.GetOutputDataObject(0)
+    assert grid.GetNumberOfPoints() == sum(counts["npts"]) and grid.GetNumberOfCells() == sum(counts["ntri"])
+    assert grid.GetPointData().GetArray("DISP") is not None
+
+
+EXPORT = """\
+XDMF_EXPORT(sol, (0.05, 0.15), 'exp/range', 'box', ['DISP', 'STRESS'])
+XDMF_EXPORT(sol, [0.1, 0.2, 0.1], 'exp/list')
+print('TIME', sol.time)
+"""
+
+
+def test_xdmf_export_of_stored_frames(vis, capsys):
+    import meshio
+
+    tmp_path, deck, counts = vis
+    deck = write(tmp_path / "vis.py", DECK + "SEEK(sol, 0.04)\n" + EXPORT)
+    assert main([deck]) == 0
+    assert "TIME 0.04" in capsys.readouterr().out                # the model is back at its frame
+    times = check_references(str(tmp_path / "exp/range/range_grids.xmf"))
+    np.testing.assert_allclose(times, [0.06, 0.08, 0.1, 0.12, 0.14], atol=1e-12)
+    with meshio.xdmf.TimeSeriesReader(str(tmp_path / "exp/range/range_grids.xmf")) as reader:
+        points, cells = reader.read_points_cells()
+        assert points.shape[0] == counts["npts"][1]               # only the box
+        t, pd, cd = reader.read_data(0)
+        assert set(pd) == {"DISP", "STRESS"} and not pd["STRESS"].any()
+        assert set(cd["BID"][0].tolist()) == {2}
+    times = check_references(str(tmp_path / "exp/list/list_grids.xmf"))
+    np.testing.assert_allclose(times, [0.1, 0.2], atol=1e-12)
+
+
+def test_xdmf_export_in_write_mode_is_the_current_geometry(tmp_path):
+    import meshio
+
+    deck = write(tmp_path / "w.py", DECK.replace("RUN(", "XDMF_EXPORT(sol, 1.0, 'exp/t0')\nRUN("))
+    assert main([deck]) == 0
+    with meshio.xdmf.TimeSeriesReader(str(tmp_path / "exp/t0/t0_grids.xmf")) as reader:
+        assert reader.num_steps == 1
+        reader.read_points_cells()
+        t, pd, _ = reader.read_data(0)
+    assert t == 0.0 and not pd["DISP"].any()
+
+
+@pytest.mark.parametrize("call, message", [
+    ("XDMF_EXPORT(sol, (0, 1, 2), 'e')", "The 'time' tuple size should be two: (t0, t1)"),
+    ("XDMF_EXPORT(sol, 0.1, 'e', 'box', 'DISP')", "'attributes' should be a list of attributes"),
+    ("XDMF_EXPORT(sol, 0.1, 'e', 'box', ['DISP', 'FOO'])", "Invalid attribute name: FOO"),
+    ("XDMF_EXPORT(sol, 0.1, 'e', 'box', ['DISP', 5])", "An attribute must be a string"),
+    ("XDMF_EXPORT(sol, 0.1, 'e', 'nomatch')", "Invalid subset definition (matching bodies not found)"),
+    ("XDMF_EXPORT(sol, 0.1, 'e', 2.5)", "Invalid subset definition"),
+    ("XDMF_EXPORT(sol, 0.1, 7)", "'path' must be a string"),
+])
+def test_xdmf_export_argument_errors(vis, capsys, call, message):
+    tmp_path, _, _ = vis
+    deck = write(tmp_path / "vis.py", DECK + call + "\n")
+    capsys.readouterr()
+    assert main([deck]) == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith(f"{deck}:{DECK.count(chr(10)) + 1}: ") and message in err
+
+
+def test_live_export_can_be_switched_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("SOLFEC_PY_XDMF", "0")
+    deck = write(tmp_path / "vis.py", DECK)
+    assert main([deck]) == 0
+    assert (tmp_path / "out/vis/vis.h5").is_file()
+    assert not (tmp_path / "out/vis/vis_grids.xmf").exists() and not (tmp_path / "out/vis/vis_xdmf.h5").exists()
