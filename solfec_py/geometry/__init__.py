@@ -1,0 +1,16 @@
+"""Geometry primitives and their maths (layer 1): convex polyhedra, first-order meshes,
+spheres, ellipsoids, mass properties, the HEX/PIPE generators and convex hulls.
+Reference: LANGUAGE §3-§4, NUMERICS §1.1.
+
+Every primitive class (Convex, Mesh, Sphere, Ellip) offers the same small interface:
+`copy()`, `transform(A, b)`, `scale(coefs)`, `set_rigid_motion(R, xc, X0)`,
+`bounding_box()`, `surface_triangles()` and `contains(point)`.
+"""
+from __future__ import annotations
+
+from solfec_py.errors import SolfecError
+
+
+class GeometryError(SolfecError, RuntimeError):
+    """A geometric construction failed (degenerate hull, empty mesh, ...); Solfec raises
+    RuntimeError in these places (LANGUAGE §3.2, §3.3)."""

@@ -1,0 +1,291 @@
+"""Shape handling common to the deck commands (layer 7): the user-shape base class with
+Solfec's "emptying" semantics, `take_shape`/`peek_shape`, and the shape utilities
+TRANSLATE, ROTATE, SCALE, COPY, MASS_CENTER plus the not-yet-available SPLIT, MESH_SPLIT,
+BEND, OVERLAPPING, ROUGH_HEX, ELLIP_MESH, TETRAHEDRALIZE. Reference: LANGUAGE §2, §4
+(Solfec lng.c shape routines).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from solfec_py import validate as V
+from solfec_py.errors import InputError, InputTypeError, NotAvailableError
+from solfec_py.geometry.massprops import mass_properties
+from solfec_py.geometry.rotation import axis_angle
+
+KINDS = "CONVEX/MESH/SPHERE/ELLIP"
+
+
+class UserShape:
+    """A deck-level geometric object holding internal primitives in `_prims`.
+
+    Contract: subclasses set `KIND` ('CONVEX', 'MESH', ...). `_prims is None` means the
+    object was emptied (moved into a BODY, ...): its members then raise ValueError
+    "The KIND object is empty" and it is refused as a shape (TypeError). `_body` is set on
+    non-owning MESH views of a body's mesh; taking such a view copies instead of emptying.
+    """
+
+    KIND = "SHAPE"
+    _prims: list | None = None
+    _body: Any = None
+
+    @classmethod
+    def _wrap(cls, prims: list, body=None) -> "UserShape":
+        obj = cls.__new__(cls)
+        obj._prims, obj._body = list(prims), body
+        return obj
+
+    @property
+    def is_empty(self) -> bool:
+        return self._prims is None
+
+    def _data(self) -> list:
+        if self._prims is None:
+            raise InputError(f"The {self.KIND} object is empty")
+        return self._prims
+
+    def _take(self) -> list:
+        """Move the primitives out (emptying), or copy them for a view."""
+        if self._body is not None:
+            return [p.copy() for p in self._prims]
+        prims, self._prims = self._prims, None
+        return prims
+
+    def _clone(self) -> "UserShape":
+        return type(self)._wrap([p.copy() for p in self._data()])
+
+    def __repr__(self) -> str:
+        return f"<{self.KIND} object{' (empty)' if self._prims is None else ''}>"
+
+
+def _shape_items(name: str, value: Any, requirement: str) -> list:
+    """The non-empty user shapes of `value` (one object or a non-empty list of distinct
+    ones); InputTypeError with `requirement` otherwise."""
+    items = value if isinstance(value, list) else [value]
+    ok = bool(items) and all(isinstance(s, UserShape) and not s.is_empty for s in items)
+    if ok and len({id(s) for s in items}) != len(items):
+        raise InputTypeError(f"'{name}' lists the same object twice; each object can be used once")
+    if not ok:
+        raise InputTypeError(f"'{name}' must be a non-empty {requirement}, got {V.describe(value)}")
+    return items
+
+
+def take_shape(name: str, value: Any) -> list:
+    """Internal primitives of a shape argument, emptying the user objects (LANGUAGE §2)."""
+    items = _shape_items(name, value, f"{KINDS} object or a list of those")
+    return [p for s in items for p in s._take()]
+
+
+def peek_shape(name: str, value: Any, requirement: str | None = None) -> list:
+    """Copies of the primitives of a shape argument; the user objects are untouched."""
+    items = _shape_items(name, value, requirement or f"{KINDS} object or a list of those")
+    return [p.copy() for s in items for p in s._data()]
+
+
+def _live_prims(name: str, value: Any, requirement: str) -> list:
+    """The primitives themselves (for in-place transformations)."""
+    return [p for s in _shape_items(name, value, requirement) for p in s._data()]
+
+
+_OR_TUPLE = f"{KINDS} object, a list of those or a (x, y, z) tuple"
+
+
+def _tuple_point(value: tuple) -> np.ndarray:
+    if len(value) != 3:
+        raise InputError(f"'shape' must have 3 elements, got {len(value)}")
+    return np.array([V.number(f"shape[{i}]", v) for i, v in enumerate(value)])
+
+
+# ---------------------------------------------------------------------- list parsers
+
+def int_list(name: str, value: Any, minlen: int = 0) -> np.ndarray:
+    """A list of integers as an int64 array. Integral floats (4.0) are accepted as Solfec
+    converts list items with int(); a fractional float or a non-number is a TypeError."""
+    if not isinstance(value, list):
+        raise InputTypeError(f"'{name}' must be a list, got {V.describe(value)}")
+    if len(value) < minlen:
+        raise InputError(f"'{name}' must have at least {minlen} elements, got {len(value)}")
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        arr = np.asarray(value, dtype=object)
+    if arr.ndim == 1 and arr.dtype.kind in "iub":
+        return arr.astype(np.int64)
+    if arr.ndim == 1 and arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.floor(arr)):
+        return arr.astype(np.int64)
+    for k, item in enumerate(value):
+        if isinstance(item, (float, np.floating)) and np.isfinite(item) and item == int(item):
+            continue
+        V.integer(f"{name}[{k}]", item)
+    raise InputTypeError(f"'{name}' must be a list of integers, got {V.describe(value)}")  # pragma: no cover
+
+
+def walk_records(name: str, vals: np.ndarray, sizes_ok, size_error: str, what: str, offset: int = 0):
+    """Split a flat list [n, v1..vn, id, n, ...] into (starts, sizes); `offset` skips a
+    leading item (the gid of MESH surfids). Errors name the argument."""
+    starts, i, L = [], offset, vals.size
+    while i < L:
+        n = int(vals[i])
+        if not sizes_ok(n):
+            raise InputError(f"'{name}': {size_error} ({what} {len(starts)} has {n})")
+        if i + n + 1 >= L:
+            raise InputError(f"'{name}': The last {what} definition is incomplete")
+        starts.append(i)
+        i += n + 2
+    starts = np.array(starts, dtype=np.int64)
+    return starts, vals[starts] if starts.size else np.zeros(0, np.int64)
+
+
+def gather_records(name: str, vals, starts, sizes, width: int, count: int, item: str, items: str,
+                   what: str):
+    """Padded (m, width) index rows and the trailing ids of walked records; range and
+    repetition checks ("Node j in element m is outside of range [0, nn-1]")."""
+    cols = np.arange(width)
+    mask = cols[None, :] < sizes[:, None]
+    idx = np.minimum(starts[:, None] + 1 + cols[None, :], vals.size - 1)
+    rows = np.where(mask, vals[idx], -1)
+    ids = vals[starts + sizes + 1]
+    bad = mask & ((rows < 0) | (rows >= count))
+    if bad.any():
+        m, j = np.argwhere(bad)[0]
+        raise InputError(f"'{name}': {item} {rows[m, j]} in {what} {m} is outside of range [0, {count - 1}]")
+    tagged = np.where(mask, rows, -1 - cols[None, :])
+    same = tagged[:, :, None] == tagged[:, None, :]
+    same &= ~np.eye(width, dtype=bool)[None]
+    if same.any():
+        m, a, b = np.argwhere(same)[0]
+        raise InputError(f"'{name}': {items} {rows[m, a]} and {rows[m, b]} (positions {a} and {b})"
+                         f" in {what} {m} are the same")
+    return rows, ids
+
+
+# ---------------------------------------------------------------------- transformations
+
+@V.command
+def TRANSLATE(shape, vector):
+    """Translate shapes in place (returned) or return a translated (x, y, z) tuple."""
+    d = V.point("vector", vector)
+    if isinstance(shape, tuple):
+        return tuple((_tuple_point(shape) + d).tolist())
+    for p in _live_prims("shape", shape, _OR_TUPLE):
+        p.transform(np.eye(3), d)
+    return shape
+
+
+@V.command
+def ROTATE(shape, point, vector, angle):
+    """Rotate by `angle` degrees about the axis through `point` along `vector`."""
+    q = V.point("point", point)
+    axis = V.point("vector", vector)
+    deg = V.number("angle", angle)
+    if not np.any(axis):
+        raise InputError(f"Rotation direction is zero: 'vector' = {vector!r}")
+    R = axis_angle(axis, deg)
+    b = q - R @ q
+    if isinstance(shape, tuple):
+        return tuple((R @ _tuple_point(shape) + b).tolist())
+    for p in _live_prims("shape", shape, _OR_TUPLE):
+        p.transform(R, b)
+    return shape
+
+
+@V.command
+def SCALE(shape, coefs):
+    """Scale about the origin component-wise; a SPHERE only has its radius scaled by cx
+    and keeps its centre (Solfec's documented behaviour, LANGUAGE §4.1)."""
+    c = V.point("coefs", coefs)
+    if isinstance(shape, tuple):
+        return tuple((_tuple_point(shape) * c).tolist())
+    for p in _live_prims("shape", shape, _OR_TUPLE):
+        p.scale(c)
+    return shape
+
+
+@V.command
+def COPY(shape):
+    """Independent deep copy: one object for one object, a list for a list."""
+    items = _shape_items("shape", shape, f"{KINDS} object or a list of those")
+    copies = [s._clone() for s in items]
+    return copies if isinstance(shape, list) else copies[0]
+
+
+@V.command
+def MASS_CENTER(shape):
+    """Volume centroid of a shape (reference = current for free shapes) or of a BODY's
+    current shape; nothing is emptied."""
+    if not isinstance(shape, (UserShape, list)) and hasattr(shape, "current_primitives"):
+        if getattr(shape, "deleted", False):
+            raise InputTypeError(f"'shape' is a recently deleted BODY object (id {getattr(shape, 'id', '?')})")
+        prims, config = shape.current_primitives(), "cur"
+    else:
+        prims = peek_shape("shape", shape, f"{KINDS} object, a list of those or a BODY object")
+        config = "cur"
+    volume, center, _ = mass_properties(prims, config)
+    if not volume > 0:
+        raise InputError(f"'shape' has non-positive volume {volume!r}; check the face orientation")
+    return tuple(center.tolist())
+
+
+# ---------------------------------------------------------------------- not available
+
+def _unavailable(name: str, what: str = "") -> NotAvailableError:
+    return NotAvailableError(f"{name} is not available in solfec-py yet{what}")
+
+
+@V.command
+def SPLIT(shape, point, normal, surfid=V.MISSING, topoadj=V.MISSING, remesh=V.MISSING):
+    """Not available yet (LANGUAGE §4.4, under development in Solfec too)."""
+    raise _unavailable("SPLIT")
+
+
+@V.command
+def MESH_SPLIT(mesh, nodeset=V.MISSING, faceset=V.MISSING, surfid1=V.MISSING, surfid2=V.MISSING):
+    """Not available yet (LANGUAGE §4.5)."""
+    raise _unavailable("MESH_SPLIT")
+
+
+@V.command
+def BEND(shape, point, direction, angle):
+    """Not available yet (LANGUAGE §4.7)."""
+    raise _unavailable("BEND")
+
+
+_OVERLAPPING_ARGS = ("obstacles", "shapes", "not", "gap")
+
+
+def OVERLAPPING(*args, **kwargs):
+    """`OVERLAPPING(obstacles, shapes | not, gap)`: not available yet (LANGUAGE §4.9).
+    The keyword `not` is a Python keyword, so the arguments are bound by hand."""
+    if len(args) > len(_OVERLAPPING_ARGS):
+        raise InputTypeError("OVERLAPPING: too many positional arguments")
+    bound = dict(zip(_OVERLAPPING_ARGS, args))
+    for key in kwargs:
+        if key not in _OVERLAPPING_ARGS:
+            raise InputTypeError(f"OVERLAPPING: got an unexpected keyword argument {key!r}")
+        if key in bound:
+            raise InputTypeError(f"OVERLAPPING: multiple values for argument {key!r}")
+    bound.update(kwargs)
+    for key in _OVERLAPPING_ARGS[:2]:
+        if key not in bound:
+            raise InputTypeError(f"OVERLAPPING: missing a required argument: {key!r}")
+    raise _unavailable("OVERLAPPING")
+
+
+@V.command
+def ROUGH_HEX(shape, i, j, k, dx=V.MISSING, dy=V.MISSING, dz=V.MISSING):
+    """Not available yet (LANGUAGE §3.6)."""
+    raise _unavailable("ROUGH_HEX")
+
+
+@V.command
+def ELLIP_MESH(center, radii, error, volid, surfid):
+    """Not available yet (LANGUAGE §3.8)."""
+    raise _unavailable("ELLIP_MESH", " (use ELLIP for a rigid ellipsoid)")
+
+
+@V.command
+def TETRAHEDRALIZE(shape, path, volume=V.MISSING, quality=V.MISSING, volid=V.MISSING, surid=V.MISSING):
+    """Not available yet (LANGUAGE §3.9; Solfec uses TetGen)."""
+    raise _unavailable("TETRAHEDRALIZE")

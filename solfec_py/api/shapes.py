@@ -1,0 +1,344 @@
+"""Geometric objects of the deck language (layer 7): CONVEX, HULL, MESH2CONVEX, MESH, HEX,
+PIPE, SPHERE, ELLIP, plus `mesh_views` for BODY.mesh; the shape utilities are re-exported
+from `shape_utils`. Reference: LANGUAGE §3 (Solfec lng.c CONVEX/MESH/SPHERE/ELLIP types).
+
+The user objects wrap internal primitives (solfec_py.geometry); passing them to BODY
+empties them (`take_shape`). Read-only members raise ValueError "Writing to a read-only
+member"; members of an emptied object raise ValueError "The MESH object is empty".
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from solfec_py import session, validate as V
+from solfec_py.api.common import readonly
+from solfec_py.api.shape_utils import (  # noqa: F401  (re-exported deck names)
+    BEND, COPY, ELLIP_MESH, MASS_CENTER, MESH_SPLIT, OVERLAPPING, ROTATE, ROUGH_HEX, SCALE, SPLIT,
+    TETRAHEDRALIZE, TRANSLATE, UserShape, gather_records, int_list, peek_shape, take_shape, walk_records)
+from solfec_py.errors import InputError, InputTypeError
+from solfec_py.geometry import GeometryError
+from solfec_py.geometry.convex import Convex
+from solfec_py.geometry.ellip import Ellip
+from solfec_py.geometry.hexgen import hex_mesh, pipe_mesh
+from solfec_py.geometry.hull import convex_hull
+from solfec_py.geometry.mesh import Mesh
+from solfec_py.geometry.sphere import Sphere
+
+
+def _join_convex(convex) -> list:
+    """Members of the optional `convex` collection argument (emptied)."""
+    if not V.given(convex):
+        return []
+    if not isinstance(convex, CONVEX) or convex.is_empty:
+        raise InputTypeError(f"'convex' must be a non-empty CONVEX object, got {V.describe(convex)}")
+    return convex._take()
+
+
+# ---------------------------------------------------------------------- CONVEX
+
+class CONVEX(UserShape):
+    """`CONVEX(vertices, faces, volid | convex)`: a convex polyhedron, joined in front of
+    the optional `convex` collection (which is emptied)."""
+
+    KIND = "CONVEX"
+
+    @V.command
+    def __init__(self, vertices, faces, volid, convex=V.MISSING):
+        verts = V.list_of_numbers("vertices", vertices, div=3, minlen=12).reshape(-1, 3)
+        vals = int_list("faces", faces)
+        starts, sizes = walk_records("faces", vals, lambda n: n >= 3, "A face must have more than 2 vertices",
+                                     "face")
+        if starts.size < 4:
+            raise InputError(f"'faces': At least 4 faces must be defined, got {starts.size}")
+        rows, sids = gather_records("faces", vals, starts, sizes, int(sizes.max()), verts.shape[0],
+                                    "Vertex", "Vertices", "face")
+        volid = V.integer("volid", volid)
+        rest = _join_convex(convex)
+        faces = [r[:n] for r, n in zip(rows, sizes)]
+        self._prims, self._body = [Convex(verts, faces, sids, volid)] + rest, None
+
+    @readonly
+    def nver(self):
+        """Number of vertices of the first member."""
+        return self._data()[0].nver
+
+    @V.command(name="CONVEX.vertex")
+    def vertex(self, n):
+        """Current (x, y, z) of vertex `n` of the first member."""
+        first = self._data()[0]
+        n = V.integer("n", n)
+        if not 0 <= n < first.nver:
+            raise InputError(f"Vertex index out of bounds: 'n' = {n}, expected 0 <= n <= {first.nver - 1}")
+        return tuple(first.cur[n].tolist())
+
+
+@V.command
+def HULL(points, volid, surfid, convex=V.MISSING):
+    """Convex hull of `points` as a new CONVEX (every face gets `surfid`)."""
+    pts = V.list_of_numbers("points", points, div=3, minlen=12)
+    volid, surfid = V.integer("volid", volid), V.integer("surfid", surfid)
+    if V.given(convex) and (not isinstance(convex, CONVEX) or convex.is_empty):
+        raise InputTypeError(f"'convex' must be a non-empty CONVEX object, got {V.describe(convex)}")
+    try:
+        hull = convex_hull(pts.reshape(-1, 3), volid, surfid)
+    except GeometryError as exc:
+        raise GeometryError(f"'points': {exc}") from None
+    return CONVEX._wrap([hull] + _join_convex(convex))
+
+
+@V.command
+def MESH2CONVEX(mesh):
+    """Every element of `mesh` as a convex polyhedron, in one CONVEX (mesh not emptied)."""
+    if not isinstance(mesh, MESH):
+        raise InputTypeError(f"'mesh' must be a MESH object, got {V.describe(mesh)}")
+    if mesh.is_empty:
+        raise GeometryError("The mesh object is empty: 'mesh' was emptied (e.g. used by a BODY)")
+    return CONVEX._wrap(mesh._current_mesh().element_polyhedra())
+
+
+# ---------------------------------------------------------------------- MESH
+
+def _parse_surfids(surfids, nnod: int):
+    """`gid` or `[gid, f, n1..nf, s, ...]` -> (gid, face nodes (m, 4), face ids (m,))."""
+    if not isinstance(surfids, list):
+        if isinstance(surfids, (bool, int, np.integer)):
+            return int(surfids), None, None
+        raise InputTypeError(f"'surfids' must be an integer or a list, got {V.describe(surfids)}")
+    vals = int_list("surfids", surfids, minlen=1)
+    starts, sizes = walk_records("surfids", vals, lambda n: n in (3, 4), "A face must have 3 or 4 nodes",
+                                 "face", offset=1)
+    if not starts.size:
+        return int(vals[0]), None, None
+    rows, sids = gather_records("surfids", vals, starts, sizes, 4, nnod, "Node", "Nodes", "face")
+    return int(vals[0]), rows, sids
+
+
+class MESH(UserShape):
+    """`MESH(nodes, elements, surfids)`: a first-order volumetric mesh (LANGUAGE §3.4)."""
+
+    KIND = "MESH"
+
+    @V.command
+    def __init__(self, nodes, elements, surfids):
+        X = V.list_of_numbers("nodes", nodes, div=3, minlen=12).reshape(-1, 3)
+        vals = int_list("elements", elements)
+        starts, sizes = walk_records("elements", vals, lambda n: n in (4, 5, 6, 8),
+                                     "An element must have 4, 5, 6, or 8 nodes", "element")
+        if not starts.size:
+            raise InputError("'elements' must define at least one element, got an empty list")
+        conn, volids = gather_records("elements", vals, starts, sizes, 8, X.shape[0], "Node", "Nodes", "element")
+        gid, fnodes, fsids = _parse_surfids(surfids, X.shape[0])
+        self._prims = [Mesh(X, sizes, conn, volids, gid=gid, face_nodes=fnodes, face_sids=fsids)]
+        self._body = None
+
+    # a view (BODY.mesh) follows its body: current coordinates come from the body
+    def _mesh(self) -> Mesh:
+        return self._data()[0]
+
+    def _current_mesh(self) -> Mesh:
+        """The mesh with `cur` in the current configuration (a placed copy for views)."""
+        mesh = self._mesh()
+        if self._body is None:
+            return mesh
+        for k, p in enumerate(self._body.shape):
+            if p is mesh:
+                return self._body.current_primitives()[k]
+        return mesh
+
+    def _clone(self) -> "MESH":
+        return MESH._wrap([self._current_mesh().copy()])
+
+    @readonly
+    def nnod(self):
+        """Number of nodes."""
+        return self._mesh().nnod
+
+    @V.command(name="MESH.node")
+    def node(self, n, x=V.MISSING, y=V.MISSING, z=V.MISSING):
+        """Current (x, y, z) of node `n`; given coordinates overwrite both configurations."""
+        mesh = self._mesh()
+        n = V.integer("n", n)
+        if not 0 <= n < mesh.nnod:
+            raise InputError(f"Node index out of bounds: 'n' = {n}, expected 0 <= n <= {mesh.nnod - 1}")
+        for axis, (label, value) in enumerate((("x", x), ("y", y), ("z", z))):
+            if V.given(value):
+                mesh.ref[n, axis] = mesh.cur[n, axis] = V.number(label, value)
+        if self._body is not None:
+            return tuple(np.asarray(self._body.cur_point(mesh.ref[n]), float).tolist())
+        return tuple(mesh.cur[n].tolist())
+
+    @V.command(name="MESH.nodes_on_surface")
+    def nodes_on_surface(self, surfid):
+        """Sorted node indices on boundary faces with `surfid`, or None."""
+        mesh = self._mesh()
+        nodes = mesh.nodes_on_surface(V.integer("surfid", surfid))
+        return nodes.tolist() if nodes.size else None
+
+    @V.command(name="MESH.inter_element_faces")
+    def inter_element_faces(self):
+        """Node lists of the faces shared by two elements."""
+        nodes, sizes = self._mesh().inter_element_faces()
+        return [r[:s].tolist() for r, s in zip(nodes, sizes)]
+
+    @V.command(name="MESH.inter_element_faces_on_plane")
+    def inter_element_faces_on_plane(self, point, normal, ref=True, eps=V.MISSING):
+        """Shared faces whose nodes all lie within `eps` of the plane (point, normal)."""
+        mesh = self._mesh()
+        p = V.point("point", point)
+        nrm = V.point("normal", normal)
+        use_ref = V.boolean("ref", ref)
+        tol = session.geometric_epsilon() if not V.given(eps) else V.positive("eps", eps)
+        length = np.linalg.norm(nrm)
+        if length == 0.0:
+            raise InputError(f"'normal' must be non-zero, got {normal!r}")
+        X = mesh.ref if use_ref else self._current_mesh().cur
+        nodes, sizes = mesh.inter_element_faces()
+        dist = np.abs((X[np.maximum(nodes, 0)] - p) @ (nrm / length))
+        on = np.all((dist <= tol) | (nodes < 0), axis=1)
+        return [r[:s].tolist() for r, s in zip(nodes[on], sizes[on])]
+
+    @V.command(name="MESH.get_data")
+    def get_data(self):
+        """(nodes, elements, surfids) in MESH() input form: current nodes; interior
+        elements first, then surface elements; surfids = [0, faces with id != 0]
+        (Solfec's output order and gid, LANGUAGE §3.4)."""
+        mesh = self._current_mesh()
+        surface = np.zeros(mesh.nele, dtype=bool)
+        surface[mesh.surface_elements()] = True
+        order = np.concatenate([np.flatnonzero(~surface), np.flatnonzero(surface)])
+        et = mesh.etype[order]
+        table = np.full((order.size, 10), -1, dtype=np.int64)
+        table[:, 0], table[:, 1:9] = et, mesh.conn[order]
+        table[np.arange(order.size), et + 1] = mesh.volids[order]
+        elements = table[np.arange(10)[None, :] <= (et + 1)[:, None]]
+        fnodes, fsizes, fsids, _ = mesh.boundary_faces()
+        keep = fsids != 0
+        ftab = np.full((int(keep.sum()), 6), -1, dtype=np.int64)
+        ftab[:, 0], ftab[:, 1:5] = fsizes[keep], fnodes[keep]
+        ftab[np.arange(ftab.shape[0]), fsizes[keep] + 1] = fsids[keep]
+        faces = ftab[np.arange(6)[None, :] <= (fsizes[keep] + 1)[:, None]]
+        return mesh.cur.reshape(-1).tolist(), elements.tolist(), [0] + faces.tolist()
+
+    @V.command(name="MESH.set_volid")
+    def set_volid(self, volid):
+        """Set the volume id of every element; returns it."""
+        mesh = self._mesh()
+        volid = V.integer("volid", volid)
+        mesh.set_volid(volid)
+        return volid
+
+    @V.command(name="MESH.surface_integration_points")
+    def surface_integration_points(self, surfid=V.MISSING):
+        """Current boundary-face integration points (of faces with `surfid` if given)."""
+        self._mesh()
+        sid = V.integer("surfid", surfid) if V.given(surfid) else None
+        return [tuple(r) for r in self._current_mesh().surface_points(sid).tolist()]
+
+    @V.command(name="MESH.volume_integration_points")
+    def volume_integration_points(self, volid=V.MISSING):
+        """Current element integration points (of elements with `volid` if given)."""
+        self._mesh()
+        vid = V.integer("volid", volid) if V.given(volid) else None
+        return [tuple(r) for r in self._current_mesh().volume_points(vid).tolist()]
+
+
+def mesh_views(body):
+    """BODY.mesh for bodies whose shape holds meshes: one non-owning MESH view, a list of
+    them, or None (LANGUAGE §7.3)."""
+    views = [MESH._wrap([p], body=body) for p in body.shape if isinstance(p, Mesh)]
+    if not views:
+        return None
+    return views[0] if len(views) == 1 else views
+
+
+# ---------------------------------------------------------------------- generators
+
+def _positive_list(name: str, value, n: int) -> np.ndarray:
+    vals = V.list_of_numbers(name, value, div=1, minlen=n)[:n]
+    bad = np.flatnonzero(~(vals > 0))
+    if bad.size:
+        raise InputError(f"'{name}[i] for all i' must be positive, got {name}[{bad[0]}] = {float(vals[bad[0]])!r}")
+    return vals
+
+
+@V.command
+def HEX(nodes, i, j, k, volid, surids, dx=V.MISSING, dy=V.MISSING, dz=V.MISSING):
+    """Structured hexahedral MESH of the block with corners `nodes` (LANGUAGE §3.5)."""
+    corners = V.list_of_numbers("nodes", nodes, div=3, minlen=24).reshape(-1, 3)[:8]
+    i, j, k = V.positive_int("i", i), V.positive_int("j", j), V.positive_int("k", k)
+    volid = V.integer("volid", volid)
+    sids = V.list_of_ints("surids", surids, minlen=6)
+    grading = [_positive_list(name, value, n) if V.given(value) else None
+               for name, value, n in (("dx", dx, i), ("dy", dy, j), ("dz", dz, k))]
+    return MESH._wrap([hex_mesh(corners, i, j, k, volid, sids, *grading)])
+
+
+@V.command
+def PIPE(pnt, dir, rin, thi, ndri, nrad, nthi, volid, surids):  # noqa: A002 - Solfec's keyword
+    """Hexahedral MESH of a straight pipe (LANGUAGE §3.7)."""
+    base, axis = V.point("pnt", pnt), V.point("dir", dir)
+    if not np.any(axis):
+        raise InputError(f"'dir' must be non-zero (its length is the pipe length), got {dir!r}")
+    rin, thi = V.positive("rin", rin), V.positive("thi", thi)
+    ndri, nrad, nthi = V.positive_int("ndri", ndri), V.positive_int("nrad", nrad), V.positive_int("nthi", nthi)
+    if nrad < 3:
+        raise InputError(f"'nrad' must be at least 3 (subdivisions around the circumference), got {nrad}")
+    volid = V.integer("volid", volid)
+    sids = V.list_of_ints("surids", surids, minlen=4)
+    return MESH._wrap([pipe_mesh(base, axis, rin, thi, ndri, nrad, nthi, volid, sids)])
+
+
+# ---------------------------------------------------------------------- SPHERE, ELLIP
+
+class SPHERE(UserShape):
+    """`SPHERE(center, radius, volid, surfid)`."""
+
+    KIND = "SPHERE"
+
+    @V.command
+    def __init__(self, center, radius, volid, surfid):
+        c = V.point("center", center)
+        r = V.positive("radius", radius)
+        volid, surfid = V.integer("volid", volid), V.integer("surfid", surfid)
+        self._prims, self._body = [Sphere(c, r, volid, surfid)], None
+
+    @readonly
+    def center(self):
+        """Current centre (x, y, z)."""
+        return tuple(self._data()[0].cur_center.tolist())
+
+    @readonly
+    def radius(self):
+        """Current radius."""
+        return float(self._data()[0].radius)
+
+
+class ELLIP(UserShape):
+    """`ELLIP(center, radii, volid, surfid)`: semi-axes along global x, y, z initially."""
+
+    KIND = "ELLIP"
+
+    @V.command
+    def __init__(self, center, radii, volid, surfid):
+        c = V.point("center", center)
+        r = V.tuple_of_numbers("radii", radii, 3)
+        bad = np.flatnonzero(~(r > 0))
+        if bad.size:
+            raise InputError(f"'radii' must be positive, got radii[{bad[0]}] = {float(r[bad[0]])!r}")
+        volid, surfid = V.integer("volid", volid), V.integer("surfid", surfid)
+        self._prims, self._body = [Ellip(c, r, volid, surfid)], None
+
+    @readonly
+    def center(self):
+        """Current centre (x, y, z)."""
+        return tuple(self._data()[0].cur_center.tolist())
+
+    @readonly
+    def radii(self):
+        """Current semi-axes."""
+        return tuple(self._data()[0].radii.tolist())
+
+    @readonly
+    def rot(self):
+        """Column-major 9-tuple whose columns are the current principal axes."""
+        return tuple(self._data()[0].cur_rot.T.reshape(-1).tolist())

@@ -1,0 +1,114 @@
+"""Structured hexahedral mesh generators (layer 1): the HEX block (trilinear map of a
+distorted brick, graded subdivisions) and the PIPE. Reference: LANGUAGE §3.5, §3.7
+(Solfec hex.c / pipe generation in lng.c).
+
+HEX node numbering: n = kk (i+1)(j+1) + jj (i+1) + ii (x fastest, then y, then z);
+elements in the same order, element nodes as the §3.4 hexahedron.
+PIPE numbering: n = d nrad (nthi+1) + t nrad + r with d along the axis, t through the
+thickness (inner to outer), r around the circumference; each element's local axes are
+(radial, circumferential, axial), a right-handed triple, so elements are positive.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from solfec_py.geometry.mesh import Mesh
+
+# block coordinates of the 8 corners (hexahedron node order)
+CORNER_SIGNS = np.array([[-1, -1, -1], [1, -1, -1], [1, 1, -1], [-1, 1, -1],
+                         [-1, -1, 1], [1, -1, 1], [1, 1, 1], [-1, 1, 1]], dtype=float)
+
+
+def graded(n: int, weights=None) -> np.ndarray:
+    """n + 1 block coordinates in [-1, 1] whose spacings are proportional to `weights[:n]`."""
+    w = np.ones(n) if weights is None else np.asarray(weights, float)[:n]
+    c = np.concatenate([[0.0], np.cumsum(w)])
+    u = -1.0 + 2.0 * c / c[-1]
+    u[-1] = 1.0
+    return u
+
+
+def positive_orientation(corners: np.ndarray) -> np.ndarray:
+    """Swap the bottom and top quadruples when ((c1-c0)x(c2-c1)).(c4-c0) < 0."""
+    c = np.asarray(corners, float).reshape(-1, 3)[:8]
+    if np.dot(np.cross(c[1] - c[0], c[2] - c[1]), c[4] - c[0]) < 0:
+        c = c[[4, 5, 6, 7, 0, 1, 2, 3]]
+    return c
+
+
+def block_cells(ni: int, nj: int, nk: int) -> np.ndarray:
+    """Connectivity (ni nj nk, 8) of a structured (ni+1)(nj+1)(nk+1) node block."""
+    kk, jj, ii = np.meshgrid(np.arange(nk), np.arange(nj), np.arange(ni), indexing="ij")
+    ii, jj, kk = ii.reshape(-1), jj.reshape(-1), kk.reshape(-1)
+
+    def node(a, b, c):
+        return c * (ni + 1) * (nj + 1) + b * (ni + 1) + a
+
+    return np.column_stack([node(ii, jj, kk), node(ii + 1, jj, kk), node(ii + 1, jj + 1, kk),
+                            node(ii, jj + 1, kk), node(ii, jj, kk + 1), node(ii + 1, jj, kk + 1),
+                            node(ii + 1, jj + 1, kk + 1), node(ii, jj + 1, kk + 1)])
+
+
+def block_boundary(conn: np.ndarray, ni: int, nj: int, nk: int, sids) -> tuple[np.ndarray, np.ndarray]:
+    """Boundary faces (m, 4) of a structured block with ids per block side:
+    sids = [z-, x-, y+, x+, y-, z+] (the HEX `surids` order)."""
+    e = np.arange(ni * nj * nk)
+    ii, jj, kk = e % ni, (e // ni) % nj, e // (ni * nj)
+    sides = [(kk == 0, (0, 3, 2, 1)), (ii == 0, (0, 4, 7, 3)), (jj == nj - 1, (2, 3, 7, 6)),
+             (ii == ni - 1, (1, 2, 6, 5)), (jj == 0, (0, 1, 5, 4)), (kk == nk - 1, (4, 5, 6, 7))]
+    faces = [conn[mask][:, list(local)] for mask, local in sides]
+    ids = [np.full(f.shape[0], s, dtype=np.int64) for f, (s) in zip(faces, sids)]
+    return np.vstack(faces), np.concatenate(ids)
+
+
+def hex_mesh(corners, i: int, j: int, k: int, volid: int, surids, dx=None, dy=None, dz=None) -> Mesh:
+    """The HEX block mesh of LANGUAGE §3.5."""
+    c = positive_orientation(corners)
+    u, v, w = graded(i, dx), graded(j, dy), graded(k, dz)
+    W, Vv, U = np.meshgrid(w, v, u, indexing="ij")
+    local = np.column_stack([U.reshape(-1), Vv.reshape(-1), W.reshape(-1)])
+    N = 0.125 * np.prod(1.0 + local[:, None, :] * CORNER_SIGNS[None], axis=2)   # (n, 8)
+    nodes = N @ c
+    conn = block_cells(i, j, k)
+    faces, ids = block_boundary(conn, i, j, k, [int(s) for s in list(surids)[:6]])
+    return Mesh(nodes, np.full(conn.shape[0], 8), conn, volid, gid=int(surids[0]),
+                face_nodes=faces, face_sids=ids)
+
+
+def perpendicular_frame(direction: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Right-handed orthonormal (e1, e2, e3) with e3 along `direction`."""
+    e3 = np.asarray(direction, float) / np.linalg.norm(direction)
+    helper = np.eye(3)[int(np.argmin(np.abs(e3)))]
+    e1 = np.cross(helper, e3)
+    e1 /= np.linalg.norm(e1)
+    return e1, np.cross(e3, e1), e3
+
+
+def pipe_mesh(pnt, direction, rin: float, thi: float, ndir: int, nrad: int, nthi: int,
+              volid: int, surids) -> Mesh:
+    """The PIPE mesh of LANGUAGE §3.7; surids = [bottom (at pnt), top, inner, outer]."""
+    e1, e2, e3 = perpendicular_frame(direction)
+    length = float(np.linalg.norm(direction))
+    z = np.linspace(0.0, length, ndir + 1)
+    rho = rin + thi * np.arange(nthi + 1) / nthi
+    theta = 2.0 * np.pi * np.arange(nrad) / nrad
+    Z, Rr, Th = np.meshgrid(z, rho, theta, indexing="ij")
+    radial = np.cos(Th)[..., None] * e1 + np.sin(Th)[..., None] * e2
+    nodes = (np.asarray(pnt, float) + Rr[..., None] * radial + Z[..., None] * e3).reshape(-1, 3)
+
+    d, t, r = np.meshgrid(np.arange(ndir), np.arange(nthi), np.arange(nrad), indexing="ij")
+    d, t, r = d.reshape(-1), t.reshape(-1), r.reshape(-1)
+    r1 = (r + 1) % nrad
+
+    def node(dd, tt, rr):
+        return dd * nrad * (nthi + 1) + tt * nrad + rr
+
+    conn = np.column_stack([node(d, t, r), node(d, t + 1, r), node(d, t + 1, r1), node(d, t, r1),
+                            node(d + 1, t, r), node(d + 1, t + 1, r), node(d + 1, t + 1, r1),
+                            node(d + 1, t, r1)])
+    s = [int(x) for x in list(surids)[:4]]
+    sides = [(d == 0, (0, 3, 2, 1), s[0]), (d == ndir - 1, (4, 5, 6, 7), s[1]),
+             (t == 0, (0, 4, 7, 3), s[2]), (t == nthi - 1, (1, 2, 6, 5), s[3])]
+    faces = np.vstack([conn[m][:, list(loc)] for m, loc, _ in sides])
+    ids = np.concatenate([np.full(int(m.sum()), sid, dtype=np.int64) for m, _, sid in sides])
+    return Mesh(nodes, np.full(conn.shape[0], 8), conn, volid, gid=s[0], face_nodes=faces, face_sids=ids)
