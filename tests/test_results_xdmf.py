@@ -30,6 +30,8 @@ INITIAL_VELOCITY(ball, (1, 0, 2), (0, 0, 0))
 INITIAL_VELOCITY(box, (0, 1, 0), (1, 2, 3))
 npts = [sum(len(p.surface_triangles()[0]) for p in b.shape) for b in (ball, box)]
 ntri = [sum(len(p.surface_triangles()[1]) for p in b.shape) for b in (ball, box)]
+# the live series draws spheres as level-1 icospheres: 10 * 4 + 2 points, 20 * 4 triangles
+npts[0], ntri[0] = 42, 80
 OUTPUT(sol, 0.02)
 RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 0.2)
 json.dump({{'npts': npts, 'ntri': ntri, 'mode': sol.mode}}, open('counts.json', 'w'))

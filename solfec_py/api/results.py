@@ -162,12 +162,20 @@ def XDMF_EXPORT(solfec, time, path, subset=V.MISSING, attributes=V.MISSING):
         raise InputError(f"cannot create 'path' directory {path!r}: {exc.strerror}") from None
     series = XdmfSeries(path, name, name + ".h5", attrs)
     series.start()
+    try:
+        _export(solfec, domain, series, how, times, subset)
+    finally:
+        series.close()
+    return None
+
+
+def _export(solfec, domain, series, how, times, subset) -> None:
     if solfec.mode != "READ":
         bodies = subset_bodies(domain, subset) if V.given(subset) else list(domain.bodies)
         from solfec_py.output.frames import constraint_rows
 
         series.write_frame(0, domain.time, bodies, constraint_rows(domain))
-        return None
+        return
     replay.ensure_loaded(solfec)
     store = solfec.store
     if how == "range":
@@ -190,7 +198,6 @@ def XDMF_EXPORT(solfec, time, path, subset=V.MISSING, attributes=V.MISSING):
             series.write_frame(k, domain.time, bodies, cons)
     finally:
         replay.load(solfec, before)
-    return None
 
 
 # ---------------------------------------------------------------------- INITIALIZE_STATE

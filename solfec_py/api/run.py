@@ -55,7 +55,7 @@ def RUN(solfec, solver, duration):
         finally:
             progress.close(domain)
     finally:
-        solfec.store.close()
+        recorder.finish(solfec)
     return None
 
 

@@ -36,8 +36,9 @@ def _family_columns(family: str) -> tuple:
     return (f"{f}_OFF", f"{f}_CNT", f"{f}_IDOFF")
 
 
+# VALID (last, 1.0) marks a written row: the table is allocated ahead of the frames
 FRAME_COLUMNS = (BASE_COLUMNS + tuple(f"E_{e}" for e in ENERGIES) + TIMERS + STATISTICS
-                 + tuple(c for fam in FAMILIES for c in _family_columns(fam)))
+                 + tuple(c for fam in FAMILIES for c in _family_columns(fam)) + ("VALID",))
 COL = {name: i for i, name in enumerate(FRAME_COLUMNS)}
 
 
@@ -160,4 +161,5 @@ def table_row(solfec, clock, con_count: int, energy_total) -> np.ndarray:
     for name, value in solver_statistics(domain, getattr(solfec, "_run_solver", None)).items():
         if name in COL:
             row[COL[name]] = float(value)
+    row[COL["VALID"]] = 1.0
     return row

@@ -68,13 +68,22 @@ def start_live_xdmf(solfec, keep_frames: int = 0) -> None:
         solfec.xdmf_live = False
         return
     stem, heavy = xdmf.live_names(solfec.outpath)
-    series = xdmf.XdmfSeries(solfec.outpath, stem, heavy)
+    series = xdmf.XdmfSeries(solfec.outpath, stem, heavy, coarse=True)
     try:
         series.start(keep_frames)
     except OSError as exc:
         session.warn(f"ParaView export disabled: {exc}")
         series = False
     solfec.xdmf_live = series
+
+
+def finish(solfec) -> None:
+    """After a RUN: trim and close the results file and the live ParaView data."""
+    try:
+        solfec.store.close()
+    finally:
+        if solfec.xdmf_live:
+            solfec.xdmf_live.close()
 
 
 def begin(solfec) -> None:

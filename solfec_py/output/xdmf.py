@@ -62,7 +62,8 @@ def _attribute(name, kind, center, item):
 class XdmfSeries:
     """A time series of body surfaces (and constraint points) in `directory`."""
 
-    def __init__(self, directory: str, stem: str, heavy: str, attributes=DEFAULT_ATTRIBUTES):
+    def __init__(self, directory: str, stem: str, heavy: str, attributes=DEFAULT_ATTRIBUTES,
+                 coarse: bool = False):
         self.directory = directory
         self.grids = os.path.join(directory, f"{stem}_grids.xmf")
         self.cons = os.path.join(directory, f"{stem}_constraints.xmf")
@@ -72,6 +73,8 @@ class XdmfSeries:
         self.surface: SurfaceSet | None = None
         self.mesh = -1
         self.has_constraints = False
+        self.coarse = coarse
+        self._open = None
 
     # ------------------------------------------------------------------ files
     def _h5(self, mode):
@@ -79,16 +82,28 @@ class XdmfSeries:
 
         return h5py.File(self.heavy, mode, locking=False)
 
+    def _file(self):
+        """The heavy file, kept open (and flushed per frame) until `close()`."""
+        if self._open is None:
+            self._open = self._h5("a")
+        return self._open
+
+    def close(self) -> None:
+        if self._open is not None:
+            self._open.close()
+            self._open = None
+
     def start(self, keep_frames: int = 0) -> None:
         """Fresh files, or (keep_frames > 0, a continued run) the first frames of existing
         ones: later frame groups are dropped and the XML rebuilt from the heavy file."""
+        self.close()
         if keep_frames and os.path.isfile(self.heavy):
-            with self._h5("a") as f:
-                frames = f.require_group("frames")
-                for key in [k for k in frames if int(k) >= keep_frames]:
-                    del frames[key]
-                self.mesh = max((int(k) for k in f.require_group("mesh")), default=-1)
-                self.has_constraints = any(frames[k].attrs["ncons"] > 0 for k in frames)
+            f = self._file()
+            frames = f.require_group("frames")
+            for key in [k for k in frames if int(k) >= keep_frames]:
+                del frames[key]
+            self.mesh = max((int(k) for k in f.require_group("mesh")), default=-1)
+            self.has_constraints = "placeholder" in f
             self.rebuild_xml()
             return
         for path in (self.grids, self.cons, self.heavy):
@@ -103,40 +118,47 @@ class XdmfSeries:
     def write_frame(self, index: int, time: float, bodies, constraint_rows=None) -> None:
         """Append frame `index` at `time`: the surfaces of `bodies` (current state)."""
         if self.surface is None or not self.surface.same_bodies(bodies):
-            self.surface = SurfaceSet(bodies)
+            self.surface = SurfaceSet(bodies, self.coarse)
             self.mesh += 1
             new_mesh = True
         else:
             new_mesh = False
         s = self.surface
-        x, v = s.current()
+        x, disp, v = s.current()
         cons = np.zeros((0, len(L.CON_COLUMNS))) if constraint_rows is None else constraint_rows
-        with self._h5("a") as f:
-            if new_mesh:
-                g = f.require_group(f"mesh/{self.mesh}")
-                for key in ("topology", "BID"):
-                    if key in g:
-                        del g[key]
-                g.create_dataset("topology", data=s.triangles.astype(np.int64))
-                g.create_dataset("BID", data=s.bid.astype(np.int32))
-            frames = f.require_group("frames")
-            if str(index) in frames:
-                del frames[str(index)]
-            g = frames.create_group(str(index))
-            g.create_dataset("points", data=x.astype(np.float32))
-            if "DISP" in self.attributes:
-                g.create_dataset("DISP", data=(x - s.X).astype(np.float32))
-            if "VELO" in self.attributes:
-                g.create_dataset("VELO", data=v.astype(np.float32))
-            if "STRESS" in self.attributes:
-                g.create_dataset("STRESS", data=np.zeros((x.shape[0], 6), np.float32))
-            _write_constraints(g, cons, self.attributes, x)
-            g.attrs.update(time=float(time), mesh=self.mesh, npoints=x.shape[0],
-                           ntri=s.triangles.shape[0], ncons=cons.shape[0])
-            meta = dict(g.attrs)
-        self._append_xml(self.grids, "bodies", self._grid_xml(index, meta))
-        if cons.shape[0] and not self.has_constraints:
+        f = self._file()
+        if new_mesh:
+            g = f.require_group(f"mesh/{self.mesh}")
+            for key in ("topology", "BID"):
+                if key in g:
+                    del g[key]
+            g.create_dataset("topology", data=s.triangles.astype(np.int64))
+            g.create_dataset("BID", data=s.bid.astype(np.int32))
+        frames = f.require_group("frames")
+        if str(index) in frames:
+            del frames[str(index)]
+        g = frames.create_group(str(index))
+        g.create_dataset("points", data=x)
+        if "DISP" in self.attributes:
+            g.create_dataset("DISP", data=disp)
+        if "VELO" in self.attributes:
+            g.create_dataset("VELO", data=v)
+        if "STRESS" in self.attributes:
+            g.create_dataset("STRESS", data=np.zeros((x.shape[0], 6), np.float32))
+        if cons.shape[0]:
+            _write_constraints(g, cons, self.attributes)
+        meta = dict(time=float(time), mesh=self.mesh, npoints=x.shape[0], ntri=s.triangles.shape[0],
+                    ncons=cons.shape[0])
+        g.attrs.update(meta)
+        first_constraints = cons.shape[0] and not self.has_constraints
+        if first_constraints:       # frames without constraints show this one point
+            dummy = np.zeros((1, len(L.CON_COLUMNS)))
+            dummy[0, L.POINT] = x.mean(axis=0) if x.shape[0] else 0.0
+            _write_constraints(f.require_group("placeholder"), dummy, self.attributes)
             self.has_constraints = True
+        f.flush()
+        self._append_xml(self.grids, "bodies", self._grid_xml(index, meta))
+        if first_constraints:
             self.rebuild_xml()
         elif self.has_constraints:
             self._append_xml(self.cons, "constraints", self._cons_xml(index, meta))
@@ -144,9 +166,9 @@ class XdmfSeries:
     # ------------------------------------------------------------------ XML
     def rebuild_xml(self) -> None:
         """Write both XML files from the frames stored in the heavy file."""
-        with self._h5("r") as f:
-            frames = f.require_group("frames") if "frames" in f else {}
-            metas = [(int(k), dict(frames[k].attrs)) for k in frames]
+        f = self._file()
+        frames = f.require_group("frames")
+        metas = [(int(k), dict(frames[k].attrs)) for k in frames]
         metas.sort()
         self._write_xml(self.grids, "bodies", [self._grid_xml(i, m) for i, m in metas])
         if self.has_constraints:
@@ -193,29 +215,26 @@ class XdmfSeries:
         return "".join(out)
 
     def _cons_xml(self, i: int, m: dict) -> str:
-        h, n = self.heavy_name, max(int(m["ncons"]), 1)    # see _write_constraints
+        h, n = self.heavy_name, int(m["ncons"])
+        group = f"{h}:/frames/{i}" if n else f"{h}:/placeholder"   # XDMF readers reject empty grids
+        n = max(n, 1)
         out = [f'      <Grid Name="constraints{i}" GridType="Uniform">\n',
                f'        <Time Value="{float(m["time"])!r}"/>\n',
                f'        <Topology TopologyType="Polyvertex" NumberOfElements="{n}"/>\n',
                '        <Geometry GeometryType="XYZ">\n'
-               f"          {_item((n, 3), f'{h}:/frames/{i}/cpoints')}\n        </Geometry>\n",
-               _attribute("KIND", "Scalar", "Node", _item((n,), f"{h}:/frames/{i}/KIND", "Int", 4))]
+               f"          {_item((n, 3), group + '/cpoints')}\n        </Geometry>\n",
+               _attribute("KIND", "Scalar", "Node", _item((n,), group + "/KIND", "Int", 4))]
         for name, width in (("REAC", 3), ("RELV", 3), ("GAP", 1)):
             if name in self.attributes:
                 dims = (n, 3) if width == 3 else (n,)
                 kind = "Vector" if width == 3 else "Scalar"
-                out.append(_attribute(name, kind, "Node", _item(dims, f"{h}:/frames/{i}/{name}")))
+                out.append(_attribute(name, kind, "Node", _item(dims, f"{group}/{name}")))
         out.append("      </Grid>\n")
         return "".join(out)
 
 
-def _write_constraints(g, cons: np.ndarray, attributes, x: np.ndarray) -> None:
-    """Constraint points and attributes of a frame. XDMF readers reject empty grids, so a
-    frame without constraints holds one placeholder point (at the centroid of the body
-    points) with KIND 0 and zero attributes."""
-    if not cons.shape[0]:
-        cons = np.zeros((1, len(L.CON_COLUMNS)))
-        cons[0, L.POINT] = x.mean(axis=0) if x.shape[0] else 0.0
+def _write_constraints(g, cons: np.ndarray, attributes) -> None:
+    """Constraint points and attributes (global reaction and relative velocity)."""
     B = cons[:, L.BASE].reshape(-1, 3, 3).transpose(0, 2, 1)      # columns t1, t2, n
     g.create_dataset("cpoints", data=cons[:, L.POINT].astype(np.float32))
     g.create_dataset("KIND", data=cons[:, L.CCOL["KIND"]].astype(np.int32))
