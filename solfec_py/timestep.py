@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
+from solfec_py import solvers
 from solfec_py.domain import Domain
 from solfec_py.errors import InputTypeError, SimulationError
 
@@ -51,12 +52,17 @@ def step(domain: Domain, solver=None) -> float:
     with timed(domain, "TIMINT"):
         for block in blocks:
             (block.step_begin if domain.dynamic else block.qs_step_begin)(t, h)
-    if domain.constraints and solver is not None:
-        with timed(domain, "CONSOL"):
-            solver.solve(domain, h)
+    if domain.constraints:
+        with timed(domain, "CONUPD"):   # points, frames, gaps, targets at q(t + h/2)
+            solvers.update(domain, t, h)
+        if solver is not None:
+            with timed(domain, "CONSOL"):
+                solver.solve(domain, h)
     with timed(domain, "TIMINT"):
         for block in blocks:
             (block.step_end if domain.dynamic else block.qs_step_end)(t, h)
+    if domain.constraints:
+        solvers.delete_overstressed(domain)   # broken links / fixed points (NUMERICS §4.3)
     domain.steps_done += 1
     return h
 

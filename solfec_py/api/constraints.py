@@ -1,21 +1,406 @@
-"""The CONSTRAINT type (layer 7). Constraint creators (FIX_POINT, PUT_RIGID_LINK, ...)
-arrive with the constraints issue; until then this module only provides the type so that
-isinstance checks and DELETE behave. Reference: LANGUAGE §10.1.
+"""The CONSTRAINT type and the constraint commands FIX_POINT, FIX_DIRECTION, SET_VELOCITY,
+SET_DISPLACEMENT, SET_ACCELERATION (+ the *3 variants), PUT_RIGID_LINK and PUT_SPRING
+(layer 7). Reference: LANGUAGE §10 (Solfec lng.c CONSTRAINT type and creators, dom.c
+DOM_Fix_Point ... DOM_Put_Spring), NUMERICS §4.3.
+
+A CONSTRAINT object refers to its constraint by id; once the constraint is gone (DELETE,
+a broken link, its body deleted) every attribute reads None. Unlike Solfec, an old object
+never starts reading a newer constraint that recycled its id.
+
+Directions given by one vector are normalised (Solfec uses them as given, which scales
+the constrained velocity by |d|); a zero vector is an error.
 """
 from __future__ import annotations
 
-from solfec_py.errors import SimulationError
+import numpy as np
+
+from solfec_py import constraints as C, session, validate as V
+from solfec_py.api.common import readonly, require_body
+from solfec_py.api.series import TIME_SERIES, number_or_series
+from solfec_py.bodies import BODY_KINDS
+from solfec_py.errors import InputError, InputTypeError, SimulationError
+from solfec_py.timeseries import evaluate
+
+__all__ = ["CONSTRAINT", "is_constraint", "FIX_POINT", "FIX_DIRECTION", "SET_VELOCITY",
+           "SET_DISPLACEMENT", "SET_ACCELERATION", "SET_VELOCITY3", "SET_DISPLACEMENT3",
+           "SET_ACCELERATION3", "PUT_RIGID_LINK", "PUT_SPRING"]
 
 
-class CONSTRAINT:
-    """Handle of a constraint; created only by the constraint commands."""
+def _get(field):
+    def getter(self):
+        k = self.row
+        if k is None:
+            return None
+        return tuple(getattr(self.cset, field)[k].tolist())
+
+    getter.__name__ = field
+    return readonly(getter)
+
+
+class CONSTRAINT(C.ConstraintHandle):
+    """A constraint of a SOLFEC model (made by the constraint commands or by contact
+    detection). Read-only attributes: kind, R, U, V, base, point, area, gap, merit, adjbod,
+    matlab, spair — all None once the constraint no longer exists."""
+
+    __slots__ = ()
 
     def __init__(self, *args, **kwargs):
         raise SimulationError("Only specific CONSTRAINT objects can be created (e.g. FIX_POINT)")
 
-    def delete(self) -> None:  # pragma: no cover - no constraint can exist yet
-        pass
+    @classmethod
+    def _make(cls, cset, cid, serial):
+        obj = object.__new__(cls)
+        C.ConstraintHandle.__init__(obj, cset, cid, serial)
+        return obj
+
+    R = _get("R")
+    U = _get("U")
+    V = _get("V")
+
+    @readonly
+    def kind(self):
+        k = self.row
+        return None if k is None else C.KINDS[int(self.cset.kind[k])]
+
+    @readonly
+    def id(self):
+        return None if self.row is None else self.cid
+
+    @readonly
+    def base(self):
+        """Column-major 9-tuple (t1, t2, n)."""
+        k = self.row
+        return None if k is None else tuple(self.cset.base[k].T.reshape(-1).tolist())
+
+    @readonly
+    def point(self):
+        k = self.row
+        if k is None:
+            return None
+        p = self.cset.point[k].tolist()
+        if self.cset.kind[k] == C.RIGLNK:
+            p += self.cset.point2[k].tolist()
+        return tuple(p)
+
+    @readonly
+    def area(self):
+        k = self.row
+        return None if k is None else float(self.cset.area[k])
+
+    @readonly
+    def gap(self):
+        """Contact gap, spring stroke; 0 for the other kinds."""
+        k = self.row
+        if k is None:
+            return None
+        return float(self.cset.gap[k]) if self.cset.kind[k] in (C.CONTACT, C.SPRING) else 0.0
+
+    @readonly
+    def merit(self):
+        k = self.row
+        return None if k is None else float(self.cset.merit[k])
+
+    @readonly
+    def adjbod(self):
+        k = self.row
+        if k is None:
+            return None
+        master, slave = self.cset.bodies[k]
+        return master if slave is None else (master, slave)
+
+    @readonly
+    def matlab(self):
+        k = self.row
+        if k is None or self.cset.kind[k] != C.CONTACT:
+            return None
+        mat = self.cset.material[k]
+        return getattr(mat, "label", None)
+
+    @readonly
+    def spair(self):
+        k = self.row
+        if k is None or self.cset.kind[k] != C.CONTACT:
+            return None
+        return tuple(int(s) for s in self.cset.spair[k])
+
+    def delete(self) -> None:
+        """Remove the constraint (DELETE); nothing happens if it is already gone."""
+        if self.row is not None:
+            self.cset.remove(self.cid)
+
+    def __repr__(self) -> str:
+        k = self.row
+        if k is None:
+            return f"<CONSTRAINT {self.cid} (deleted)>"
+        return f"<CONSTRAINT {self.cid} {C.KINDS[int(self.cset.kind[k])]}>"
+
+
+C.ConstraintSet.handle_factory = CONSTRAINT._make
 
 
 def is_constraint(value) -> bool:
     return isinstance(value, CONSTRAINT)
+
+
+# --------------------------------------------------------------------------- helpers
+def _family(body) -> str:
+    return BODY_KINDS[body.kind].family
+
+
+def _body_point(bname, body, pname, point):
+    body = require_body(bname, body)
+    X = V.point(pname, point)
+    if not any(p.contains(X) for p in body.shape):
+        raise InputError(f"Point outside of domain: '{pname}' {tuple(X.tolist())} is not inside the"
+                         f" reference shape of body {body.id}{' ' + repr(body.label) if body.label else ''}")
+    return body, X
+
+
+def _same_domain(b1, b2) -> None:
+    if b1.block.domain is not b2.block.domain:
+        raise InputError(f"Cannot link bodies from different domains (bodies {b1.id} and {b2.id}"
+                         " belong to different SOLFEC objects)")
+
+
+def _direction(name, value) -> np.ndarray:
+    d = V.point(name, value)
+    size = float(np.linalg.norm(d))
+    if not size > 0.0 or not np.isfinite(size):
+        raise InputError(f"'{name}' must be a non-zero vector, got {tuple(d.tolist())}")
+    return d / size
+
+
+def _new(kind, master, slave=None):
+    cset = C.constraint_set(master.block.domain)
+    return cset, cset.add(kind, master, slave, _family)
+
+
+def _series(name, value) -> TIME_SERIES:
+    if not isinstance(value, TIME_SERIES):
+        raise InputTypeError(f"'{name}' must be a TIME_SERIES object, got {V.describe(value)}")
+    return value
+
+
+def _no_moving_obstacle(body) -> None:
+    if body.kind == "OBSTACLE" and body.block.domain.analysis == "QUASI_STATIC":
+        raise InputError("Moving obstacles do not work in the quasi-static case")
+
+
+def _strength(value) -> float:
+    return np.inf if value is V.MISSING else V.positive("strength", value)
+
+
+def _velodir(body, X, base, series, kind):
+    cset, k = _new(kind, body)
+    cset.mpnt[k] = X
+    cset.point[k] = body.cur_point(X)
+    cset.base[k] = base
+    cset.series[k] = tuple(series)
+    t = body.block.domain.time
+    values = [evaluate(s, t) for s in series]
+    cset.target[k] = (0.0, 0.0, values[0]) if kind == C.VELODIR else values
+    return cset.handle(int(cset.id[k]))
+
+
+def _base9(value) -> np.ndarray:
+    arr = V.tuple_of_numbers("base", value, 9).reshape(3, 3).T   # columns = the three vectors
+    if not abs(np.linalg.det(arr)) > 1e-12 * max(1.0, float(np.abs(arr).max()) ** 3):
+        raise InputError(f"'base' must hold three independent vectors, got {value!r}")
+    return arr
+
+
+def _tuple3(name, value, check):
+    if not isinstance(value, tuple):
+        raise InputTypeError(f"'{name}' must be a tuple of 3 items, got {V.describe(value)}")
+    if len(value) != 3:
+        raise InputError(f"'{name}' must have 3 elements, got {len(value)}")
+    return [check(f"{name}[{i}]", v) for i, v in enumerate(value)]
+
+
+# --------------------------------------------------------------------------- commands
+@V.command
+def FIX_POINT(body, point, strength=V.MISSING):
+    """Fix the referential `point` of `body` in space; removed when |R| > strength."""
+    body, X = _body_point("body", body, "point", point)
+    s = _strength(strength)
+    cset, k = _new(C.FIXPNT, body)
+    cset.mpnt[k] = X
+    cset.point[k] = body.cur_point(X)
+    cset.strength[k] = s
+    return cset.handle(int(cset.id[k]))
+
+
+@V.command
+def FIX_DIRECTION(body, point, direction, body2=V.MISSING, point2=V.MISSING):
+    """Fix the motion of `point` along `direction`; with body2/point2 a slider: the motion of
+    point2 of body2 relative to body along the direction convected by body."""
+    body, X = _body_point("body", body, "point", point)
+    d = _direction("direction", direction)
+    if V.given(body2) != V.given(point2):
+        raise InputError("FIX_DIRECTION: 'body2' and 'point2' must be given together")
+    slave = None
+    if V.given(body2):
+        slave, X2 = _body_point("body2", body2, "point2", point2)
+        _same_domain(body, slave)
+    cset, k = _new(C.FIXDIR, body, slave)
+    cset.mpnt[k] = X
+    cset.base[k] = C.local_base(d[None, :], session.geometric_epsilon())[0]
+    if slave is None:
+        cset.point[k] = body.cur_point(X)
+    else:
+        cset.spnt[k] = X2
+        cset.point[k] = slave.cur_point(X2)
+        cset.direction[k] = body.block.ref_vectors([body.row], d[None, :])[0]
+    return cset.handle(int(cset.id[k]))
+
+
+@V.command
+def SET_VELOCITY(body, point, direction, value):
+    """Prescribe the velocity of `point` along `direction` (number or TIME_SERIES)."""
+    body, X = _body_point("body", body, "point", point)
+    d = _direction("direction", direction)
+    v = number_or_series("value", value)
+    _no_moving_obstacle(body)
+    return _velodir(body, X, C.local_base(d[None, :], session.geometric_epsilon())[0], (v,), C.VELODIR)
+
+
+@V.command
+def SET_DISPLACEMENT(body, point, direction, tms):
+    """Prescribe the displacement history along `direction`: a VELODIR driven by the
+    derivative of `tms` (only increments count; the value at t = 0 is not imposed)."""
+    body, X = _body_point("body", body, "point", point)
+    d = _direction("direction", direction)
+    series = _series("tms", tms)
+    if series.label:
+        session.warn(f"SET_DISPLACEMENT: the labelled TIME_SERIES {series.label!r} is used through an"
+                     " unlabelled copy of its derivative")
+    return _velodir(body, X, C.local_base(d[None, :], session.geometric_epsilon())[0],
+                    (series.series.derivative(),), C.VELODIR)
+
+
+@V.command
+def SET_ACCELERATION(body, point, direction, tms):
+    """Prescribe the acceleration history along `direction`: a VELODIR driven by the running
+    integral of `tms` from 0 at its first time (not from the body's current velocity)."""
+    body, X = _body_point("body", body, "point", point)
+    d = _direction("direction", direction)
+    series = _series("tms", tms)
+    _no_moving_obstacle(body)
+    return _velodir(body, X, C.local_base(d[None, :], session.geometric_epsilon())[0],
+                    (series.series.integral(),), C.VELODIR)
+
+
+def _velodir3(body, point, base, tms, how):
+    body, X = _body_point("body", body, "point", point)
+    frame = _base9(base)
+    if how == "velocity":
+        series = _tuple3("tms", tms, number_or_series)
+    else:
+        items = _tuple3("tms", tms, _series)
+        series = [s.series.derivative() if how == "displacement" else s.series.integral() for s in items]
+    return _velodir(body, X, frame, series, C.VELODIR3)
+
+
+@V.command
+def SET_VELOCITY3(body, point, base, tms):
+    """Prescribe all three velocity components of `point` in `base` (u, v, w vectors)."""
+    return _velodir3(body, point, base, tms, "velocity")
+
+
+@V.command
+def SET_DISPLACEMENT3(body, point, base, tms):
+    return _velodir3(body, point, base, tms, "displacement")
+
+
+@V.command
+def SET_ACCELERATION3(body, point, base, tms):
+    return _velodir3(body, point, base, tms, "acceleration")
+
+
+def _body_or_none(name, value):
+    if value is None:
+        return None
+    from solfec_py.api.body import BODY
+
+    if not isinstance(value, BODY):
+        raise InputTypeError(f"'{name}' must be a BODY object or None, got {V.describe(value)}")
+    return require_body(name, value)
+
+
+@V.command
+def PUT_RIGID_LINK(body1, body2, point1, point2, strength=V.MISSING):
+    """Keep |x(point1) - x(point2)| constant; a None body makes its point fixed in space;
+    coincident points glue the bodies (FIXPNT)."""
+    b1 = _body_or_none("body1", body1)
+    b2 = _body_or_none("body2", body2)
+    p1 = V.point("point1", point1)
+    p2 = V.point("point2", point2)
+    if b1 is None and b2 is None:
+        raise InputError("PUT_RIGID_LINK: 'body1' and 'body2' cannot both be None")
+    if b1 is not None:
+        _body_point("body1", b1, "point1", point1)
+    if b2 is not None:
+        _body_point("body2", b2, "point2", point2)
+    if b1 is not None and b2 is not None:
+        _same_domain(b1, b2)
+        if b1.kind == "OBSTACLE" and b2.kind == "OBSTACLE":
+            raise InputError("Cannot constrain an obstacle with the rigid link")
+    s = _strength(strength)
+    master, slave, mp, sp = (b1, b2, p1, p2) if b1 is not None else (b2, None, p2, p1)
+    x1 = master.cur_point(mp)
+    x2 = slave.cur_point(sp) if slave is not None else sp
+    d = float(np.linalg.norm(x1 - x2))
+    if d < session.geometric_epsilon():
+        cset, k = _new(C.FIXPNT, master, slave)
+        cset.mpnt[k], cset.spnt[k], cset.point[k] = mp, sp, x1
+    else:
+        cset, k = _new(C.RIGLNK, master, slave)
+        cset.mpnt[k], cset.spnt[k] = mp, sp
+        cset.point[k], cset.point2[k] = x1, x2
+        cset.length[k] = d
+        cset.link[k] = x1 - x2
+        cset.base[k] = C.local_base(((x1 - x2) / d)[None, :], session.geometric_epsilon())[0]
+    cset.strength[k] = s
+    return cset.handle(int(cset.id[k]))
+
+
+@V.command
+def PUT_SPRING(body1, point1, body2, point2, function, limits, direction=V.MISSING, update=V.MISSING):
+    """A user spring: force = function(stroke, velocity) along the spring direction
+    (follower without `direction`/`update`), stroke limits (smin, smax)."""
+    b1, X1 = _body_point("body1", body1, "point1", point1)
+    b2, X2 = _body_point("body2", body2, "point2", point2)
+    _same_domain(b1, b2)
+    V.is_callable("function", function)
+    lim = V.tuple_of_numbers("limits", limits, 2)
+    if not lim[0] <= 0.0 <= lim[1]:
+        raise InputError(f"'limits' must satisfy smin <= 0 <= smax, got {tuple(lim.tolist())}")
+    d = _direction("direction", direction) if V.given(direction) else np.array([1.0, 0.0, 0.0])
+    if V.given(update):
+        mode = C.SPRING_UPDATES.index(V.choice("update", update, C.SPRING_UPDATES[1:],
+                                               what="update direction kind"))
+    else:
+        mode = C.FIXED if V.given(direction) else C.FOLLOW
+    x1, x2 = b1.cur_point(X1), b2.cur_point(X2)
+    v = x1 - x2
+    cset, k = _new(C.SPRING, b1, b2)
+    cset.mpnt[k], cset.spnt[k], cset.point[k], cset.point2[k] = X1, X2, x1, x2
+    cset.limits[k] = lim
+    cset.update[k] = mode
+    cset.function[k] = function
+    if mode == C.FOLLOW:
+        length = float(np.linalg.norm(v))
+        n = v / length if length > 0 else np.array([0.0, 0.0, 1.0])
+    else:
+        n = d
+        length = float(n @ v)
+        if mode == C.CONV1:
+            cset.direction[k] = b1.block.ref_vectors([b1.row], d[None, :])[0]
+        elif mode == C.CONV2:
+            cset.direction[k] = b2.block.ref_vectors([b2.row], d[None, :])[0]
+        else:
+            cset.direction[k] = d
+    cset.length[k] = length
+    cset.link[k] = v
+    cset.base[k] = C.local_base(n[None, :], session.geometric_epsilon())[0]
+    return cset.handle(int(cset.id[k]))

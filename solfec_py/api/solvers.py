@@ -14,7 +14,7 @@ Base class contract (`ConstraintSolver`):
     `record_solve(iters, rerhist=..., merhist=..., mvhist=..., error=...)`.
  3. Gauss-Seidel applies its failure action with `handle_failure()` after a solve whose
     error is not 'OK'.
- 4. `solve(domain, h)` raises NotAvailableError until the numerical solvers are attached.
+ 4. `solve(domain, h)` runs the numerical solver of its kind (solfec_py.solvers.solve).
 """
 from __future__ import annotations
 
@@ -102,9 +102,10 @@ class ConstraintSolver:
             self._itershist.append(self._iters)
 
     def solve(self, domain, h: float) -> None:
-        raise NotAvailableError(
-            f"{self.kind}: solving constraints is not available in solfec-py yet (RUN works"
-            " while the model has no constraints or contacts)")
+        """Solve the domain's constraints for step h (numerical solvers: solfec_py.solvers)."""
+        from solfec_py.solvers import solve
+
+        solve(self, domain, h)
 
     # itershist is read-write on both Gauss-Seidel and Newton solvers
     def _get_itershist(self):

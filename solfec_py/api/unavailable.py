@@ -6,9 +6,7 @@ from __future__ import annotations
 from solfec_py.errors import NotAvailableError
 
 LATER = {
-    "constraints": ("FIX_POINT", "FIX_DIRECTION", "SET_DISPLACEMENT", "SET_DISPLACEMENT3",
-                    "SET_VELOCITY", "SET_VELOCITY3", "SET_ACCELERATION", "SET_ACCELERATION3",
-                    "PUT_RIGID_LINK", "PUT_SPRING", "LOCDYN_DUMP"),
+    "constraints": ("LOCDYN_DUMP",),
     "contact": ("CONTACT_EXCLUDE_BODIES", "CONTACT_EXCLUDE_SURFACES", "CONTACT_SPARSIFY",
                 "MBFCP_EXPORT"),
     "results": ("SOLFEC_EXPORT", "RIGID_TO_FEM"),

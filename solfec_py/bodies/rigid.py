@@ -19,7 +19,7 @@ from solfec_py.bodies.loads import (CONVECTED_FORCE, CONVECTED_TORQUE, SPATIAL_F
 from solfec_py.bodies.rigid_schemes import SCHEME_CODES, SCHEME_LIST
 from solfec_py.errors import InputTypeError, InputError
 from solfec_py.geometry.massprops import inertia_from_euler
-from solfec_py.geometry.rotation import expmap
+from solfec_py.geometry.rotation import expmap, skew
 
 ROTATION = slice(0, 9)
 CENTER = slice(9, 12)
@@ -108,6 +108,65 @@ class RigidBlock(BodyBlock):
         for p in prims:
             p.set_rigid_motion(R, self.conf[row, CENTER].copy(), self.center[row].copy())
         return prims
+
+    # ================================================================ constraint support
+    # (owned by the constraints issue; NUMERICS §1.2, §4.2, §4.9)
+    # The general body interface the solver layer uses; other kinds implement the same
+    # methods. All work on arrays of rows (k,) with one point / frame per entry:
+    #   cur_points(rows, X) / ref_points(rows, x)  referential <-> current points (k, 3)
+    #   cur_vectors(rows, d) / ref_vectors(rows, d)  push forward / pull back of directions
+    #   gen_to_loc(rows, X, base) -> H (k, 3, m): local velocity = H u_row; m = the dofs a
+    #       point touches (rigid: all 6; a finite element: those of its element); H stays
+    #       opaque to the solvers and comes back to the same block
+    #   local_velocity(rows, H, which) -> (k, 3): H u with u(t) ('start') or the current
+    #       (free, after step_begin) velocity ('free')
+    #   delassus(rows, Ha, Hb) -> (k, 3, 3): Ha A^-1 Hb^T for two points of the same body
+    #   add_reactions(rows, H, R): reaction[rows] += H^T R (rows may repeat)
+    #   contact_inert(rows) -> bool (k,): True where contacts neither react nor couple
+    #       (obstacles, NUMERICS §1.2)
+    def cur_points(self, rows, X, elem=None):
+        rows = np.asarray(rows, dtype=np.int64)
+        return self.conf[rows, CENTER] + _mv(rotations(self.conf[rows]), X - self.center[rows])
+
+    def ref_points(self, rows, x, elem=None):
+        rows = np.asarray(rows, dtype=np.int64)
+        return self.center[rows] + _mtv(rotations(self.conf[rows]), x - self.conf[rows, CENTER])
+
+    def cur_vectors(self, rows, d):
+        return _mv(rotations(self.conf[np.asarray(rows, dtype=np.int64)]), d)
+
+    def ref_vectors(self, rows, d):
+        return _mtv(rotations(self.conf[np.asarray(rows, dtype=np.int64)]), d)
+
+    def gen_to_loc(self, rows, X, base, elem=None):
+        """H = [base^T Lambda [A]x^T | base^T], A = X - X0 (NUMERICS §1.2)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        A = X - self.center[rows]
+        BtL = np.einsum("kji,kjl->kil", base, rotations(self.conf[rows]))   # base^T Lambda
+        H = np.empty((rows.size, 3, 6))
+        # base^T Lambda [A]x^T Omega = base^T Lambda (Omega x A): column j is BtL (e_j x A)
+        H[:, :, 0:3] = -np.einsum("kil,klj->kij", BtL, skew(A))
+        H[:, :, 3:6] = base.transpose(0, 2, 1)
+        return H
+
+    def local_velocity(self, rows, H, which="free"):
+        u = (self.velo0 if which == "start" else self.velo)[np.asarray(rows, dtype=np.int64)]
+        return np.einsum("kij,kj->ki", H, u)
+
+    def delassus(self, rows, Ha, Hb):
+        rows = np.asarray(rows, dtype=np.int64)
+        mass = self.mass[rows]
+        inv_m = np.where(mass > 0, 1.0 / np.where(mass > 0, mass, 1.0), 0.0)
+        ang = np.einsum("kij,kjl,kml->kim", Ha[:, :, 0:3], self.Jinv[rows], Hb[:, :, 0:3])
+        lin = np.einsum("kij,kmj->kim", Ha[:, :, 3:6], Hb[:, :, 3:6])
+        return ang + inv_m[:, None, None] * lin
+
+    def add_reactions(self, rows, H, R):
+        np.add.at(self.reaction, np.asarray(rows, dtype=np.int64), np.einsum("kij,ki->kj", H, R))
+
+    def contact_inert(self, rows):
+        return self.obstacle[np.asarray(rows, dtype=np.int64)].copy()
+    # ============================================================ end constraint support
 
     def bounding_boxes(self):
         n = self.count

@@ -1,0 +1,263 @@
+"""Constraint records (layer 2): every constraint of a domain as one row of a structure of
+arrays — kind, bodies, referential points, local frame, reactions and velocities, gap,
+strength, prescribed values, spring data — with Solfec's recycled ids and stable handles.
+Reference: NUMERICS §4.1, §4.3, §0.2 (local frames); LANGUAGE §10 (Solfec dom.h `struct
+constraint`, dom.c insert / DOM_Remove_Constraint).
+
+Rows are kept in creation order (`SOLFEC.constraints` lists them newest first; the
+Gauss-Seidel sweep also runs newest first, as Solfec's prepended lists). Removing a row
+moves the later rows up. A row refers to its bodies by id and family (the body-kind block
+that stores them) so the solver layer resolves block rows with array lookups, never with a
+Python loop over constraints.
+
+Side 0 is the master (sign +1), side 1 the slave (sign -1); `bid[k, 1] == 0` means no
+slave (for a one-body RIGLNK `spnt` is then a fixed spatial point).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+KINDS = ("CONTACT", "FIXPNT", "FIXDIR", "VELODIR", "VELODIR3", "RIGLNK", "SPRING")
+CONTACT, FIXPNT, FIXDIR, VELODIR, VELODIR3, RIGLNK, SPRING = range(len(KINDS))
+KIND_CODE = {name: code for code, name in enumerate(KINDS)}
+
+# PUT_SPRING direction update (LANGUAGE §10.9); FOLLOW has no deck keyword
+SPRING_UPDATES = ("FOLLOW", "FIXED", "CONV1", "CONV2")
+FOLLOW, FIXED, CONV1, CONV2 = range(len(SPRING_UPDATES))
+
+_FIELDS = {
+    "id": ((), np.int64),
+    "serial": ((), np.int64),       # distinguishes a recycled id from the constraint a handle knew
+    "kind": ((), np.int8),
+    "bid": ((2,), np.int64),        # body ids (0 = none)
+    "family": ((2,), np.int8),      # index into ConstraintSet.families (-1 = none)
+    "elem": ((2,), np.int64),       # geometric object / element of each side (-1 = whole body)
+    "mpnt": ((3,), float),          # referential point of the master
+    "spnt": ((3,), float),          # referential point of the slave, or a fixed spatial point
+    "point": ((3,), float),         # current spatial point (master side)
+    "point2": ((3,), float),        # current second end (RIGLNK, SPRING)
+    "base": ((3, 3), float),        # local frame, columns (t1, t2, n)
+    "R": ((3,), float),             # mean reaction over the last step, local
+    "U": ((3,), float),             # local relative velocity at t + h
+    "V": ((3,), float),             # local relative velocity at t
+    "B": ((3,), float),             # local free velocity of the last step
+    "gap": ((), float),
+    "area": ((), float),
+    "merit": ((), float),
+    "strength": ((), float),        # FIXPNT |R| / RIGLNK tensile limit (inf = unbreakable)
+    "length": ((), float),          # RIGLNK d0, SPRING L0
+    "link": ((3,), float),          # RIGLNK current link vector x1 - x2 (spatial)
+    "direction": ((3,), float),     # FIXDIR with body2 / convected SPRING: referential direction
+    "update": ((), np.int8),        # SPRING direction update kind
+    "limits": ((2,), float),        # SPRING stroke limits
+    "target": ((3,), float),        # VELODIR / VELODIR3 prescribed local velocity at t + h
+    "friction": ((), float),        # contacts (filled by contact detection)
+    "restitution": ((), float),
+    "cohesion": ((), float),        # cohesion force (cohesion x area), 0 once lost
+    "model": ((), np.int8),         # 0 Signorini-Coulomb, 1 spring-dashpot
+    "spring": ((), float),
+    "dashpot": ((), float),
+    "hpow": ((), float),
+    "spair": ((2,), np.int64),
+}
+_OBJECTS = ("bodies", "series", "function", "material")
+
+
+def local_base(n: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    """(k, 3, 3) frames with columns (t1, t2, n) for normals n (k, 3) (NUMERICS §0.2):
+    t1 = normalise(e_x x n), or e_y x n when |e_x x n| < eps; t2 = t1 x n (left-handed)."""
+    n = np.atleast_2d(np.asarray(n, dtype=float))
+    ex = np.zeros_like(n)
+    ex[:, 0] = 1.0
+    t1 = np.cross(ex, n)
+    size = np.linalg.norm(t1, axis=1)
+    small = size < eps
+    if small.any():
+        ey = np.zeros((int(small.sum()), 3))
+        ey[:, 1] = 1.0
+        t1[small] = np.cross(ey, n[small])
+        size[small] = np.linalg.norm(t1[small], axis=1)
+    t1 /= np.where(size > 0, size, 1.0)[:, None]
+    t2 = np.cross(t1, n)
+    return np.stack((t1, t2, n), axis=2)
+
+
+def body_list(body) -> list:
+    """The list behind `body.constraints` (a deck BODY exposes a copy through a property
+    and keeps the list as `_constraints`)."""
+    state = vars(body)
+    lst = state.get("_constraints", state.get("constraints"))
+    if lst is None:
+        lst = state["constraints"] = []
+    return lst
+
+
+class ConstraintHandle:
+    """Refers to a constraint by id (as Solfec's CONSTRAINT objects do). `row` is None once
+    the constraint is gone; a handle never follows a recycled id to a newer constraint."""
+
+    __slots__ = ("cset", "cid", "serial")
+
+    def __init__(self, cset: "ConstraintSet", cid: int, serial: int):
+        self.cset, self.cid, self.serial = cset, cid, serial
+
+    @property
+    def row(self) -> int | None:
+        return self.cset.row_of(self.cid, self.serial)
+
+
+class ConstraintSet:
+    """All constraints of one domain (see module docstring). Iterating gives handles in
+    creation order; `len()` is the number of constraints."""
+
+    handle_factory = ConstraintHandle   # the deck layer installs its CONSTRAINT type here
+
+    def __init__(self, capacity: int = 16):
+        self.count = 0
+        self.capacity = 0
+        self.families: list[str] = []     # family names used by `family` codes
+        self._rows: dict[int, int] = {}   # id -> row
+        self._spare: list[int] = []       # freed ids (smallest reused first)
+        self._next_id = 1
+        self._serial = 0
+        self.version = 0                  # bumped on every insertion / removal
+        for name, (tail, dtype) in _FIELDS.items():
+            setattr(self, name, np.zeros((0,) + tail, dtype=dtype))
+        for name in _OBJECTS:
+            setattr(self, name, [])
+        self._handles: list = []
+        self._grow(capacity)
+
+    # ------------------------------------------------------------------ container
+    def __len__(self) -> int:
+        return self.count
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+    def __iter__(self):
+        return iter([self.handle(int(self.id[k])) for k in range(self.count)])
+
+    def __reversed__(self):
+        return iter([self.handle(int(self.id[k])) for k in range(self.count - 1, -1, -1)])
+
+    def __getitem__(self, index: int):
+        k = range(self.count)[index]
+        return self.handle(int(self.id[k]))
+
+    def handle(self, cid: int):
+        """The (single, cached) handle object of constraint `cid`."""
+        return self._handles[self._rows[cid]]
+
+    def row_of(self, cid: int, serial: int | None = None) -> int | None:
+        k = self._rows.get(cid)
+        if k is None or (serial is not None and int(self.serial[k]) != serial):
+            return None
+        return k
+
+    def family_code(self, name: str) -> int:
+        if name not in self.families:
+            self.families.append(name)
+        return self.families.index(name)
+
+    # ------------------------------------------------------------------ storage
+    def _grow(self, capacity: int) -> None:
+        for name, (tail, dtype) in _FIELDS.items():
+            old = getattr(self, name)
+            new = np.zeros((capacity,) + tail, dtype=dtype)
+            new[: old.shape[0]] = old
+            setattr(self, name, new)
+        self.capacity = capacity
+
+    def _new_id(self) -> int:
+        if self._spare:
+            self._spare.sort()
+            return self._spare.pop(0)
+        cid = self._next_id
+        self._next_id += 1
+        return cid
+
+    def add(self, kind: int, master, slave, family_of) -> int:
+        """Append a constraint of `kind` between Body objects `master` and `slave` (None
+        allowed for the slave); `family_of(body)` names the block family of a body.
+        Returns the new row; the caller fills the geometric fields."""
+        if self.count == self.capacity:
+            self._grow(max(16, 2 * self.capacity))
+        k = self.count
+        for name, (tail, dtype) in _FIELDS.items():
+            getattr(self, name)[k] = 0
+        cid = self._new_id()
+        self._serial += 1
+        self.id[k], self.serial[k], self.kind[k] = cid, self._serial, kind
+        self.family[k] = -1
+        self.elem[k] = -1
+        self.strength[k] = np.inf
+        self.base[k] = np.eye(3)
+        for s, body in enumerate((master, slave)):
+            if body is not None:
+                self.bid[k, s] = body.id
+                self.family[k, s] = self.family_code(family_of(body))
+        self.bodies.append((master, slave))
+        self.series.append(None)
+        self.function.append(None)
+        self.material.append(None)
+        self._handles.append(self.handle_factory(self, cid, int(self._serial)))
+        self._rows[cid] = k
+        self.count += 1
+        self.version += 1
+        for body in (master, slave):
+            if body is not None:
+                body_list(body).append(self._handles[k])
+        return k
+
+    def remove_rows(self, rows) -> None:
+        """Delete the constraints at `rows` (ids become spare; later rows move up)."""
+        rows = np.unique(np.asarray(rows, dtype=np.int64))
+        if rows.size == 0:
+            return
+        n = self.count
+        keep = np.ones(n, dtype=bool)
+        keep[rows] = False
+        for k in rows.tolist():
+            h = self._handles[k]
+            for body in self.bodies[k]:
+                if body is not None:
+                    lst = body_list(body)
+                    for i in range(len(lst) - 1, -1, -1):
+                        if lst[i] is h:
+                            del lst[i]
+                            break
+            cid = int(self.id[k])
+            del self._rows[cid]
+            self._spare.append(cid)
+        m = int(keep.sum())
+        for name in _FIELDS:
+            arr = getattr(self, name)
+            arr[:m] = arr[:n][keep]
+        flags = keep.tolist()
+        for lst in [getattr(self, name) for name in _OBJECTS] + [self._handles]:
+            lst[:] = [x for x, kp in zip(lst, flags) if kp]
+        self.count = m
+        self._rows = {int(self.id[k]): k for k in range(m)}
+        self.version += 1
+
+    def remove(self, cid: int) -> None:
+        k = self._rows.get(cid)
+        if k is not None:
+            self.remove_rows([k])
+
+    def live(self, name: str) -> np.ndarray:
+        """The used part of field `name` (a view)."""
+        return getattr(self, name)[: self.count]
+
+
+def constraint_set(domain) -> ConstraintSet:
+    """The domain's ConstraintSet, installed in place of the initial empty list."""
+    cons = domain.constraints
+    if isinstance(cons, ConstraintSet):
+        return cons
+    if len(cons):
+        raise TypeError("domain.constraints holds objects that are not a ConstraintSet")
+    cset = ConstraintSet()
+    domain.constraints = cset
+    return cset

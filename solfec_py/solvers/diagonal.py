@@ -1,0 +1,397 @@
+"""Diagonal (single-constraint) block solvers (layer 5, numba): the contact solvers
+SEMISMOOTH_NEWTON, PROJECTED_GRADIENT, DE_SAXCE_FENG, PROJECTED_NEWTON on one 3x3 block,
+the spring-dashpot contact formula, and the direct solvers of FIXPNT, FIXDIR, VELODIR,
+VELODIR3, RIGLNK and SPRING. Reference: NUMERICS §4.3-§4.5.2 (Solfec dbs.c, pes.c, vic.c).
+
+Every contact solver solves C(b + W R, R) = 0 for one local reaction R = (R_T1, R_T2, R_N)
+with the Signorini-Coulomb law: bar U_N = U_N + e min(V_N, 0) (dynamic) or max(g, 0)/h + U_N
+(quasi-static), bar U_N >= 0, R_N + c >= 0, bar U_N (R_N + c) = 0, |R_T| <= mu (R_N + c),
+sliding opposite to U_T (c = cohesion force, usually 0). It updates R and U in place and
+returns its iteration count, or -1 on a singular or non-finite step. Dynamic contacts with a
+positive gap are skipped (R = 0, U = b). Convergence: |dR| / max(|R|, 1) < epsilon.
+
+The contact parameter vector `par` holds (mu, e, c, gap, model, spring, dashpot, hpow).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+SEMISMOOTH_NEWTON, PROJECTED_GRADIENT, DE_SAXCE_FENG, PROJECTED_NEWTON = range(4)
+DIAGONAL_SOLVERS = ("SEMISMOOTH_NEWTON", "PROJECTED_GRADIENT", "DE_SAXCE_FENG", "PROJECTED_NEWTON")
+SIGNORINI_COULOMB, SPRING_DASHPOT = 0, 1
+
+
+# --------------------------------------------------------------------------- helpers
+@njit(cache=True)
+def solve3(A, x):
+    """Solve A y = x in place (x <- y) by Gaussian elimination with partial pivoting;
+    A is overwritten. Returns False when A is singular or the result is not finite."""
+    for c in range(3):
+        p = c
+        big = abs(A[c, c])
+        for r in range(c + 1, 3):
+            if abs(A[r, c]) > big:
+                big, p = abs(A[r, c]), r
+        if big == 0.0 or not math.isfinite(big):
+            return False
+        if p != c:
+            for j in range(3):
+                A[c, j], A[p, j] = A[p, j], A[c, j]
+            x[c], x[p] = x[p], x[c]
+        for r in range(c + 1, 3):
+            f = A[r, c] / A[c, c]
+            for j in range(c, 3):
+                A[r, j] -= f * A[c, j]
+            x[r] -= f * x[c]
+    for c in range(2, -1, -1):
+        s = x[c]
+        for j in range(c + 1, 3):
+            s -= A[c, j] * x[j]
+        x[c] = s / A[c, c]
+    return math.isfinite(x[0] + x[1] + x[2])
+
+
+@njit(cache=True)
+def cone_project(mu, s, out):
+    """out = projection of s onto K_mu = {|s_T| <= mu s_N} (closed form, NUMERICS §4.4)."""
+    st = math.sqrt(s[0] * s[0] + s[1] * s[1])
+    if st <= mu * s[2]:
+        out[0], out[1], out[2] = s[0], s[1], s[2]
+    elif mu * st <= -s[2]:
+        out[0] = out[1] = out[2] = 0.0
+    else:
+        a = (s[2] + mu * st) / (1.0 + mu * mu)
+        out[0] = mu * a * s[0] / st
+        out[1] = mu * a * s[1] / st
+        out[2] = a
+
+
+@njit(cache=True)
+def _ubar(dynamic, h, e, gap, UN, VN):
+    if dynamic:
+        return UN + e * min(VN, 0.0)
+    return max(gap, 0.0) / h + UN
+
+
+@njit(cache=True)
+def _set_u(W, b, R, U):
+    for i in range(3):
+        U[i] = b[i] + W[i, 0] * R[0] + W[i, 1] * R[1] + W[i, 2] * R[2]
+
+
+@njit(cache=True)
+def contact_residual(dynamic, h, par, U, V, R, C, tmp):
+    """C = R - proj_{K^c}(R - F(U)), F(U) = (U_T, bar U_N + mu |U_T|) (De Saxce-Feng form);
+    the cohesive cone is handled by shifting R_N by c. Returns |C|."""
+    mu, e, c, gap = par[0], par[1], par[2], par[3]
+    ut = math.sqrt(U[0] * U[0] + U[1] * U[1])
+    C[0] = R[0] - U[0]
+    C[1] = R[1] - U[1]
+    C[2] = R[2] + c - (_ubar(dynamic, h, e, gap, U[2], V[2]) + mu * ut)
+    cone_project(mu, C, tmp)
+    C[0] = R[0] - tmp[0]
+    C[1] = R[1] - tmp[1]
+    C[2] = R[2] + c - tmp[2]
+    return math.sqrt(C[0] * C[0] + C[1] * C[1] + C[2] * C[2])
+
+
+# --------------------------------------------------------------------------- contact solvers
+@njit(cache=True)
+def projected_gradient(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws):
+    mu, e, c, gap = par[0], par[1], par[2], par[3]
+    it = 0
+    while True:
+        r0, r1, r2 = R[0], R[1], R[2]
+        _set_u(W, b, R, U)
+        un = _ubar(dynamic, h, e, gap, U[2], V[2])
+        R[0] -= rho * U[0]
+        R[1] -= rho * U[1]
+        R[2] = max(0.0, R[2] - rho * un + c)
+        t = math.sqrt(R[0] * R[0] + R[1] * R[1])
+        if t >= mu * R[2]:
+            f = mu * R[2] / t if t > 0.0 else 0.0
+            R[0] *= f
+            R[1] *= f
+        R[2] -= c
+        d = (R[0] - r0) ** 2 + (R[1] - r1) ** 2 + (R[2] - r2) ** 2
+        it += 1
+        if not math.isfinite(d):
+            return -1
+        if it >= maxiter or math.sqrt(d / max(R[0] ** 2 + R[1] ** 2 + R[2] ** 2, 1.0)) <= eps:
+            break
+    _set_u(W, b, R, U)
+    return it
+
+
+@njit(cache=True)
+def de_saxce_feng(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws):
+    mu, e, c, gap = par[0], par[1], par[2], par[3]
+    tau, out = ws[0], ws[1]
+    it = 0
+    while True:
+        r0, r1, r2 = R[0], R[1], R[2]
+        _set_u(W, b, R, U)
+        un = _ubar(dynamic, h, e, gap, U[2], V[2])
+        ut = math.sqrt(U[0] * U[0] + U[1] * U[1])
+        tau[0] = R[0] - rho * U[0]
+        tau[1] = R[1] - rho * U[1]
+        tau[2] = R[2] + c - rho * (un + mu * ut)
+        cone_project(mu, tau, out)
+        R[0], R[1], R[2] = out[0], out[1], out[2] - c
+        d = (R[0] - r0) ** 2 + (R[1] - r1) ** 2 + (R[2] - r2) ** 2
+        it += 1
+        if not math.isfinite(d):
+            return -1
+        if it >= maxiter or math.sqrt(d / max(R[0] ** 2 + R[1] ** 2 + R[2] ** 2, 1.0)) <= eps:
+            break
+    _set_u(W, b, R, U)
+    return it
+
+
+@njit(cache=True)
+def semismooth_newton(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, A):
+    """Alart-Curnier-type generalised Newton with active sets open / stick / slip
+    (NUMERICS §4.5.2); U is carried over, res = b + W R - U is folded into each step."""
+    mu, e, c, gap = par[0], par[1], par[2], par[3]
+    res, x = ws[0], ws[1]
+    divi = max(1, maxiter // 10)
+    it = 0
+    while True:
+        un = _ubar(dynamic, h, e, gap, U[2], V[2])
+        dT0 = R[0] - rho * U[0]
+        dT1 = R[1] - rho * U[1]
+        dN = R[2] + c - rho * un
+        for i in range(3):
+            res[i] = b[i] + W[i, 0] * R[0] + W[i, 1] * R[1] + W[i, 2] * R[2] - U[i]
+        for i in range(3):
+            for j in range(3):
+                A[i, j] = 0.0
+        if dN >= 0.0:
+            norm = math.sqrt(dT0 * dT0 + dT1 * dT1)
+            lim = mu * dN
+            for j in range(3):
+                A[2, j] = W[2, j]
+            x[2] = -un - res[2]
+            if norm >= lim:                      # slip
+                if lim > 0.0:
+                    ln = math.sqrt(R[0] * R[0] + R[1] * R[1])
+                    den = max(lim, ln) * norm
+                    ee = lim / norm
+                    beta = 1.0
+                    if ln > 0.0:
+                        alpha = (R[0] * dT0 + R[1] * dT1) / (ln * norm)
+                        delta = min(ln / lim, 1.0)
+                        if alpha < 0.0:
+                            beta = 1.0 / (1.0 - alpha * delta)
+                    F00, F01 = R[0] * dT0 / den, R[0] * dT1 / den
+                    F10, F11 = R[1] * dT0 / den, R[1] * dT1 / den
+                    M00, M01, M10, M11 = ee * (1.0 - F00), -ee * F01, -ee * F10, ee * (1.0 - F11)
+                    A[0, 0] = 1.0 - beta * M00 + rho * (M00 * W[0, 0] + M01 * W[1, 0])
+                    A[0, 1] = -beta * M01 + rho * (M00 * W[0, 1] + M01 * W[1, 1])
+                    A[1, 0] = -beta * M10 + rho * (M10 * W[0, 0] + M11 * W[1, 0])
+                    A[1, 1] = 1.0 - beta * M11 + rho * (M10 * W[0, 1] + M11 * W[1, 1])
+                    A[0, 2] = rho * (M00 * W[0, 2] + M01 * W[1, 2]) - mu * dT0 / norm
+                    A[1, 2] = rho * (M10 * W[0, 2] + M11 * W[1, 2]) - mu * dT1 / norm
+                    x[0] = mu * dT0 / norm * (R[2] + c) - R[0] - rho * (M00 * res[0] + M01 * res[1])
+                    x[1] = mu * dT1 / norm * (R[2] + c) - R[1] - rho * (M10 * res[0] + M11 * res[1])
+                else:                            # degenerate slip: zero tangential force
+                    A[0, 0] = A[1, 1] = 1.0
+                    x[0] = -R[0] - res[0]
+                    x[1] = -R[1] - res[1]
+            else:                                # stick
+                for i in range(2):
+                    for j in range(3):
+                        A[i, j] = W[i, j]
+                A[0, 2] += U[0] / dN
+                A[1, 2] += U[1] / dN
+                x[0] = -(1.0 + rho * U[2] / dN) * U[0] - res[0]
+                x[1] = -(1.0 + rho * U[2] / dN) * U[1] - res[1]
+        else:                                    # open: R = (0, 0, -c)
+            A[0, 0] = A[1, 1] = A[2, 2] = 1.0
+            x[0], x[1], x[2] = -R[0], -R[1], -R[2] - c
+        if not solve3(A, x):
+            return -1
+        for i in range(3):
+            U[i] += res[i] + W[i, 0] * x[0] + W[i, 1] * x[1] + W[i, 2] * x[2]
+            R[i] += x[i]
+        err = math.sqrt((x[0] ** 2 + x[1] ** 2 + x[2] ** 2) / max(R[0] ** 2 + R[1] ** 2 + R[2] ** 2, 1.0))
+        it += 1
+        if it % divi == 0:
+            rho *= 10.0
+            if not math.isfinite(rho):
+                return -1
+        if it >= maxiter or err <= eps:
+            return it
+
+
+@njit(cache=True)
+def _cone_derivative(mu, s, P):
+    """P = d proj_{K_mu}(s) / ds (3x3)."""
+    st = math.sqrt(s[0] * s[0] + s[1] * s[1])
+    for i in range(3):
+        for j in range(3):
+            P[i, j] = 0.0
+    if st <= mu * s[2]:
+        P[0, 0] = P[1, 1] = P[2, 2] = 1.0
+    elif mu * st <= -s[2]:
+        pass
+    else:
+        k = 1.0 / (1.0 + mu * mu)
+        a = (s[2] + mu * st) * k
+        t0, t1 = s[0] / st, s[1] / st
+        g = mu * a / st
+        P[0, 0] = mu * mu * k * t0 * t0 + g * (1.0 - t0 * t0)
+        P[0, 1] = mu * mu * k * t0 * t1 - g * t0 * t1
+        P[1, 0] = P[0, 1]
+        P[1, 1] = mu * mu * k * t1 * t1 + g * (1.0 - t1 * t1)
+        P[0, 2] = mu * k * t0
+        P[1, 2] = mu * k * t1
+        P[2, 0] = mu * k * t0
+        P[2, 1] = mu * k * t1
+        P[2, 2] = k
+
+
+@njit(cache=True)
+def projected_newton(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, A):
+    """Newton on the unsmoothed C(U, R) = 0: (X W + Y) dR = -C with X = P F'(U), Y = I - P,
+    then R <- proj_{K^c}(R + dR), U = b + W R; stops when |C| <= eps max(|R|, 1)."""
+    mu, e, c, gap = par[0], par[1], par[2], par[3]
+    C, S, tmp, P, X = ws[0], ws[1], ws[2], ws[3:6], ws[6:9]
+    _set_u(W, b, R, U)
+    it = 0
+    while True:
+        nc = contact_residual(dynamic, h, par, U, V, R, C, tmp)
+        nr = math.sqrt(R[0] ** 2 + R[1] ** 2 + R[2] ** 2)
+        if not math.isfinite(nc):
+            return -1
+        if nc <= eps * max(nr, 1.0):
+            return it
+        if it >= maxiter:
+            return it
+        ut = math.sqrt(U[0] * U[0] + U[1] * U[1])
+        S[0] = R[0] - U[0]
+        S[1] = R[1] - U[1]
+        S[2] = R[2] + c - (_ubar(dynamic, h, e, gap, U[2], V[2]) + mu * ut)
+        _cone_derivative(mu, S, P)
+        # F'(U): identity plus the mu |U_T| row
+        for i in range(3):
+            for j in range(3):
+                X[i, j] = P[i, j]
+        if ut > 0.0:
+            for i in range(3):
+                X[i, 0] += P[i, 2] * mu * U[0] / ut
+                X[i, 1] += P[i, 2] * mu * U[1] / ut
+        for i in range(3):
+            for j in range(3):
+                A[i, j] = X[i, 0] * W[0, j] + X[i, 1] * W[1, j] + X[i, 2] * W[2, j] - P[i, j]
+            A[i, i] += 1.0
+            S[i] = -C[i]
+        if not solve3(A, S):
+            return -1
+        tmp[0], tmp[1], tmp[2] = R[0] + S[0], R[1] + S[1], R[2] + S[2] + c
+        cone_project(mu, tmp, C)
+        R[0], R[1], R[2] = C[0], C[1], C[2] - c
+        _set_u(W, b, R, U)
+        it += 1
+
+
+@njit(cache=True)
+def spring_dashpot(dynamic, h, par, W, b, V, U, R, implicit):
+    """Penalty contact (NUMERICS §4.4): normal force from the gap, stick estimate of R_T
+    limited by friction. Uses R_T of the previous solve in the implicit normal velocity."""
+    mu, c, gap, s, d, m = par[0], par[2], par[3], par[5], par[6], par[7]
+    if implicit:
+        bN = b[2] + W[2, 0] * R[0] + W[2, 1] * R[1]
+        g1 = min(gap + 0.25 * h * (bN - V[2]), 0.0)
+        s1 = s * m * (-g1) ** (m - 1.0) if g1 < 0.0 else (s if m == 1.0 else 0.0)
+        if d < 0.0:
+            d = 2.0 * math.sqrt(h * s1 / W[2, 2])
+        RN = (s * (-g1) ** m - 0.5 * d * (bN + V[2])) / (1.0 + (0.25 * h * s1 + 0.5 * d) * W[2, 2])
+    else:
+        RN = s * (-min(gap, 0.0)) ** m - max(d, 0.0) * V[2]
+    if c <= 0.0 and RN < 0.0:
+        R[0] = R[1] = R[2] = 0.0
+        U[0], U[1], U[2] = b[0], b[1], b[2]
+        return 0
+    if c > 0.0 and RN < -c:
+        RN = -c
+    # stick estimate R_T = -W_TT^-1 (b_T + W_TN R_N)
+    det = W[0, 0] * W[1, 1] - W[0, 1] * W[1, 0]
+    y0 = -(b[0] + W[0, 2] * RN)
+    y1 = -(b[1] + W[1, 2] * RN)
+    R[0] = (W[1, 1] * y0 - W[0, 1] * y1) / det
+    R[1] = (W[0, 0] * y1 - W[1, 0] * y0) / det
+    R[2] = RN
+    t = math.sqrt(R[0] ** 2 + R[1] ** 2)
+    lim = mu * abs(RN)
+    if t > lim:
+        f = lim / t
+        R[0] *= f
+        R[1] *= f
+    _set_u(W, b, R, U)
+    return 0
+
+
+@njit(cache=True)
+def contact_solve(solver, dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, A):
+    if dynamic and par[3] > 0.0:
+        R[0] = R[1] = R[2] = 0.0
+        U[0], U[1], U[2] = b[0], b[1], b[2]
+        return 0
+    if int(par[4]) == SPRING_DASHPOT:
+        return spring_dashpot(dynamic, h, par, W, b, V, U, R, True)
+    if solver == SEMISMOOTH_NEWTON:
+        return semismooth_newton(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, A)
+    if solver == PROJECTED_GRADIENT:
+        return projected_gradient(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws)
+    if solver == DE_SAXCE_FENG:
+        return de_saxce_feng(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws)
+    return projected_newton(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, A)
+
+
+# --------------------------------------------------------------------------- other kinds
+@njit(cache=True)
+def point_solve(Winv, W, b, target, U, R):
+    """FIXPNT / VELODIR3: W R = target - b (3x3 SPD, through the stored inverse), U = target."""
+    x0, x1, x2 = target[0] - b[0], target[1] - b[1], target[2] - b[2]
+    for i in range(3):
+        R[i] = Winv[i, 0] * x0 + Winv[i, 1] * x1 + Winv[i, 2] * x2
+    _set_u(W, b, R, U)
+    return 0
+
+
+@njit(cache=True)
+def normal_solve(W, b, target_n, U, R):
+    """FIXDIR / VELODIR: R = (0, 0, (target - b_N) / W_NN), U = b + W R."""
+    R[0] = R[1] = 0.0
+    R[2] = (target_n - b[2]) / W[2, 2]
+    _set_u(W, b, R, U)
+    return 0 if math.isfinite(R[2]) else -1
+
+
+@njit(cache=True)
+def rigid_link_solve(W, b, Y, d0, hh, fallback_n, U, R):
+    """RIGLNK: the smallest R_N (minimum 1/2 W_NN R_N^2) with |Y + hh (b + W_.N R_N)| = d0,
+    Y = local link vector at the mid-step, hh = h/2 (dynamic) or h (quasi-static): the
+    constraint is a quadratic q r^2 + 2 p r + c = 0 whose smaller root is taken in
+    closed form. Without a real root: R_N gives U_N = fallback_n. Returns 1 on fallback."""
+    a0, a1, a2 = Y[0] + hh * b[0], Y[1] + hh * b[1], Y[2] + hh * b[2]
+    w0, w1, w2 = hh * W[0, 2], hh * W[1, 2], hh * W[2, 2]
+    q = w0 * w0 + w1 * w1 + w2 * w2
+    p = a0 * w0 + a1 * w1 + a2 * w2
+    c = a0 * a0 + a1 * a1 + a2 * a2 - d0 * d0
+    disc = p * p - q * c
+    R[0] = R[1] = 0.0
+    flag = 0
+    if q > 0.0 and disc >= 0.0:
+        s = math.sqrt(disc)
+        den = -p - s if p >= 0.0 else -p + s
+        R[2] = c / den if den != 0.0 else 0.0
+    else:
+        R[2] = (fallback_n - b[2]) / W[2, 2]
+        flag = 1
+    _set_u(W, b, R, U)
+    return flag if math.isfinite(R[2]) else -1

@@ -1,0 +1,257 @@
+"""Nonlinear block Gauss-Seidel over the local dynamics (layer 5): the sweep as a numba
+kernel over the CSR arrays of solvers/local_dynamics.py, Solfec's stopping rule, the
+merit function, the diagonal-solver fallbacks and the statistics of one solve.
+Reference: NUMERICS §4.5.1, §4.6 (Solfec bgs.c GAUSS_SEIDEL_Solve, mrf.c).
+
+One iteration sweeps every block (newest constraint first; alternating directions with
+`reverse`), each block solving its own kind's equation with b = B_a + sum W_ab R_b (latest
+R), and ends with error = |R - R_prev| / |R| (1 when R = 0) and, when meritval < 1, the
+merit g(R). It stops when iters >= maxiter or (error <= epsilon and merit <= meritval).
+SPRING forces come from a Python function, so with springs the kernel is run one sweep at
+a time and the forces are re-evaluated between sweeps from the velocities of the sweep.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from solfec_py.constraints import CONTACT, FIXDIR, FIXPNT, RIGLNK, SPRING, VELODIR, VELODIR3
+from solfec_py.solvers.diagonal import (contact_residual, contact_solve, normal_solve, point_solve,
+                                        rigid_link_solve)
+
+OK, DIVERGED, DIAGONAL_DIVERGED, DIAGONAL_FAILED = range(4)
+ERRORS = ("OK", "DIVERGED", "DIAGONAL_DIVERGED", "DIAGONAL_FAILED")
+
+
+@njit(cache=True)
+def _spring_locked(par, bN):
+    """A spring at a stroke limit and moving further out behaves as FIXDIR."""
+    return (par[2] <= par[0] and bN < 0.0) or (par[2] >= par[1] and bN > 0.0)
+
+
+@njit(cache=True)
+def solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+              dynamic, h, dsolver, deps, dmaxiter, ws, A, b, R0, U0):
+    """Solve block a for its latest neighbour reactions; returns 0, DIAGONAL_DIVERGED or
+    DIAGONAL_FAILED (the reaction is then left at its previous value)."""
+    b[0], b[1], b[2] = B[a, 0], B[a, 1], B[a, 2]
+    for j in range(indptr[a], indptr[a + 1]):
+        c = adj[j]
+        for i in range(3):
+            b[i] += Wadj[j, i, 0] * R[c, 0] + Wadj[j, i, 1] * R[c, 1] + Wadj[j, i, 2] * R[c, 2]
+    blast[a, 0], blast[a, 1], blast[a, 2] = b[0], b[1], b[2]
+    k = kind[a]
+    Ra, Ua, Wa = R[a], U[a], W[a]
+    if k == CONTACT:
+        for i in range(3):
+            R0[i], U0[i] = Ra[i], Ua[i]
+        it = contact_solve(dsolver, dynamic, h, par[a], rho[a], Wa, b, V[a], Ua, Ra, deps, dmaxiter, ws, A)
+        if it < 0 or it >= dmaxiter:
+            first = it
+            for alt in range(4):                  # Solfec's order SSN, PG, DSF, PN
+                if alt == dsolver:
+                    continue
+                for i in range(3):
+                    Ra[i], Ua[i] = R0[i], U0[i]
+                it = contact_solve(alt, dynamic, h, par[a], rho[a], Wa, b, V[a], Ua, Ra, deps, dmaxiter, ws, A)
+                if 0 <= it < dmaxiter:
+                    return 0
+            for i in range(3):
+                Ra[i], Ua[i] = R0[i], U0[i]
+            return DIAGONAL_FAILED if first < 0 else DIAGONAL_DIVERGED
+        return 0
+    if k == FIXPNT:
+        if dynamic:
+            for i in range(3):
+                R0[i] = -V[a, i]
+        else:
+            R0[0] = R0[1] = R0[2] = 0.0
+        point_solve(Winv[a], Wa, b, R0, Ua, Ra)
+        return 0
+    if k == FIXDIR:
+        st = normal_solve(Wa, b, -V[a, 2] if dynamic else 0.0, Ua, Ra)
+    elif k == VELODIR:
+        st = normal_solve(Wa, b, par[a, 2], Ua, Ra)
+    elif k == VELODIR3:
+        st = point_solve(Winv[a], Wa, b, par[a], Ua, Ra)
+    elif k == RIGLNK:
+        st = rigid_link_solve(Wa, b, par[a], par[a, 3], 0.5 * h if dynamic else h,
+                              -V[a, 2] if dynamic else 0.0, Ua, Ra)
+    else:  # SPRING
+        if _spring_locked(par[a], b[2]):
+            st = normal_solve(Wa, b, -V[a, 2] if dynamic else 0.0, Ua, Ra)
+        else:
+            Ra[0] = Ra[1] = 0.0
+            Ra[2] = force[a]
+            for i in range(3):
+                Ua[i] = b[i] + Wa[i, 2] * Ra[2]
+            st = 0 if math.isfinite(Ra[2]) else -1
+    return DIAGONAL_FAILED if st < 0 else 0
+
+
+@njit(cache=True)
+def merit(kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force, blast, dynamic, h, efree, num, Ut, ws):
+    """g(R) = 1/2 sum C_a W_aa^-1 C_a / E_free with U = B + W R recomputed (NUMERICS §4.6);
+    num[a] receives the share of constraint a (so that sum(num) == g)."""
+    n = kind.size
+    C, tmp = ws[0], ws[1]
+    total = 0.0
+    for a in range(n):
+        for i in range(3):
+            s = B[a, i] + W[a, i, 0] * R[a, 0] + W[a, i, 1] * R[a, 1] + W[a, i, 2] * R[a, 2]
+            for j in range(indptr[a], indptr[a + 1]):
+                c = adj[j]
+                s += Wadj[j, i, 0] * R[c, 0] + Wadj[j, i, 1] * R[c, 1] + Wadj[j, i, 2] * R[c, 2]
+            Ut[a, i] = s
+        U = Ut[a]
+        k = kind[a]
+        full = True
+        if k == CONTACT:
+            contact_residual(dynamic, h, par[a], U, V[a], R[a], C, tmp)
+        elif k == FIXPNT or k == VELODIR3:
+            for i in range(3):
+                C[i] = (U[i] + V[a, i] if dynamic else U[i]) if k == FIXPNT else par[a, i] - U[i]
+        else:
+            full = False
+            if k == FIXDIR or (k == SPRING and _spring_locked(par[a], blast[a, 2])):
+                C[2] = U[2] + V[a, 2] if dynamic else U[2]
+            elif k == VELODIR:
+                C[2] = par[a, 2] - U[2]
+            elif k == RIGLNK:
+                hh = 0.5 * h if dynamic else h
+                x0, x1, x2 = par[a, 0] + hh * U[0], par[a, 1] + hh * U[1], par[a, 2] + hh * U[2]
+                C[2] = (math.sqrt(x0 * x0 + x1 * x1 + x2 * x2) - par[a, 3]) / hh
+            else:  # SPRING inside its limits: force residual as a velocity
+                C[2] = (force[a] - R[a, 2]) * W[a, 2, 2]
+        if full:
+            up = 0.0
+            for i in range(3):
+                up += C[i] * (Winv[a, i, 0] * C[0] + Winv[a, i, 1] * C[1] + Winv[a, i, 2] * C[2])
+        else:
+            up = Winv[a, 2, 2] * C[2] * C[2]
+        num[a] = 0.5 * up / efree
+        total += num[a]
+    return total
+
+
+@njit(cache=True)
+def iterate(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+            dynamic, h, epsilon, maxiter, meritval, dsolver, deps, dmaxiter, reverse, stop_on_fail,
+            efree, it0, nsweeps, rerhist, merhist, num, Ut):
+    """Up to `nsweeps` Gauss-Seidel iterations starting at iteration count it0.
+    Returns (iterations done in total, converged, last error, diagonal error code)."""
+    n = order.size
+    ws = np.empty((9, 3))
+    A = np.empty((3, 3))
+    b = np.empty(3)
+    R0 = np.empty(3)
+    U0 = np.empty(3)
+    Rp = np.empty(3)
+    it = it0
+    code = 0
+    error = 0.0
+    converged = False
+    for _ in range(nsweeps):
+        up = 0.0
+        lo = 0.0
+        backward = reverse and (it % 2 == 1)
+        for m in range(n):
+            a = order[n - 1 - m] if backward else order[m]
+            Rp[0], Rp[1], Rp[2] = R[a, 0], R[a, 1], R[a, 2]
+            st = solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+                           dynamic, h, dsolver, deps, dmaxiter, ws, A, b, R0, U0)
+            if st != 0:
+                if code == 0:
+                    code = st
+                if stop_on_fail:
+                    return it + 1, False, error, code
+            for i in range(3):
+                d = R[a, i] - Rp[i]
+                up += d * d
+                lo += R[a, i] * R[a, i]
+        error = math.sqrt(up) / (math.sqrt(lo) if lo > 0.0 else 1.0)
+        mer = 0.0
+        if meritval < 1.0:
+            mer = merit(kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force, blast, dynamic, h, efree, num, Ut, ws)
+        rerhist[it] = error
+        merhist[it] = mer
+        it += 1
+        if error <= epsilon and mer <= meritval:
+            converged = True
+            break
+        if it >= maxiter:
+            break
+    return it, converged, error, code
+
+
+@dataclass
+class Settings:
+    """Numerical parameters of one Gauss-Seidel solve (read from a solver object)."""
+
+    epsilon: float
+    maxiter: int
+    meritval: float = 1.0
+    diagsolver: int = 0
+    diagepsilon: float = 1e-6
+    diagmaxiter: int = 100
+    reverse: bool = False
+    stop_on_fail: bool = False
+
+
+@dataclass
+class Result:
+    iters: int
+    error: str
+    rerhist: np.ndarray
+    merhist: np.ndarray
+    merit: float
+    num: np.ndarray       # per-constraint merit shares
+
+
+def run(ld, settings: Settings, springs=None, order=None) -> Result:
+    """Solve the local dynamics `ld` in place (ld.R, ld.U); `springs(b)` returns the SPRING
+    forces (n,) for the block velocities b (n, 3), or None when there are no springs.
+    `order`: the rows to sweep (default all, newest constraint first); others keep R."""
+    n = ld.n
+    if order is None:
+        order = np.arange(n - 1, -1, -1, dtype=np.int64)
+    order = np.ascontiguousarray(order, dtype=np.int64)
+    force = np.zeros(n)
+    blast = ld.coupled()
+    efree = ld.free_energy()
+    efree = efree if efree > 0.0 else 1.0
+    maxiter = max(1, int(settings.maxiter))
+    rerhist = np.zeros(maxiter)
+    merhist = np.zeros(maxiter)
+    num = np.zeros(n)
+    Ut = np.zeros((n, 3))
+    args = (order, ld.kind, ld.W, ld.Winv, ld.rho, ld.B, ld.V, ld.U, ld.R, ld.indptr, ld.adj, ld.Wadj,
+            ld.par)
+    tail = (bool(ld.dynamic), float(ld.h), float(settings.epsilon), maxiter, float(settings.meritval),
+            int(settings.diagsolver), float(settings.diagepsilon), int(settings.diagmaxiter),
+            bool(settings.reverse), bool(settings.stop_on_fail), float(efree))
+    it, converged, code = 0, False, 0
+    if springs is None:
+        it, converged, _, code = iterate(*args, force, blast, *tail, 0, maxiter, rerhist, merhist, num, Ut)
+    else:
+        while it < maxiter and not converged:
+            force = springs(blast)
+            it, converged, _, c = iterate(*args, force, blast, *tail, it, 1, rerhist, merhist, num, Ut)
+            code = code or c
+            if c and settings.stop_on_fail:
+                break
+    final = merit(ld.kind, ld.W, ld.Winv, ld.B, ld.V, ld.R, ld.indptr, ld.adj, ld.Wadj, ld.par, force,
+                  blast, bool(ld.dynamic), float(ld.h), float(efree), num, Ut, np.empty((9, 3)))
+    ld.U[:] = Ut                       # the velocities the bodies will actually get
+    error = OK
+    if not converged:
+        error = code if (code and settings.stop_on_fail) else DIVERGED
+    elif code:
+        error = code
+    keep = min(it, maxiter)
+    return Result(iters=it, error=ERRORS[error], rerhist=rerhist[:keep].copy(),
+                  merhist=merhist[:keep].copy() if settings.meritval < 1.0 else np.zeros(0),
+                  merit=float(final), num=num)

@@ -1,0 +1,259 @@
+"""Local dynamics U = B + W R (layer 5): free and initial local velocities B, V, the
+diagonal blocks W_aa = h sum H A^-1 H^T with their inverses and rho = 1 / lambda_max, and
+the off-diagonal blocks W_ab = h s_a s_b H_a A^-1 H_b^T of constraints sharing a body, as
+CSR arrays for the Gauss-Seidel kernel; afterwards the reactions go back to the bodies as
++-H^T R. Reference: NUMERICS §4.2, §4.9, §0.2 (Solfec ldy.c LOCDYN_Update_Begin / End).
+
+Everything is assembled from arrays: the entries (constraint, side) of one body family
+are handed to its block in one call (`gen_to_loc`, `local_velocity`, `delassus`,
+`add_reactions`, `contact_inert`; see bodies/rigid.py), and the pairs of entries on the
+same body are generated with array arithmetic. Blocks of two constraints coupled through
+two bodies are summed into one W_ab (Solfec keeps one block per shared body; the sum is
+what the sweep uses). No assumption on the number of body dofs is made here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from solfec_py import constraints as C
+
+NPAR = 8   # per-constraint parameter columns of the kernels (see solvers/diagonal.py)
+
+
+def body_rows(domain, cset) -> np.ndarray:
+    """(count, 2) block rows of the master / slave of every constraint; -1 where there is no
+    body or the body no longer exists (deleted)."""
+    n = cset.count
+    out = np.full((n, 2), -1, dtype=np.int64)
+    fam, bid = cset.family[:n], cset.bid[:n]
+    for code, name in enumerate(cset.families):
+        mask = fam == code
+        if not mask.any():
+            continue
+        block = domain.blocks.get(name)
+        if block is None or block.count == 0:
+            continue
+        ids = np.fromiter((b.id for b in block.bodies), dtype=np.int64, count=block.count)
+        lookup = np.full(int(max(ids.max(), bid[mask].max())) + 1, -1, dtype=np.int64)
+        lookup[ids] = np.arange(block.count)
+        out[mask] = lookup[bid[mask]]
+    return out
+
+
+def segment_sum(index: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """out[i] = sum of values[k] over index[k] == i; values (E, ...) -> (n, ...)."""
+    flat = values.reshape(values.shape[0], -1)
+    out = np.empty((n, flat.shape[1]))
+    for j in range(flat.shape[1]):
+        out[:, j] = np.bincount(index, weights=flat[:, j], minlength=n)
+    return out.reshape((n,) + values.shape[1:])
+
+
+@dataclass
+class Side:
+    """Constraint points of one body family: entry e belongs to local-dynamics row con[e]."""
+
+    block: object
+    con: np.ndarray
+    sign: np.ndarray
+    rows: np.ndarray
+    H: object
+    inert: np.ndarray      # contact points on bodies that do not react (obstacles)
+
+
+@dataclass
+class LocalDynamics:
+    """Arrays of one solve; row i is constraint-set row `crow[i]`."""
+
+    crow: np.ndarray
+    kind: np.ndarray
+    W: np.ndarray
+    Winv: np.ndarray
+    rho: np.ndarray
+    B: np.ndarray
+    V: np.ndarray
+    U: np.ndarray
+    R: np.ndarray
+    par: np.ndarray
+    indptr: np.ndarray
+    adj: np.ndarray
+    Wadj: np.ndarray
+    dynamic: bool
+    h: float
+    sides: list = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return self.crow.size
+
+    def free_energy(self) -> float:
+        """E_free = 1/2 sum B W^-1 B + 1/2 sum (W^-1)_NN v^2 over prescribed velocities."""
+        e = 0.5 * np.einsum("ki,kij,kj->", self.B, self.Winv, self.B)
+        vel = self.kind == C.VELODIR
+        if vel.any():
+            e += 0.5 * float(np.sum(self.Winv[vel, 2, 2] * self.par[vel, 2] ** 2))
+        return float(e)
+
+    def coupled(self, R: np.ndarray | None = None) -> np.ndarray:
+        """B + sum over neighbours W_ab R_b (without the diagonal term)."""
+        R = self.R if R is None else R
+        out = self.B.copy()
+        if self.adj.size:
+            contrib = np.einsum("eij,ej->ei", self.Wadj, R[self.adj])
+            rowsof = np.repeat(np.arange(self.n), np.diff(self.indptr))
+            out += segment_sum(rowsof, contrib, self.n)
+        return out
+
+    def velocities(self) -> np.ndarray:
+        """U = B + W R for all rows."""
+        return self.coupled() + np.einsum("kij,kj->ki", self.W, self.R)
+
+    def scatter_reactions(self) -> None:
+        """Add s H^T R to the generalised reaction of every body (NUMERICS §4.9)."""
+        for side in self.sides:
+            live = ~side.inert
+            if live.all():
+                side.block.add_reactions(side.rows, side.H, side.sign[:, None] * self.R[side.con])
+            elif live.any():
+                side.block.add_reactions(side.rows[live], side.H[live],
+                                         side.sign[live, None] * self.R[side.con[live]])
+
+
+def parameters(cset, crow: np.ndarray, dynamic: bool) -> np.ndarray:
+    """(n, NPAR) kernel parameters of the constraint-set rows `crow` (solvers/diagonal.py)."""
+    n = crow.size
+    par = np.zeros((n, NPAR))
+    kind = cset.kind[crow]
+    m = kind == C.CONTACT
+    if m.any():
+        r = crow[m]
+        par[m] = np.column_stack((cset.friction[r], cset.restitution[r], cset.cohesion[r], cset.gap[r],
+                                  cset.model[r], cset.spring[r], cset.dashpot[r], cset.hpow[r]))
+    m = (kind == C.VELODIR) | (kind == C.VELODIR3)
+    if m.any():
+        par[m, 0:3] = cset.target[crow[m]]
+    m = kind == C.RIGLNK
+    if m.any():
+        r = crow[m]
+        par[m, 0:3] = np.einsum("kji,kj->ki", cset.base[r], cset.link[r])   # local link vector
+        par[m, 3] = cset.length[r]
+    m = kind == C.SPRING
+    if m.any():
+        r = crow[m]
+        par[m, 0:2] = cset.limits[r]
+        par[m, 2] = cset.gap[r]
+    return par
+
+
+def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bool = True,
+             brow: np.ndarray | None = None) -> LocalDynamics:
+    """Local dynamics of the constraint-set rows `crow` (all by default) at the current
+    (mid-step) configuration; off-diagonal blocks only among `crow` when `offdiag`."""
+    crow = np.arange(cset.count) if crow is None else np.asarray(crow, dtype=np.int64)
+    n = crow.size
+    if brow is None:
+        brow = body_rows(domain, cset)
+    kind = cset.kind[crow].astype(np.int64)
+    B = np.zeros((n, 3))
+    V = np.zeros((n, 3))
+    diag_idx, diag_val, off_a, off_b, off_val = [], [], [], [], []
+    sides = []
+    base = cset.base[crow]
+    for code, name in enumerate(cset.families):
+        block = domain.blocks.get(name)
+        con_l, sgn_l, rows_l, X_l = [], [], [], []
+        for s, pts in ((0, cset.mpnt), (1, cset.spnt)):
+            mask = (cset.family[crow, s] == code) & (brow[crow, s] >= 0)
+            if mask.any():
+                i = np.flatnonzero(mask)
+                con_l.append(i)
+                sgn_l.append(np.full(i.size, 1.0 if s == 0 else -1.0))
+                rows_l.append(brow[crow[i], s])
+                X_l.append(pts[crow[i]])
+        if not con_l:
+            continue
+        con = np.concatenate(con_l)
+        sign = np.concatenate(sgn_l)
+        rows = np.concatenate(rows_l)
+        X = np.concatenate(X_l)
+        H = block.gen_to_loc(rows, X, base[con])
+        inert = (kind[con] == C.CONTACT) & block.contact_inert(rows)
+        sides.append(Side(block, con, sign, rows, H, inert))
+        B += segment_sum(con, sign[:, None] * block.local_velocity(rows, H, "free"), n)
+        V += segment_sum(con, sign[:, None] * block.local_velocity(rows, H, "start"), n)
+        live = np.flatnonzero(~inert)
+        if live.size == 0:
+            continue
+        c, sg, rw, Hl = con[live], sign[live], rows[live], H[live]
+        diag_idx.append(c)
+        diag_val.append(h * block.delassus(rw, Hl, Hl))
+        e, f = _pairs(rw, c)
+        if e.size:
+            blocks = (h * (sg[e] * sg[f]))[:, None, None] * block.delassus(rw[e], Hl[e], Hl[f])
+            same = c[e] == c[f]                     # both ends of one constraint on one body
+            if same.any():
+                diag_idx.append(c[e[same]])
+                diag_val.append(blocks[same])
+            if offdiag and (~same).any():
+                off_a.append(c[e[~same]])
+                off_b.append(c[f[~same]])
+                off_val.append(blocks[~same])
+    W = segment_sum(np.concatenate(diag_idx), np.concatenate(diag_val), n) if diag_idx else np.zeros((n, 3, 3))
+    indptr, adj, Wadj = _csr(n, off_a, off_b, off_val)
+    Winv, rho = _inverse_and_rho(W)
+    return LocalDynamics(crow=crow, kind=kind, W=W, Winv=Winv, rho=rho, B=B, V=V,
+                         U=cset.U[crow].copy(), R=cset.R[crow].copy(),
+                         par=parameters(cset, crow, domain.dynamic), indptr=indptr, adj=adj,
+                         Wadj=Wadj, dynamic=domain.dynamic, h=h, sides=sides)
+
+
+def _pairs(rows: np.ndarray, con: np.ndarray):
+    """All ordered pairs (e, f), e != f, of entries on the same body row."""
+    E = rows.size
+    order = np.lexsort((con, rows))
+    sr = rows[order]
+    starts = np.flatnonzero(np.r_[True, sr[1:] != sr[:-1]])
+    sizes = np.diff(np.r_[starts, E])
+    if sizes.max(initial=1) <= 1:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    cnt = np.repeat(sizes, sizes)                      # partners of each sorted position
+    first = np.repeat(starts, sizes)                   # group start of each sorted position
+    e_pos = np.repeat(np.arange(E), cnt)
+    offs = np.arange(e_pos.size) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    f_pos = np.repeat(first, cnt) + offs
+    keep = e_pos != f_pos
+    return order[e_pos[keep]], order[f_pos[keep]]
+
+
+def _csr(n, off_a, off_b, off_val):
+    if not off_a:
+        return np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 3, 3))
+    a = np.concatenate(off_a)
+    b = np.concatenate(off_b)
+    key = a * n + b
+    uniq, inv = np.unique(key, return_inverse=True)
+    Wadj = segment_sum(inv, np.concatenate(off_val), uniq.size)
+    rows = uniq // n
+    indptr = np.searchsorted(rows, np.arange(n + 1)).astype(np.int64)
+    return indptr, (uniq % n).astype(np.int64), Wadj
+
+
+def _inverse_and_rho(W: np.ndarray):
+    n = W.shape[0]
+    if n == 0:
+        return np.zeros((0, 3, 3)), np.zeros(0)
+    sym = 0.5 * (W + W.transpose(0, 2, 1))
+    lam = np.linalg.eigvalsh(sym)
+    big = lam[:, -1]
+    rho = np.where(big > 0, 1.0 / np.where(big > 0, big, 1.0), 0.0)
+    regular = lam[:, 0] > 1e-14 * np.maximum(big, 1e-300)
+    Winv = np.zeros_like(W)
+    if regular.all():
+        Winv[:] = np.linalg.inv(W)
+    else:
+        Winv[regular] = np.linalg.inv(W[regular])
+        Winv[~regular] = np.linalg.pinv(W[~regular])
+    return Winv, rho
