@@ -220,7 +220,8 @@ class XdmfSeries:
         n = max(n, 1)
         out = [f'      <Grid Name="constraints{i}" GridType="Uniform">\n',
                f'        <Time Value="{float(m["time"])!r}"/>\n',
-               f'        <Topology TopologyType="Polyvertex" NumberOfElements="{n}"/>\n',
+               f'        <Topology TopologyType="Polyvertex" NumberOfElements="{n}" NodesPerElement="1">\n'
+               f"          {_item((n, 1), group + '/vertices', 'Int', 4)}\n        </Topology>\n",
                '        <Geometry GeometryType="XYZ">\n'
                f"          {_item((n, 3), group + '/cpoints')}\n        </Geometry>\n",
                _attribute("KIND", "Scalar", "Node", _item((n,), group + "/KIND", "Int", 4))]
@@ -238,6 +239,7 @@ def _write_constraints(g, cons: np.ndarray, attributes) -> None:
     B = cons[:, L.BASE].reshape(-1, 3, 3).transpose(0, 2, 1)      # columns t1, t2, n
     g.create_dataset("cpoints", data=cons[:, L.POINT].astype(np.float32))
     g.create_dataset("KIND", data=cons[:, L.CCOL["KIND"]].astype(np.int32))
+    g.create_dataset("vertices", data=np.arange(cons.shape[0], dtype=np.int32)[:, None])
     if "REAC" in attributes:
         g.create_dataset("REAC", data=np.einsum("nij,nj->ni", B, cons[:, L.REAC]).astype(np.float32))
     if "RELV" in attributes:
