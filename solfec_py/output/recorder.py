@@ -89,7 +89,7 @@ def finish(solfec) -> None:
 def begin(solfec) -> None:
     """Before the steps of a (not continued) RUN: open the store; frame 0 at t = 0."""
     domain = solfec.domain
-    solfec.store.start_writing(compression=solfec.output_compression)
+    solfec.store.start_writing(compression=solfec.output_compression, domain=solfec.domain)
     start_live_xdmf(solfec)
     start_clock(solfec)
     if solfec.runs == 0 and domain.time == 0.0:

@@ -133,9 +133,10 @@ class ResultsStore:
         return int(bad[0]) if bad.size else n
 
     # ------------------------------------------------------------------ writing
-    def start_writing(self, append: bool = False, compression: bool | None = None) -> None:
+    def start_writing(self, append: bool = False, compression: bool | None = None, domain=None) -> None:
         """Open for a RUN: create the file the first time, append to it afterwards (and
-        when `append`, i.e. continuing stored results)."""
+        when `append`, i.e. continuing stored results). A state chunk holds the rows of one
+        frame of `domain`'s bodies (64 to 4096 rows), so frames are written chunk by chunk."""
         if self.file is not None:
             return
         if compression is not None:
@@ -158,7 +159,9 @@ class ResultsStore:
         ds.attrs["columns"] = list(L.FRAME_COLUMNS)
         for fam in L.FAMILIES:
             w = L.state_width(fam)
-            f.create_dataset(f"state/{fam}", (0, w), maxshape=(None, w), chunks=(max(64, 8192 // w), w),
+            block = domain.blocks.get(fam) if domain is not None else None
+            rows = min(max(block.count if block is not None else 0, 64), 4096)
+            f.create_dataset(f"state/{fam}", (0, w), maxshape=(None, w), chunks=(rows, w),
                              dtype="f8", **comp)
             f.create_dataset(f"ids/{fam}", (0,), maxshape=(None,), chunks=(4096,), dtype="i8", **comp)
         c = f.create_dataset("constraints", (0, len(L.CON_COLUMNS)), maxshape=(None, len(L.CON_COLUMNS)),
