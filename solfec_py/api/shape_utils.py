@@ -46,15 +46,19 @@ class UserShape:
             raise InputError(f"The {self.KIND} object is empty")
         return self._prims
 
+    def _current_prims(self) -> list:
+        """The primitives with `cur` in the current configuration (views: placed copies)."""
+        return self._data()
+
     def _take(self) -> list:
-        """Move the primitives out (emptying), or copy them for a view."""
+        """Move the primitives out (emptying), or copy a view's current configuration."""
         if self._body is not None:
-            return [p.copy() for p in self._prims]
+            return [p.copy() for p in self._current_prims()]
         prims, self._prims = self._prims, None
         return prims
 
     def _clone(self) -> "UserShape":
-        return type(self)._wrap([p.copy() for p in self._data()])
+        return type(self)._wrap([p.copy() for p in self._current_prims()])
 
     def __repr__(self) -> str:
         return f"<{self.KIND} object{' (empty)' if self._prims is None else ''}>"
@@ -81,7 +85,7 @@ def take_shape(name: str, value: Any) -> list:
 def peek_shape(name: str, value: Any, requirement: str | None = None) -> list:
     """Copies of the primitives of a shape argument; the user objects are untouched."""
     items = _shape_items(name, value, requirement or f"{KINDS} object or a list of those")
-    return [p.copy() for s in items for p in s._data()]
+    return [p.copy() for s in items for p in s._current_prims()]
 
 
 def _live_prims(name: str, value: Any, requirement: str) -> list:

@@ -145,8 +145,14 @@ class MESH(UserShape):
                 return self._body.current_primitives()[k]
         return mesh
 
-    def _clone(self) -> "MESH":
-        return MESH._wrap([self._current_mesh().copy()])
+    def _current_prims(self) -> list:
+        """A view yields a free copy whose reference is the body's current configuration."""
+        mesh = self._current_mesh()
+        if self._body is None:
+            return [mesh]
+        free = mesh.copy()
+        free.ref = free.cur.copy()
+        return [free]
 
     @readonly
     def nnod(self):
