@@ -87,3 +87,46 @@ def test_constraints_in_the_paraview_file(stored, tmp_path):
         t, pd, _ = reader.read_data(1)                 # no constraints: one placeholder, zero reaction
         assert t == pytest.approx(0.1) and pd["REAC"].shape == (1, 3) and not pd["REAC"].any()
         assert pd["KIND"].tolist() == [0]
+
+
+FIXED = """\
+import json
+sol = SOLFEC('DYNAMIC', 1E-3, 'out/fixed')
+sol.verbose = 'OFF'
+GRAVITY(sol, (0, 0, -10))
+mat = BULK_MATERIAL(sol, density=1.0)
+b = BODY(sol, 'RIGID', SPHERE((1, 0, 0), 0.1, 1, 1), mat, label='bob')
+c = FIX_POINT(b, (1, 0, 0))
+OUTPUT(sol, 0.01)
+rec = []
+def cb():
+    rec.append([sol.time] + list(c.R))
+    return 1
+CALLBACK(sol, 1E-3, (), cb)
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-8, 100), 0.1)
+if sol.mode == 'WRITE':
+    json.dump(rec, open('rec.json', 'w'))
+else:
+    json.dump(HISTORY(sol, [(sol, 'R'), (b, (0, 0, 1), None, 'R'), 'CONS'], 0, 0.1), open('h.json', 'w'))
+"""
+
+
+def test_fix_point_reaction_is_stored(tmp_path):
+    import json
+    import math
+
+    from solfec_py.cli import main
+
+    deck = tmp_path / "fixed.py"
+    deck.write_text(FIXED)
+    assert main([str(deck)]) == 0 and main([str(deck)]) == 0
+    t, r, rz, cons = (np.array(v) for v in json.load(open(tmp_path / "h.json")))
+    rec = np.array(json.load(open(tmp_path / "rec.json")))
+    weight = 4 / 3 * math.pi * 0.1 ** 3 * 10      # a body held at its mass centre carries its weight
+    np.testing.assert_array_equal(cons, 1)
+    np.testing.assert_allclose(r[1:], weight, rtol=1e-9)     # solver tolerance 1e-8
+    np.testing.assert_allclose(rz[1:], weight, rtol=1e-9)    # FIXPNT base = identity: n = z
+    for k in range(1, len(t)):                                # equal to CONSTRAINT.R during the run
+        row = rec[np.argmin(np.abs(rec[:, 0] - t[k]))]
+        if abs(row[0] - t[k]) < 1e-9:
+            assert r[k] == row[3]

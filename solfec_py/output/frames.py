@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from solfec_py.constraints import KINDS
+
 TIMERS = ("TIMINT", "CONUPD", "CONDET", "LOCDYN", "CONSOL", "PARBAL", "GSINIT", "GSRUN",
           "GSCOM", "GSMCOM", "LININIT", "LINUPD", "LINMV", "LINPRE", "LINRUN", "LINCOM")
 # labelled solver statistics of LANGUAGE §15.6 item 4 (zeros until a solver fills them)
@@ -53,7 +55,7 @@ def state_width(family: str) -> int:
 
 
 # constraint rows ----------------------------------------------------------------------
-CON_KINDS = ("CONTACT", "FIXPNT", "FIXDIR", "VELODIR", "VELODIR3", "RIGLNK", "SPRING")
+CON_KINDS = KINDS                   # constraints.KINDS: CONTACT, FIXPNT, ... (stored code = index + 1)
 CON_KIND_CODE = {k: i + 1 for i, k in enumerate(CON_KINDS)}
 CON_COLUMNS = ("KIND", "BID1", "BID2", "SURF1", "SURF2",
                "PX", "PY", "PZ", "P2X", "P2Y", "P2Z",
@@ -86,6 +88,8 @@ def constraint_rows(domain) -> np.ndarray:
         return np.zeros((0, len(CON_COLUMNS)))
     if hasattr(cons, "results_rows"):
         return np.asarray(cons.results_rows(), dtype=float).reshape(-1, len(CON_COLUMNS))
+    if hasattr(cons, "live"):           # constraints.ConstraintSet: a structure of arrays
+        return _set_rows(cons)
     rows = np.zeros((len(cons), len(CON_COLUMNS)))
     for i, c in enumerate(cons):
         row = rows[i]
@@ -112,6 +116,27 @@ def constraint_rows(domain) -> np.ndarray:
             v = getattr(c, name, None)
             if v is not None:
                 row[CCOL[name.upper()]] = float(v)
+    return rows
+
+
+def _set_rows(cset) -> np.ndarray:
+    """Rows of a constraints.ConstraintSet (kinds in the same order, codes from 0)."""
+    n = len(cset)
+    rows = np.zeros((n, len(CON_COLUMNS)))
+    if not n:
+        return rows
+    live = cset.live
+    rows[:, CCOL["KIND"]] = live("kind") + 1
+    rows[:, CCOL["BID1"]:CCOL["BID2"] + 1] = live("bid")
+    rows[:, CCOL["SURF1"]:CCOL["SURF2"] + 1] = live("spair")
+    rows[:, POINT] = live("point")
+    rows[:, CCOL["P2X"]:CCOL["P2Z"] + 1] = live("point2")
+    rows[:, BASE] = live("base").transpose(0, 2, 1).reshape(n, 9)     # columns t1, t2, n
+    rows[:, REAC] = live("R")
+    rows[:, RELV] = live("U")
+    rows[:, CCOL["VT1"]:CCOL["VN"] + 1] = live("V")
+    for name in ("gap", "area", "merit"):
+        rows[:, CCOL[name.upper()]] = live(name)
     return rows
 
 
