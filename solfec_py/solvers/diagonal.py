@@ -154,7 +154,8 @@ def de_saxce_feng(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws):
 @njit(cache=True)
 def semismooth_newton(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, A):
     """Alart-Curnier-type generalised Newton with active sets open / stick / slip
-    (NUMERICS §4.5.2); U is carried over, res = b + W R - U is folded into each step."""
+    (NUMERICS §4.5.2); U is carried over, res = b + W R - U is folded into each step.
+    Unlike Solfec, a step chosen from a stale U (res != 0) never ends the iteration."""
     mu, e, c, gap = par[0], par[1], par[2], par[3]
     res, x = ws[0], ws[1]
     divi = max(1, maxiter // 10)
@@ -166,6 +167,7 @@ def semismooth_newton(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, A):
         dN = R[2] + c - rho * un
         for i in range(3):
             res[i] = b[i] + W[i, 0] * R[0] + W[i, 1] * R[1] + W[i, 2] * R[2] - U[i]
+        stale = abs(res[0]) + abs(res[1]) + abs(res[2]) > 1e-13 * (1.0 + abs(U[0]) + abs(U[1]) + abs(U[2]))
         for i in range(3):
             for j in range(3):
                 A[i, j] = 0.0
@@ -223,7 +225,9 @@ def semismooth_newton(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, A):
             rho *= 10.0
             if not math.isfinite(rho):
                 return -1
-        if it >= maxiter or err <= eps:
+        # the active set of a step taken from a stale U (res != 0) is not trusted: converged
+        # only after a step from a consistent U = b + W R
+        if it >= maxiter or (err <= eps and not stale):
             return it
 
 
@@ -257,10 +261,21 @@ def _cone_derivative(mu, s, P):
 @njit(cache=True)
 def projected_newton(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, A):
     """Newton on the unsmoothed C(U, R) = 0: (X W + Y) dR = -C with X = P F'(U), Y = I - P,
-    then R <- proj_{K^c}(R + dR), U = b + W R; stops when |C| <= eps max(|R|, 1)."""
+    then R <- proj_{K^c}(R + t dR), U = b + W R, with t = 1, 1/2, ... until |C| decreases
+    (a safeguard Solfec does not have; -1 when no step decreases |C|, so the Gauss-Seidel
+    fallback takes over); stops when |C| <= eps max(|R|, 1)."""
     mu, e, c, gap = par[0], par[1], par[2], par[3]
     C, S, tmp, P, X = ws[0], ws[1], ws[2], ws[3:6], ws[6:9]
     _set_u(W, b, R, U)
+    if R[0] == 0.0 and R[1] == 0.0 and R[2] == 0.0:
+        # the apex is a poor Newton start (steps get projected back onto it): begin from one
+        # De Saxce-Feng projection step instead
+        S[0] = -rho * U[0]
+        S[1] = -rho * U[1]
+        S[2] = c - rho * (_ubar(dynamic, h, e, gap, U[2], V[2]) + mu * math.sqrt(U[0] ** 2 + U[1] ** 2))
+        cone_project(mu, S, tmp)
+        R[0], R[1], R[2] = tmp[0], tmp[1], tmp[2] - c
+        _set_u(W, b, R, U)
     it = 0
     while True:
         nc = contact_residual(dynamic, h, par, U, V, R, C, tmp)
@@ -291,10 +306,21 @@ def projected_newton(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, A):
             S[i] = -C[i]
         if not solve3(A, S):
             return -1
-        tmp[0], tmp[1], tmp[2] = R[0] + S[0], R[1] + S[1], R[2] + S[2] + c
-        cone_project(mu, tmp, C)
-        R[0], R[1], R[2] = C[0], C[1], C[2] - c
-        _set_u(W, b, R, U)
+        # step R <- proj(R + t dR) with t halved while |C| does not decrease (safeguard)
+        r0, r1, r2 = R[0], R[1], R[2]
+        t = 1.0
+        decreased = False
+        for _ in range(30):
+            tmp[0], tmp[1], tmp[2] = r0 + t * S[0], r1 + t * S[1], r2 + t * S[2] + c
+            cone_project(mu, tmp, X[0])
+            R[0], R[1], R[2] = X[0, 0], X[0, 1], X[0, 2] - c
+            _set_u(W, b, R, U)
+            if contact_residual(dynamic, h, par, U, V, R, C, tmp) < nc:
+                decreased = True
+                break
+            t *= 0.5
+        if not decreased:      # stalled (typically at the cone apex): let the caller fall back
+            return -1
         it += 1
 
 
