@@ -45,7 +45,10 @@ def stored(api):
     sol.domain.time = 0.2
     recorder.write_frame(sol)                       # frame 2: none (HISTORY stops before t1)
     recorder.finish(sol)
-    read, bodies = model(api)                       # the deck re-run: READ mode
+    from solfec_py import session
+
+    session.start(progress=False)                   # a new program run ...
+    read, bodies = model(api)                       # ... of the deck: READ mode
     assert read.mode == "READ"
     return api, read, bodies
 

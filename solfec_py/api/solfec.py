@@ -56,8 +56,10 @@ class SOLFEC:
     def _open_results(self) -> None:
         """Decide READ / WRITE mode (LANGUAGE §1.3): READ when results with at least one
         frame exist at `<outpath>/<basename>.h5` and neither -w nor -c was given; -c opens
-        them for appending (continued WRITE); -w overwrites them (a warning, no prompt)."""
-        from solfec_py.output.store import ResultsStore, results_path
+        them for appending (continued WRITE); -w overwrites them (a warning, no prompt).
+        Results written by an earlier SOLFEC object of this same program run are overwritten
+        (with a warning) rather than read: Solfec would read them back."""
+        from solfec_py.output.store import ResultsStore, results_path, written_this_run
 
         s = session.current()
         path = results_path(self._outpath)
@@ -66,7 +68,10 @@ class SOLFEC:
                 session.warn(f"-c: no results to continue at {path!r}; starting a new run")
             self.store = ResultsStore(path)
             return
-        if s.continue_run:
+        if written_this_run(path):
+            session.warn(f"results at {path!r} were written earlier in this run by another SOLFEC object;"
+                         " they are overwritten")
+        elif s.continue_run:
             store = ResultsStore.open_existing(path)
             if store.nframes:
                 self.store, self.continued = store, True

@@ -37,6 +37,22 @@ REGISTRY_COLUMNS = ("ID", "KIND", "X0", "Y0", "Z0", "LABEL_OFF", "LABEL_LEN")
 FLUSH_SECONDS = float(os.environ.get("SOLFEC_PY_FLUSH_SECONDS", "0.05"))
 
 
+_WRITTEN = {"session": None, "paths": set()}
+
+
+def _written_paths() -> set:
+    from solfec_py import session
+
+    if _WRITTEN["session"] is not session.current():      # a new program run (session.start)
+        _WRITTEN["session"], _WRITTEN["paths"] = session.current(), set()
+    return _WRITTEN["paths"]
+
+
+def written_this_run(path: str) -> bool:
+    """Was this results file created by the current program run (session)?"""
+    return os.path.abspath(path) in _written_paths()
+
+
 def results_path(outpath: str) -> str:
     """`<outpath>/<basename(outpath)>.h5` (LANGUAGE §1.4)."""
     base = os.path.basename(os.path.normpath(outpath))
@@ -151,6 +167,7 @@ class ResultsStore:
             f = h5py.File(self.path, "w", locking=False)
         except OSError as exc:
             raise ResultsError(f"cannot create results file {self.path!r}: {exc}") from None
+        _written_paths().add(os.path.abspath(self.path))
         f.attrs["format"], f.attrs["version"] = FORMAT, VERSION
         f.attrs["kinds"] = list(KINDS)
         comp = {"compression": "gzip", "compression_opts": 1, "shuffle": True} if self.compression else {}
