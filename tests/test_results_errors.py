@@ -135,3 +135,14 @@ def test_initialize_state_arguments(tmp_path, capsys):
     deck = write(tmp_path / "i.py", DECK.replace("RUN(", "INITIALIZE_STATE(sol, 'out/r', 0.0, ['a', 3])\nRUN("))
     assert main([deck]) == 1
     assert "All elements of the 'subset' list must be strings" in capsys.readouterr().err
+
+
+def test_same_output_path_twice_in_one_run_overwrites(tmp_path, capsys):
+    # Solfec would open the second object's results in READ mode; solfec-py overwrites
+    # results written earlier by the same program run (warning) and reads older ones
+    deck = write(tmp_path / "r.py", DECK + DECK)
+    assert main([deck]) == 0
+    cap = capsys.readouterr()
+    assert cap.out.count("MODE WRITE") == 2 and "written earlier in this run" in cap.err
+    assert main([deck]) == 0
+    assert capsys.readouterr().out.count("MODE READ") == 2
