@@ -67,19 +67,20 @@ def local_base(n: np.ndarray, eps: float = 1e-6) -> np.ndarray:
     """(k, 3, 3) frames with columns (t1, t2, n) for normals n (k, 3) (NUMERICS §0.2):
     t1 = normalise(e_x x n), or e_y x n when |e_x x n| < eps; t2 = t1 x n (left-handed)."""
     n = np.atleast_2d(np.asarray(n, dtype=float))
-    ex = np.zeros_like(n)
-    ex[:, 0] = 1.0
-    t1 = np.cross(ex, n)
-    size = np.linalg.norm(t1, axis=1)
+    x, y, z = n[:, 0], n[:, 1], n[:, 2]
+    out = np.empty(n.shape + (3,))
+    t1 = out[:, :, 0]
+    t1[:, 0], t1[:, 1], t1[:, 2] = 0.0, -z, y            # e_x x n
+    size = np.sqrt(y * y + z * z)
     small = size < eps
-    if small.any():
-        ey = np.zeros((int(small.sum()), 3))
-        ey[:, 1] = 1.0
-        t1[small] = np.cross(ey, n[small])
-        size[small] = np.linalg.norm(t1[small], axis=1)
+    if small.any():                                     # e_y x n
+        t1[small, 0], t1[small, 1], t1[small, 2] = z[small], 0.0, -x[small]
+        size[small] = np.sqrt(x[small] ** 2 + z[small] ** 2)
     t1 /= np.where(size > 0, size, 1.0)[:, None]
-    t2 = np.cross(t1, n)
-    return np.stack((t1, t2, n), axis=2)
+    a, b, c = t1[:, 0], t1[:, 1], t1[:, 2]
+    out[:, 0, 1], out[:, 1, 1], out[:, 2, 1] = b * z - c * y, c * x - a * z, a * y - b * x   # t1 x n
+    out[:, :, 2] = n
+    return out
 
 
 def body_list(body) -> list:

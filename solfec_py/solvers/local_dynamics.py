@@ -212,6 +212,9 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
 def _pairs(rows: np.ndarray, con: np.ndarray):
     """All ordered pairs (e, f), e != f, of entries on the same body row."""
     E = rows.size
+    if E <= 1:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
     order = np.lexsort((con, rows))
     sr = rows[order]
     starts = np.flatnonzero(np.r_[True, sr[1:] != sr[:-1]])

@@ -1,0 +1,119 @@
+"""Constrained motion over many steps: energy conservation of the mathematical pendulum over
+10 periods (RIG_NEG, h = 1e-3, VERIFICATION §7.2), its period for every rigid scheme, a
+spring-mass energy balance, and quasi-static prescribed motion and links."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+G = math.pi ** 2
+PERIOD = 4 * math.sqrt(1 / G) * 1.854074677301372       # 2.360682 s (VERIFICATION §7.2)
+
+
+def pendulum(api, scheme='RIG_NEG', h=1e-3):
+    sol = api.SOLFEC('DYNAMIC', h, 'out/pendulum_' + scheme)
+    sol.verbose = 'OFF'
+    api.OUTPUT(sol, 1e9)
+    api.GRAVITY(sol, (0, 0, -G))
+    mat = api.BULK_MATERIAL(sol, density=1.0)
+    ball = api.BODY(sol, 'RIGID', api.SPHERE((1, 0, 1), 0.05, 1, 1), mat)
+    api.BODY_CHARS(ball, 1.0, 1.0, (1, 0, 1), (1, 0, 0, 0, 1, 0, 0, 0, 1))
+    ball.scheme = scheme
+    api.PUT_RIGID_LINK(ball, None, (1, 0, 1), (0, 0, 1))
+    return sol, ball
+
+
+def test_pendulum_energy_over_ten_periods(api):
+    """Total energy (kinetic + m g (z - 1), pi^2 at release... 0 relative to the start)
+    stays within 1 % of m g l = pi^2 over 10 periods; the period stays within 1 %."""
+    sol, ball = pendulum(api)
+    worst = [0.0]
+    crossings = []
+    prev = [0.0]
+
+    def watch():
+        total = api.ENERGY(sol)[0] + G * (ball.conf[11] - 1.0)
+        worst[0] = max(worst[0], abs(total) / G)
+        v = ball.velo[5]
+        if v * prev[0] < 0:
+            crossings.append(sol.time)
+        prev[0] = v
+        return 1
+
+    api.CALLBACK(sol, 1e-3, (), watch)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-3, 1000, failure='EXIT'), 10.3 * PERIOD)
+    assert worst[0] < 0.01
+    ten = crossings[40] - crossings[0]          # v_z changes sign 4 times per period
+    assert ten / 10 == pytest.approx(PERIOD, rel=0.01)
+
+
+@pytest.mark.parametrize("scheme", ['RIG_POS', 'RIG_NEG', 'RIG_IMP'])
+def test_pendulum_period_for_each_scheme(api, scheme):
+    sol, ball = pendulum(api, scheme)
+    crossings, prev = [], [0.0]
+
+    def watch():
+        v = ball.velo[5]
+        if v * prev[0] < 0:
+            crossings.append(sol.time)
+        prev[0] = v
+        return 1 if len(crossings) < 5 else 0
+
+    api.CALLBACK(sol, 1e-3, (), watch)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-6, 1000), 3.0)
+    # 4 sign changes of v_z per period; sampled every h = 1e-3 (0.04 % of T)
+    assert crossings[4] - crossings[0] == pytest.approx(PERIOD, rel=0.005)
+    x = np.array(ball.conf[9:12])
+    assert np.linalg.norm(x - (0, 0, 1)) == pytest.approx(1.0, abs=1e-9)
+
+
+def test_spring_energy_balance(api):
+    """Mass on a spring against a pinned anchor: kinetic + k s^2 / 2 stays at m v0^2 / 2
+    within (w h)^2 (leapfrog-type midpoint force), and the stroke stays inside the limits."""
+    m, k, v0, h = 1.0, 400.0, 0.5, 1e-3
+    sol = api.SOLFEC('DYNAMIC', h, 'out/spring')
+    api.OUTPUT(sol, 1e9)
+    mat = api.BULK_MATERIAL(sol, density=1.0)
+    anchor = api.BODY(sol, 'RIGID', api.SPHERE((0, 0, 0), 0.1, 1, 1), mat)
+    api.FIX_POINT(anchor, (0, 0, 0))
+    ball = api.BODY(sol, 'RIGID', api.SPHERE((1, 0, 0), 0.1, 1, 1), mat)
+    api.BODY_CHARS(ball, m, 1.0, (1, 0, 0), (1, 0, 0, 0, 1, 0, 0, 0, 1))
+    api.INITIAL_VELOCITY(ball, (0, v0, 0), (0, 0, 0))            # swings sideways: follower
+    spring = api.PUT_SPRING(ball, (1, 0, 0), anchor, (0, 0, 0), lambda s, v: -k * s, (-0.5, 0.5))
+    worst = [0.0]
+
+    def watch():
+        x = np.array(ball.conf[9:12])
+        s = np.linalg.norm(x) - 1.0
+        energy = api.ENERGY(sol, ball)[0] + 0.5 * k * s * s
+        worst[0] = max(worst[0], abs(energy - 0.5 * m * v0**2) / (0.5 * m * v0**2))
+        return 1
+
+    api.CALLBACK(sol, h, (), watch)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), 2.0)
+    w = math.sqrt(k / m)
+    assert worst[0] < (w * h) ** 2 * 5
+    assert -0.5 < spring.gap < 0.5
+
+
+def test_quasi_static_prescribed_velocity_and_link(api):
+    """Quasi-static: a SET_VELOCITY point moves by h v per step (U = v exactly); a body
+    hanging on a rigid link under gravity keeps the link length (qs target U_N = 0)."""
+    h = 0.01
+    sol = api.SOLFEC('QUASI_STATIC', h, 'out/qs')
+    api.OUTPUT(sol, 1e9)
+    api.GRAVITY(sol, (0, 0, -10))
+    mat = api.BULK_MATERIAL(sol, density=1.0)
+    slider = api.BODY(sol, 'RIGID', api.SPHERE((0, 0, 0), 0.1, 1, 1), mat)
+    api.SET_VELOCITY(slider, (0, 0, 0), (1, 0, 0), 2.0)
+    api.FIX_DIRECTION(slider, (0, 0, 0), (0, 1, 0))
+    api.FIX_DIRECTION(slider, (0, 0, 0), (0, 0, 1))
+    hanging = api.BODY(sol, 'RIGID', api.SPHERE((5, 0, -1), 0.1, 1, 1), mat)
+    link = api.PUT_RIGID_LINK(hanging, None, (5, 0, -1), (5, 0, 0))
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-12, 1000), 0.1)
+    assert slider.conf[9] == pytest.approx(10 * h * 2.0, rel=1e-9)
+    assert slider.conf[10] == pytest.approx(0.0, abs=1e-12) and slider.conf[11] == pytest.approx(0.0, abs=1e-12)
+    assert hanging.conf[11] == pytest.approx(-1.0, abs=1e-9)
+    assert -link.R[2] == pytest.approx(hanging.mass * 10, rel=1e-6)
