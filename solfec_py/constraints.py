@@ -242,6 +242,13 @@ class ConstraintSet:
         self._rows = {int(self.id[k]): k for k in range(m)}
         self.version += 1
 
+    def remove_body(self, body) -> int:
+        """Delete every constraint attached to `body` (for DELETE of a body); returns how
+        many went. Without this they go at the next step's update."""
+        rows = [h.row for h in list(body_list(body)) if h.cset is self and h.row is not None]
+        self.remove_rows(rows)
+        return len(rows)
+
     def remove(self, cid: int) -> None:
         k = self._rows.get(cid)
         if k is not None:

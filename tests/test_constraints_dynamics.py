@@ -117,3 +117,59 @@ def test_quasi_static_prescribed_velocity_and_link(api):
     assert slider.conf[10] == pytest.approx(0.0, abs=1e-12) and slider.conf[11] == pytest.approx(0.0, abs=1e-12)
     assert hanging.conf[11] == pytest.approx(-1.0, abs=1e-9)
     assert -link.R[2] == pytest.approx(hanging.mass * 10, rel=1e-6)
+
+
+def free_balls(api, n, h=1e-3):
+    sol = api.SOLFEC('DYNAMIC', h, 'out/balls')
+    api.OUTPUT(sol, 1e9)
+    mat = api.BULK_MATERIAL(sol, density=1.0)
+    balls = []
+    for i in range(n):
+        p = (0.0, 3.0 * i, 0.0)
+        b = api.BODY(sol, 'RIGID', api.SPHERE(p, 0.5, 1, 1), mat)
+        api.BODY_CHARS(b, 1.0, 1.0, p, (1, 0, 0, 0, 1, 0, 0, 0, 1))
+        balls.append(b)
+    return sol, balls
+
+
+def test_slider_follows_the_guide_body(api):
+    """FIX_DIRECTION with body2: the motion of b2's point relative to b1 along x is fixed,
+    so b2 takes b1's (prescribed) x velocity while keeping its own y velocity (the guide's
+    inertia is made huge so that the slider reaction 3 m off its centre cannot turn it)."""
+    sol, (guide, car) = free_balls(api, 2)
+    api.BODY_CHARS(guide, 1.0, 1.0, (0, 0, 0), (1e15, 0, 0, 0, 1e15, 0, 0, 0, 1e15))
+    api.SET_VELOCITY(guide, (0, 0, 0), (1, 0, 0), 0.5)
+    api.FIX_DIRECTION(guide, (0, 0, 0), (0, 1, 0))
+    api.FIX_DIRECTION(guide, (0, 0, 0), (0, 0, 1))
+    api.INITIAL_VELOCITY(car, (0, 1.0, 0.2), (0, 0, 0))
+    api.FIX_DIRECTION(guide, (0, 0, 0), (1, 0, 0), car, (0, 3, 0))
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-12, 1000), 0.5)
+    assert car.velo[3:6] == pytest.approx((0.5, 1.0, 0.2), abs=1e-9)
+    assert car.conf[9] - guide.conf[9] == pytest.approx(0.0, abs=1e-9)
+    assert car.conf[10] == pytest.approx(3.0 + 0.5, rel=1e-9)
+
+
+def test_fixed_direction_spring_and_stroke_limit(api):
+    """A spring with a fixed direction x measures the stroke along x only: a sideways
+    velocity is not resisted, an x velocity oscillates at sqrt(k/m). A spring reaching its
+    stroke limit while stretching acts as FIX_DIRECTION for that step, U_N = -V_N (NUMERICS
+    §4.3): the stop reflects the motion elastically, so the ball comes back at -v."""
+    k = 100.0
+    sol, (a, b, c, d) = free_balls(api, 4)
+    for body, p in ((a, (0, 0, 0)), (c, (0, 6, 0))):
+        api.FIX_POINT(body, p)
+    api.INITIAL_VELOCITY(b, (0.1, 0.0, 0.3), (0, 0, 0))
+    spring = api.PUT_SPRING(b, (0, 3, 0), a, (0, 0, 0), lambda s, v: -k * s, (-1, 1), direction=(1, 0, 0))
+    api.INITIAL_VELOCITY(d, (0, 1.0, 0), (0, 0, 0))
+    limited = api.PUT_SPRING(d, (0, 9, 0), c, (0, 6, 0), lambda s, v: -0.001 * s, (-0.05, 0.05))
+    t = 0.5
+    strokes = []
+    api.CALLBACK(sol, 1e-3, (), lambda: strokes.append(limited.gap) or 1)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-12, 1000), t)
+    w = math.sqrt(k)
+    assert b.conf[9] == pytest.approx(0.1 / w * math.sin(w * t), abs=2e-4)   # leapfrog phase
+    assert b.conf[11] == pytest.approx(0.3 * t, rel=1e-9)                      # z free
+    assert spring.gap == pytest.approx(b.conf[9], abs=1e-3 * 0.1)   # gap is from the mid-step
+    assert max(strokes) <= 0.05 + 1e-3 * 1.0                    # overshoot below one step
+    assert d.velo[4] == pytest.approx(-1.0, abs=1e-5)          # reflected (-0.001 s spring)
+
