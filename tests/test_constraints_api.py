@@ -4,14 +4,13 @@ deleted under their constraints, and every argument check through the deck runne
 type, the argument named, the deck line)."""
 from __future__ import annotations
 
-import math
 import textwrap
 
 import numpy as np
 import pytest
 
 from solfec_py.cli import main
-from solfec_py.errors import InputError, InputTypeError, SimulationError
+from solfec_py.errors import InputError, InputTypeError
 
 HEADER = """\
 sol = SOLFEC('DYNAMIC', 1E-3, 'out/c')

@@ -1,11 +1,10 @@
-"""Gauss-Seidel, penalty and Newton(-fallback) solves on whole models: convergence on a
+"""Gauss-Seidel and penalty solves on whole models: convergence on a
 1000-link chain with the momentum balance of the reactions, a block sliding on four
 Coulomb contacts (v = v0 - mu g t exactly, friction work = kinetic energy lost) for every
 diagonal solver, Newton restitution, failure actions, reverse sweeps, merit and statistics.
 Contacts are inserted directly as constraint records (contact detection comes later)."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pytest
@@ -173,21 +172,6 @@ def test_merit_history_and_threshold(api):
     shares = [c.merit for c in sol.constraints]
     assert min(shares) >= 0.0 and sum(shares) == pytest.approx(gs.merhist[-1], rel=1e-6, abs=1e-14)
     assert sol.domain.statistics['GSITERS'] == gs.iters
-
-
-def test_newton_solver_falls_back_to_gauss_seidel_once(api, capsys):
-    from solfec_py import solvers
-
-    solvers._warned.discard("newton")
-    sol, balls = chain(api, 5, horizontal=False)
-    nt = api.NEWTON_SOLVER()
-    api.RUN(sol, nt, 3e-3)
-    err = capsys.readouterr().err
-    assert err.count("NEWTON_SOLVER") == 1 and "Gauss-Seidel" in err
-    links = list(reversed(sol.constraints))
-    # merit 1e-8 is a relative energy error: reactions are then right to about sqrt(1e-8)
-    assert [l.R[2] for l in links] == pytest.approx([-50.0, -40.0, -30.0, -20.0, -10.0], rel=1e-3)
-    assert nt.iters >= 1 and nt.merhist[-1] <= 1e-8
 
 
 def test_penalty_solver_spring_dashpot_contact_and_joints(api):

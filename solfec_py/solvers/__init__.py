@@ -8,12 +8,11 @@ Entry points: `update(domain, t, h)` and `delete_overstressed(domain)` for the s
 """
 from __future__ import annotations
 
-import sys
 import time as wallclock
 
 import numpy as np
 
-from solfec_py import constraints as C, session
+from solfec_py import constraints as C
 from solfec_py.errors import InputTypeError
 from solfec_py.solvers import gauss_seidel as gs
 from solfec_py.solvers.diagonal import DIAGONAL_SOLVERS
@@ -21,9 +20,6 @@ from solfec_py.solvers.local_dynamics import LocalDynamics, assemble
 from solfec_py.solvers.update import delete_overstressed, update
 
 __all__ = ["update", "delete_overstressed", "solve", "gauss_seidel_settings"]
-
-_warned = set()
-
 
 def gauss_seidel_settings(obj) -> gs.Settings:
     """Settings of a GAUSS_SEIDEL_SOLVER object (api/solvers.py attributes)."""
@@ -135,11 +131,3 @@ def _cohesion(cset, ld: LocalDynamics, contact: np.ndarray) -> None:
     lost = live & ((R[:, 2] + c < 1e-8 * c) | (np.hypot(R[:, 0], R[:, 1]) + 1e-8 * c >= mu * (R[:, 2] + c)))
     cset.cohesion[r[lost]] = 0.0
 
-
-def warn_once(key: str, message: str) -> None:
-    if key not in _warned:
-        _warned.add(key)
-        session.warn(message)
-
-
-DBL_EPSILON = sys.float_info.epsilon

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 SEMISMOOTH_NEWTON, PROJECTED_GRADIENT, DE_SAXCE_FENG, PROJECTED_NEWTON = range(4)
