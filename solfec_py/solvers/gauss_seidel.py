@@ -166,8 +166,8 @@ def iterate(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force
             if st != 0:
                 if code == 0:
                     code = st
-                if stop_on_fail:
-                    return it + 1, False, error, code
+                if stop_on_fail:               # failure='EXIT': abort in the sweep
+                    return it, False, error, code
             for i in range(3):
                 d = R[a, i] - Rp[i]
                 up += d * d
