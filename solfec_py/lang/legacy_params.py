@@ -24,11 +24,10 @@ def shape(fpdef, rename):
     return subs
 
 
-def shape_text(sh) -> str:
-    if isinstance(sh, str):
-        return sh
-    inner = ", ".join(shape_text(s) for s in sh)
-    return f"({inner},)" if len(sh) == 1 else f"({inner})"
+def _targets(sh) -> str:
+    """The flattened names as an assignment target (`a, b` or `a,`)."""
+    names = names_of(sh)
+    return names[0] + "," if len(names) == 1 else ", ".join(names)
 
 
 def shape_spec(sh) -> str:
@@ -110,8 +109,10 @@ class ParamsMixin:
     def _unpack_in_body(self, suite, tuples, depth, edits):
         """Unpack tuple parameters at the start of the body, on the `def`'s body line."""
         first = next(k for k in suite.children if isinstance(k, Tree))
-        if first.data == "simple_stmt":
-            text = "; ".join(f"{shape_text(sh)} = {tmp}" for sh, tmp in tuples)
+        if first.data == "simple_stmt":   # `a, b, c = _p2_flat(t, (0, (0, 0)))`
+            text = "; ".join(f"{_targets(sh)} = _p2_flat({tmp}, {shape_spec(sh)})"
+                             for sh, tmp in tuples)
+            self.used.add("_p2_flat")
             edits.open(start(first), depth, text + "; ")
             return
         # a compound first statement: bind the names with := inside its header expression

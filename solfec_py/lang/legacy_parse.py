@@ -378,7 +378,7 @@ _CATALOGUE = {
         "{1: 2 3: 4}\n", "{a: b c: d}\n", "f(a.b c)\n", "f(a() b)\n", "f(a[1] b)\n",
         "f('a' 'b' c)\n", "[a() b]\n", "[a.b c]\n",
     ],
-    "incomplete expression: an operand is missing after the operator*": [
+    "incomplete expression: an operand is missing after the operator": [
         "x = 1 +\n", "x = 1 *\n", "x = 1 -\n", "x = 1 /\n", "x = 1 %\n", "x = 1 **\n",
         "x = 1 <\n", "x = 1 ==\n", "x = a and\n", "x = a or\n", "x = not\n", "x = 1 |\n",
         "x = 1 &\n", "x = 1 ^\n", "x = 1 <<\n", "x = 1 //\n", "x =\n", "x +=\n",

@@ -14,17 +14,21 @@ import builtins
 import decimal
 import functools
 import importlib
+import io
 import itertools
 import math
 import operator
 import os
 import sys
+import types
 
 from solfec_py.lang import legacy_shims
 
 legacy_shims.install()
 
 _NEWLINE = object()
+_BUILTIN_METHODS = (types.MethodDescriptorType, types.BuiltinFunctionType,
+                    types.WrapperDescriptorType)
 _NO_SOFTSPACE_AFTER = "\t\n\x0b\x0c\r"   # C isspace() except ' ' (Python 2's PRINT_ITEM)
 
 
@@ -236,8 +240,8 @@ def _p2_attr(obj, name):
     if isinstance(obj, dict):
         impl = getattr(type(obj), name, None)
         fix = _dict_fix(name)
-        if fix is not None and (impl is None or impl is getattr(dict, name, None)):
-            return fix(obj)
+        if fix is not None and (impl is None or isinstance(impl, _BUILTIN_METHODS)):
+            return fix(obj)   # dict, OrderedDict, defaultdict, ...: not a Python override
     if name == "sort" and isinstance(obj, list) and type(obj).sort is list.sort:
         return _list_sort(obj)
     try:
@@ -252,7 +256,7 @@ def _p2_attr(obj, name):
         if name == "xreadlines" and hasattr(obj, "__iter__"):
             return lambda: iter(obj)
         raise
-    if name == "write" and _softspace(obj):
+    if name == "write" and (isinstance(obj, io.TextIOBase) or _softspace(obj)):
         return _resetting_write(obj, value)
     return value
 
@@ -344,16 +348,20 @@ def input(prompt=""):   # noqa: A001 - Python 2 input() evaluated the line
     return eval(builtins.input(prompt), frame.f_globals, frame.f_locals)
 
 
+# Python 2 builtins that are plain aliases (module-level too, for `solfec-py translate`)
+xrange, raw_input, unicode, basestring, long, unichr, file = (
+    builtins.range, builtins.input, str, str, int, chr, open)
+reduce, intern, reload, StandardError = functools.reduce, sys.intern, importlib.reload, Exception
+
 _NAMESPACE = {
     "_p2_div": _p2_div, "_p2_idiv": _p2_idiv, "_p2_iattr": _p2_iattr, "_p2_iitem": _p2_iitem,
     "_p2_print": _p2_print, "_p2_print_to": _p2_print_to, "_p2_flushline": _p2_flushline,
     "_p2_raise": _p2_raise, "_p2_exec": _p2_exec, "_p2_attr": _p2_attr, "_p2_flat": _p2_flat,
-    "xrange": builtins.range, "raw_input": builtins.input, "input": input,
-    "unicode": str, "basestring": str, "long": int, "unichr": chr, "file": open,
-    "reduce": functools.reduce, "cmp": cmp, "apply": apply, "execfile": execfile,
-    "map": map, "filter": filter, "zip": zip, "range": range, "round": round,
-    "sorted": sorted, "oct": oct, "intern": sys.intern, "reload": importlib.reload,
-    "StandardError": Exception,
+    "xrange": xrange, "raw_input": raw_input, "input": input, "unicode": unicode,
+    "basestring": basestring, "long": long, "unichr": unichr, "file": file, "reduce": reduce,
+    "cmp": cmp, "apply": apply, "execfile": execfile, "map": map, "filter": filter, "zip": zip,
+    "range": range, "round": round, "sorted": sorted, "oct": oct, "intern": intern,
+    "reload": reload, "StandardError": StandardError,
 }
 BUILTIN_NAMES = frozenset(k for k in _NAMESPACE if not k.startswith("_p2_"))
 

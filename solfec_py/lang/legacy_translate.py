@@ -216,7 +216,7 @@ class Translator(ParamsMixin):
             items = [k for k in rest if not _is_tok(k, ",")]
             edits.replace_token_ws(kw, "_p2_print(", until=start(items[0]))
         self.used.add(func)
-        trailing = _is_tok(rest[-1], ",")
+        trailing = bool(rest) and _is_tok(rest[-1], ",")
         for a, b in zip(items, items[1:]):
             comma = next(k for k in rest if _is_tok(k, ",") and start(k) >= end(a))
             edits.replace_token_ws(comma, f"); {head}", until=start(b))

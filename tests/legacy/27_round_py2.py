@@ -1,0 +1,5 @@
+# round returns a float and rounds halves away from zero (exact binary value decides)
+print round(2.5), round(-2.5), round(0.5), round(1.5)
+print round(2.675, 2), round(7), round(1234, -2)
+print int(round(3.5)), round(0.25, 1), round(-0.35, 1)
+print '%.2f' % round(1.005, 2)
