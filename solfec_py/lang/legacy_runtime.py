@@ -21,6 +21,7 @@ import operator
 import os
 import sys
 import types
+from collections.abc import Mapping
 
 from solfec_py.lang import legacy_shims
 
@@ -235,13 +236,15 @@ def _resetting_write(f, write):
 
 def _p2_attr(obj, name):
     """`obj.name` where Python 2 meant something else on built-in objects: list-returning
-    dict.keys(), dict.has_key, iterator .next, list.sort(cmp=...), file.write resetting
-    the print softspace, os.getcwdu, sys.maxint, file.xreadlines."""
-    if isinstance(obj, dict):
+    dict.keys() (any mapping), dict.has_key, iterator .next, list.sort(cmp=...),
+    file.write resetting the print softspace, os.getcwdu, sys.maxint, file.xreadlines,
+    BaseException.message."""
+    if isinstance(obj, Mapping):
         impl = getattr(type(obj), name, None)
         fix = _dict_fix(name)
-        if fix is not None and (impl is None or isinstance(impl, _BUILTIN_METHODS)):
-            return fix(obj)   # dict, OrderedDict, defaultdict, ...: not a Python override
+        if fix is not None and (impl is None or isinstance(impl, _BUILTIN_METHODS)
+                                or impl is getattr(Mapping, name, None)):
+            return fix(obj)   # dict, OrderedDict, os.environ, ...: not a deck's own method
     if name == "sort" and isinstance(obj, list) and type(obj).sort is list.sort:
         return _list_sort(obj)
     try:
@@ -255,6 +258,8 @@ def _p2_attr(obj, name):
             return sys.maxsize
         if name == "xreadlines" and hasattr(obj, "__iter__"):
             return lambda: iter(obj)
+        if name == "message" and isinstance(obj, BaseException):
+            return obj.args[0] if len(obj.args) == 1 else ""
         raise
     if name == "write" and (isinstance(obj, io.TextIOBase) or _softspace(obj)):
         return _resetting_write(obj, value)

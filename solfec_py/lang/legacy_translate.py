@@ -20,7 +20,7 @@ MAX_DEPTH = 1000   # parse-tree depth; Python 2's parser stack held 1500 entries
 # attributes whose Python 2 meaning differs on built-in objects: read through _p2_attr
 COMPAT_ATTRS = frozenset(
     "keys values items iteritems iterkeys itervalues viewitems viewkeys viewvalues has_key "
-    "next sort write getcwdu maxint xreadlines".split())
+    "next sort write getcwdu maxint xreadlines message".split())
 PY3_ONLY_KEYWORDS = frozenset(("nonlocal", "async", "await"))
 _PASS_CONTEXT = frozenset(("testlist", "exprlist", "paren", "list_display", "testlist_comp",
                            "listmaker"))
