@@ -50,7 +50,7 @@ def _translate(argv: list[str]) -> int:
     p.add_argument("-o", dest="output", help="write the translation here instead of printing it")
     args = p.parse_args(argv)
     try:
-        text = translate(read_deck(args.deck), args.deck)
+        text = translate(read_deck(args.deck), args.deck, standalone=True)
     except OSError as exc:
         print(f"solfec-py: cannot read {args.deck!r}: {exc.strerror}", file=sys.stderr)
         return 1

@@ -103,12 +103,17 @@ class Domain:
     def energy(self, bodies=None) -> np.ndarray:
         """(kinetic, external, contact, friction, internal) summed over `bodies` (all if None)."""
         total = np.zeros(5)
-        if bodies is None:
-            for block in self.active_blocks():
-                total += block.energy[: block.count].sum(axis=0)
-        else:
-            for body in bodies:
-                total += body.block.energy[body.row]
+        for block in self.active_blocks():
+            n = block.count
+            rows = np.arange(n) if bodies is None else np.array(
+                [b.row for b in bodies if b.block is block], dtype=np.int64)
+            if rows.size == 0:
+                continue
+            slots = block.energy[rows].copy()
+            # kinetic energy of the current state (also before the first RUN)
+            slots[:, 0] = np.where(block.obstacle[rows], 0.0, block.kinetic_energy()[rows]) \
+                if hasattr(block, "obstacle") else block.kinetic_energy()[rows]
+            total += slots.sum(axis=0)
         return total
 
     def bulk_material(self, label: str) -> BulkMaterial | None:

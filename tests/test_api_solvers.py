@@ -304,11 +304,6 @@ def test_unavailable_solvers(command):
         command()
 
 
-def test_solve_not_available_yet():
-    with pytest.raises(NotAvailableError, match="GAUSS_SEIDEL_SOLVER: solving constraints"):
-        GAUSS_SEIDEL_SOLVER(1e-4, 10).solve(None, 1e-3)
-
-
 def test_run_accepts_only_solver_objects():
     from solfec_py.api.run import RUN
     from solfec_py.api.solfec import SOLFEC

@@ -104,6 +104,10 @@ def run_deck(path: str, legacy: str = "auto") -> dict:
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # any error in the deck is reported at its deck line
+        if translated:
+            from solfec_py.lang import legacy
+
+            legacy.flush_softspace()
         raise DeckFailure(path, deck_line(exc, path), None, exc) from exc
     finally:
         try:

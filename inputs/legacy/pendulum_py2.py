@@ -1,0 +1,17 @@
+# Legacy (Python 2) deck: a mathematical pendulum on a rigid link, in Solfec-1.0's test
+# style (xrange, print with trailing comma, integer division of the step count, PASSED idiom).
+# Its Python 3 twin is pendulum_py3.py.
+from math import pi
+sol = SOLFEC ('DYNAMIC', 1E-3, 'out/legacy/pendulum_py2')
+sol.verbose = 'OFF'
+mat = BULK_MATERIAL (sol)
+bod = BODY (sol, 'RIGID', SPHERE ((1, 0, 1), 0.05, 1, 1), mat)
+BODY_CHARS (bod, 1.0, 1.0, (1, 0, 1), (1, 0, 0, 0, 1, 0, 0, 0, 1))
+PUT_RIGID_LINK (bod, None, (1, 0, 1), (0, 0, 1))
+GRAVITY (sol, (0, 0, -pi*pi))
+steps = 1500
+for i in xrange (3):
+  RUN (sol, GAUSS_SEIDEL_SOLVER (1E-8, 1000), steps/3 * 1E-3)
+  print 'run %d: t = %.3f z = %.9f' % (i, sol.time, bod.conf[11]),
+  print
+print 'pendulum ...', '\b\b\b\bPASSED'
