@@ -11,7 +11,7 @@ from solfec_py.cli import main
 from conftest import INPUTS
 
 LEGACY = os.path.join(INPUTS, "legacy")
-PAIRS = sorted(f[:-6] for f in os.listdir(LEGACY) if f.endswith("_py2.py"))
+PAIRS = sorted(f[:-len("_py2.py")] for f in os.listdir(LEGACY) if f.endswith("_py2.py"))
 
 
 @pytest.mark.parametrize("name", PAIRS)
