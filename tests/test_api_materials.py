@@ -284,9 +284,6 @@ def test_apply_bulkmat_checks(sol):
 
 def test_apply_bulkmat_not_available(sol):
     from solfec_py.api import shapes
-
-    if not hasattr(shapes, "HEX"):
-        pytest.skip("shape commands not available")
     from solfec_py.api.body import BODY
 
     m = BULK_MATERIAL(sol, label="m")
