@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from solfec_py.geometry.pointset import PointSetMotion
+
 from solfec_py import session
 
 
@@ -43,7 +45,7 @@ def tolerance(lo: np.ndarray, hi: np.ndarray) -> float:
     return session.geometric_epsilon() * max(float(np.linalg.norm(hi - lo)), 1e-300)
 
 
-class Convex:
+class Convex(PointSetMotion):
     """A convex polyhedron (one member of a CONVEX collection)."""
 
     def __init__(self, vertices, faces, surfids, volid: int, cur=None):
@@ -79,24 +81,7 @@ class Convex:
         x = self.ref if config == "ref" else self.cur
         return x[self.triangles()[0]]
 
-    # ------------------------------------------------------------------ motion
-    def transform(self, A, b) -> None:
-        """x -> A x + b on both configurations."""
-        A, b = np.asarray(A, float), np.asarray(b, float)
-        self.ref = self.ref @ A.T + b
-        self.cur = self.cur @ A.T + b
-
-    def scale(self, coefs) -> None:
-        """Component-wise scaling about the origin (SCALE, LANGUAGE §4.1)."""
-        c = np.asarray(coefs, float)
-        self.ref = self.ref * c
-        self.cur = self.cur * c
-
-    def set_rigid_motion(self, R, xc, X0) -> None:
-        """cur = xc + R (ref - X0)."""
-        self.cur = np.asarray(xc, float) + (self.ref - np.asarray(X0, float)) @ np.asarray(R, float).T
-
-    # ------------------------------------------------------------------ queries
+    # ------------------------------------------------------------------ queries (motion: PointSetMotion)
     def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
         return self.cur.min(axis=0), self.cur.max(axis=0)
 

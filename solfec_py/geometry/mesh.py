@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from solfec_py.geometry.pointset import PointSetMotion
+
 from solfec_py.geometry import mesh_tables as T
 from solfec_py.geometry.convex import Convex, tolerance
 
@@ -68,7 +70,7 @@ class _Topology:
         self.shared = np.sort(shared)                                  # first occurrence of each shared face
 
 
-class Mesh:
+class Mesh(PointSetMotion):
     """A mixed TET4/PYR5/WED6/HEX8 mesh."""
 
     def __init__(self, nodes, etype, conn, volids, gid: int = 0, face_nodes=None, face_sids=None,
@@ -175,20 +177,7 @@ class Mesh:
             glob = np.take_along_axis(self.conn[part][:, None, :].repeat(T.MAX_TRIS, 1), local, axis=2)
             yield x[glob].reshape(-1, 3, 3)
 
-    # ------------------------------------------------------------------ motion
-    def transform(self, A, b) -> None:
-        A, b = np.asarray(A, float), np.asarray(b, float)
-        self.ref = self.ref @ A.T + b
-        self.cur = self.cur @ A.T + b
-
-    def scale(self, coefs) -> None:
-        c = np.asarray(coefs, float)
-        self.ref = self.ref * c
-        self.cur = self.cur * c
-
-    def set_rigid_motion(self, R, xc, X0) -> None:
-        self.cur = np.asarray(xc, float) + (self.ref - np.asarray(X0, float)) @ np.asarray(R, float).T
-
+    # ------------------------------------------------------------------ volume ids (motion: PointSetMotion)
     def set_volid(self, volid: int) -> None:
         self.volids[:] = int(volid)
 

@@ -4,7 +4,7 @@ Reference: Python 2.7 Language Reference §2.4.1 (string literals), §2.4.4 (int
 * `0777` -> `0o777`; the long suffix goes (`12L` -> `12`, `0x1fL` -> `0x1f`).
 * Plain (byte) strings keep `\\u`, `\\U` and `\\N` as two characters, as Python 2 did.
 * `b''` is Python 2's plain string, so it becomes a plain string; `br''` becomes `r''`.
-* `ur''` is raw except for `\\uXXXX` / `\\UXXXXXXXX` after an odd number of backslashes;
+* `ur''` is raw except for `\\u` + 4 hex digits / `\\U` + 8 hex digits after an odd number of backslashes;
   it is re-spelled as a plain literal holding that value, with its newlines kept.
 """
 from __future__ import annotations
