@@ -7,6 +7,7 @@ import os
 import textwrap
 
 import h5py
+import numpy as np
 import pytest
 
 from solfec_py.cli import main
@@ -137,12 +138,90 @@ def test_initialize_state_arguments(tmp_path, capsys):
     assert "All elements of the 'subset' list must be strings" in capsys.readouterr().err
 
 
-def test_same_output_path_twice_in_one_run_overwrites(tmp_path, capsys):
-    # Solfec would open the second object's results in READ mode; solfec-py overwrites
-    # results written earlier by the same program run (warning) and reads older ones
-    deck = write(tmp_path / "r.py", DECK + DECK)
-    assert main([deck]) == 0
+PENDULUM = """\
+def run(h):
+    sol = SOLFEC('DYNAMIC', h, 'out/p')
+    sol.verbose = 'OFF'
+    mat = BULK_MATERIAL(sol, density=1.0)
+    b = BODY(sol, 'RIGID', SPHERE((0, 0, 0), 0.1, 1, 1), mat, label='b')
+    INITIAL_VELOCITY(b, (1, 0, 0), (0, 0, 0))
+    GRAVITY(sol, (0, 0, -10))
+    RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 0.5)
+    return sol, b
+first, b1 = run(0.1)
+second, b2 = run(0.05)
+print('MODES', first.mode, second.mode)
+t, dz = HISTORY(second, [(b2, (0, 0, 0), 'DZ')], 0, 0.5)
+print('T', ' '.join(repr(v) for v in t))
+print('DZ', ' '.join(repr(v) for v in dz))
+"""
+
+
+def _floats(out, tag):
+    line = next(l for l in out.splitlines() if l.startswith(tag + " "))
+    return [float(v) for v in line.split()[1:]]
+
+
+@pytest.mark.parametrize("switch", [[], ["-w"]])
+def test_same_output_path_twice_in_one_run_reads_the_new_results(tmp_path, capsys, switch):
+    # Solfec's double-pendulum test: run, then re-create the model with the same output
+    # path in the same program and read HISTORY from it. The second object opens the
+    # frames just written (READ), even with -w (which applies to results older than the
+    # program): its own step 0.05 is not used, the stored frames at h = 0.1 are read.
+    deck = write(tmp_path / "p.py", PENDULUM)
+    if switch:
+        assert main([deck]) == 0                      # results older than the program: -w overwrites
+        capsys.readouterr()
+    assert main(switch + [deck]) == 0
     cap = capsys.readouterr()
-    assert cap.out.count("MODE WRITE") == 2 and "written earlier in this run" in cap.err
+    assert "MODES WRITE READ" in cap.out
+    assert ("overwriting the existing results" in cap.err) == bool(switch)
+    t = _floats(cap.out, "T")
+    np.testing.assert_allclose(t, [0.0, 0.1, 0.2, 0.3, 0.4], rtol=0, atol=1e-12)  # frames < t1 (HISTORY)
+    # free fall from rest under g = 10: dz = -5 t^2 up to the O(h) error of the time
+    # stepping (bound g h t / 2, h = 0.1 of the first object)
+    dz = np.array(_floats(cap.out, "DZ"))
+    np.testing.assert_allclose(dz, -5.0 * np.array(t) ** 2, rtol=0, atol=0.5 * 10 * 0.1 * 0.4)
+    with h5py.File(tmp_path / "out/p/p.h5", "r") as f:
+        assert f["frames"].shape[0] == 6              # frames 0, 0.1, ..., 0.5 once: nothing appended
+    assert main([deck]) == 0                          # a new program run: both objects READ
+    assert "MODES READ READ" in capsys.readouterr().out
+
+
+def test_same_output_path_with_continue(tmp_path, capsys):
+    # -c continues the results that existed before the program; a second object with the
+    # same path in that program reads what the continued run wrote
+    deck = write(tmp_path / "p.py", PENDULUM)
+    os.makedirs(tmp_path / "out/p")
+    (tmp_path / "out/p/STOP").write_text("")       # the first run stops after one step
     assert main([deck]) == 0
-    assert capsys.readouterr().out.count("MODE READ") == 2
+    os.remove(tmp_path / "out/p/STOP")
+    out = capsys.readouterr().out
+    assert "MODES WRITE READ" in out and len(_floats(out, "T")) == 1
+    assert main(["-c", deck]) == 0
+    cap = capsys.readouterr()
+    assert "MODES WRITE READ" in cap.out
+    t = _floats(cap.out, "T")
+    np.testing.assert_allclose(t, [0.0, 0.1, 0.2, 0.3, 0.4], rtol=0, atol=1e-12)
+
+
+def test_reading_results_of_a_writer_still_open(api, tmp_path):
+    # a second object created while the first still holds the file open for writing
+    # (e.g. inside a CALLBACK) reads the frames written so far; the writer goes on
+    from solfec_py.output import recorder
+
+    sol = api.SOLFEC("DYNAMIC", 0.1, "out/open")
+    api.BODY(sol, "RIGID", api.SPHERE((0, 0, 0), 0.1, 1, 1), api.BULK_MATERIAL(sol, density=1.0))
+    sol.store.start_writing()
+    recorder.write_frame(sol)
+    sol.domain.time = 0.1
+    recorder.write_frame(sol)
+    assert sol.store.file is not None
+    other = api.SOLFEC("DYNAMIC", 0.1, "out/open")
+    assert other.mode == "READ" and sol.store.file is None
+    assert api.DURATION(other) == (0.0, 0.1)
+    sol.domain.time = 0.2
+    recorder.write_frame(sol)                          # reopens the file and appends
+    recorder.finish(sol)
+    with h5py.File(tmp_path / "out/open/open.h5", "r") as f:
+        np.testing.assert_array_equal(f["frames"][:, 0], [0.0, 0.1, 0.2])

@@ -5,6 +5,7 @@ Reference values: VERIFICATION §4.4, §5.1, §7; NUMERICS §1.5.
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -13,6 +14,8 @@ import pytest
 from solfec_py.geometry.rotation import expmap
 
 SCHEMES = ("RIG_POS", "RIG_NEG", "RIG_IMP")
+_RUNS = itertools.count()   # helpers building several models in one test: one output path each
+                            # (a path written earlier in the same run opens READ, LANGUAGE §1.3)
 
 
 def make_body(api, sol, inertia=(1.0, 1.0, 1.0), mass=1.0, scheme="RIG_NEG", label=None):
@@ -54,7 +57,7 @@ def test_free_fall_is_exact(api, scheme):
 
 def projectile_x(api, steps):
     stop = 1.976
-    sol = api.SOLFEC("DYNAMIC", stop / steps, "out/proj")
+    sol = api.SOLFEC("DYNAMIC", stop / steps, f"out/proj{next(_RUNS)}")
     sol.verbose = "OFF"
     api.GRAVITY(sol, (0, 0, -9.81456))
     m = 0.45359237
@@ -91,7 +94,7 @@ def test_projectile_drag_converges_first_order(api):
 
 
 def free_spin(api, scheme, h, T, inertia, omega0, rotation0=None):
-    sol = api.SOLFEC("DYNAMIC", h, "out/spin")
+    sol = api.SOLFEC("DYNAMIC", h, f"out/spin{next(_RUNS)}")
     sol.verbose = "OFF"
     body = make_body(api, sol, inertia=inertia, scheme=scheme)
     if rotation0 is not None:

@@ -57,21 +57,27 @@ class SOLFEC:
         """Decide READ / WRITE mode (LANGUAGE §1.3): READ when results with at least one
         frame exist at `<outpath>/<basename>.h5` and neither -w nor -c was given; -c opens
         them for appending (continued WRITE); -w overwrites them (a warning, no prompt).
-        Results written by an earlier SOLFEC object of this same program run are overwritten
-        (with a warning) rather than read: Solfec would read them back."""
-        from solfec_py.output.store import ResultsStore, results_path, written_this_run
+        -w and -c apply to results that existed when the program started: results to which
+        this same program run wrote frames (an earlier SOLFEC object with the same output
+        path) are always opened READ, as Solfec does (its tests re-create the model after
+        RUN to read the histories back)."""
+        from solfec_py.output.store import ResultsStore, release_writer, results_path, written_this_run
 
         s = session.current()
         path = results_path(self._outpath)
+        if written_this_run(path):
+            release_writer(path)                       # the writer's frames, flushed and closed
+            if os.path.isfile(path):
+                store = ResultsStore.open_existing(path)
+                if store.nframes:
+                    self.store, self._mode = store, "READ"
+                    return
         if not os.path.isfile(path):
             if s.continue_run:
                 session.warn(f"-c: no results to continue at {path!r}; starting a new run")
             self.store = ResultsStore(path)
             return
-        if written_this_run(path):
-            session.warn(f"results at {path!r} were written earlier in this run by another SOLFEC object;"
-                         " they are overwritten")
-        elif s.continue_run:
+        if s.continue_run:
             store = ResultsStore.open_existing(path)
             if store.nframes:
                 self.store, self.continued = store, True

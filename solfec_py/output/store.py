@@ -37,20 +37,29 @@ REGISTRY_COLUMNS = ("ID", "KIND", "X0", "Y0", "Z0", "LABEL_OFF", "LABEL_LEN")
 FLUSH_SECONDS = float(os.environ.get("SOLFEC_PY_FLUSH_SECONDS", "0.05"))
 
 
-_WRITTEN = {"session": None, "paths": set()}
+_WRITTEN = {"session": None, "paths": {}}
 
 
-def _written_paths() -> set:
+def _written_paths() -> dict:
+    """abspath -> the store that wrote frames there in the current program run (session)."""
     from solfec_py import session
 
     if _WRITTEN["session"] is not session.current():      # a new program run (session.start)
-        _WRITTEN["session"], _WRITTEN["paths"] = session.current(), set()
+        _WRITTEN["session"], _WRITTEN["paths"] = session.current(), {}
     return _WRITTEN["paths"]
 
 
 def written_this_run(path: str) -> bool:
-    """Was this results file created by the current program run (session)?"""
+    """Did the current program run (session) write at least one frame to this results file?"""
     return os.path.abspath(path) in _written_paths()
+
+
+def release_writer(path: str) -> None:
+    """Close the store of this program run still holding `path` open for writing (a SOLFEC
+    object whose RUN has not finished), so that the frames written so far can be read."""
+    store = _written_paths().get(os.path.abspath(path))
+    if store is not None:
+        store.close()
 
 
 def results_path(outpath: str) -> str:
@@ -84,6 +93,7 @@ class ResultsStore:
         self._ds: dict = {}            # open datasets (writing) and their allocated rows
         self._cap: dict = {}
         self._pending: list = []       # frame rows written since the table was read
+        self._marked = False           # registered as written by this program run
         self.current = None            # READ mode: index of the frame shown by the model
         self.built = None              # READ mode: as-built state snapshot (output.replay)
 
@@ -167,7 +177,6 @@ class ResultsStore:
             f = h5py.File(self.path, "w", locking=False)
         except OSError as exc:
             raise ResultsError(f"cannot create results file {self.path!r}: {exc}") from None
-        _written_paths().add(os.path.abspath(self.path))
         f.attrs["format"], f.attrs["version"] = FORMAT, VERSION
         f.attrs["kinds"] = list(KINDS)
         comp = {"compression": "gzip", "compression_opts": 1, "shuffle": True} if self.compression else {}
@@ -292,6 +301,9 @@ class ResultsStore:
         row[L.COL["CON_OFF"]] = self._append("constraints", cons)
         row[L.COL["CON_CNT"]] = row[L.COL["CONS"]] = cons.shape[0]
         index = self._append("frames", row[None, :])
+        if not self._marked:
+            _written_paths()[os.path.abspath(self.path)] = self
+            self._marked = True
         now = time.monotonic()
         if now - self._flushed >= FLUSH_SECONDS:
             self.file.flush()
