@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
-from solfec_py import solvers
+from solfec_py import contact, solvers
 from solfec_py.domain import Domain
 from solfec_py.errors import InputTypeError, SimulationError
 
@@ -55,6 +55,9 @@ def step(domain: Domain, solver=None) -> float:
     if domain.constraints:
         with timed(domain, "CONUPD"):   # points, frames, gaps, targets at q(t + h/2)
             solvers.update(domain, t, h)
+    with timed(domain, "CONDET"):       # existing contacts re-evaluated, new ones found
+        contact.detect(domain)
+    if domain.constraints:
         if solver is not None:
             with timed(domain, "CONSOL"):
                 solver.solve(domain, h)

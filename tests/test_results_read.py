@@ -21,7 +21,8 @@ sol = SOLFEC('DYNAMIC', 1E-3, 'out/fall')
 sol.verbose = 'OFF'
 GRAVITY(sol, (0, 0, -9.81))
 mat = BULK_MATERIAL(sol, density=1000.0)
-ball = BODY(sol, 'RIGID', SPHERE((0, 0, 0), 0.1, 1, 1), mat, label='ball')
+# the ball starts 1 m from the cube so that the two never touch (free flight)
+ball = BODY(sol, 'RIGID', SPHERE((-1, 0, 0), 0.1, 1, 1), mat, label='ball')
 box = BODY(sol, 'RIGID', HEX({CUBE}, 1, 1, 1, 1, [1]*6), mat, label='box')
 INITIAL_VELOCITY(ball, (1, 0, 2), (0, 0, 0))
 INITIAL_VELOCITY(box, (0, 1, 0), (1, 2, 3))
@@ -29,7 +30,7 @@ OUTPUT(sol, 0.01)
 P = (0.5, 1.0, 0.5)
 rec = []
 def record():
-    rec.append([sol.time] + list(DISPLACEMENT(ball, (0, 0, 0))) + list(DISPLACEMENT(box, P))
+    rec.append([sol.time] + list(DISPLACEMENT(ball, (-1, 0, 0))) + list(DISPLACEMENT(box, P))
                + list(VELOCITY(box, P)) + list(ENERGY(sol)) + list(ENERGY(sol, box)))
     return 1
 CALLBACK(sol, 1E-3, (), record)
@@ -42,7 +43,7 @@ else:
         TIMING(sol, 'TIMINT')
     except ValueError as exc:
         out['timing_before'] = str(exc)
-    out['h'] = HISTORY(sol, [(ball, (0, 0, 0), 'DX'), (ball, (0, 0, 0), 'DZ'), (box, P, 'DX'),
+    out['h'] = HISTORY(sol, [(ball, (-1, 0, 0), 'DX'), (ball, (-1, 0, 0), 'DZ'), (box, P, 'DX'),
                             (box, P, 'DY'), (box, P, 'DZ'), (box, P, 'VX'), (box, P, 'VY'),
                             (box, P, 'VZ'), (sol, 'KINETIC'), (sol, 'EXTERNAL'), (box, 'KINETIC'),
                             ('box', P, 'CZ'), ('nobody', P, 'CZ'), (box, P, 'MISES'),
@@ -51,7 +52,7 @@ else:
     out['duration'] = DURATION(sol)
     nav = []
     SEEK(sol, 0.055); nav.append(sol.time)
-    out['seek_disp'] = DISPLACEMENT(ball, (0, 0, 0))
+    out['seek_disp'] = DISPLACEMENT(ball, (-1, 0, 0))
     out['seek_energy'] = ENERGY(sol)
     out['timing'] = TIMING(sol, 'TIMINT')
     FORWARD(sol, 3); nav.append(sol.time)

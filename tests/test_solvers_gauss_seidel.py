@@ -2,9 +2,13 @@
 1000-link chain with the momentum balance of the reactions, a block sliding on four
 Coulomb contacts (v = v0 - mu g t exactly, friction work = kinetic energy lost) for every
 diagonal solver, Newton restitution, failure actions, reverse sweeps, merit and statistics.
-Contacts are inserted directly as constraint records (contact detection comes later)."""
+Contacts come from contact detection (sphere feet or a ball on a polyhedral floor).
+Every model writes to its own output path: a second SOLFEC object on a path written earlier in
+the same run would open it in READ mode, as Solfec does."""
 from __future__ import annotations
 
+
+import itertools
 
 import numpy as np
 import pytest
@@ -18,8 +22,16 @@ def box(api, lo, hi):
     return api.HULL(pts, 1, 1)
 
 
+_PATHS = itertools.count()
+
+
+def fresh(name: str) -> str:
+    """A new output path (one per model built in a test)."""
+    return f"out/{name}{next(_PATHS)}"
+
+
 def chain(api, n, h=1e-3, horizontal=True):
-    sol = api.SOLFEC('DYNAMIC', h, 'out/chain')
+    sol = api.SOLFEC('DYNAMIC', h, fresh('chain'))
     sol.verbose = 'OFF'
     api.OUTPUT(sol, 1e9)
     mat = api.BULK_MATERIAL(sol, density=1.0)
@@ -64,21 +76,18 @@ def test_hanging_chain_reactions_are_static_tensions(api):
 
 
 def sliding_block(api, mu, v0=1.0, g=10.0, diagsolver='SEMISMOOTH_NEWTON', solver=None):
-    sol = api.SOLFEC('DYNAMIC', 1e-3, 'out/slide')
+    """A rigid block standing on four spherical feet (r = 0.1 at x, y = +-0.5) on a
+    polyhedral obstacle floor: four sphere-convex contacts of friction mu."""
+    sol = api.SOLFEC('DYNAMIC', 1e-3, fresh('slide'))
     sol.verbose = 'OFF'
     api.OUTPUT(sol, 1e9)
     mat = api.BULK_MATERIAL(sol, density=1.0)
     api.GRAVITY(sol, (0, 0, -g))
-    floor = api.BODY(sol, 'OBSTACLE', box(api, (-5, -5, -1), (5, 5, 0)), mat)
-    block = api.BODY(sol, 'RIGID', box(api, (-0.5, -0.5, 0), (0.5, 0.5, 0.2)), mat)
+    api.SURFACE_MATERIAL(sol, model='SIGNORINI_COULOMB', friction=mu)
+    api.BODY(sol, 'OBSTACLE', box(api, (-5, -5, -1), (5, 5, 0)), mat)
+    feet = [api.SPHERE((x, y, 0.1), 0.1, 1, 1) for x in (-0.5, 0.5) for y in (-0.5, 0.5)]
+    block = api.BODY(sol, 'RIGID', feet, mat)
     api.INITIAL_VELOCITY(block, (v0, 0, 0), (0, 0, 0))
-    cset = C.constraint_set(sol.domain)
-    for x in (-0.5, 0.5):
-        for y in (-0.5, 0.5):
-            k = cset.add(C.CONTACT, block, floor, lambda b: 'rigid')
-            cset.mpnt[k] = cset.spnt[k] = cset.point[k] = (x, y, 0.0)
-            cset.base[k] = C.local_base(np.array([[0.0, 0.0, 1.0]]))[0]
-            cset.friction[k] = mu
     gs = solver or api.GAUSS_SEIDEL_SOLVER(1e-10, 1000, diagsolver=diagsolver)
     return sol, block, gs
 
@@ -104,19 +113,16 @@ def test_block_sliding_on_coulomb_contacts(api, diagsolver):
 
 
 def test_newton_restitution_on_impact(api):
-    """A point contact hit at v0 leaves with e v0 (Newton restitution, frictionless)."""
-    sol = api.SOLFEC('DYNAMIC', 1e-3, 'out/bounce')
+    """A ball hitting the floor at v0 leaves with e v0 (Newton restitution, frictionless)."""
+    sol = api.SOLFEC('DYNAMIC', 1e-3, fresh('bounce'))
     api.OUTPUT(sol, 1e9)
     mat = api.BULK_MATERIAL(sol, density=1.0)
-    floor = api.BODY(sol, 'OBSTACLE', box(api, (-1, -1, -1), (1, 1, 0)), mat)
+    api.SURFACE_MATERIAL(sol, model='SIGNORINI_COULOMB', restitution=0.4)
+    api.BODY(sol, 'OBSTACLE', box(api, (-1, -1, -1), (1, 1, 0)), mat)
     ball = api.BODY(sol, 'RIGID', api.SPHERE((0, 0, 0.1), 0.1, 1, 1), mat)
     api.INITIAL_VELOCITY(ball, (0.3, 0, -2.0), (0, 0, 0))
-    cset = C.constraint_set(sol.domain)
-    k = cset.add(C.CONTACT, ball, floor, lambda b: 'rigid')
-    cset.mpnt[k] = cset.spnt[k] = (0.0, 0.0, 0.0)
-    cset.base[k] = C.local_base(np.array([[0.0, 0.0, 1.0]]))[0]
-    cset.restitution[k] = 0.4
     api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), 1e-3)
+    assert len(ball.constraints) == 1 and ball.constraints[0].kind == 'CONTACT'
     assert ball.velo[5] == pytest.approx(0.8, rel=1e-12)
     assert ball.velo[3] == pytest.approx(0.3, rel=1e-12)       # frictionless: tangent kept
 
@@ -175,18 +181,14 @@ def test_merit_history_and_threshold(api):
 
 
 def test_penalty_solver_spring_dashpot_contact_and_joints(api):
-    """PENALTY_SOLVER: an overlapping contact (gap -d, spring s, explicit variant, no
-    dashpot) pushes with R_N = s d; the joints of the same model are solved by Gauss-Seidel
+    """PENALTY_SOLVER: a ball overlapping the floor by d (gap -d at the mid-step, as it starts
+    at rest) with a spring s, explicit variant, no dashpot, is pushed with R_N = s d; the joints of the same model are solved by Gauss-Seidel
     (a hanging 3-chain keeps its static tensions)."""
     sol, balls = chain(api, 3, horizontal=False)
     mat = api.BULK_MATERIAL(sol, label='m2', density=1.0)
-    floor = api.BODY(sol, 'OBSTACLE', box(api, (-1, -1, -3), (1, 1, -2)), mat)
-    ball = api.BODY(sol, 'RIGID', api.SPHERE((3, 0, 0.1), 0.1, 1, 1), mat)
-    cset = C.constraint_set(sol.domain)
-    k = cset.add(C.CONTACT, ball, floor, lambda b: 'rigid')
-    cset.mpnt[k] = (3.0, 0.0, 0.0)
-    cset.base[k] = C.local_base(np.array([[0.0, 0.0, 1.0]]))[0]
-    cset.model[k], cset.spring[k], cset.dashpot[k], cset.hpow[k], cset.gap[k] = 1, 1e4, 0.0, 1.0, -1e-3
+    api.SURFACE_MATERIAL(sol, model='SPRING_DASHPOT', spring=1e4, dashpot=0.0, hpow=1.0)
+    api.BODY(sol, 'OBSTACLE', box(api, (-1, -1, -3), (1, 1, -2)), mat)
+    ball = api.BODY(sol, 'RIGID', api.SPHERE((0.5, 0, -2 + 0.1 - 1e-3), 0.1, 1, 1), mat)   # overlap 1e-3
     api.RUN(sol, api.PENALTY_SOLVER('EXPLICIT'), 1e-3)
     contact = ball.constraints[0]
     assert contact.R[2] == pytest.approx(10.0, rel=1e-12)

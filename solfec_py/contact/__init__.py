@@ -1,0 +1,8 @@
+"""Contact detection (layer 5): geometric objects of the bodies, broad and narrow phase,
+and the per-step update / insertion of CONTACT constraints. Reference: NUMERICS §5.
+
+Entry point for the step driver: `detect(domain)` at the mid-step configuration.
+"""
+from solfec_py.contact.detect import detect
+
+__all__ = ["detect"]

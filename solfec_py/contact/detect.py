@@ -1,0 +1,215 @@
+"""Contact detection step (layer 5): re-evaluate the existing contacts, find new ones (box
+update, broad phase, narrow phase) and insert them as CONTACT rows of the constraint set
+with their surface material. Reference: NUMERICS §4.10 items 3-6, §5.3.3, §4.4 (Solfec
+dom.c update_contact / overlap_create, goc.c).
+
+Contacts are found at the mid-step configuration (after the bodies' first half step). A
+contact lives while its two objects overlap or touch within the geometric epsilon; a
+cohesive contact survives separation and keeps its referential points.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from solfec_py import constraints as C, session
+from solfec_py.bodies import BODY_KINDS
+from solfec_py.contact import broad, narrow, objects as O
+from solfec_py.errors import NotAvailableError, SimulationError
+from solfec_py.solvers.local_dynamics import body_rows
+
+
+@dataclass
+class Found:
+    """Contacts between object pairs: master / slave objects, points, normals, gaps."""
+
+    om: np.ndarray
+    os: np.ndarray
+    pm: np.ndarray
+    ps: np.ndarray
+    n: np.ndarray
+    gap: np.ndarray
+    area: np.ndarray
+    sid_m: np.ndarray
+    sid_s: np.ndarray
+
+    @staticmethod
+    def join(parts: list) -> "Found":
+        if not parts:
+            z, z3 = np.zeros(0), np.zeros((0, 3))
+            zi = np.zeros(0, dtype=np.int64)
+            return Found(zi, zi, z3, z3, z3, z, z, zi, zi)
+        return Found(*(np.concatenate([getattr(p, f) for p in parts])
+                       for f in ("om", "os", "pm", "ps", "n", "gap", "area", "sid_m", "sid_s")))
+
+
+def _family(body) -> str:
+    return BODY_KINDS[body.kind].family
+
+
+def evaluate(table: O.ObjectTable, geo: O.Geometry, om: np.ndarray, os: np.ndarray, eps: float,
+             fixed: bool) -> tuple[np.ndarray, Found]:
+    """Narrow phase of object pairs. With `fixed` the roles (master om, slave os) are kept
+    (update of existing contacts); otherwise they are decided by normal ownership. Returns
+    (touching mask over the input pairs, the touching contacts)."""
+    touch = np.zeros(om.size, dtype=bool)
+    parts = []
+    km, ks = table.kind[om], table.kind[os]
+    both = np.flatnonzero((km == O.SPHERE) & (ks == O.SPHERE))
+    if both.size:
+        a, b = om[both], os[both]
+        ia, ib = table.part[a], table.part[b]
+        if not fixed:                                  # the lexicographically first centre is the slave
+            swap = narrow.sphere_owner(geo.s_center[ia], geo.s_center[ib])
+            a, b = np.where(swap, b, a), np.where(swap, a, b)
+            ia, ib = table.part[a], table.part[b]
+        hit, pm, ps, n, gap = narrow.sphere_sphere(geo.s_center[ia], table.s_radius[ia],
+                                                   geo.s_center[ib], table.s_radius[ib], eps)
+        touch[both] = hit
+        parts.append(Found(a[hit], b[hit], pm[hit], ps[hit], n[hit], gap[hit], np.ones(int(hit.sum())),
+                           table.s_sid[ia[hit]], table.s_sid[ib[hit]]))
+    mixed = np.flatnonzero(km != ks)
+    if mixed.size:
+        a, b = om[mixed], os[mixed]
+        cvx = np.where(table.kind[a] == O.CONVEX, a, b)
+        sph = np.where(table.kind[a] == O.CONVEX, b, a)
+        hit, pm, ps, n, gap, sid = narrow.convex_sphere(
+            table.part[cvx], table.part[sph], table.c_tstart, table.c_fstart, table.tri, geo.v_cur,
+            geo.f_normal, geo.f_offset, table.f_surface, table.f_sid, geo.s_center, table.s_radius, eps)
+        if fixed:                                      # a convex master cannot arise from detection
+            hit &= table.kind[b] == O.CONVEX
+        touch[mixed] = hit
+        parts.append(Found(sph[hit], cvx[hit], pm[hit], ps[hit], n[hit], gap[hit], np.ones(int(hit.sum())),
+                           table.s_sid[table.part[sph[hit]]], sid[hit]))
+    polys = np.flatnonzero((km == O.CONVEX) & (ks == O.CONVEX))
+    if polys.size:
+        i, j = int(om[polys[0]]), int(os[polys[0]])
+        raise NotAvailableError(
+            f"contact between polyhedral shapes (bodies {table.bid[i]} and {table.bid[j]}, whose bounding"
+            " boxes overlap) is not available in solfec-py yet: only contacts involving SPHERE shapes"
+            " are detected")
+    return touch, Found.join(parts)
+
+
+def _contact_rows(cset) -> np.ndarray:
+    return np.flatnonzero(cset.kind[: cset.count] == C.CONTACT)
+
+
+def _keys(om: np.ndarray, os: np.ndarray, n: int) -> np.ndarray:
+    return np.minimum(om, os) * n + np.maximum(om, os)
+
+
+def _assign_material(domain, cset, rows: np.ndarray, area: np.ndarray, initial: bool) -> None:
+    table = domain.surface_materials
+    for k, r in enumerate(rows.tolist()):
+        mat = table.lookup(int(cset.spair[r, 0]), int(cset.spair[r, 1]))
+        cset.material[r] = mat
+        cset.friction[r], cset.restitution[r] = mat.friction, mat.restitution
+        cset.model[r] = 1 if mat.model == "SPRING_DASHPOT" else 0
+        cset.spring[r], cset.dashpot[r], cset.hpow[r] = mat.spring, mat.dashpot, mat.hpow
+        cset.cohesion[r] = mat.cohesion * area[k] if initial else 0.0
+
+
+def _store(domain, table: O.ObjectTable, cset, rows: np.ndarray, found: Found, eps: float) -> None:
+    """Geometric fields of contact rows from the narrow-phase results."""
+    cset.point[rows] = found.pm
+    cset.base[rows] = C.local_base(found.n, eps)
+    cset.gap[rows] = found.gap
+    cset.area[rows] = found.area
+    cset.elem[rows, 0], cset.elem[rows, 1] = table.elem[found.om], table.elem[found.os]
+    for side, obj, x, field in ((0, found.om, found.pm, cset.mpnt), (1, found.os, found.ps, cset.spnt)):
+        fam = table.family[obj]
+        for code, name in enumerate(table.families):
+            m = fam == code
+            if m.any():
+                field[rows[m]] = domain.blocks[name].ref_points(table.row[obj[m]], x[m])
+
+
+def _update(domain, table, geo, cset, eps) -> np.ndarray:
+    """Re-evaluate existing contacts (NUMERICS §5.3.3); returns the keys of the survivors."""
+    rows = _contact_rows(cset)
+    if rows.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    brow = body_rows(domain, cset)
+    om = table.objects_of(cset.families, cset.family[rows, 0], brow[rows, 0], cset.elem[rows, 0])
+    os = table.objects_of(cset.families, cset.family[rows, 1], brow[rows, 1], cset.elem[rows, 1])
+    known = (om >= 0) & (os >= 0)
+    touch = np.zeros(rows.size, dtype=bool)
+    idx = np.flatnonzero(known)
+    found = None
+    if idx.size:
+        hit, found = evaluate(table, geo, om[idx], os[idx], eps, fixed=True)
+        touch[idx] = hit
+    cohesive = known & ~touch & (cset.cohesion[rows] > 0)
+    if cohesive.any():                 # keeps its material points; the frame follows them
+        r = rows[cohesive]
+        pm = _points(domain, table, om[cohesive], cset.mpnt[r])
+        cset.point[r] = pm
+    gone = rows[~touch & ~cohesive]
+    live = rows[touch]
+    if found is not None and live.size:
+        old = cset.spair[live].copy()
+        _store(domain, table, cset, live, found, eps)
+        cset.spair[live, 0] = found.sid_m
+        cset.spair[live, 1] = found.sid_s
+        changed = live[np.any(cset.spair[live] != old, axis=1)]
+        if changed.size:
+            _assign_material(domain, cset, changed, cset.area[changed], initial=False)
+    keep = touch | cohesive
+    keys = _keys(om[keep], os[keep], table.count)
+    cset.remove_rows(gone)
+    return keys
+
+
+def _points(domain, table, obj, X) -> np.ndarray:
+    out = np.empty_like(X)
+    fam = table.family[obj]
+    for code, name in enumerate(table.families):
+        m = fam == code
+        if m.any():
+            out[m] = domain.blocks[name].cur_points(table.row[obj[m]], X[m])
+    return out
+
+
+def detect(domain) -> int:
+    """Update the existing contacts and add the new ones for the current (mid-step)
+    configuration; returns the number of new contacts."""
+    table = O.table_for(domain)
+    cset = domain.constraints if isinstance(domain.constraints, C.ConstraintSet) else None
+    has_contacts = cset is not None and bool((cset.kind[: cset.count] == C.CONTACT).any())
+    if table.count < 2 and not has_contacts:
+        return 0
+    eps = session.geometric_epsilon()
+    geo = O.current(domain, table, eps)
+    existing = _update(domain, table, geo, cset, eps) if has_contacts else np.zeros(0, dtype=np.int64)
+    pairs = broad.overlapping_pairs(geo.lo, geo.hi, group=table.bid, flag=table.inert)
+    if pairs.size and existing.size:
+        pairs = pairs[~np.isin(_keys(pairs[:, 0], pairs[:, 1], table.count), existing)]
+    if pairs.size == 0:
+        return 0
+    _, found = evaluate(table, geo, pairs[:, 0], pairs[:, 1], eps, fixed=False)
+    if found.om.size == 0:
+        return 0
+    depth = getattr(domain, "penetration_depth", np.inf)
+    deep = np.flatnonzero(found.gap <= -depth)
+    if deep.size:
+        k = int(deep[0])
+        raise SimulationError(
+            f"unphysical penetration of depth {-found.gap[k]:g} (limit {depth:g}) between bodies"
+            f" {table.bid[found.om[k]]} and {table.bid[found.os[k]]} at time {domain.time:g}; reduce the"
+            " time step or check the model")
+    return insert(domain, table, found, eps)
+
+
+def insert(domain, table: O.ObjectTable, found: Found, eps: float) -> int:
+    """New CONTACT rows for `found` (master side 0, slave side 1)."""
+    cset = C.constraint_set(domain)
+    start = cset.count
+    for m, s in zip(found.om.tolist(), found.os.tolist()):
+        cset.add(C.CONTACT, table.bodies[m], table.bodies[s], _family)
+    rows = np.arange(start, cset.count)
+    _store(domain, table, cset, rows, found, eps)
+    cset.spair[rows, 0], cset.spair[rows, 1] = found.sid_m, found.sid_s
+    _assign_material(domain, cset, rows, found.area, initial=domain.steps_done == 0)
+    return int(rows.size)

@@ -1,0 +1,240 @@
+"""The geometric-object table of contact detection (layer 5): every body's shape split into
+spheres and convex polyhedra (CONVEX members, surface elements of meshes), stored as flat
+arrays in reference coordinates, and their current geometry and bounding boxes at any
+configuration. Reference: NUMERICS §5.1 (Solfec sgp.c, goc.c object kinds, box.c).
+
+Objects of one body are consecutive and numbered 0.. within the body (`elem`, the index a
+contact constraint keeps for each side). Current positions come from the body blocks'
+`cur_points(rows, X)`, one call per family, so any body kind whose block implements it takes
+part in contact. The table is rebuilt only when the set of bodies changes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from solfec_py import session
+from solfec_py.geometry.convex import Convex
+from solfec_py.geometry.mesh import INTERIOR_SURFID, Mesh
+from solfec_py.geometry.sphere import Sphere
+
+SPHERE, CONVEX = 0, 1
+
+
+@dataclass
+class ObjectTable:
+    """Flat arrays of all contact objects of a domain (see module docstring)."""
+
+    families: list                     # family names; `family` codes index this list
+    bodies: list                       # Body of every object
+    family: np.ndarray                 # (N,) family code
+    row: np.ndarray                    # (N,) block row of the body
+    bid: np.ndarray                    # (N,) body id
+    elem: np.ndarray                   # (N,) object index within its body
+    kind: np.ndarray                   # (N,) SPHERE or CONVEX
+    inert: np.ndarray                  # (N,) obstacle objects (no reaction)
+    part: np.ndarray                   # (N,) index into the sphere or convex arrays
+    first: dict                        # family name -> (rows,) first object of each block row
+    # spheres
+    s_obj: np.ndarray                  # (S,) object index
+    s_ref: np.ndarray                  # (S, 3) reference centres
+    s_radius: np.ndarray               # (S,)
+    s_sid: np.ndarray                  # (S,) surface ids
+    # convex polyhedra: vertices, fan triangles and faces, each range per convex
+    c_obj: np.ndarray                  # (C,) object index
+    v_ref: np.ndarray                  # (V, 3)
+    v_obj: np.ndarray                  # (V,) object index of each vertex
+    c_vstart: np.ndarray               # (C + 1,)
+    tri: np.ndarray                    # (T, 3) global vertex indices, outward orientation
+    t_face: np.ndarray                 # (T,) global face index
+    c_tstart: np.ndarray               # (C + 1,)
+    f_sid: np.ndarray                  # (F,) surface id of each face
+    f_surface: np.ndarray              # (F,) True for true surface faces (not mesh-interior)
+    c_fstart: np.ndarray               # (C + 1,)
+    signature: tuple = ()
+    unsupported: list = field(default_factory=list)   # (body, shape kind) not taking part
+
+    @property
+    def count(self) -> int:
+        return self.kind.size
+
+    def objects_of(self, family_names: list, family: np.ndarray, rows: np.ndarray,
+                   elem: np.ndarray) -> np.ndarray:
+        """Global object indices of (family code into `family_names`, block row, elem)
+        triples; -1 where the body or object is not in the table."""
+        out = np.full(rows.size, -1, dtype=np.int64)
+        for code, name in enumerate(family_names):
+            first = self.first.get(name)
+            m = (family == code) & (rows >= 0)
+            if first is None or not m.any():
+                continue
+            r = rows[m]
+            ok = r < first.size - 1
+            idx = np.full(r.size, -1, dtype=np.int64)
+            start, stop = first[r[ok]], first[r[ok] + 1]
+            e = elem[m][ok]
+            idx[ok] = np.where((e >= 0) & (start + e < stop), start + e, -1)
+            out[m] = idx
+        return out
+
+
+def _signature(domain) -> tuple:
+    return tuple((name, block.count, tuple(id(b) for b in block.bodies[: block.count]))
+                 for name, block in sorted(domain.blocks.items()))
+
+
+def table_for(domain) -> ObjectTable:
+    """The domain's object table, rebuilt when bodies were inserted or deleted."""
+    sig = _signature(domain)
+    table = getattr(domain, "contact_objects", None)
+    if table is None or table.signature != sig:
+        table = build(domain)
+        table.signature = sig
+        domain.contact_objects = table
+        for body, kind in table.unsupported[:1]:
+            session.warn(f"{kind} shapes do not take part in contact detection in solfec-py yet"
+                         f" (body {body.id} and {len(table.unsupported) - 1} more)")
+    return table
+
+
+def _convex_parts(shape) -> list:
+    """The convex polyhedra of one primitive (CONVEX member or surface mesh elements)."""
+    if isinstance(shape, Convex):
+        return [shape]
+    if isinstance(shape, Mesh):
+        surface = set(shape.surface_elements().tolist())
+        return [p for e, p in enumerate(shape.element_polyhedra()) if e in surface]
+    return []
+
+
+def build(domain) -> ObjectTable:
+    """Split every body of every block into contact objects (a setup pass over bodies)."""
+    families = sorted(domain.blocks)
+    obj = {k: [] for k in ("family", "row", "bid", "elem", "kind", "inert", "part")}
+    bodies, first, unsupported = [], {}, []
+    s_obj, s_ref, s_rad, s_sid = [], [], [], []
+    c_obj, v_ref, v_obj, c_vstart, tri, t_face, c_tstart = [], [], [], [0], [], [], [0]
+    f_sid, f_surface, c_fstart = [], [], [0]
+    nv = nf = nt = 0
+    for code, name in enumerate(families):
+        block = domain.blocks[name]
+        n = block.count
+        inert = np.asarray(block.contact_inert(np.arange(n)), dtype=bool) if n else np.zeros(0, bool)
+        starts = np.zeros(n + 1, dtype=np.int64)
+        for r in range(n):
+            body = block.bodies[r]
+            starts[r] = len(bodies)
+            local = 0
+            for shape in body.shape:
+                if isinstance(shape, Sphere):
+                    parts = [shape]
+                else:
+                    parts = _convex_parts(shape)
+                    if not parts and not isinstance(shape, Mesh):
+                        unsupported.append((body, type(shape).__name__.upper()))
+                for p in parts:
+                    index = len(bodies)
+                    bodies.append(body)
+                    for key, value in (("family", code), ("row", r), ("bid", body.id), ("elem", local),
+                                       ("inert", bool(inert[r]))):
+                        obj[key].append(value)
+                    local += 1
+                    if isinstance(p, Sphere):
+                        obj["kind"].append(SPHERE)
+                        obj["part"].append(len(s_obj))
+                        s_obj.append(index)
+                        s_ref.append(p.ref_center)
+                        s_rad.append(p.radius)
+                        s_sid.append(p.surfid)
+                        continue
+                    obj["kind"].append(CONVEX)
+                    obj["part"].append(len(c_obj))
+                    c_obj.append(index)
+                    v_ref.append(p.ref)
+                    v_obj.append(np.full(p.nver, index))
+                    tr, owner = p.triangles()
+                    tri.append(tr + nv)
+                    t_face.append(owner + nf)
+                    f_sid.append(p.surfids)
+                    f_surface.append(p.surfids != INTERIOR_SURFID)
+                    nv += p.nver
+                    nf += p.surfids.size
+                    nt += tr.shape[0]
+                    c_vstart.append(nv)
+                    c_fstart.append(nf)
+                    c_tstart.append(nt)
+        starts[n] = len(bodies)
+        first[name] = starts
+
+    def arr(values, dtype, shape=(0,)):
+        return np.asarray(values, dtype=dtype) if len(values) else np.zeros(shape, dtype=dtype)
+
+    def cat(values, dtype, shape=(0,)):
+        return np.concatenate(values).astype(dtype) if values else np.zeros(shape, dtype=dtype)
+
+    return ObjectTable(
+        families=families, bodies=bodies,
+        family=arr(obj["family"], np.int64), row=arr(obj["row"], np.int64), bid=arr(obj["bid"], np.int64),
+        elem=arr(obj["elem"], np.int64), kind=arr(obj["kind"], np.int64), inert=arr(obj["inert"], bool),
+        part=arr(obj["part"], np.int64), first=first,
+        s_obj=arr(s_obj, np.int64), s_ref=arr(s_ref, float, (0, 3)), s_radius=arr(s_rad, float),
+        s_sid=arr(s_sid, np.int64),
+        c_obj=arr(c_obj, np.int64), v_ref=cat(v_ref, float, (0, 3)), v_obj=cat(v_obj, np.int64),
+        c_vstart=np.asarray(c_vstart, np.int64), tri=cat(tri, np.int64, (0, 3)), t_face=cat(t_face, np.int64),
+        c_tstart=np.asarray(c_tstart, np.int64), f_sid=cat(f_sid, np.int64), f_surface=cat(f_surface, bool),
+        c_fstart=np.asarray(c_fstart, np.int64), unsupported=unsupported)
+
+
+@dataclass
+class Geometry:
+    """Current geometry of a table's objects: sphere centres, convex vertices, face planes
+    (unit outward normal n and offset d: n.x <= d inside) and inflated boxes."""
+
+    s_center: np.ndarray
+    v_cur: np.ndarray
+    f_normal: np.ndarray
+    f_offset: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+
+
+def _current_points(domain, table: ObjectTable, obj: np.ndarray, X: np.ndarray) -> np.ndarray:
+    out = np.empty_like(X)
+    fam = table.family[obj]
+    for code, name in enumerate(table.families):
+        m = fam == code
+        if m.any():
+            out[m] = domain.blocks[name].cur_points(table.row[obj[m]], X[m])
+    return out
+
+
+def current(domain, table: ObjectTable, eps: float) -> Geometry:
+    """Current geometry of every object (bodies at their present configuration)."""
+    s_center = _current_points(domain, table, table.s_obj, table.s_ref)
+    v_cur = _current_points(domain, table, table.v_obj, table.v_ref)
+    # face normals: sums of fan-triangle area vectors; offsets from one vertex of each face
+    nf = table.f_sid.size
+    if table.tri.size:
+        a, b, c = v_cur[table.tri[:, 0]], v_cur[table.tri[:, 1]], v_cur[table.tri[:, 2]]
+        area = np.cross(b - a, c - a)
+        normal = np.zeros((nf, 3))
+        for j in range(3):
+            normal[:, j] = np.bincount(table.t_face, weights=area[:, j], minlength=nf)
+        size = np.linalg.norm(normal, axis=1)
+        normal /= np.where(size > 0, size, 1.0)[:, None]
+        anchor = np.zeros((nf, 3))
+        anchor[table.t_face] = a
+        offset = np.einsum("fi,fi->f", normal, anchor)
+    else:
+        normal, offset = np.zeros((0, 3)), np.zeros(0)
+    n = table.count
+    lo, hi = np.empty((n, 3)), np.empty((n, 3))
+    if table.s_obj.size:
+        r = table.s_radius[:, None]
+        lo[table.s_obj], hi[table.s_obj] = s_center - r, s_center + r
+    if table.c_obj.size:
+        starts = table.c_vstart[:-1]
+        lo[table.c_obj] = np.minimum.reduceat(v_cur, starts, axis=0)
+        hi[table.c_obj] = np.maximum.reduceat(v_cur, starts, axis=0)
+    return Geometry(s_center, v_cur, normal, offset, lo - eps, hi + eps)
