@@ -1,0 +1,182 @@
+"""Contact dynamics through detection and the Gauss-Seidel solver, against closed forms:
+a ball at rest on a floor (R_N = m g, no drift), Newton restitution and the contact's
+disappearance after the bounce, rolling without slip and sliding down an incline, a
+central collision of two spheres (momentum and restitution), the double pendulum of
+Solfec's test suite (VERIFICATION §4.3) and the errors of contact runs."""
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from solfec_py.cli import main
+
+INPUTS = os.path.join(os.path.dirname(__file__), os.pardir, "inputs")
+_PATHS = itertools.count()
+
+
+def model(api, h=1e-3, gravity=(0, 0, -9.81), **surface):
+    sol = api.SOLFEC('DYNAMIC', h, f"out/contact{next(_PATHS)}")
+    sol.verbose = 'OFF'
+    api.OUTPUT(sol, 1e9)
+    api.GRAVITY(sol, gravity)
+    if surface:
+        api.SURFACE_MATERIAL(sol, model='SIGNORINI_COULOMB', **surface)
+    return sol, api.BULK_MATERIAL(sol, density=1000.0)
+
+
+def floor(api, sol, mat, lo=(-2, -2, -1), hi=(2, 2, 0)):
+    pts = [v for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2]) for v in (x, y, z)]
+    return api.BODY(sol, 'OBSTACLE', api.HULL(pts, 1, 1), mat)
+
+
+def test_ball_at_rest_on_a_floor(api):
+    """Signorini at velocity level: U_N = 0 keeps the ball exactly still and the mean
+    reaction equals the weight (to the solver tolerance 1e-10)."""
+    sol, mat = model(api, friction=0.5)
+    floor(api, sol, mat)
+    ball = api.BODY(sol, 'RIGID', api.SPHERE((0, 0, 0.1), 0.1, 1, 1), mat)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), 0.05)
+    (con,) = ball.constraints
+    assert con.kind == 'CONTACT' and con.R[2] == pytest.approx(ball.mass * 9.81, rel=1e-9)
+    assert con.R[0:2] == pytest.approx((0, 0), abs=1e-9)
+    assert ball.conf[11] == pytest.approx(0.1, abs=1e-12) and abs(ball.velo[5]) < 1e-12
+    assert con.gap == 0.0 and con.area == 1.0 and con.matlab == 'DEFAULT' and con.spair == (1, 1)
+    assert con.point == pytest.approx((0, 0, 0), abs=1e-12)
+    assert np.array(con.base)[6:9] == pytest.approx((0, 0, 1))        # normal out of the floor
+
+
+@pytest.mark.parametrize("e", [0.0, 0.5, 1.0])
+def test_bounce_follows_newton_restitution_and_the_contact_goes(api, e):
+    """A ball dropped from rest at height H hits the floor at v = sqrt(2 g H) (to O(h))
+    and leaves with e v; once it is off the floor the contact is deleted."""
+    g, H, r = 9.81, 0.2, 0.1
+    sol, mat = model(api, gravity=(0, 0, -g), restitution=e)
+    floor(api, sol, mat)
+    ball = api.BODY(sol, 'RIGID', api.SPHERE((0, 0, r + H), r, 1, 1), mat)
+    trace = []
+
+    def watch():
+        trace.append((sol.time, ball.velo[5], len(ball.constraints)))
+        return 1
+
+    api.CALLBACK(sol, 1e-3, (), watch)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-12, 100), 0.25)
+    v = np.array([t[1] for t in trace])
+    k = int(np.flatnonzero(np.diff(v) > 0.1)[0]) + 1          # the step of the impact
+    before, after = v[k - 1], v[k]
+    assert before == pytest.approx(-math.sqrt(2 * g * H), rel=0.01)     # O(h) impact time error
+    # Newton restitution at the impact step: U_N = -e V_N with V_N the velocity at its start
+    assert after == pytest.approx(-e * before, abs=1e-9)
+    contacts = [t[2] for t in trace]
+    assert max(contacts) == 1
+    if e > 0:
+        assert contacts[-1] == 0          # flying again: the contact was removed
+    else:
+        assert contacts[-1] == 1 and abs(v[-1]) < 1e-9
+
+
+def incline(api, theta, mu, r=0.1):
+    """A solid sphere (J = 2/5 m r^2) touching a plane inclined by theta about y."""
+    sol, mat = model(api, friction=mu)
+    pts = [v for x in (-3, 3) for y in (-1, 1) for z in (-1, 0) for v in (x, y, z)]
+    plane = api.HULL(pts, 1, 1)
+    api.ROTATE(plane, (0, 0, 0), (0, 1, 0), math.degrees(theta))   # the top normal becomes (sin, 0, cos)
+    api.BODY(sol, 'OBSTACLE', plane, mat)
+    normal = np.array([math.sin(theta), 0, math.cos(theta)])
+    center = tuple(r * normal)
+    ball = api.BODY(sol, 'RIGID', api.SPHERE(center, r, 1, 1), mat)
+    return sol, ball, normal
+
+
+@pytest.mark.parametrize("theta, mu, rolls", [(math.radians(20), 0.5, True), (math.radians(40), 0.1, False)])
+def test_sphere_rolls_or_slides_down_an_incline(api, theta, mu, rolls):
+    """Rolling without slip (tan theta <= 7/2 mu): a = 5/7 g sin theta; sliding: a =
+    g (sin theta - mu cos theta). The velocity-level scheme integrates a constant
+    acceleration exactly, so the speed after 0.2 s matches to the solver tolerance."""
+    g, T = 9.81, 0.2
+    sol, ball, normal = incline(api, theta, mu)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-12, 1000), T)
+    down = np.array([-math.cos(theta), 0, math.sin(theta)])
+    if np.dot(down, [0, 0, -1]) < 0:
+        down = -down
+    v = np.array(ball.velo[3:6])
+    a = 5 / 7 * g * math.sin(theta) if rolls else g * (math.sin(theta) - mu * math.cos(theta))
+    assert np.dot(v, down) == pytest.approx(a * T, rel=1e-6)
+    assert abs(np.dot(v, normal)) < 1e-9                               # stays on the plane
+    spin = np.linalg.norm(ball.velo[0:3])
+    if rolls:
+        assert spin * 0.1 == pytest.approx(a * T, rel=1e-6)             # v = omega r
+    else:                                                              # friction torque mu m g cos r / J
+        m = ball.mass
+        assert spin == pytest.approx(mu * m * g * math.cos(theta) * 0.1 / (0.4 * m * 0.01) * T, rel=1e-6)
+
+
+@pytest.mark.parametrize("e", [0.0, 0.5, 1.0])
+def test_central_collision_of_two_spheres(api, e):
+    """Equal spheres, one at rest: v1' = (1 - e) v / 2, v2' = (1 + e) v / 2 (momentum
+    conserved, relative velocity reversed times e)."""
+    sol, mat = model(api, gravity=(0, 0, 0), restitution=e)
+    a = api.BODY(sol, 'RIGID', api.SPHERE((0, 0, 0), 0.1, 1, 1), mat)
+    b = api.BODY(sol, 'RIGID', api.SPHERE((0.2, 0, 0), 0.1, 1, 1), mat)
+    api.INITIAL_VELOCITY(a, (1, 0, 0), (0, 0, 0))
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-12, 100), 0.01)
+    assert a.velo[3] == pytest.approx((1 - e) / 2, abs=1e-10)
+    assert b.velo[3] == pytest.approx((1 + e) / 2, abs=1e-10)
+    assert a.velo[3] + b.velo[3] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_double_pendulum_matches_solfec(tmp_path, capsys):
+    """VERIFICATION §4.3: total energy at steps 0/600/1000/1500/2400 within 1e-3 max(1, ref)
+    of Solfec's stored values; the deck re-opens its results in READ mode to read them."""
+    assert main([os.path.join(INPUTS, "double_pendulum.py"), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert out.strip().endswith("PASSED")
+    errors = [float(line.rsplit("error", 1)[1]) for line in out.splitlines() if line.startswith("step")]
+    assert len(errors) == 5 and max(errors) <= 1e-3
+    assert (tmp_path / "out" / "double_pendulum" / "double_pendulum.png").stat().st_size > 0
+
+
+def write(path, text):
+    path.write_text(text)
+    return str(path)
+
+
+def test_polyhedral_contact_is_reported_at_the_run_line(tmp_path, capsys):
+    deck = write(tmp_path / "boxes.py", """\
+sol = SOLFEC('DYNAMIC', 1E-3, 'out/boxes')
+mat = BULK_MATERIAL(sol)
+cube = [0,0,0, 1,0,0, 1,1,0, 0,1,0, 0,0,1, 1,0,1, 1,1,1, 0,1,1]
+BODY(sol, 'OBSTACLE', HEX(cube, 1, 1, 1, 0, [1]*6), mat)
+box = HEX(cube, 1, 1, 1, 0, [1]*6)
+TRANSLATE(box, (0, 0, 1))
+BODY(sol, 'RIGID', box, mat)
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 0.01)
+""")
+    assert main([deck, "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert "boxes.py:8:" in err and "polyhedral shapes (bodies 1 and 2" in err and "not available" in err
+
+
+def test_unphysical_penetration_stops_the_run(tmp_path, capsys):
+    deck = write(tmp_path / "fast.py", """\
+sol = SOLFEC('DYNAMIC', 1E-3, 'out/fast')
+mat = BULK_MATERIAL(sol)
+pts = [-1,-1,-1, 1,-1,-1, -1,1,-1, 1,1,-1, -1,-1,0, 1,-1,0, -1,1,0, 1,1,0]
+BODY(sol, 'OBSTACLE', HULL(pts, 1, 1), mat)
+ball = BODY(sol, 'RIGID', SPHERE((0, 0, 0.15), 0.1, 1, 1), mat, label='bullet')
+INITIAL_VELOCITY(ball, (0, 0, -200), (0, 0, 0))
+UNPHYSICAL_PENETRATION(sol, 0.02)
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 0.01)
+""")
+    assert main([deck, "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert "fast.py:8:" in err and "unphysical penetration of depth 0.05" in err
+    assert "bodies 2 and 1" in err and "time 0" in err
+    # the results written before the error stay readable
+    assert (tmp_path / "out" / "fast" / "fast.h5").exists()

@@ -1,0 +1,180 @@
+"""Contact detection geometry: the broad phase against an all-pairs check, closest points on
+triangles against an independent construction, the sphere-convex and sphere-sphere narrow
+phase against the exact gaps, normals and points of a unit cube, and the object table of
+shapes (spheres, CONVEX members, surface elements of meshes)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solfec_py.contact import broad, narrow, objects as O
+
+# ------------------------------------------------------------------ broad phase
+
+
+def brute_force_pairs(lo, hi):
+    n = lo.shape[0]
+    out = set()
+    for i in range(n):
+        for j in range(i + 1, n):
+            if np.all(lo[i] <= hi[j]) and np.all(lo[j] <= hi[i]):
+                out.add((i, j))
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_sweep_reports_exactly_the_overlapping_pairs(seed):
+    rng = np.random.default_rng(seed)
+    n = 300
+    lo = rng.uniform(0, 10, size=(n, 3))
+    hi = lo + rng.uniform(0, 1.5, size=(n, 3)) * np.array([1.0, 3.0, 0.5])
+    lo[:10] = lo[10:20]                    # touching boxes: closed intervals overlap
+    hi[:10] = lo[10:20]
+    pairs = broad.overlapping_pairs(lo, hi)
+    got = {tuple(p) for p in pairs.tolist()}
+    assert len(got) == len(pairs)          # no duplicates
+    assert got == brute_force_pairs(lo, hi)
+
+
+def test_sweep_filters_same_group_and_double_flags():
+    rng = np.random.default_rng(5)
+    lo = rng.uniform(0, 2, size=(60, 3))
+    hi = lo + 1.0
+    group = rng.integers(0, 10, size=60)
+    flag = rng.random(60) < 0.3
+    got = {tuple(p) for p in broad.overlapping_pairs(lo, hi, group, flag).tolist()}
+    want = {(i, j) for i, j in brute_force_pairs(lo, hi) if group[i] != group[j] and not (flag[i] and flag[j])}
+    assert got == want
+
+
+# ------------------------------------------------------------------ closest point on a triangle
+
+
+def closest_reference(p, a, b, c):
+    """Projection onto the plane when it falls inside, else the nearest of the three edge
+    projections (clamped segment parameters) — a different construction from the kernel's
+    Voronoi-region walk."""
+    n = np.cross(b - a, c - a)
+    q = p - np.dot(p - a, n) / np.dot(n, n) * n
+    bary = [np.dot(np.cross(y - x, q - x), n) for x, y in ((a, b), (b, c), (c, a))]
+    if min(bary) >= 0:
+        return q
+    best = None
+    for x, y in ((a, b), (b, c), (c, a)):
+        t = np.clip(np.dot(p - x, y - x) / np.dot(y - x, y - x), 0.0, 1.0)
+        cand = x + t * (y - x)
+        if best is None or np.linalg.norm(p - cand) < np.linalg.norm(p - best):
+            best = cand
+    return best
+
+
+def test_closest_point_on_triangle_matches_an_independent_construction():
+    rng = np.random.default_rng(7)
+    for _ in range(2000):
+        a, b, c = rng.normal(size=(3, 3))
+        p = rng.normal(scale=2.0, size=3)
+        got = narrow._closest_on_triangle(p, a, b, c)
+        want = closest_reference(p, a, b, c)
+        # the two constructions agree to rounding (distances of order 1)
+        assert np.linalg.norm(p - got) == pytest.approx(np.linalg.norm(p - want), abs=1e-12)
+        assert got == pytest.approx(want, abs=1e-9)
+
+
+# ------------------------------------------------------------------ narrow phase on a unit cube
+
+
+@pytest.fixture
+def cube_and_sphere(api):
+    """A unit-cube OBSTACLE (one HEX element) and a free sphere, in one domain; returns a
+    function placing the sphere centre and evaluating the pair."""
+    sol = api.SOLFEC('DYNAMIC', 1e-3, 'out/cube')
+    mat = api.BULK_MATERIAL(sol)
+    nodes = [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]
+    api.BODY(sol, 'OBSTACLE', api.HEX(nodes, 1, 1, 1, 0, [1, 2, 3, 4, 5, 6]), mat)
+    ball = api.BODY(sol, 'RIGID', api.SPHERE((0, 0, 0), 0.1, 7, 9), mat)
+    domain = sol.domain
+
+    def place(center, eps=1e-6):
+        ball.block.conf[ball.row, 9:12] = center
+        table = O.table_for(domain)
+        geo = O.current(domain, table, eps)
+        cvx, sph = np.flatnonzero(table.kind == O.CONVEX), np.flatnonzero(table.kind == O.SPHERE)
+        hit, pm, ps, n, gap, sid = narrow.convex_sphere(
+            table.part[cvx], table.part[sph], table.c_tstart, table.c_fstart, table.tri, geo.v_cur,
+            geo.f_normal, geo.f_offset, table.f_surface, table.f_sid, geo.s_center, table.s_radius, eps)
+        return bool(hit[0]), pm[0], ps[0], n[0], float(gap[0]), int(sid[0])
+
+    return place
+
+
+def test_sphere_on_a_face(cube_and_sphere):
+    hit, pm, ps, n, gap, sid = cube_and_sphere((0.3, 0.6, 1.07))
+    assert hit
+    assert n == pytest.approx([0, 0, 1], abs=1e-14)          # outward normal of the top face
+    assert ps == pytest.approx([0.3, 0.6, 1.0], abs=1e-14)    # point on the convex (slave)
+    assert pm == pytest.approx([0.3, 0.6, 0.97], abs=1e-14)   # point on the sphere (master)
+    assert gap == pytest.approx(-0.03, abs=1e-14)
+    # HEX surids map to faces (-z, -x, +y, +x, -y, +z) (LANGUAGE HEX): the top face has id 6
+    assert sid == 6
+
+
+def test_sphere_at_an_edge_and_a_corner(cube_and_sphere):
+    a = 0.05
+    hit, pm, ps, n, gap, sid = cube_and_sphere((0.5, 1.05, 0.5))        # the +y face: id 3
+    assert hit and sid == 3 and n == pytest.approx([0, 1, 0], abs=1e-14)
+    hit, pm, ps, n, gap, _ = cube_and_sphere((1 + a, 0.5, 1 + a))      # edge y-parallel
+    assert hit and n == pytest.approx(np.array([1, 0, 1]) / np.sqrt(2), abs=1e-12)
+    assert ps == pytest.approx([1, 0.5, 1], abs=1e-12)
+    assert gap == pytest.approx(a * np.sqrt(2) - 0.1, abs=1e-12)
+    hit, pm, ps, n, gap, _ = cube_and_sphere((-a, -a, -a))              # corner
+    assert hit and n == pytest.approx(-np.ones(3) / np.sqrt(3), abs=1e-12)
+    assert gap == pytest.approx(a * np.sqrt(3) - 0.1, abs=1e-12)
+
+
+def test_sphere_apart_touching_and_inside(cube_and_sphere):
+    assert not cube_and_sphere((0.5, 0.5, 1.2))[0]                     # 0.1 away
+    hit, _, _, _, gap, _ = cube_and_sphere((0.5, 0.5, 1.1 + 5e-7), eps=1e-6)   # within epsilon
+    assert hit and gap == 0.0
+    assert not cube_and_sphere((0.5, 0.5, 1.1 + 2e-6), eps=1e-6)[0]
+    # centre inside: the nearest surface plane (the top, 0.1 away) gives the normal; gap 0
+    hit, pm, ps, n, gap, _ = cube_and_sphere((0.5, 0.5, 0.9))
+    assert hit and n == pytest.approx([0, 0, 1]) and gap == 0.0
+
+
+def test_sphere_sphere_gap_normal_and_owner():
+    cm = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    cs = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 3.0]])
+    r = np.array([0.6, 1.0])
+    touch, pm, ps, n, gap = narrow.sphere_sphere(cm, r, cs, r, 1e-6)
+    assert touch.tolist() == [True, False]
+    assert n[0] == pytest.approx([1, 0, 0]) and gap[0] == pytest.approx(-0.2)
+    assert pm[0] == pytest.approx([0.4, 0, 0]) and ps[0] == pytest.approx([0.6, 0, 0])
+    owner = narrow.sphere_owner(np.array([[0, 5, 0], [1, 0, 0], [2, 2, 2]]),
+                                np.array([[0, 6, -9], [0, 9, 9], [2, 2, 2.5]]))
+    assert owner.tolist() == [True, False, True]
+
+
+# ------------------------------------------------------------------ object table
+
+
+def test_object_table_splits_shapes_into_contact_objects(api):
+    sol = api.SOLFEC('DYNAMIC', 1e-3, 'out/table')
+    mat = api.BULK_MATERIAL(sol)
+    nodes = [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]
+    # 3 x 3 x 3 elements: 26 have a boundary face, the centre one does not take part
+    api.BODY(sol, 'OBSTACLE', api.HEX(nodes, 3, 3, 3, 0, [1] * 6), mat)
+    two = [api.SPHERE((5, 0, 0), 0.5, 1, 1), api.SPHERE((6, 0, 0), 0.5, 1, 1)]
+    api.BODY(sol, 'RIGID', two, mat)
+    table = O.table_for(sol.domain)
+    assert (table.kind == O.CONVEX).sum() == 26 and (table.kind == O.SPHERE).sum() == 2
+    assert table.inert[table.kind == O.CONVEX].all() and not table.inert[table.kind == O.SPHERE].any()
+    assert table.elem[table.kind == O.SPHERE].tolist() == [0, 1]
+    # element faces between two elements are not surfaces: 26 elements x 6 faces, of which
+    # the 54 boundary faces are surfaces
+    assert table.f_sid.size == 26 * 6 and table.f_surface.sum() == 54
+    geo = O.current(sol.domain, table, 1e-3)
+    assert geo.lo[table.kind == O.CONVEX].min(axis=0) == pytest.approx([-1e-3] * 3)
+    assert geo.hi[table.kind == O.SPHERE].max(axis=0) == pytest.approx([6.5 + 1e-3, 0.5 + 1e-3, 0.5 + 1e-3])
+    assert O.table_for(sol.domain) is table                 # cached while bodies stay
+    api.BODY(sol, 'RIGID', api.SPHERE((9, 0, 0), 0.5, 1, 1), mat)
+    assert O.table_for(sol.domain) is not table              # rebuilt after an insertion
