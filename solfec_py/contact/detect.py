@@ -43,6 +43,10 @@ class Found:
         return Found(*(np.concatenate([getattr(p, f) for p in parts])
                        for f in ("om", "os", "pm", "ps", "n", "gap", "area", "sid_m", "sid_s")))
 
+    def take(self, order: np.ndarray) -> "Found":
+        return Found(*(getattr(self, f)[order]
+                       for f in ("om", "os", "pm", "ps", "n", "gap", "area", "sid_m", "sid_s")))
+
 
 def _family(body) -> str:
     return BODY_KINDS[body.kind].family
@@ -52,9 +56,10 @@ def evaluate(table: O.ObjectTable, geo: O.Geometry, om: np.ndarray, os: np.ndarr
              fixed: bool) -> tuple[np.ndarray, Found]:
     """Narrow phase of object pairs. With `fixed` the roles (master om, slave os) are kept
     (update of existing contacts); otherwise they are decided by normal ownership. Returns
-    (touching mask over the input pairs, the touching contacts)."""
+    (touching mask over the input pairs, the touching contacts in the order of the input
+    pairs, so that found[j] belongs to pair flatnonzero(touch)[j])."""
     touch = np.zeros(om.size, dtype=bool)
-    parts = []
+    parts, source = [], []
     km, ks = table.kind[om], table.kind[os]
     both = np.flatnonzero((km == O.SPHERE) & (ks == O.SPHERE))
     if both.size:
@@ -67,6 +72,7 @@ def evaluate(table: O.ObjectTable, geo: O.Geometry, om: np.ndarray, os: np.ndarr
         hit, pm, ps, n, gap = narrow.sphere_sphere(geo.s_center[ia], table.s_radius[ia],
                                                    geo.s_center[ib], table.s_radius[ib], eps)
         touch[both] = hit
+        source.append(both[hit])
         parts.append(Found(a[hit], b[hit], pm[hit], ps[hit], n[hit], gap[hit], np.ones(int(hit.sum())),
                            table.s_sid[ia[hit]], table.s_sid[ib[hit]]))
     mixed = np.flatnonzero(km != ks)
@@ -80,6 +86,7 @@ def evaluate(table: O.ObjectTable, geo: O.Geometry, om: np.ndarray, os: np.ndarr
         if fixed:                                      # a convex master cannot arise from detection
             hit &= table.kind[b] == O.CONVEX
         touch[mixed] = hit
+        source.append(mixed[hit])
         parts.append(Found(sph[hit], cvx[hit], pm[hit], ps[hit], n[hit], gap[hit], np.ones(int(hit.sum())),
                            table.s_sid[table.part[sph[hit]]], sid[hit]))
     polys = np.flatnonzero((km == O.CONVEX) & (ks == O.CONVEX))
@@ -89,7 +96,10 @@ def evaluate(table: O.ObjectTable, geo: O.Geometry, om: np.ndarray, os: np.ndarr
             f"contact between polyhedral shapes (bodies {table.bid[i]} and {table.bid[j]}, whose bounding"
             " boxes overlap) is not available in solfec-py yet: only contacts involving SPHERE shapes"
             " are detected")
-    return touch, Found.join(parts)
+    found = Found.join(parts)
+    if len(parts) > 1:                                 # back to the order of the input pairs
+        found = found.take(np.argsort(np.concatenate(source), kind="stable"))
+    return touch, found
 
 
 def _contact_rows(cset) -> np.ndarray:
