@@ -180,3 +180,22 @@ RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 0.01)
     assert "bodies 2 and 1" in err and "time 0" in err
     # the results written before the error stay readable
     assert (tmp_path / "out" / "fast" / "fast.h5").exists()
+
+
+def test_progress_line_shows_solver_statistics_and_contacts(api):
+    """verbose 'ON' without a terminal prints a statistics line: the Gauss-Seidel iterations
+    and merit of the last solve and the number of contacts (issue: statistics in the
+    progress output)."""
+    import io
+
+    from solfec_py.output.progress import Progress
+
+    sol, mat = model(api)
+    floor(api, sol, mat)
+    api.BODY(sol, 'RIGID', api.SPHERE((0, 0, 0.1), 0.1, 1, 1), mat)
+    gs = api.GAUSS_SEIDEL_SOLVER(1e-10, 100)
+    api.RUN(sol, gs, 2e-3)
+    stream = io.StringIO()
+    Progress("ON", 0.0, 1.0, stream=stream, tty=False).close(sol.domain)
+    line = stream.getvalue()
+    assert f"GSITERS: {gs.iters}" in line and "MERIT:" in line and "CONTACTS: 1" in line

@@ -7,6 +7,8 @@ from __future__ import annotations
 import sys
 import time as wallclock
 
+from solfec_py.constraints import CONTACT
+
 
 class Progress:
     def __init__(self, verbose: str, t0: float, t1: float, interval: float = 1.0,
@@ -40,8 +42,9 @@ class Progress:
     def _line(self, domain) -> str:
         wall = wallclock.perf_counter() - self.started
         rate = self.steps / wall if wall > 0 else 0.0
+        stats = "".join(f" {k}: {v:.4g}" for k, v in _statistics(domain))
         return (f"TIME: {domain.time:.6g} STEP: {domain.step:.3g} BODIES: {len(domain.bodies)}"
-                f" CONSTRAINTS: {len(domain.constraints)} STEPS/s: {rate:.4g}")
+                f" CONSTRAINTS: {len(domain.constraints)}{stats} STEPS/s: {rate:.4g}")
 
     def update(self, domain) -> None:
         self.steps += 1
@@ -52,7 +55,9 @@ class Progress:
             self.bar.n = round(domain.time - self.t0, 12)
             now = wallclock.perf_counter()
             if now - self.last_print > 0.1:
-                self.bar.set_postfix_str(f"bodies={len(domain.bodies)}, steps={self.steps}", refresh=False)
+                stats = "".join(f", {k.lower()}={v:.3g}" for k, v in _statistics(domain))
+                self.bar.set_postfix_str(f"bodies={len(domain.bodies)}, constraints={len(domain.constraints)}"
+                                         f"{stats}, steps={self.steps}", refresh=False)
                 self.bar.refresh()
                 self.last_print = now
         elif self.verbose == "ON":
@@ -72,3 +77,15 @@ class Progress:
             self.bar.close()
         elif self.verbose == "ON":
             print(self._line(domain), file=self.stream, flush=True)
+
+
+def _statistics(domain) -> list:
+    """(name, value) of the last solve (solver iterations, merit; NUMERICS §6.3 names) and
+    the number of contacts."""
+    out = [(k, float(v)) for k, v in sorted(getattr(domain, "statistics", {}).items())
+           if isinstance(v, (int, float))]
+    cons = domain.constraints
+    kind = getattr(cons, "kind", None)
+    if kind is not None:
+        out.append(("CONTACTS", float((kind[: cons.count] == CONTACT).sum())))
+    return out
