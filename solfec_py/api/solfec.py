@@ -48,6 +48,7 @@ class SOLFEC:
         self.clock = None            # [base, h, k, last time]: time = base + k h (output.recorder)
         self.xdmf_live = None        # live ParaView series (output.xdmf), False when off
         self._run_solver = None      # solver of the last RUN (statistics for the frames)
+        self._stored_constraints = {}  # READ mode: STORED_CONSTRAINT objects (api.results)
         self.runs = 0
         self._open_results()
         if self._mode == "WRITE":
@@ -135,12 +136,23 @@ class SOLFEC:
     def nbod(self):
         return len(self.domain.bodies)
 
+    def _showing_frame(self) -> bool:
+        return self._mode == "READ" and self.store is not None and self.store.current is not None
+
     @readonly
     def constraints(self):
+        """All constraints, most recently created first; in READ mode, once a frame is
+        shown, the constraints stored in that frame (contacts included)."""
+        if self._showing_frame():
+            from solfec_py.api.results import frame_constraints
+
+            return frame_constraints(self)
         return list(reversed(self.domain.constraints))
 
     @readonly
     def ncon(self):
+        if self._showing_frame():
+            return int(self.store.frame_constraints(self.store.current).shape[0])
         return len(self.domain.constraints)
 
     @readonly

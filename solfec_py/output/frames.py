@@ -61,7 +61,7 @@ CON_COLUMNS = ("KIND", "BID1", "BID2", "SURF1", "SURF2",
                "PX", "PY", "PZ", "P2X", "P2Y", "P2Z",
                "B0", "B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8",   # base, column-major (t1, t2, n)
                "RT1", "RT2", "RN", "UT1", "UT2", "UN", "VT1", "VT2", "VN",
-               "GAP", "AREA", "MERIT")
+               "GAP", "AREA", "MERIT", "ID")      # ID: the constraint id (0 = unknown)
 CCOL = {name: i for i, name in enumerate(CON_COLUMNS)}
 POINT = slice(CCOL["PX"], CCOL["PZ"] + 1)
 BASE = slice(CCOL["B0"], CCOL["B8"] + 1)
@@ -81,7 +81,7 @@ def constraint_rows(domain) -> np.ndarray:
     A constraint block may provide `results_rows()` returning this table directly (the fast
     path); otherwise each record is read through its attributes `kind`, `point`, `base`
     (3x3 with columns t1, t2, n, or a column-major 9-sequence), `R`, `U`, `V`, `gap`,
-    `area`, `merit`, `bodies` (BODY objects or ids) and `spair`/`surfaces`.
+    `area`, `merit`, `bodies` (BODY objects or ids), `spair`/`surfaces` and `id`.
     """
     cons = getattr(domain, "constraints", None)
     if cons is None:
@@ -112,7 +112,7 @@ def constraint_rows(domain) -> np.ndarray:
             v = getattr(c, name, None)
             if v is not None:
                 row[sl] = np.asarray(v, float).reshape(-1)[:3]
-        for name in ("gap", "area", "merit"):
+        for name in ("gap", "area", "merit", "id"):
             v = getattr(c, name, None)
             if v is not None:
                 row[CCOL[name.upper()]] = float(v)
@@ -135,7 +135,7 @@ def _set_rows(cset) -> np.ndarray:
     rows[:, REAC] = live("R")
     rows[:, RELV] = live("U")
     rows[:, CCOL["VT1"]:CCOL["VN"] + 1] = live("V")
-    for name in ("gap", "area", "merit"):
+    for name in ("gap", "area", "merit", "id"):
         rows[:, CCOL[name.upper()]] = live(name)
     return rows
 

@@ -83,7 +83,65 @@ def load(solfec, i: int) -> None:
         if np.isfinite(value):
             timers[name] = float(value)
     domain.timers = timers
+    load_constraints(solfec, i)
     store.current = i
+
+
+# stored columns -> ConstraintSet fields shown by the deck's CONSTRAINT objects
+_CON_FIELDS = (("point", L.POINT), ("point2", slice(L.CCOL["P2X"], L.CCOL["P2Z"] + 1)),
+               ("R", L.REAC), ("U", L.RELV), ("V", slice(L.CCOL["VT1"], L.CCOL["VN"] + 1)),
+               ("gap", L.CCOL["GAP"]), ("area", L.CCOL["AREA"]), ("merit", L.CCOL["MERIT"]))
+
+
+def match_constraints(cset, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(indices into stored `rows`, rows of the live ConstraintSet) of the stored
+    constraints that are live constraints of the model: the same id, kind and bodies
+    (a stored row without an id, ID 0, matches nothing)."""
+    none = np.zeros(0, np.int64), np.zeros(0, np.int64)
+    if not hasattr(cset, "live") or not len(cset) or not rows.shape[0]:
+        return none
+    C = L.CCOL
+    ids = cset.live("id")
+    want = rows[:, C["ID"]].astype(np.int64)
+    order = np.argsort(ids, kind="stable")
+    pos = np.minimum(np.searchsorted(ids[order], want), ids.size - 1)
+    live = order[pos]
+    ok = (ids[live] == want) & (want > 0)
+    ok &= cset.live("kind")[live] + 1 == rows[:, C["KIND"]]
+    ok &= np.all(cset.live("bid")[live] == rows[:, C["BID1"]:C["BID2"] + 1], axis=1)
+    return np.flatnonzero(ok), live[ok]
+
+
+def load_constraints(solfec, i: int) -> None:
+    """Show frame i through the model's constraint objects (LANGUAGE §1.3: CONSTRAINT.R
+    ... reflect the state read): the stored point, base, R, U, V, gap, area and merit of
+    every live constraint stored in the frame (same id, kind and bodies); the others show
+    their as-built values. Stored constraints that the deck did not create (contacts) are
+    read through `store.frame_constraints` (SOLFEC.constraints in READ mode)."""
+    store, cset = solfec.store, solfec.domain.constraints
+    if not hasattr(cset, "live"):
+        return
+    if store.built_constraints is None:
+        store.built_constraints = {name: cset.live(name).copy() for name in ("id", "base") + tuple(
+            f for f, _ in _CON_FIELDS)}
+    built = store.built_constraints
+    if len(cset) and built["id"].size:            # as-built values first
+        ids = cset.live("id")
+        order = np.argsort(built["id"], kind="stable")
+        pos = np.minimum(np.searchsorted(built["id"][order], ids), built["id"].size - 1)
+        ok = built["id"][order][pos] == ids
+        dst, src = np.flatnonzero(ok), order[pos[ok]]
+        for name in built:
+            if name != "id":
+                getattr(cset, name)[dst] = built[name][src]
+    rows = store.frame_constraints(i)
+    src, dst = match_constraints(cset, rows)
+    if not src.size:
+        return
+    r = rows[src]
+    for name, col in _CON_FIELDS:
+        getattr(cset, name)[dst] = r[:, col]
+    cset.base[dst] = r[:, L.BASE].reshape(-1, 3, 3).transpose(0, 2, 1)   # stored column-major
 
 
 def ensure_loaded(solfec) -> None:

@@ -7,7 +7,7 @@ Datasets (all chunked and resizable along the first axis):
   frames              (F, len(columns)) float64 — one row per frame, columns in attr `columns`
   state/<family>      (rows, conf+velo+5) float64 — body states, blocks addressed by the frame row
   ids/<family>        (rows,) int64 — body ids of those blocks (a block is reused while unchanged)
-  constraints         (rows, len(CON_COLUMNS)) float64
+  constraints         (rows, len(CON_COLUMNS)) float64 — columns in attr `columns`
   bodies              (B, 7) float64 — registry: id, kind code, X0 (3), label offset, label length
   labels              (chars,) uint8 — label characters of the registry
 Writing order per frame: registry, ids, state rows, constraints, then the frame row (its
@@ -26,7 +26,7 @@ from solfec_py.errors import ResultsError
 from solfec_py.output import frames as L
 
 FORMAT = "solfec-py results"
-VERSION = 1
+VERSION = 2          # 2: constraint rows end with the constraint ID (1: without it)
 KINDS = ("OBSTACLE", "RIGID", "PSEUDO_RIGID", "FINITE_ELEMENT")
 KIND_FAMILY = {"OBSTACLE": "rigid", "RIGID": "rigid", "PSEUDO_RIGID": "pseudo_rigid",
                "FINITE_ELEMENT": "finite_element"}
@@ -94,8 +94,12 @@ class ResultsStore:
         self._cap: dict = {}
         self._pending: list = []       # frame rows written since the table was read
         self._marked = False           # registered as written by this program run
+        self._con_src = None           # stored constraint columns -> CON_COLUMNS (older files)
+        self._con_cache = (None, None)  # (frame index, constraint rows) last read
+        self._keys = (None, None, None)  # (frame index, constraint keys, key -> row)
         self.current = None            # READ mode: index of the frame shown by the model
         self.built = None              # READ mode: as-built state snapshot (output.replay)
+        self.built_constraints = None  # READ mode: as-built constraint values (output.replay)
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -137,9 +141,14 @@ class ResultsStore:
                 sizes = {name: ds.shape[0] for name, ds in _datasets(f)}
                 registry = f["bodies"][()]
                 labels = f["labels"][()].tobytes()
+                con_names = [str(c) for c in f["constraints"].attrs.get("columns", L.CON_COLUMNS)]
             except (OSError, KeyError, ValueError) as exc:
                 raise ResultsError(f"cannot read results file {self.path!r}: {exc}") from None
         self._columns = {name: i for i, name in enumerate(names)}
+        self._con_src = None if tuple(con_names) == L.CON_COLUMNS else \
+            [(L.CCOL[c], k) for k, c in enumerate(con_names) if c in L.CCOL]
+        self._con_cache = (None, None)
+        self._keys = (None, None, None)
         self._pending = []
         self._frames = table[: self._complete_frames(table, sizes)]
         self._registry = _registry_dict(registry, labels)
@@ -169,6 +178,9 @@ class ResultsStore:
             self.compression = compression
         if (append or self._created) and os.path.isfile(self.path):
             self.refresh()
+            if self._con_src is not None:
+                raise ResultsError(f"results file {self.path!r} was written by an older solfec-py (format"
+                                   f" version < {VERSION}); it can be read but not continued (use -w)")
             self.file = self._open("r+")
             self._resume_counters()
             return
@@ -408,9 +420,37 @@ class ResultsStore:
         off, cnt = int(row[self.col(f"{F}_OFF")]), int(row[self.col(f"{F}_CNT")])
         return self.frame_ids(family, i), self.read_slab(f"state/{family}", off, cnt)
 
+    def constraint_keys(self, i: int) -> list:
+        """(id, kind code, body 1, body 2) of every constraint row of frame i."""
+        rows = self.frame_constraints(i)
+        if self._keys[0] != i:
+            cols = [L.CCOL[c] for c in ("ID", "KIND", "BID1", "BID2")]
+            keys = [tuple(k) for k in rows[:, cols].astype(np.int64).tolist()]
+            self._keys = (i, keys, None)
+        return self._keys[1]
+
+    def constraint_index(self, i: int) -> dict:
+        """(id, kind code, body 1, body 2) -> row of frame i's constraint rows."""
+        keys = self.constraint_keys(i)
+        if self._keys[2] is None:
+            self._keys = (i, keys, {k: n for n, k in reversed(list(enumerate(keys)))})
+        return self._keys[2]
+
     def frame_constraints(self, i: int) -> np.ndarray:
+        """The constraint rows of frame i (columns CON_COLUMNS; a column missing from an
+        older file reads 0). The last frame read is cached: its rows must not be modified."""
+        if self._con_cache[0] == i and self.file is None:
+            return self._con_cache[1]
         row = self.table[i]
-        return self.read_slab("constraints", int(row[self.col("CON_OFF")]), int(row[self.col("CON_CNT")]))
+        rows = self.read_slab("constraints", int(row[self.col("CON_OFF")]), int(row[self.col("CON_CNT")]))
+        if self._con_src is not None:
+            out = np.zeros((rows.shape[0], len(L.CON_COLUMNS)))
+            for dst, src in self._con_src:
+                out[:, dst] = rows[:, src]
+            rows = out
+        rows.setflags(write=False)
+        self._con_cache = (i, rows)
+        return rows
 
 
 _FAMILY_COLS = {fam: tuple(L.family_col(fam, w) for w in ("OFF", "CNT", "IDOFF")) for fam in L.FAMILIES}
