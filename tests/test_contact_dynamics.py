@@ -199,3 +199,25 @@ def test_progress_line_shows_solver_statistics_and_contacts(api):
     Progress("ON", 0.0, 1.0, stream=stream, tty=False).close(sol.domain)
     line = stream.getvalue()
     assert f"GSITERS: {gs.iters}" in line and "MERIT:" in line and "CONTACTS: 1" in line
+
+
+def test_stack_of_two_balls_carries_the_weights(api):
+    """A ball dropped 2 mm onto a ball resting on the floor (e = 0): one sphere-convex contact
+    from the first step and one sphere-sphere contact created later, both re-evaluated
+    together every step; at rest the floor carries 2 m g, the upper contact m g."""
+    sol, mat = model(api, friction=0.3)
+    floor(api, sol, mat)
+    low = api.BODY(sol, 'RIGID', api.SPHERE((0, 0, 0.1), 0.1, 1, 1), mat)
+    top = api.BODY(sol, 'RIGID', api.SPHERE((0, 0, 0.302), 0.1, 1, 1), mat)   # lands after ~0.02 s
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-12, 1000), 0.1)
+    m, g = low.mass, 9.81
+    (upper,) = top.constraints
+    lower = [c for c in low.constraints if c is not upper and c.adjbod is not None]
+    assert len(sol.constraints) == 2 and len(lower) == 1
+    assert upper.R[2] == pytest.approx(m * g, rel=1e-9)
+    assert lower[0].R[2] == pytest.approx(2 * m * g, rel=1e-9)
+    assert upper.point == pytest.approx((0, 0, 0.2), abs=1e-4) and upper.gap <= 0
+    assert lower[0].point == pytest.approx((0, 0, 0), abs=1e-12) and lower[0].gap == 0.0
+    assert low.conf[11] == pytest.approx(0.1, abs=1e-12)
+    assert top.conf[11] == pytest.approx(0.3, abs=1e-4)         # landed within one step's fall
+    assert abs(top.velo[5]) < 1e-9 and abs(low.velo[5]) < 1e-9
