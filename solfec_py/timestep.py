@@ -56,11 +56,12 @@ def step(domain: Domain, solver=None) -> float:
         with timed(domain, "CONUPD"):   # points, frames, gaps, targets at q(t + h/2)
             solvers.update(domain, t, h)
     with timed(domain, "CONDET"):       # existing contacts re-evaluated, new ones found
-        contact.detect(domain)
+        new = contact.detect(domain)
     if domain.constraints:
         if solver is not None:
             with timed(domain, "CONSOL"):
                 solver.solve(domain, h)
+    domain.statistics = dict(getattr(domain, "statistics", None) or {}, NEWCONS=new)
     with timed(domain, "TIMINT"):
         for block in blocks:
             (block.step_end if domain.dynamic else block.qs_step_end)(t, h)

@@ -6,6 +6,7 @@ Solfec's test suite (VERIFICATION §4.3) and the errors of contact runs."""
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import os
 import subprocess
@@ -221,3 +222,29 @@ def test_stack_of_two_balls_carries_the_weights(api):
     assert low.conf[11] == pytest.approx(0.1, abs=1e-12)
     assert top.conf[11] == pytest.approx(0.3, abs=1e-4)         # landed within one step's fall
     assert abs(top.velo[5]) < 1e-9 and abs(low.velo[5]) < 1e-9
+
+
+def test_contact_counts_and_gaps_in_the_history(tmp_path, capsys):
+    """A ball dropped 1 mm onto the floor with e = 0 (lands within ~14 steps and stays):
+    HISTORY 'CONS' is 0 then 1, 'NEWCONS' adds up to 1, and the minimum contact gap is 0 or
+    a penetration smaller than one step's fall."""
+    deck = write(tmp_path / "land.py", """\
+import json
+sol = SOLFEC('DYNAMIC', 1E-3, 'out/land')
+sol.verbose = 'OFF'
+GRAVITY(sol, (0, 0, -9.81))
+mat = BULK_MATERIAL(sol, density=1000.0)
+pts = [-1,-1,-1, 1,-1,-1, -1,1,-1, 1,1,-1, -1,-1,0, 1,-1,0, -1,1,0, 1,1,0]
+BODY(sol, 'OBSTACLE', HULL(pts, 1, 1), mat)
+ball = BODY(sol, 'RIGID', SPHERE((0, 0, 0.101), 0.1, 1, 1), mat)
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-10, 100), 0.05)
+if sol.mode == 'READ':
+    h = HISTORY(sol, ['CONS', 'NEWCONS', (sol, 'GAP')], 0, 1)
+    print(json.dumps(h))
+""")
+    assert main([deck, "--no-progress"]) == 0
+    assert main([deck, "--no-progress"]) == 0
+    t, cons, new, gap = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert cons[0] == 0 and cons[-1] == 1 and set(cons) == {0, 1}
+    assert sum(new) == 1 and new[cons.index(1)] == 1
+    assert min(gap) > -9.81 * 0.015 * 1e-3 and max(gap) <= 0
