@@ -15,6 +15,7 @@ import numpy as np
 
 from solfec_py.bodies import BODY_KINDS
 from solfec_py.bodies.base import Body, BodyBlock
+from solfec_py.constraints import ConstraintSet
 from solfec_py.errors import InputError, NotAvailableError
 from solfec_py.materials import BulkMaterial, SurfaceMaterialTable
 from solfec_py.timeseries import evaluate
@@ -86,6 +87,8 @@ class Domain:
                 if other.label == body.label:
                     self.labels[body.label] = other
                     break
+        if isinstance(self.constraints, ConstraintSet):
+            self.constraints.remove_body(body)      # its CONSTRAINT objects read None at once
         body.block.remove(body)
         body.deleted = True
 

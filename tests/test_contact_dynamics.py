@@ -248,3 +248,16 @@ if sol.mode == 'READ':
     assert cons[0] == 0 and cons[-1] == 1 and set(cons) == {0, 1}
     assert sum(new) == 1 and new[cons.index(1)] == 1
     assert min(gap) > -9.81 * 0.015 * 1e-3 and max(gap) <= 0
+
+
+def test_deleting_a_body_removes_its_contacts_at_once(api):
+    sol, mat = model(api)
+    floor(api, sol, mat)
+    ball = api.BODY(sol, 'RIGID', api.SPHERE((0, 0, 0.1), 0.1, 1, 1), mat)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), 2e-3)
+    (con,) = ball.constraints
+    assert con.kind == 'CONTACT'
+    api.DELETE(sol, ball)
+    assert con.kind is None and len(sol.constraints) == 0
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), 2e-3)     # the floor alone: no contact
+    assert len(sol.constraints) == 0
