@@ -23,6 +23,11 @@ class SimulationError(SolfecError, RuntimeError):
     """A run failed: non-finite state, solver failure with failure='EXIT', ..."""
 
 
+class GeometryError(SolfecError, RuntimeError):
+    """A geometric construction failed (degenerate hull, empty mesh, ...); Solfec raises
+    RuntimeError in these places (LANGUAGE §3.2, §3.3)."""
+
+
 class NotAvailableError(SolfecError, RuntimeError):
     """A Solfec command or option that solfec-py does not provide (yet)."""
 

@@ -16,7 +16,7 @@ from solfec_py.api.shape_utils import (  # noqa: F401  (re-exported deck names)
     BEND, COPY, ELLIP_MESH, MASS_CENTER, MESH_SPLIT, OVERLAPPING, ROTATE, ROUGH_HEX, SCALE, SPLIT,
     TETRAHEDRALIZE, TRANSLATE, UserShape, gather_records, int_list, peek_shape, take_shape, walk_records)
 from solfec_py.errors import InputError, InputTypeError
-from solfec_py.geometry import GeometryError
+from solfec_py.errors import GeometryError
 from solfec_py.geometry.convex import Convex
 from solfec_py.geometry.ellip import Ellip
 from solfec_py.geometry.hexgen import hex_mesh, pipe_mesh

@@ -8,9 +8,6 @@ Every primitive class (Convex, Mesh, Sphere, Ellip) offers the same small interf
 """
 from __future__ import annotations
 
-from solfec_py.errors import SolfecError
+from solfec_py.errors import GeometryError
 
-
-class GeometryError(SolfecError, RuntimeError):
-    """A geometric construction failed (degenerate hull, empty mesh, ...); Solfec raises
-    RuntimeError in these places (LANGUAGE §3.2, §3.3)."""
+__all__ = ["GeometryError"]   # defined with the other errors; imported here for old users

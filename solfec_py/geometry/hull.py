@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solfec_py.geometry import GeometryError
+from solfec_py.errors import GeometryError
 from solfec_py.geometry.convex import Convex
 
 
