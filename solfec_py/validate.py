@@ -208,11 +208,18 @@ def list_of_numbers(name: str, value: Any, div: int = 1, minlen: int = 0) -> np.
             f"'{name}' must have N * {div} elements, where N >= {minlen // div if div else minlen},"
             f" got {len(value)} elements")
     try:
-        return np.array(value, dtype=float).reshape(-1)
+        raw = np.array(value)
     except (TypeError, ValueError):
+        raw = None
+    if raw is None or raw.dtype.kind not in "biuf" or raw.ndim != 1:   # strings, None, nested lists
         for i, v in enumerate(value):
             number(f"{name}[{i}]", v)
-        raise
+        raise InputTypeError(f"'{name}' must be a flat list of numbers")
+    out = raw.astype(float)
+    bad = np.flatnonzero(np.isnan(out))
+    if bad.size:
+        raise InputError(f"'{name}[{int(bad[0])}]' must be a number, got NaN")
+    return out
 
 
 def list_of_ints(name: str, value: Any, minlen: int = 0) -> list[int]:

@@ -470,3 +470,13 @@ def test_overlapping_keyword_not():
         S.OVERLAPPING(None, None, obstacles=None)
     with pytest.raises(InputTypeError, match="OVERLAPPING: too many positional arguments"):
         S.OVERLAPPING(1, 2, 3, 4, 5)
+
+
+def test_number_lists_refuse_strings_and_nan(api):
+    """Lists of numbers (HEX nodes here) take ints, floats and bools only: a numeric string
+    is a TypeError naming the item, NaN a ValueError (LANGUAGE §2)."""
+    nodes = [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]
+    with pytest.raises(TypeError, match=r"'nodes\[4\]' must be a number, got '0' \(str\)"):
+        api.HEX(nodes[:4] + ['0'] + nodes[5:], 1, 1, 1, 0, [1] * 6)
+    with pytest.raises(ValueError, match=r"'nodes\[2\]' must be a number, got NaN"):
+        api.HEX(nodes[:2] + [float('nan')] + nodes[3:], 1, 1, 1, 0, [1] * 6)
