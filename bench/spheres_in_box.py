@@ -1,0 +1,143 @@
+"""Benchmark: S1 spheres in a box (BENCHMARKS.md).
+
+n^3 rigid spheres (r = 0.05 m, rho = 1000) on a jittered lattice (fixed seed) are dropped into
+an open box made of five OBSTACLE HULL blocks (floor and four walls), gravity -9.81, friction
+0.3 (Signorini-Coulomb), GAUSS_SEIDEL_SOLVER(1e-3, 1000). Prints one JSON line per n with
+body-steps/s, contacts (mean / final count, contact-steps/s), the most negative gap seen, the
+mean sphere height and kinetic energy after the run against the initial potential drop, the
+split of time over the step phases (domain.timers; LOCDYN is part of CONSOL) and peak RSS.
+
+    python bench/spheres_in_box.py [n3 ...] [--steps K] [--dt H] [--profile FILE]
+
+n3 is the number of spheres (a cube: 125, 1000, 8000; default 125 1000). --steps K runs K
+steps instead of 1 s. --profile writes cProfile statistics of the run to FILE.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import tempfile
+import time
+
+import numpy as np
+
+RADIUS, DENSITY, FRICTION, G = 0.05, 1000.0, 0.3, 9.81
+SPACING = 2.4 * RADIUS          # lattice spacing (0.02 m clearance between neighbours)
+JITTER = 0.2 * RADIUS           # uniform horizontal and vertical jitter of each centre
+CLEAR = 0.5 * RADIUS            # box clearance around the lattice
+THICK = 0.1                     # wall and floor thickness
+
+
+def _hull_box(A, lo, hi):
+    pts = [v for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2]) for v in (x, y, z)]
+    return A["HULL"](pts, 1, 1)
+
+
+def build(A, side: int, h: float, outdir: str):
+    """The model; returns (SOLFEC, list of sphere bodies, box inner half width)."""
+    sol = A["SOLFEC"]("DYNAMIC", h, outdir)
+    sol.verbose = "OFF"
+    A["GRAVITY"](sol, (0.0, 0.0, -G))
+    mat = A["BULK_MATERIAL"](sol, density=DENSITY)
+    A["SURFACE_MATERIAL"](sol, model="SIGNORINI_COULOMB", friction=FRICTION)
+    half = 0.5 * side * SPACING + CLEAR                     # inner half width of the box
+    top = RADIUS + side * SPACING + 2 * JITTER + 0.1        # wall height (above the lattice)
+    o = half + THICK
+    for lo, hi in (((-o, -o, -THICK), (o, o, 0.0)),         # floor, then the four walls
+                   ((-o, -o, 0.0), (-half, o, top)), ((half, -o, 0.0), (o, o, top)),
+                   ((-half, -o, 0.0), (half, -half, top)), ((-half, half, 0.0), (half, o, top))):
+        A["BODY"](sol, "OBSTACLE", _hull_box(A, lo, hi), mat)
+    rng = np.random.default_rng(2024)
+    grid = (np.arange(side) - 0.5 * (side - 1)) * SPACING
+    z0 = RADIUS + JITTER + 0.5 * SPACING
+    centres = np.array([(x, y, z0 + k * SPACING) for k in range(side) for y in grid for x in grid])
+    centres += rng.uniform(-JITTER, JITTER, centres.shape)
+    balls = [A["BODY"](sol, "RIGID", A["SPHERE"](tuple(c), RADIUS, 1, 1), mat) for c in centres]
+    return sol, balls, half
+
+
+def scene(count: int, h: float, steps: int | None, profile: str | None = None) -> dict:
+    from solfec_py import __version__, constraints as C, session, timestep
+    from solfec_py.api import NAMES as A
+
+    side = round(count ** (1 / 3))
+    if side ** 3 != count:
+        raise SystemExit(f"n3 must be a cube, got {count}")
+    steps = steps if steps is not None else round(1.0 / h)
+    session.start(progress=False)
+    with tempfile.TemporaryDirectory() as tmp:
+        sol, balls, half = build(A, side, h, f"{tmp}/out")
+        domain = sol.domain
+        A["OUTPUT"](sol, steps * h + 1.0)   # no frame during the run (a frame clears domain.timers)
+        timestep.initialize(domain)
+        block = balls[0].block
+        rows = np.array([b.row for b in balls])
+        z_start = block.conf[rows, 11].copy()
+        stats = {"contacts": [], "gap": 0.0}
+
+        def observe():
+            cset = domain.constraints
+            if isinstance(cset, C.ConstraintSet) and cset.count:
+                live = cset.kind[: cset.count] == C.CONTACT
+                stats["contacts"].append(int(live.sum()))
+                if live.any():
+                    stats["gap"] = min(stats["gap"], float(cset.gap[: cset.count][live].min()))
+            else:
+                stats["contacts"].append(0)
+            return 1
+
+        solver = A["GAUSS_SEIDEL_SOLVER"](1e-3, 1000)
+        iters = []
+        A["CALLBACK"](sol, h, (), lambda: iters.append(solver.iters) or observe())
+        domain.timers.clear()
+        start = time.perf_counter()
+        if profile:
+            import cProfile
+
+            prof = cProfile.Profile()
+            prof.enable()
+        A["RUN"](sol, solver, steps * h)
+        if profile:
+            prof.disable()
+            prof.dump_stats(profile)
+        wall = time.perf_counter() - start
+        ran = domain.steps_done
+        z = block.conf[rows, 11]
+        inside = np.abs(block.conf[rows, 9:11]).max(axis=1) < half + 1e-9
+        mass = block.mass[rows]
+        kinetic = float(block.kinetic_energy()[rows].sum())
+        drop = float(np.sum(mass * G * (z_start - z)))
+        timers = {k: round(domain.timers.get(k, 0.0), 3) for k in timestep.TIMERS}
+        lost = len(balls) - int(sum(b.row >= 0 and not b.deleted for b in balls))
+    n_contacts = np.array(stats["contacts"] or [0])
+    return {"code": "solfec-py", "version": __version__, "scene": "S1 spheres in a box", "n": count,
+            "dt": h, "steps": ran, "wall_s": round(wall, 3),
+            "body_steps_per_s": round(count * ran / wall, 1),
+            "contacts": {"mean": round(float(n_contacts.mean()), 1), "final": int(n_contacts[-1])},
+            "contact_steps_per_s": round(float(n_contacts.sum()) / wall, 1),
+            "max_penetration": float(f"{-stats['gap']:.3e}"),
+            "mean_height": round(float(z.mean()), 5), "mean_height_start": round(float(z_start.mean()), 5),
+            "kinetic_energy": float(f"{kinetic:.4e}"), "potential_drop": float(f"{drop:.4e}"),
+            "kinetic_over_drop": float(f"{kinetic / drop:.3e}") if drop > 0 else None,
+            "outside_box": int((~inside).sum()), "deleted": lost,
+            "gs_iters_mean": round(float(np.mean(iters)), 1) if iters else None,
+            "gs_iters_max": int(max(iters)) if iters else None,
+            "timers": timers,
+            "energy_drift": None,
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("n3", nargs="*", type=int, default=[125, 1000])
+    p.add_argument("--steps", type=int, default=None, help="steps to run (default: 1 s)")
+    p.add_argument("--dt", type=float, default=1e-3)
+    p.add_argument("--profile", default=None, help="cProfile output file (last configuration)")
+    args = p.parse_args(argv)
+    for count in args.n3:
+        print(json.dumps(scene(count, args.dt, args.steps, args.profile)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
