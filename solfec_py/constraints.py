@@ -15,6 +15,8 @@ slave (for a one-body RIGLNK `spnt` is then a fixed spatial point).
 """
 from __future__ import annotations
 
+from itertools import compress
+
 import numpy as np
 
 KINDS = ("CONTACT", "FIXPNT", "FIXDIR", "VELODIR", "VELODIR3", "RIGLNK", "SPRING")
@@ -182,34 +184,64 @@ class ConstraintSet:
         """Append a constraint of `kind` between Body objects `master` and `slave` (None
         allowed for the slave); `family_of(body)` names the block family of a body.
         Returns the new row; the caller fills the geometric fields."""
-        if self.count == self.capacity:
-            self._grow(max(16, 2 * self.capacity))
-        k = self.count
-        for name, (tail, dtype) in _FIELDS.items():
-            getattr(self, name)[k] = 0
-        cid = self._new_id()
-        self._serial += 1
-        self.id[k], self.serial[k], self.kind[k] = cid, self._serial, kind
-        self.family[k] = -1
-        self.elem[k] = -1
-        self.strength[k] = np.inf
-        self.base[k] = np.eye(3)
+        names, bid, fam = [], np.zeros((1, 2), dtype=np.int64), np.full((1, 2), -1, dtype=np.int64)
         for s, body in enumerate((master, slave)):
             if body is not None:
-                self.bid[k, s] = body.id
-                self.family[k, s] = self.family_code(family_of(body))
-        self.bodies.append((master, slave))
-        self.series.append(None)
-        self.function.append(None)
-        self.material.append(None)
-        self._handles.append(self.handle_factory(self, cid, int(self._serial)))
-        self._rows[cid] = k
-        self.count += 1
+                name = family_of(body)
+                if name not in names:
+                    names.append(name)
+                bid[0, s], fam[0, s] = body.id, names.index(name)
+        return int(self.add_many(kind, [master], [slave], bid, fam, names)[0])
+
+    def add_many(self, kind: int, masters: list, slaves: list, bid: np.ndarray, family: np.ndarray,
+                 names: list) -> np.ndarray:
+        """Append k constraints of `kind` at once (as k calls of `add` would, in order): Body
+        objects `masters`, `slaves` (None entries allowed), their ids `bid` (k, 2) (0 = none)
+        and family codes `family` (k, 2) into the list of family `names` (-1 = none).
+        Returns the new rows; the caller fills the geometric fields."""
+        k = len(masters)
+        start = self.count
+        if k == 0:
+            return np.zeros(0, dtype=np.int64)
+        if start + k > self.capacity:
+            self._grow(max(16, 2 * self.capacity, start + k))
+        rows = np.arange(start, start + k)
+        for name in _FIELDS:
+            getattr(self, name)[start:start + k] = 0
+        # ids: the smallest spare ids first, then fresh ones (what k calls of _new_id give)
+        self._spare.sort()
+        reuse = self._spare[:k]
+        del self._spare[:k]
+        fresh = k - len(reuse)
+        ids = reuse + list(range(self._next_id, self._next_id + fresh))
+        self._next_id += fresh
+        serials = range(self._serial + 1, self._serial + k + 1)
+        self._serial += k
+        self.id[rows], self.serial[rows], self.kind[rows] = ids, serials, kind
+        family = np.asarray(family, dtype=np.int64)
+        codes = np.full(len(names) + 1, -1, dtype=np.int64)
+        for c in np.unique(family[family >= 0]).tolist():     # only the families used
+            codes[c] = self.family_code(names[c])
+        self.family[rows] = codes[np.where(family >= 0, family, len(names))]
+        self.bid[rows] = np.where(family >= 0, bid, 0)
+        self.elem[rows] = -1
+        self.strength[rows] = np.inf
+        self.base[rows] = np.eye(3)
+        pairs = list(zip(masters, slaves))
+        self.bodies.extend(pairs)
+        for name in ("series", "function", "material"):
+            getattr(self, name).extend([None] * k)
+        make = self.handle_factory
+        handles = [make(self, cid, serial) for cid, serial in zip(ids, serials)]
+        self._handles.extend(handles)
+        self._rows.update(zip(ids, range(start, start + k)))
+        self.count += k
         self.version += 1
-        for body in (master, slave):
-            if body is not None:
-                body_list(body).append(self._handles[k])
-        return k
+        for (master, slave), h in zip(pairs, handles):
+            body_list(master).append(h)
+            if slave is not None:
+                body_list(slave).append(h)
+        return rows
 
     def remove_rows(self, rows) -> None:
         """Delete the constraints at `rows` (ids become spare; later rows move up)."""
@@ -219,7 +251,7 @@ class ConstraintSet:
         n = self.count
         keep = np.ones(n, dtype=bool)
         keep[rows] = False
-        for k in rows.tolist():
+        for k, cid in zip(rows.tolist(), self.id[rows].tolist()):
             h = self._handles[k]
             for body in self.bodies[k]:
                 if body is not None:
@@ -228,18 +260,18 @@ class ConstraintSet:
                         if lst[i] is h:
                             del lst[i]
                             break
-            cid = int(self.id[k])
             del self._rows[cid]
             self._spare.append(cid)
         m = int(keep.sum())
+        tail = int(rows[0])                 # rows before the first removed one stay put
         for name in _FIELDS:
             arr = getattr(self, name)
-            arr[:m] = arr[:n][keep]
-        flags = keep.tolist()
+            arr[tail:m] = arr[tail:n][keep[tail:]]
+        flags = keep[tail:].tolist()
         for lst in [getattr(self, name) for name in _OBJECTS] + [self._handles]:
-            lst[:] = [x for x, kp in zip(lst, flags) if kp]
+            lst[tail:] = compress(lst[tail:], flags)
         self.count = m
-        self._rows = {int(self.id[k]): k for k in range(m)}
+        self._rows.update(zip(self.id[tail:m].tolist(), range(tail, m)))
         self.version += 1
 
     def remove_body(self, body) -> int:

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from solfec_py import constraints as C, session
-from solfec_py.bodies import BODY_KINDS
 from solfec_py.contact import broad, narrow, objects as O
 from solfec_py.errors import NotAvailableError, SimulationError
 from solfec_py.solvers.local_dynamics import body_rows
@@ -46,10 +45,6 @@ class Found:
     def take(self, order: np.ndarray) -> "Found":
         return Found(*(getattr(self, f)[order]
                        for f in ("om", "os", "pm", "ps", "n", "gap", "area", "sid_m", "sid_s")))
-
-
-def _family(body) -> str:
-    return BODY_KINDS[body.kind].family
 
 
 def evaluate(table: O.ObjectTable, geo: O.Geometry, om: np.ndarray, os: np.ndarray, eps: float,
@@ -111,14 +106,22 @@ def _keys(om: np.ndarray, os: np.ndarray, n: int) -> np.ndarray:
 
 
 def _assign_material(domain, cset, rows: np.ndarray, area: np.ndarray, initial: bool) -> None:
+    """Surface-material fields of contact rows from their surface-id pairs (one table
+    lookup per distinct pair)."""
+    if rows.size == 0:
+        return
     table = domain.surface_materials
-    for k, r in enumerate(rows.tolist()):
-        mat = table.lookup(int(cset.spair[r, 0]), int(cset.spair[r, 1]))
-        cset.material[r] = mat
-        cset.friction[r], cset.restitution[r] = mat.friction, mat.restitution
-        cset.model[r] = 1 if mat.model == "SPRING_DASHPOT" else 0
-        cset.spring[r], cset.dashpot[r], cset.hpow[r] = mat.spring, mat.dashpot, mat.hpow
-        cset.cohesion[r] = mat.cohesion * area[k] if initial else 0.0
+    pairs, inverse = np.unique(cset.spair[rows], axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    mats = [table.lookup(int(a), int(b)) for a, b in pairs.tolist()]
+    par = np.array([(m.friction, m.restitution, 1.0 if m.model == "SPRING_DASHPOT" else 0.0, m.spring,
+                     m.dashpot, m.hpow, m.cohesion) for m in mats], dtype=float)[inverse]
+    cset.friction[rows], cset.restitution[rows], cset.model[rows] = par[:, 0], par[:, 1], par[:, 2]
+    cset.spring[rows], cset.dashpot[rows], cset.hpow[rows] = par[:, 3], par[:, 4], par[:, 5]
+    cset.cohesion[rows] = par[:, 6] * area if initial else 0.0
+    material = cset.material
+    for r, j in zip(rows.tolist(), inverse.tolist()):
+        material[r] = mats[j]
 
 
 def _store(domain, table: O.ObjectTable, cset, rows: np.ndarray, found: Found, eps: float) -> None:
@@ -215,10 +218,11 @@ def detect(domain) -> int:
 def insert(domain, table: O.ObjectTable, found: Found, eps: float) -> int:
     """New CONTACT rows for `found` (master side 0, slave side 1)."""
     cset = C.constraint_set(domain)
-    start = cset.count
-    for m, s in zip(found.om.tolist(), found.os.tolist()):
-        cset.add(C.CONTACT, table.bodies[m], table.bodies[s], _family)
-    rows = np.arange(start, cset.count)
+    obj = np.column_stack((found.om, found.os))
+    bodies = table.bodies
+    rows = cset.add_many(C.CONTACT, [bodies[m] for m in found.om.tolist()],
+                         [bodies[s] for s in found.os.tolist()], table.bid[obj], table.family[obj],
+                         table.families)
     _store(domain, table, cset, rows, found, eps)
     cset.spair[rows, 0], cset.spair[rows, 1] = found.sid_m, found.sid_s
     _assign_material(domain, cset, rows, found.area, initial=domain.steps_done == 0)

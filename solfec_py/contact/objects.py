@@ -80,17 +80,24 @@ class ObjectTable:
 
 
 def _signature(domain) -> tuple:
-    return tuple((name, block.count, tuple(id(b) for b in block.bodies[: block.count]))
-                 for name, block in sorted(domain.blocks.items()))
+    """(family name, list of the block's bodies) of every block: the table is current while
+    these lists hold the same body objects (compared by identity, at C speed)."""
+    return tuple((name, list(block.bodies)) for name, block in sorted(domain.blocks.items()))
+
+
+def _current(table: "ObjectTable | None", domain) -> bool:
+    if table is None or len(table.signature) != len(domain.blocks):
+        return False
+    return all(name in domain.blocks and bodies == domain.blocks[name].bodies
+               for name, bodies in table.signature)
 
 
 def table_for(domain) -> ObjectTable:
     """The domain's object table, rebuilt when bodies were inserted or deleted."""
-    sig = _signature(domain)
     table = getattr(domain, "contact_objects", None)
-    if table is None or table.signature != sig:
+    if not _current(table, domain):
         table = build(domain)
-        table.signature = sig
+        table.signature = _signature(domain)
         domain.contact_objects = table
         for body, kind in table.unsupported[:1]:
             session.warn(f"{kind} shapes do not take part in contact detection in solfec-py yet"

@@ -13,6 +13,7 @@ what the sweep uses). No assumption on the number of body dofs is made here.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,6 +21,23 @@ import numpy as np
 from solfec_py import constraints as C
 
 NPAR = 8   # per-constraint parameter columns of the kernels (see solvers/diagonal.py)
+
+
+_ROW_LOOKUP: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def row_lookup(block) -> np.ndarray:
+    """Array mapping body id -> block row (-1 elsewhere), cached per block and rebuilt only
+    when its list of bodies changed (body ids never change once assigned)."""
+    cached = _ROW_LOOKUP.get(block)
+    if cached is not None and cached[0] == block.bodies:    # identity compare of the bodies
+        return cached[1]
+    bodies = list(block.bodies)
+    ids = np.fromiter((b.id for b in bodies), dtype=np.int64, count=len(bodies))
+    lookup = np.full(int(ids.max(initial=0)) + 1, -1, dtype=np.int64)
+    lookup[ids] = np.arange(ids.size)
+    _ROW_LOOKUP[block] = (bodies, lookup)
+    return lookup
 
 
 def body_rows(domain, cset) -> np.ndarray:
@@ -35,10 +53,9 @@ def body_rows(domain, cset) -> np.ndarray:
         block = domain.blocks.get(name)
         if block is None or block.count == 0:
             continue
-        ids = np.fromiter((b.id for b in block.bodies), dtype=np.int64, count=block.count)
-        lookup = np.full(int(max(ids.max(), bid[mask].max())) + 1, -1, dtype=np.int64)
-        lookup[ids] = np.arange(block.count)
-        out[mask] = lookup[bid[mask]]
+        lookup = row_lookup(block)
+        b = bid[mask]
+        out[mask] = np.where(b < lookup.size, lookup[np.minimum(b, lookup.size - 1)], -1)
     return out
 
 
