@@ -14,34 +14,53 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True)
-def _closest_on_triangle(p, a, b, c):
-    """Closest point to p on triangle abc (Voronoi regions of vertices, edges, face)."""
-    ab, ac, ap = b - a, c - a, p - a
-    d1, d2 = np.dot(ab, ap), np.dot(ac, ap)
+@numba.njit(cache=True, inline="always")
+def _closest_xyz(p0, p1, p2, a0, a1, a2, b0, b1, b2, c0, c1, c2):
+    """Closest point to p on triangle abc (Voronoi regions of vertices, edges, face), on
+    scalars (no temporary arrays in the narrow-phase loop)."""
+    ab0, ab1, ab2 = b0 - a0, b1 - a1, b2 - a2
+    ac0, ac1, ac2 = c0 - a0, c1 - a1, c2 - a2
+    ap0, ap1, ap2 = p0 - a0, p1 - a1, p2 - a2
+    d1 = ab0 * ap0 + ab1 * ap1 + ab2 * ap2
+    d2 = ac0 * ap0 + ac1 * ap1 + ac2 * ap2
     if d1 <= 0.0 and d2 <= 0.0:
-        return a
-    bp = p - b
-    d3, d4 = np.dot(ab, bp), np.dot(ac, bp)
+        return a0, a1, a2
+    bp0, bp1, bp2 = p0 - b0, p1 - b1, p2 - b2
+    d3 = ab0 * bp0 + ab1 * bp1 + ab2 * bp2
+    d4 = ac0 * bp0 + ac1 * bp1 + ac2 * bp2
     if d3 >= 0.0 and d4 <= d3:
-        return b
+        return b0, b1, b2
     vc = d1 * d4 - d3 * d2
     if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
-        return a + (d1 / (d1 - d3)) * ab
-    cp = p - c
-    d5, d6 = np.dot(ab, cp), np.dot(ac, cp)
+        t = d1 / (d1 - d3)
+        return a0 + t * ab0, a1 + t * ab1, a2 + t * ab2
+    cp0, cp1, cp2 = p0 - c0, p1 - c1, p2 - c2
+    d5 = ab0 * cp0 + ab1 * cp1 + ab2 * cp2
+    d6 = ac0 * cp0 + ac1 * cp1 + ac2 * cp2
     if d6 >= 0.0 and d5 <= d6:
-        return c
+        return c0, c1, c2
     vb = d5 * d2 - d1 * d6
     if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
-        return a + (d2 / (d2 - d6)) * ac
+        t = d2 / (d2 - d6)
+        return a0 + t * ac0, a1 + t * ac1, a2 + t * ac2
     va = d3 * d6 - d5 * d4
     if va <= 0.0 and (d4 - d3) >= 0.0 and (d5 - d6) >= 0.0:
-        return b + ((d4 - d3) / ((d4 - d3) + (d5 - d6))) * (c - b)
+        t = (d4 - d3) / ((d4 - d3) + (d5 - d6))
+        return b0 + t * (c0 - b0), b1 + t * (c1 - b1), b2 + t * (c2 - b2)
     den = va + vb + vc
     if den <= 0.0:                      # degenerate (zero-area) triangle
-        return a
-    return a + (vb / den) * ab + (vc / den) * ac
+        return a0, a1, a2
+    v, w = vb / den, vc / den
+    return a0 + v * ab0 + w * ac0, a1 + v * ab1 + w * ac1, a2 + v * ab2 + w * ac2
+
+
+@numba.njit(cache=True)
+def _closest_on_triangle(p, a, b, c):
+    """Closest point to p on triangle abc (arrays of 3)."""
+    out = np.empty(3)
+    out[0], out[1], out[2] = _closest_xyz(p[0], p[1], p[2], a[0], a[1], a[2], b[0], b[1], b[2],
+                                          c[0], c[1], c[2])
+    return out
 
 
 @numba.njit(cache=True)
@@ -56,45 +75,54 @@ def convex_sphere(cvx, sph, c_tstart, c_fstart, tri, v_cur, f_normal, f_offset, 
     sid = np.zeros(m, dtype=np.int64)
     for k in range(m):
         ci, si = cvx[k], sph[k]
-        c, r = s_center[si], s_radius[si]
+        c0, c1, c2 = s_center[si, 0], s_center[si, 1], s_center[si, 2]
+        r = s_radius[si]
         f0, f1 = c_fstart[ci], c_fstart[ci + 1]
         # signed distances of the centre to the face planes
         worst, wface, wsurf, wsface = -np.inf, -1, -np.inf, -1
         for f in range(f0, f1):
-            dist = np.dot(f_normal[f], c) - f_offset[f]
+            dist = f_normal[f, 0] * c0 + f_normal[f, 1] * c1 + f_normal[f, 2] * c2 - f_offset[f]
             if dist > worst:
                 worst, wface = dist, f
             if f_surface[f] and dist > wsurf:
                 wsurf, wsface = dist, f
         if worst <= 0.0:                # centre inside: nearest surface plane, |c - p| := r
             face = wsface if wsface >= 0 else wface
-            n = f_normal[face].copy()
-            p = c.copy()
+            n0, n1, n2 = f_normal[face, 0], f_normal[face, 1], f_normal[face, 2]
+            p0, p1, p2 = c0, c1, c2
             g = 0.0
         else:
-            best, p = np.inf, c.copy()
+            best, p0, p1, p2 = np.inf, c0, c1, c2
             for t in range(c_tstart[ci], c_tstart[ci + 1]):
-                q = _closest_on_triangle(c, v_cur[tri[t, 0]], v_cur[tri[t, 1]], v_cur[tri[t, 2]])
-                d2 = np.dot(c - q, c - q)
+                i, j, l = tri[t, 0], tri[t, 1], tri[t, 2]
+                q0, q1, q2 = _closest_xyz(c0, c1, c2, v_cur[i, 0], v_cur[i, 1], v_cur[i, 2],
+                                          v_cur[j, 0], v_cur[j, 1], v_cur[j, 2],
+                                          v_cur[l, 0], v_cur[l, 1], v_cur[l, 2])
+                e0, e1, e2 = c0 - q0, c1 - q1, c2 - q2
+                d2 = e0 * e0 + e1 * e1 + e2 * e2
                 if d2 < best:
-                    best, p = d2, q
+                    best, p0, p1, p2 = d2, q0, q1, q2
             d = np.sqrt(best)
             if not d < r + eps or d == 0.0:
                 continue
-            n = (c - p) / d
+            n0, n1, n2 = (c0 - p0) / d, (c1 - p1) / d, (c2 - p2) / d
             g = min(d - r, 0.0)
         # surface id: the surface plane nearest to the convex point
         near, nsid = np.inf, 0
         for f in range(f0, f1):
             if f_surface[f]:
-                dist = abs(np.dot(f_normal[f], p) - f_offset[f])
+                dist = abs(f_normal[f, 0] * p0 + f_normal[f, 1] * p1 + f_normal[f, 2] * p2 - f_offset[f])
                 if dist < near:
                     near, nsid = dist, f_sid[f]
-        q = c - r * n
-        if not (np.isfinite(g) and np.all(np.isfinite(q)) and np.all(np.isfinite(n))):
+        q0, q1, q2 = c0 - r * n0, c1 - r * n1, c2 - r * n2
+        if not (np.isfinite(g) and np.isfinite(q0) and np.isfinite(q1) and np.isfinite(q2)
+                and np.isfinite(n0) and np.isfinite(n1) and np.isfinite(n2)):
             continue
         touch[k] = True
-        pm[k], ps[k], nrm[k], gap[k], sid[k] = q, p, n, g, nsid
+        pm[k, 0], pm[k, 1], pm[k, 2] = q0, q1, q2
+        ps[k, 0], ps[k, 1], ps[k, 2] = p0, p1, p2
+        nrm[k, 0], nrm[k, 1], nrm[k, 2] = n0, n1, n2
+        gap[k], sid[k] = g, nsid
     return touch, pm, ps, nrm, gap, sid
 
 

@@ -9,7 +9,8 @@ are handed to its block in one call (`gen_to_loc`, `local_velocity`, `delassus`,
 `add_reactions`, `contact_inert`; see bodies/rigid.py), and the pairs of entries on the
 same body are generated with array arithmetic. Blocks of two constraints coupled through
 two bodies are summed into one W_ab (Solfec keeps one block per shared body; the sum is
-what the sweep uses). No assumption on the number of body dofs is made here.
+what the sweep uses). Each unordered pair of entries is evaluated once: A^-1 is symmetric,
+so W_ba = W_ab^T. No assumption on the number of body dofs is made here.
 """
 from __future__ import annotations
 
@@ -206,17 +207,20 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
         c, sg, rw, Hl = con[live], sign[live], rows[live], H[live]
         diag_idx.append(c)
         diag_val.append(h * block.delassus(rw, Hl, Hl))
-        e, f = _pairs(rw, c)
+        e, f = _pairs(rw, c)                        # unordered pairs: W_fe = W_ef^T (A symmetric)
         if e.size:
             blocks = (h * (sg[e] * sg[f]))[:, None, None] * block.delassus(rw[e], Hl[e], Hl[f])
+            trans = blocks.transpose(0, 2, 1)
             same = c[e] == c[f]                     # both ends of one constraint on one body
             if same.any():
                 diag_idx.append(c[e[same]])
-                diag_val.append(blocks[same])
-            if offdiag and (~same).any():
-                off_a.append(c[e[~same]])
-                off_b.append(c[f[~same]])
-                off_val.append(blocks[~same])
+                diag_val.append(blocks[same] + trans[same])
+            other = ~same
+            if offdiag and other.any():
+                ce, cf = c[e[other]], c[f[other]]
+                off_a += [ce, cf]
+                off_b += [cf, ce]
+                off_val += [blocks[other], trans[other]]
     W = segment_sum(np.concatenate(diag_idx), np.concatenate(diag_val), n) if diag_idx else np.zeros((n, 3, 3))
     indptr, adj, Wadj = _csr(n, off_a, off_b, off_val)
     Winv, rho = _inverse_and_rho(W)
@@ -227,7 +231,7 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
 
 
 def _pairs(rows: np.ndarray, con: np.ndarray):
-    """All ordered pairs (e, f), e != f, of entries on the same body row."""
+    """All unordered pairs of entries on the same body row, once each as (e, f), e != f."""
     E = rows.size
     if E <= 1:
         empty = np.zeros(0, dtype=np.int64)
@@ -244,7 +248,7 @@ def _pairs(rows: np.ndarray, con: np.ndarray):
     e_pos = np.repeat(np.arange(E), cnt)
     offs = np.arange(e_pos.size) - np.repeat(np.cumsum(cnt) - cnt, cnt)
     f_pos = np.repeat(first, cnt) + offs
-    keep = e_pos != f_pos
+    keep = f_pos > e_pos
     return order[e_pos[keep]], order[f_pos[keep]]
 
 
