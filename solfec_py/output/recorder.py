@@ -47,17 +47,24 @@ def output_hook(solfec):
 
 
 def write_frame(solfec) -> None:
-    """A frame in the results store, then in the live ParaView files."""
+    """A frame in the results store, then in the live ParaView files; when the store's
+    flush is due, the ParaView series is synced first, then the store flushed: the frames
+    of the results on disk are always in the ParaView files too (a continued run after a
+    kill finds every frame it keeps in both)."""
     start_clock(solfec)
     c = solfec.clock
-    index, cons = solfec.store.write_frame(solfec, (c[0], c[1], c[2]))
+    store = solfec.store
+    index, cons = store.write_frame(solfec, (c[0], c[1], c[2]), flush=False)
     live = solfec.xdmf_live
+    due = store.flush_due()
     if live:
         try:
-            live.write_frame(index, solfec.domain.time, solfec.domain.bodies, cons)
+            live.write_frame(index, solfec.domain.time, solfec.domain.bodies, cons, sync=due)
         except (OSError, SolfecError) as exc:
             session.warn(f"ParaView export stopped at t = {solfec.domain.time:g}: {exc}")
             solfec.xdmf_live = False
+    if due:
+        store.flush()
 
 
 def start_live_xdmf(solfec, keep_frames: int = 0) -> None:

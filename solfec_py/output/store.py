@@ -12,8 +12,9 @@ Datasets (all chunked and resizable along the first axis):
   labels              (chars,) uint8 — label characters of the registry
 Writing order per frame: registry, ids, state rows, constraints, then the frame row (its
 last column VALID = 1) — a frame row exists only when everything it addresses was written
-before it. The file is flushed after a frame at most every FLUSH_SECONDS of wall-clock
-time and when a RUN ends; a killed run keeps every frame up to the last flush.
+before it. Rows are queued in memory and written, then the file flushed, after a frame
+at most every FLUSH_SECONDS of wall-clock time and when a RUN ends; a killed run keeps
+every frame up to the last flush.
 """
 from __future__ import annotations
 
@@ -91,6 +92,7 @@ class ResultsStore:
         self._created = False
         self._flushed = -np.inf        # time.monotonic() of the last flush
         self._ds: dict = {}            # open datasets (writing) and their allocated rows
+        self._queue: dict = {}         # dataset name -> row blocks not yet written (writing)
         self._cap: dict = {}
         self._pending: list = []       # frame rows written since the table was read
         self._marked = False           # registered as written by this program run
@@ -239,30 +241,43 @@ class ResultsStore:
         self._last_bodies = {}
 
     def _append(self, name: str, data: np.ndarray) -> int:
-        """Write rows at the end of dataset `name`; returns the first row. The frame table
-        and the datasets it addresses grow by half their size at a time (trimmed at close:
-        no metadata change for most frames, which keeps the per-frame flush cheap), the
-        registry row by row;
-        writes go through the low-level API (one hyperslab, no h5py indexing)."""
-        ds = self._ds.get(name)
-        if ds is None:
-            ds = self._ds[name] = self.file[name]
-            self._cap[name] = ds.shape[0]
+        """Queue rows for the end of dataset `name`; returns their first row. Queued rows
+        are written at the next flush (`_write_queued`), a few large writes instead of many
+        small ones (a frame is on disk only after a flush anyway)."""
         start = self._next[name]
         n = data.shape[0]
         if n:
-            end = start + n
+            ds = self._ds.get(name)
+            if ds is None:
+                ds = self._ds[name] = self.file[name]
+                self._cap[name] = ds.shape[0]
+            self._queue.setdefault(name, []).append(np.array(data, dtype=ds.dtype, copy=True))
+            self._next[name] = start + n
+        return start
+
+    def _write_queued(self) -> None:
+        """Write the queued rows, dataset by dataset, the frame table last (its rows are the
+        frames' commit markers). The frame table and the datasets it addresses grow by half
+        their size at a time (trimmed at close: no metadata change for most flushes), the
+        registry exactly; writes go through the low-level API (one hyperslab per dataset)."""
+        if not self._queue:
+            return
+        names = sorted(self._queue, key=lambda k: k == "frames")
+        for name in names:
+            blocks = self._queue[name]
+            data = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+            ds = self._ds[name]
+            end = self._next[name]
+            start = end - data.shape[0]
             if self._cap[name] < end:
                 exact = name in ("bodies", "labels")      # read whole (the table has VALID)
                 cap = end if exact else max(end, int(1.5 * self._cap[name]) + 1024)
                 ds.resize(cap, axis=0)
                 self._cap[name] = cap
-            data = np.ascontiguousarray(data, dtype=ds.dtype)
             fspace = ds.id.get_space()
             fspace.select_hyperslab((start,) + (0,) * (data.ndim - 1), data.shape)
             ds.id.write(h5s_create(data.shape), fspace, data)
-            self._next[name] = end
-        return start
+        self._queue = {}
 
     def _trim(self) -> None:
         """Shrink the over-allocated row datasets to the rows in use."""
@@ -289,9 +304,9 @@ class ResultsStore:
             self._append("bodies", np.array(rows, dtype=float))
         self._registry_next_id = domain.next_body_id
 
-    def write_frame(self, solfec, clock=(0.0, 0.0, 0.0)) -> tuple[int, np.ndarray]:
-        """Append the current state of `solfec` as a frame (flushed to disk if FLUSH_SECONDS
-        passed since the last flush); returns (frame index, constraint rows)."""
+    def write_frame(self, solfec, clock=(0.0, 0.0, 0.0), flush: bool = True) -> tuple[int, np.ndarray]:
+        """Append the current state of `solfec` as a frame (with `flush`, flushed to disk if
+        FLUSH_SECONDS passed since the last flush); returns (frame index, constraint rows)."""
         if self.file is None:
             self.start_writing()
         domain = solfec.domain
@@ -316,25 +331,31 @@ class ResultsStore:
         if not self._marked:
             _written_paths()[os.path.abspath(self.path)] = self
             self._marked = True
-        now = time.monotonic()
-        if now - self._flushed >= FLUSH_SECONDS:
-            self.file.flush()
-            self._flushed = now
         self._pending.append(row)
+        if flush and self.flush_due():
+            self.flush()
         return index, cons
 
+    def flush_due(self) -> bool:
+        """Did FLUSH_SECONDS pass since the last flush?"""
+        return time.monotonic() - self._flushed >= FLUSH_SECONDS
+
     def flush(self) -> None:
+        """Write the queued rows and flush the file: every frame so far is on disk."""
         if self.file is not None:
+            self._write_queued()
             self.file.flush()
+            self._flushed = time.monotonic()
 
     def close(self) -> None:
         if self.file is not None:
             try:
+                self._write_queued()
                 self._trim()
                 self.file.close()
             finally:
                 self.file = None
-                self._ds, self._cap = {}, {}
+                self._ds, self._cap, self._queue = {}, {}, {}
 
     # ------------------------------------------------------------------ reading
     @property

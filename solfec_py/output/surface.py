@@ -69,9 +69,20 @@ class SurfaceSet:
         self.bid = np.concatenate(tri_owner) if tri_owner else np.zeros(0, dtype=np.int64)
 
         self.rigid = np.array([b.kind in ("RIGID", "OBSTACLE") for b in self.bodies], dtype=bool)
+        counts = np.bincount(self.owner, minlength=len(self.bodies))
+        self.start = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)   # points of body k
+        self._rows = None            # (block bodies list, block rows of self.bodies)
 
     def same_bodies(self, bodies) -> bool:
         return self.bodies == list(bodies)
+
+    def _block_rows(self, block) -> np.ndarray:
+        """Block rows of the bodies (recomputed only when the block's body list changed)."""
+        if self._rows is None or self._rows[0] != block.bodies:
+            rows = np.fromiter((b.row if r else 0 for b, r in zip(self.bodies, self.rigid)), dtype=np.int64,
+                               count=len(self.bodies))
+            self._rows = (list(block.bodies), rows)
+        return self._rows[1]
 
     def current(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(current points, displacements, point velocities), float32, of the present state."""
@@ -79,18 +90,10 @@ class SurfaceSet:
         x = np.empty(self.X.shape, np.float32)
         d = np.empty(self.X.shape, np.float32)
         v = np.empty(self.X.shape, np.float32)
-        if rigid.all() and self.bodies:             # the common case: one kernel call
-            block = self.bodies[0].block
-            rows = np.fromiter((b.row for b in self.bodies), dtype=np.int64, count=len(self.bodies))
-            _rigid_kernel(block.conf, block.velo, block.center, rows, self.owner, self.X, x, d, v)
-            return x, d, v
-        if rigid.any():
-            rows = np.array([b.row if r else 0 for b, r in zip(self.bodies, rigid)], dtype=np.int64)
+        if rigid.any():                              # one kernel call over the rigid bodies
             block = next(b.block for b, r in zip(self.bodies, rigid) if r)
-            sel = np.flatnonzero(rigid[self.owner])
-            xs, ds, vs = (np.empty((sel.size, 3), np.float32) for _ in range(3))
-            _rigid_kernel(block.conf, block.velo, block.center, rows, self.owner[sel], self.X[sel], xs, ds, vs)
-            x[sel], d[sel], v[sel] = xs, ds, vs
+            rows = self._block_rows(block)
+            _rigid_kernel(block.conf, block.velo, block.center, rows, rigid, self.start, self.X, x, d, v)
         for k in np.flatnonzero(~rigid):
             sel = self.owner == k
             xk, vk = _placed(self.bodies[k])
@@ -98,24 +101,33 @@ class SurfaceSet:
         return x, d, v
 
 
-@njit(cache=True)
-def _rigid_kernel(conf, velo, center, rows, owner, X, x, d, v):  # pragma: no cover - numba
-    """x = xc + Λ (X − X0), d = x − X, v = vc + Λ (Ω × (X − X0)) for every point, with
-    Λ stored column-major in conf[row, 0:9] (LANGUAGE §7.4)."""
-    for p in range(X.shape[0]):
-        r = rows[owner[p]]
-        a0 = X[p, 0] - center[r, 0]
-        a1 = X[p, 1] - center[r, 1]
-        a2 = X[p, 2] - center[r, 2]
+@njit(cache=True, fastmath=True)
+def _rigid_kernel(conf, velo, center, rows, rigid, start, X, x, d, v):  # pragma: no cover - numba
+    """For the points start[k]:start[k+1] of every rigid body k (block row rows[k]):
+    x = xc + Λ (X − X0), d = x − X, v = vc + Λ (Ω × (X − X0)), with Λ stored column-major
+    in conf[row, 0:9] (LANGUAGE §7.4); the body's motion is read once, its points in turn."""
+    for k in range(rows.size):
+        if not rigid[k]:
+            continue
+        r = rows[k]
+        L0, L1, L2 = conf[r, 0], conf[r, 1], conf[r, 2]
+        L3, L4, L5 = conf[r, 3], conf[r, 4], conf[r, 5]
+        L6, L7, L8 = conf[r, 6], conf[r, 7], conf[r, 8]
+        xc0, xc1, xc2 = conf[r, 9], conf[r, 10], conf[r, 11]
+        X00, X01, X02 = center[r, 0], center[r, 1], center[r, 2]
         w0, w1, w2 = velo[r, 0], velo[r, 1], velo[r, 2]
-        c0 = w1 * a2 - w2 * a1
-        c1 = w2 * a0 - w0 * a2
-        c2 = w0 * a1 - w1 * a0
-        for i in range(3):
-            xi = conf[r, 9 + i] + conf[r, i] * a0 + conf[r, 3 + i] * a1 + conf[r, 6 + i] * a2
-            x[p, i] = xi
-            d[p, i] = xi - X[p, i]
-            v[p, i] = velo[r, 3 + i] + conf[r, i] * c0 + conf[r, 3 + i] * c1 + conf[r, 6 + i] * c2
+        u0, u1, u2 = velo[r, 3], velo[r, 4], velo[r, 5]
+        for p in range(start[k], start[k + 1]):
+            a0, a1, a2 = X[p, 0] - X00, X[p, 1] - X01, X[p, 2] - X02
+            y0 = xc0 + L0 * a0 + L3 * a1 + L6 * a2
+            y1 = xc1 + L1 * a0 + L4 * a1 + L7 * a2
+            y2 = xc2 + L2 * a0 + L5 * a1 + L8 * a2
+            x[p, 0], x[p, 1], x[p, 2] = y0, y1, y2
+            d[p, 0], d[p, 1], d[p, 2] = y0 - X[p, 0], y1 - X[p, 1], y2 - X[p, 2]
+            b0, b1, b2 = w1 * a2 - w2 * a1, w2 * a0 - w0 * a2, w0 * a1 - w1 * a0
+            v[p, 0] = u0 + L0 * b0 + L3 * b1 + L6 * b2
+            v[p, 1] = u1 + L1 * b0 + L4 * b1 + L7 * b2
+            v[p, 2] = u2 + L2 * b0 + L5 * b1 + L8 * b2
 
 
 def _cached_reference(body, coarse: bool):

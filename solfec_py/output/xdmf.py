@@ -8,9 +8,9 @@ Each frame is one uniform grid of a temporal collection: all bodies' surface tri
 the current points, and the point attributes DISP (x − X), VELO (and STRESS, zero for
 rigid bodies); constraints are a polyvertex grid with REAC (global reaction B·R), RELV
 (global relative velocity B·U), GAP and KIND. Heavy data are float32 (visualisation only;
-the results of record are the float64 frames of the results store). The XML is extended
-in place at every frame (the closing tags are rewritten after the new grid) and the heavy
-file is opened and closed per frame, so ParaView can open the results during a run.
+the results of record are the float64 frames of the results store). The heavy file stays
+open during a run; it is flushed and the XML extended in place (the closing tags rewritten
+after the new grids) every FLUSH_SECONDS, so ParaView can open the results during a run.
 Set the environment variable SOLFEC_PY_XDMF=0 to switch the live export off.
 """
 from __future__ import annotations
@@ -59,8 +59,19 @@ def _attribute(name, kind, center, item):
             f"          {item}\n        </Attribute>\n")
 
 
+# columns of the heavy file's table `index` (VALID = 1 marks a written row: rows are allocated ahead)
+META = ("index", "time", "mesh", "npoints", "ntri", "ncons", "valid")
+
+
 class XdmfSeries:
-    """A time series of body surfaces (and constraint points) in `directory`."""
+    """A time series of body surfaces (and constraint points) in `directory`.
+
+    Heavy data: `mesh/<m>/topology|BID` per body set, `frames/<i>/<array>` per frame
+    (datasets created through h5py's low-level API: a fraction of the high-level cost), and
+    the table `index` (one row per frame, columns META) from which the XML is rebuilt. The
+    heavy file is flushed and the XML extended with the frames written since, at most every
+    `store.FLUSH_SECONDS` of wall-clock time and at `close()`: the XML only ever names
+    flushed datasets, and a killed run loses the XML entries of the last frames only."""
 
     def __init__(self, directory: str, stem: str, heavy: str, attributes=DEFAULT_ATTRIBUTES,
                  coarse: bool = False):
@@ -75,6 +86,12 @@ class XdmfSeries:
         self.has_constraints = False
         self.coarse = coarse
         self._open = None
+        self._metas: list = []       # (frame index, meta dict) of every frame of the series
+        self._synced = 0             # how many of them the XML files show
+        self._cons_xml = False       # the constraints XML file exists (with every synced frame)
+        self._synced_at = -np.inf    # time.monotonic() of the last sync
+        self._rows = 0               # rows of `index` in use
+        self._frames_group = None    # the open file's group `frames`
 
     # ------------------------------------------------------------------ files
     def _h5(self, mode):
@@ -83,25 +100,45 @@ class XdmfSeries:
         return h5py.File(self.heavy, mode, locking=False)
 
     def _file(self):
-        """The heavy file, kept open (and flushed per frame) until `close()`."""
+        """The heavy file, kept open until `close()`."""
         if self._open is None:
             self._open = self._h5("a")
         return self._open
 
     def close(self) -> None:
         if self._open is not None:
-            self._open.close()
-            self._open = None
+            try:
+                self.sync()
+                ds = self._open["index"]
+                if ds.shape[0] > self._rows:
+                    ds.resize(self._rows, axis=0)
+            finally:
+                self._open.close()
+                self._open, self._frames_group = None, None
 
     def start(self, keep_frames: int = 0) -> None:
         """Fresh files, or (keep_frames > 0, a continued run) the first frames of existing
-        ones: later frame groups are dropped and the XML rebuilt from the heavy file."""
+        ones: later frames are dropped and the XML rebuilt from the heavy file."""
         self.close()
         if keep_frames and os.path.isfile(self.heavy):
             f = self._file()
             frames = f.require_group("frames")
+            if "index" not in f:                    # written before the table existed: group attributes
+                old = [[int(k)] + [float(frames[k].attrs[c]) for c in META[1:-1]] + [1.0] for k in frames]
+                f.create_dataset("index", data=np.array(old).reshape(-1, len(META)), maxshape=(None, len(META)),
+                                 chunks=(256, len(META)), dtype="f8")
+            latest = {}                             # a frame written twice: its last row
+            for r in f["index"][()]:
+                if r[-1] == 1.0 and 0 <= r[0] < keep_frames and str(int(r[0])) in frames:
+                    latest[int(r[0])] = r
+            keep = [latest[i] for i in sorted(latest)]
             for key in [k for k in frames if int(k) >= keep_frames]:
                 del frames[key]
+            self._metas = [(int(r[0]), dict(zip(META[1:-1], r[1:-1].tolist()))) for r in keep]
+            f["index"].resize(len(keep), axis=0)
+            if keep:
+                f["index"][:] = np.array(keep)
+            self._rows = len(keep)
             self.mesh = max((int(k) for k in f.require_group("mesh")), default=-1)
             self.has_constraints = "placeholder" in f
             self.rebuild_xml()
@@ -113,10 +150,16 @@ class XdmfSeries:
             f.attrs["attributes"] = list(self.attributes)
             f.create_group("mesh")
             f.create_group("frames")
+            ds = f.create_dataset("index", (0, len(META)), maxshape=(None, len(META)), chunks=(256, len(META)),
+                                  dtype="f8")
+            ds.attrs["columns"] = list(META)
+        self._metas, self._rows = [], 0
         self._write_xml(self.grids, "bodies", [])
+        self._synced, self._cons_xml = 0, False
 
-    def write_frame(self, index: int, time: float, bodies, constraint_rows=None) -> None:
-        """Append frame `index` at `time`: the surfaces of `bodies` (current state)."""
+    def write_frame(self, index: int, time: float, bodies, constraint_rows=None, sync: bool | None = None) -> None:
+        """Append frame `index` at `time`: the surfaces of `bodies` (current state); then
+        `sync()` when `sync` is True, or (None) when FLUSH_SECONDS passed since the last."""
         if self.surface is None or not self.surface.same_bodies(bodies):
             self.surface = SurfaceSet(bodies, self.coarse)
             self.mesh += 1
@@ -132,47 +175,77 @@ class XdmfSeries:
             for key in ("topology", "BID"):
                 if key in g:
                     del g[key]
-            g.create_dataset("topology", data=s.triangles.astype(np.int64))
-            g.create_dataset("BID", data=s.bid.astype(np.int32))
-        frames = f.require_group("frames")
-        if str(index) in frames:
+            _put(g, "topology", s.triangles.astype(np.int64))
+            _put(g, "BID", s.bid.astype(np.int32))
+        if self._frames_group is None:
+            self._frames_group = f["frames"]
+        frames = self._frames_group
+        if self._metas and index <= self._metas[-1][0] and str(index) in frames:   # rewritten
             del frames[str(index)]
-        g = frames.create_group(str(index))
-        g.create_dataset("points", data=x)
+        g = _group(frames, str(index))
+        _put(g, "points", x)
         if "DISP" in self.attributes:
-            g.create_dataset("DISP", data=disp)
+            _put(g, "DISP", disp)
         if "VELO" in self.attributes:
-            g.create_dataset("VELO", data=v)
+            _put(g, "VELO", v)
         if "STRESS" in self.attributes:
-            g.create_dataset("STRESS", data=np.zeros((x.shape[0], 6), np.float32))
+            _put(g, "STRESS", np.zeros((x.shape[0], 6), np.float32))
         if cons.shape[0]:
             _write_constraints(g, cons, self.attributes)
         meta = dict(time=float(time), mesh=self.mesh, npoints=x.shape[0], ntri=s.triangles.shape[0],
                     ncons=cons.shape[0])
-        g.attrs.update(meta)
-        first_constraints = cons.shape[0] and not self.has_constraints
-        if first_constraints:       # frames without constraints show this one point
+        self._append_index(f, index, meta)
+        if cons.shape[0] and not self.has_constraints:   # frames without constraints show this point
             dummy = np.zeros((1, len(L.CON_COLUMNS)))
             dummy[0, L.POINT] = x.mean(axis=0) if x.shape[0] else 0.0
-            _write_constraints(f.require_group("placeholder"), dummy, self.attributes)
+            _write_constraints(_group(f, "placeholder"), dummy, self.attributes)
             self.has_constraints = True
-        f.flush()
-        self._append_xml(self.grids, "bodies", self._grid_xml(index, meta))
-        if first_constraints:
-            self.rebuild_xml()
-        elif self.has_constraints:
-            self._append_xml(self.cons, "constraints", self._cons_xml(index, meta))
+        self._metas.append((index, meta))
+        if sync is None:
+            sync = _now() - self._synced_at >= _flush_seconds()
+        if sync:
+            self.sync()
+
+    def _append_index(self, f, index: int, meta: dict) -> None:
+        ds = f["index"]
+        if ds.shape[0] <= self._rows:
+            ds.resize(max(self._rows + 1, 2 * ds.shape[0], 64), axis=0)
+        row = np.array([[index] + [float(meta[k]) for k in META[1:-1]] + [1.0]])
+        fspace = ds.id.get_space()
+        fspace.select_hyperslab((self._rows, 0), row.shape)
+        from h5py import h5s
+
+        ds.id.write(h5s.create_simple(row.shape), fspace, row)
+        self._rows += 1
+
+    def sync(self, now: float | None = None) -> None:
+        """Flush the heavy file, then name the frames written since the last sync in the
+        XML files (the constraints file is created, with all frames, at the first frame
+        with constraints)."""
+        if self._open is None:
+            return
+        self._open.flush()
+        self._synced_at = _now() if now is None else now
+        new = self._metas[self._synced:]
+        if new:
+            self._append_xml(self.grids, "bodies", "".join(self._grid_xml(i, m) for i, m in new))
+        if self.has_constraints and not self._cons_xml:
+            self._write_xml(self.cons, "constraints", [self._cons_xml_of(i, m) for i, m in self._metas])
+            self._cons_xml = True
+        elif self.has_constraints and new:
+            self._append_xml(self.cons, "constraints", "".join(self._cons_xml_of(i, m) for i, m in new))
+        self._synced = len(self._metas)
 
     # ------------------------------------------------------------------ XML
     def rebuild_xml(self) -> None:
-        """Write both XML files from the frames stored in the heavy file."""
-        f = self._file()
-        frames = f.require_group("frames")
-        metas = [(int(k), dict(frames[k].attrs)) for k in frames]
-        metas.sort()
+        """Write both XML files from the frames of the series (all flushed first)."""
+        if self._open is not None:
+            self._open.flush()
+        metas = sorted(self._metas, key=lambda im: im[0])
         self._write_xml(self.grids, "bodies", [self._grid_xml(i, m) for i, m in metas])
         if self.has_constraints:
-            self._write_xml(self.cons, "constraints", [self._cons_xml(i, m) for i, m in metas])
+            self._write_xml(self.cons, "constraints", [self._cons_xml_of(i, m) for i, m in metas])
+        self._synced, self._cons_xml, self._synced_at = len(self._metas), self.has_constraints, _now()
 
     def _write_xml(self, path, name, grids) -> None:
         tmp = path + ".tmp"
@@ -180,9 +253,10 @@ class XdmfSeries:
             fh.write(HEAD.format(name=name) + "".join(grids) + TAIL)
         os.replace(tmp, path)
 
-    def _append_xml(self, path, name, grid: str) -> None:
+    def _append_xml(self, path, name, grids: str) -> None:
+        """Insert `grids` before the closing tags (one write: the file stays valid)."""
         if not os.path.isfile(path):
-            self._write_xml(path, name, [grid])
+            self.rebuild_xml()
             return
         tail = TAIL.encode()
         with open(path, "r+b") as fh:
@@ -194,7 +268,7 @@ class XdmfSeries:
                 self.rebuild_xml()
                 return
             fh.seek(size - len(tail))
-            fh.write(grid.encode() + tail)
+            fh.write(grids.encode() + tail)
             fh.truncate()
 
     def _grid_xml(self, i: int, m: dict) -> str:
@@ -214,7 +288,7 @@ class XdmfSeries:
         out.append("      </Grid>\n")
         return "".join(out)
 
-    def _cons_xml(self, i: int, m: dict) -> str:
+    def _cons_xml_of(self, i: int, m: dict) -> str:
         h, n = self.heavy_name, int(m["ncons"])
         group = f"{h}:/frames/{i}" if n else f"{h}:/placeholder"   # XDMF readers reject empty grids
         n = max(n, 1)
@@ -237,12 +311,50 @@ class XdmfSeries:
 def _write_constraints(g, cons: np.ndarray, attributes) -> None:
     """Constraint points and attributes (global reaction and relative velocity)."""
     B = cons[:, L.BASE].reshape(-1, 3, 3).transpose(0, 2, 1)      # columns t1, t2, n
-    g.create_dataset("cpoints", data=cons[:, L.POINT].astype(np.float32))
-    g.create_dataset("KIND", data=cons[:, L.CCOL["KIND"]].astype(np.int32))
-    g.create_dataset("vertices", data=np.arange(cons.shape[0], dtype=np.int32)[:, None])
+    _put(g, "cpoints", cons[:, L.POINT].astype(np.float32))
+    _put(g, "KIND", cons[:, L.CCOL["KIND"]].astype(np.int32))
+    _put(g, "vertices", np.arange(cons.shape[0], dtype=np.int32)[:, None])
     if "REAC" in attributes:
-        g.create_dataset("REAC", data=np.einsum("nij,nj->ni", B, cons[:, L.REAC]).astype(np.float32))
+        _put(g, "REAC", np.einsum("nij,nj->ni", B, cons[:, L.REAC]).astype(np.float32))
     if "RELV" in attributes:
-        g.create_dataset("RELV", data=np.einsum("nij,nj->ni", B, cons[:, L.RELV]).astype(np.float32))
+        _put(g, "RELV", np.einsum("nij,nj->ni", B, cons[:, L.RELV]).astype(np.float32))
     if "GAP" in attributes:
-        g.create_dataset("GAP", data=cons[:, L.CCOL["GAP"]].astype(np.float32))
+        _put(g, "GAP", cons[:, L.CCOL["GAP"]].astype(np.float32))
+
+
+# ---------------------------------------------------------------------- low-level HDF5
+_TYPES: dict = {}
+
+
+def _group(parent, name: str):
+    """A new group `name` in h5py group (or file) `parent` (low-level: no h5py wrappers)."""
+    from h5py import Group, h5g
+
+    return h5g.create(parent.id if isinstance(parent, Group) else parent, name.encode())
+
+
+def _put(group, name: str, data: np.ndarray) -> None:
+    """A contiguous dataset `name` holding `data`, in an h5py group or a low-level GroupID."""
+    from h5py import Group, h5d, h5s, h5t
+
+    data = np.ascontiguousarray(data)
+    tid = _TYPES.get(data.dtype)
+    if tid is None:
+        tid = _TYPES[data.dtype] = h5t.py_create(data.dtype)
+    gid = group.id if isinstance(group, Group) else group
+    space = h5s.create_simple(data.shape)
+    ds = h5d.create(gid, name.encode(), tid, space)
+    if data.size:
+        ds.write(h5s.ALL, h5s.ALL, data)
+
+
+def _now() -> float:
+    import time
+
+    return time.monotonic()
+
+
+def _flush_seconds() -> float:
+    from solfec_py.output.store import FLUSH_SECONDS
+
+    return FLUSH_SECONDS
