@@ -1,7 +1,7 @@
 """ParaView files: the XDMF written during a run and by XDMF_EXPORT parse (meshio's XDMF
-reader, ElementTree + h5py, and VTK's XDMF reader when installed), reference existing
-datasets of the right shapes for every frame, and move the surfaces correctly: the
-displacement of a translating body equals the closed-form free fall."""
+reader, ElementTree + h5py, and VTK's XDMF reader, rendering a frame offscreen), reference
+existing datasets of the right shapes for every frame, and move the surfaces correctly:
+the displacement of a translating body equals the closed-form free fall."""
 from __future__ import annotations
 
 import json
@@ -111,18 +111,86 @@ def test_meshio_reads_the_series_and_the_displacement_is_the_free_fall(vis):
     assert np.abs(pd["DISP"][box_points]).max() > 0.05            # and it did move
 
 
-def test_vtk_xdmf_reader_loads_a_frame(vis):
-    vtk = pytest.importorskip("vtk")
+RENDER = """\
+import json, sys
+import vtk
+from vtk.util.numpy_support import vtk_to_numpy
+
+xmf, png = sys.argv[1:3]
+reader = vtk.vtkXdmfReader()
+reader.SetFileName(xmf)
+reader.UpdateInformation()
+steps = reader.GetOutputInformation(0).Get(vtk.vtkStreamingDemandDrivenPipeline.TIME_STEPS())
+reader.UpdateTimeStep(steps[5])
+grid = reader.GetOutputDataObject(0)
+surface = vtk.vtkGeometryFilter()
+surface.SetInputData(grid)
+mapper = vtk.vtkDataSetMapper()
+mapper.SetInputConnection(surface.GetOutputPort())
+mapper.SetScalarModeToUsePointFieldData()
+mapper.SelectColorArray("DISP")
+mapper.SetColorModeToMapScalars()
+mapper.GetLookupTable().SetVectorModeToMagnitude()
+mapper.SetScalarRange(0.0, 0.3)
+actor = vtk.vtkActor()
+actor.SetMapper(mapper)
+renderer = vtk.vtkRenderer()
+renderer.AddActor(actor)
+renderer.SetBackground(1.0, 1.0, 1.0)
+window = vtk.vtkRenderWindow()
+window.SetOffScreenRendering(1)
+window.AddRenderer(renderer)
+window.SetSize(320, 240)
+renderer.ResetCamera()
+window.Render()
+shot = vtk.vtkWindowToImageFilter()
+shot.SetInput(window)
+shot.Update()
+writer = vtk.vtkPNGWriter()
+writer.SetFileName(png)
+writer.SetInputConnection(shot.GetOutputPort())
+writer.Write()
+image = vtk.vtkPNGReader()
+image.SetFileName(png)
+image.Update()
+dims = image.GetOutput().GetDimensions()
+pixels = vtk_to_numpy(image.GetOutput().GetPointData().GetScalars())
+bid = vtk_to_numpy(grid.GetCellData().GetArray("BID"))
+cells = vtk_to_numpy(grid.GetCells().GetConnectivityArray()).reshape(-1, 3)
+ball = sorted(set(cells[bid == 1].ravel().tolist()))
+json.dump({"steps": len(steps), "time": steps[5], "points": grid.GetNumberOfPoints(),
+           "cells": grid.GetNumberOfCells(), "dims": list(dims[:2]),
+           "drawn": int((pixels[:, :3] < 250).any(axis=1).sum()), "window": window.GetClassName(),
+           "ball_disp": vtk_to_numpy(grid.GetPointData().GetArray("DISP"))[ball].tolist()}, sys.stdout)
+"""
+
+
+def test_vtk_reads_and_renders_a_frame_offscreen(vis):
+    # ParaView's engine: VTK's XDMF reader loads frame 5, an offscreen render window draws
+    # its surfaces into a PNG. Run in a child process: a broken OpenGL driver must fail
+    # the test, not crash pytest.
+    import subprocess
+    import sys
+
+    pytest.importorskip("vtk")
     tmp_path, _, counts = vis
-    reader = vtk.vtkXdmfReader()
-    reader.SetFileName(str(tmp_path / "out/vis/vis_grids.xmf"))
-    reader.UpdateInformation()
-    steps = reader.GetOutputInformation(0).Get(vtk.vtkStreamingDemandDrivenPipeline.TIME_STEPS())
-    assert len(steps) == 11
-    reader.UpdateTimeStep(steps[5])
-    grid = reader.GetOutputDataObject(0)
-    assert grid.GetNumberOfPoints() == sum(counts["npts"]) and grid.GetNumberOfCells() == sum(counts["ntri"])
-    assert grid.GetPointData().GetArray("DISP") is not None
+    script = tmp_path / "render.py"
+    script.write_text(RENDER)
+    png = tmp_path / "frame5.png"
+    proc = subprocess.run([sys.executable, str(script), str(tmp_path / "out/vis/vis_grids.xmf"), str(png)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    r = json.loads(proc.stdout)
+    assert r["steps"] == 11 and r["time"] == pytest.approx(0.1, abs=1e-12)
+    assert r["points"] == sum(counts["npts"]) and r["cells"] == sum(counts["ntri"])
+    # every point of the ball moved by the free fall (t, 0, 2t - g t^2/2) at t = 0.1 (float32)
+    t = r["time"]
+    np.testing.assert_allclose(r["ball_disp"], [[t, 0.0, 2 * t - 0.5 * 9.81 * t * t]] * counts["npts"][0],
+                               atol=1e-6)
+    # the image exists, has the window's size, and the bodies cover part of the white
+    # background (the two bodies fill the reset camera's view: neither none nor all)
+    assert png.stat().st_size > 0 and r["dims"] == [320, 240]
+    assert 0.01 * 320 * 240 < r["drawn"] < 0.99 * 320 * 240, r
 
 
 EXPORT = """\
