@@ -225,3 +225,19 @@ def test_reading_results_of_a_writer_still_open(api, tmp_path):
     recorder.finish(sol)
     with h5py.File(tmp_path / "out/open/open.h5", "r") as f:
         np.testing.assert_array_equal(f["frames"][:, 0], [0.0, 0.1, 0.2])
+
+
+def test_history_progress_meter(tmp_path, capsys):
+    # progress='ON' prints Solfec's percentage meter (0% ... 100%, rewritten in place) while
+    # reading; the values are those of progress='OFF'
+    extra = ("items = [(b, (0, 0, 0), 'DX'), (sol, 'R'), (sol, 'KINETIC')]\n"
+             "h1 = HISTORY(sol, items, 0, 1, progress='ON')\n"
+             "h0 = HISTORY(sol, items, 0, 1, progress='OFF')\n"
+             "print('SAME', h1 == h0, len(h1[0]))\n")
+    deck, rc, out, err = run_twice(tmp_path, capsys, extra)
+    assert rc == 0 and "SAME True 10" in out
+    meter = out[out.index("HISTORY: "):].split("\n")[0][len("HISTORY: "):]
+    steps = meter.split("\b\b\b\b")
+    values = [int(v.strip().rstrip("%")) for v in steps]
+    assert values[0] == 0 and values[-1] == 100 and values == sorted(values) and len(set(values)) == len(values)
+    assert out.count("HISTORY: ") == 1                 # 'OFF' prints nothing

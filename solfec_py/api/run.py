@@ -229,4 +229,5 @@ def HISTORY(solfec, list, t0, t1, skip=V.MISSING, progress=V.MISSING):
         return None
     items = history_items(solfec, domain, list)
     replay.ensure_loaded(solfec)
-    return history.history(solfec.store, items, t0, t1, skip if V.given(skip) else 1)
+    return history.history(solfec.store, items, t0, t1, skip if V.given(skip) else 1,
+                           progress=V.given(progress) and progress == "ON")

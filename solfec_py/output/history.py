@@ -80,13 +80,23 @@ def all_frames(store, t0: float | None = None, t1: float | None = None, skip: in
     return np.flatnonzero((times >= lo) & (times <= hi))[::skip]
 
 
-def history(store, items, t0: float, t1: float, skip: int = 1) -> tuple:
-    """HISTORY's result: (times, values_1, ...) as lists of N floats (zero tails)."""
+def history(store, items, t0: float, t1: float, skip: int = 1, progress: bool = False) -> tuple:
+    """HISTORY's result: (times, values_1, ...) as lists of N floats (zero tails); with
+    `progress` a percentage meter on stdout while the frames are read."""
     idx, n = solfec_frames(store, t0, t1, skip)
     out = [np.zeros(n) for _ in range(len(items) + 1)]
     out[0][: idx.size] = store.times[idx]
-    for k, values in enumerate(evaluate(store, items, idx)):
-        out[k + 1][: idx.size] = values
+    meter = None
+    if progress:
+        from solfec_py.output.progress import Percent
+
+        meter = Percent()
+    try:
+        for k, values in enumerate(evaluate(store, items, idx, meter)):
+            out[k + 1][: idx.size] = values
+    finally:
+        if meter is not None:
+            meter.close()
     return tuple(v.tolist() for v in out)
 
 
@@ -96,6 +106,7 @@ class _Frames:
 
     def __init__(self, store, idx: np.ndarray):
         self.store, self.idx = store, idx
+        self.tick = None             # progress within the current item: tick(fraction)
         self._ids: dict = {}
         reg = store.registry
         self.family_of = {int(i): KIND_FAMILY[k] for i, k in zip(reg["id"], reg["kind"])}
@@ -119,6 +130,8 @@ class _Frames:
         want = np.asarray(body_ids, dtype=np.int64)
         off_col = self.store.col(f"{family.upper()}_OFF")
         for k, i in enumerate(self.idx):
+            if self.tick is not None and not k % 256:
+                self.tick(k / self.idx.size)
             ids = self.ids(family, int(i))
             if not ids.size:
                 continue
@@ -142,10 +155,17 @@ class _Frames:
         return out
 
 
-def evaluate(store, items, idx: np.ndarray) -> list:
-    """One float array (len(idx)) per item."""
+def evaluate(store, items, idx: np.ndarray, progress=None) -> list:
+    """One float array (len(idx)) per item; `progress(fraction)` is told how far it got."""
     fr = _Frames(store, np.asarray(idx, dtype=np.int64))
-    return [_evaluate_one(store, fr, item) for item in items]
+    out = []
+    for k, item in enumerate(items):
+        if progress is not None:
+            fr.tick = lambda f, k=k: progress((k + f) / len(items))
+        out.append(_evaluate_one(store, fr, item))
+        if progress is not None:
+            progress((k + 1) / len(items))
+    return out
 
 
 def _evaluate_one(store, fr: _Frames, item) -> np.ndarray:
@@ -230,6 +250,8 @@ def _constraint_values(store, fr: _Frames, item: ConstraintItem) -> np.ndarray:
     bodies = None if item.bodies is None else np.asarray(item.bodies, dtype=float)
     d = None if item.direction is None else np.asarray(item.direction, float)
     for k, i in enumerate(fr.idx):
+        if fr.tick is not None and not k % 256:
+            fr.tick(k / fr.idx.size)
         rows = store.frame_constraints(int(i))
         if not rows.size:
             continue

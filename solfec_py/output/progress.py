@@ -89,3 +89,27 @@ def _statistics(domain) -> list:
     if kind is not None:
         out.append(("CONTACTS", float((kind[: cons.count] == CONTACT).sum())))
     return out
+
+
+class Percent:
+    """HISTORY's progress (LANGUAGE §15.6 `progress='ON'`): `label` and a 4-character
+    percentage meter rewritten in place ('\\b\\b\\b\\b'), ended by a newline."""
+
+    def __init__(self, label: str = "HISTORY: ", stream=None):
+        self.stream = stream or sys.stdout
+        self.percent = -1
+        self.stream.write(label)
+        self(0.0)
+
+    def __call__(self, fraction: float) -> None:
+        value = min(100, max(0, int(100 * fraction)))
+        if value > self.percent:
+            prefix = "" if self.percent < 0 else "\b\b\b\b"
+            self.stream.write(f"{prefix}{value:3d}%")
+            self.stream.flush()
+            self.percent = value
+
+    def close(self) -> None:
+        self(1.0)
+        self.stream.write("\n")
+        self.stream.flush()
