@@ -103,8 +103,11 @@ class Domain:
     def active_blocks(self):
         return [b for b in self.blocks.values() if b.count]
 
-    def energy(self, bodies=None) -> np.ndarray:
-        """(kinetic, external, contact, friction, internal) summed over `bodies` (all if None)."""
+    def energy(self, bodies=None, stepped: bool = False) -> np.ndarray:
+        """(kinetic, external, contact, friction, internal) summed over `bodies` (all if None).
+        The kinetic energy is that of the current velocities (also before the first RUN or
+        after a deck changed them); `stepped` (right after a dynamic step, when the blocks'
+        stored kinetic energies are current) takes the stored values instead."""
         total = np.zeros(5)
         for block in self.active_blocks():
             n = block.count
@@ -112,11 +115,15 @@ class Domain:
                 [b.row for b in bodies if b.block is block], dtype=np.int64)
             if rows.size == 0:
                 continue
-            slots = block.energy[rows].copy()
-            # kinetic energy of the current state (also before the first RUN)
-            slots[:, 0] = np.where(block.obstacle[rows], 0.0, block.kinetic_energy()[rows]) \
-                if hasattr(block, "obstacle") else block.kinetic_energy()[rows]
-            total += slots.sum(axis=0)
+            slots = block.energy[:n] if bodies is None else block.energy[rows]
+            if stepped and self.dynamic:
+                total += slots.sum(axis=0)
+                continue
+            kinetic = block.kinetic_energy()            # obstacles have none
+            if hasattr(block, "obstacle"):
+                kinetic = np.where(block.obstacle[:n], 0.0, kinetic)
+            total[0] += (kinetic if bodies is None else kinetic[rows]).sum()
+            total[1:] += slots[:, 1:].sum(axis=0)
         return total
 
     def bulk_material(self, label: str) -> BulkMaterial | None:

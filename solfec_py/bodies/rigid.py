@@ -11,6 +11,7 @@ RIG_IMP finish (NUMERICS §1.5 remark).
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from solfec_py.bodies.base import BodyBlock
@@ -35,6 +36,19 @@ def rotations(conf: np.ndarray) -> np.ndarray:
 
 def store_rotations(conf: np.ndarray, R: np.ndarray) -> None:
     conf[:, ROTATION] = R.transpose(0, 2, 1).reshape(-1, 9)
+
+
+@numba.njit(cache=True)
+def _kinetic_energy(velo, J, mass):
+    out = np.empty(velo.shape[0])
+    for k in range(velo.shape[0]):
+        w = velo[k, 0:3]
+        rot = 0.0
+        for i in range(3):
+            rot += w[i] * (J[k, i, 0] * w[0] + J[k, i, 1] * w[1] + J[k, i, 2] * w[2])
+        lin = velo[k, 3] ** 2 + velo[k, 4] ** 2 + velo[k, 5] ** 2
+        out[k] = 0.5 * rot + 0.5 * mass[k] * lin
+    return out
 
 
 def _mv(M, v):
@@ -175,10 +189,9 @@ class RigidBlock(BodyBlock):
         return x - r, x + r
 
     def kinetic_energy(self) -> np.ndarray:
+        """1/2 Omega.J Omega + 1/2 m v.v of every row (obstacles included)."""
         n = self.count
-        Omega, v = self.velo[:n, ANGULAR], self.velo[:n, LINEAR]
-        return 0.5 * np.einsum("ni,ni->n", Omega, _mv(self.J[:n], Omega)) + \
-            0.5 * self.mass[:n] * np.einsum("ni,ni->n", v, v)
+        return _kinetic_energy(self.velo[:n], self.J[:n], self.mass[:n])
 
     # ------------------------------------------------------------------ time stepping
     def critical_step(self) -> float:

@@ -34,8 +34,11 @@ KIND_FAMILY = {"OBSTACLE": "rigid", "RIGID": "rigid", "PSEUDO_RIGID": "pseudo_ri
 REGISTRY_COLUMNS = ("ID", "KIND", "X0", "Y0", "Z0", "LABEL_OFF", "LABEL_LEN")
 # frames are flushed to disk when this much wall-clock time passed since the last flush
 # (and at the end of every RUN): a killed run loses at most this much computation, and
-# frames written every step cost ~0.1 ms less each. 0 flushes every frame.
-FLUSH_SECONDS = float(os.environ.get("SOLFEC_PY_FLUSH_SECONDS", "0.05"))
+# an h5py flush costs ~2 ms, so 0.2 s keeps it near 1 % of a run. 0 flushes every frame.
+FLUSH_SECONDS = float(os.environ.get("SOLFEC_PY_FLUSH_SECONDS", "0.2"))
+# queued rows are written (not flushed) once this much waits: the queue buffers stay small
+# and warm in the CPU caches instead of growing (fresh memory costs page faults)
+QUEUE_BYTES = 4 << 20
 
 
 _WRITTEN = {"session": None, "paths": {}}
@@ -92,7 +95,7 @@ class ResultsStore:
         self._created = False
         self._flushed = -np.inf        # time.monotonic() of the last flush
         self._ds: dict = {}            # open datasets (writing) and their allocated rows
-        self._queue: dict = {}         # dataset name -> row blocks not yet written (writing)
+        self._queue: dict = {}         # dataset name -> _RowQueue of rows not yet written (writing)
         self._cap: dict = {}
         self._pending: list = []       # frame rows written since the table was read
         self._marked = False           # registered as written by this program run
@@ -240,19 +243,29 @@ class ResultsStore:
                             for i, k, x in zip(reg["id"], reg["kind_code"], reg["X0"])}
         self._last_bodies = {}
 
-    def _append(self, name: str, data: np.ndarray) -> int:
-        """Queue rows for the end of dataset `name`; returns their first row. Queued rows
-        are written at the next flush (`_write_queued`), a few large writes instead of many
-        small ones (a frame is on disk only after a flush anyway)."""
+    def _reserve(self, name: str, n: int) -> tuple[int, np.ndarray]:
+        """Queue n rows for the end of dataset `name`: (their first row, a writable view of
+        them in the dataset's queue buffer). Queued rows are written at the next flush
+        (`_write_queued`), one large write per dataset instead of many small ones (a frame is
+        on disk only after a flush anyway); the buffers are reused from flush to flush."""
         start = self._next[name]
+        ds = self._ds.get(name)
+        if ds is None:
+            ds = self._ds[name] = self.file[name]
+            self._cap[name] = ds.shape[0]
+        queue = self._queue.get(name)
+        if queue is None:
+            queue = self._queue[name] = _RowQueue(ds.shape[1:], ds.dtype)
+        self._next[name] = start + n
+        return start, queue.reserve(n)
+
+    def _append(self, name: str, data: np.ndarray) -> int:
+        """Queue the rows `data` (copied) for the end of dataset `name`; returns their first row."""
         n = data.shape[0]
-        if n:
-            ds = self._ds.get(name)
-            if ds is None:
-                ds = self._ds[name] = self.file[name]
-                self._cap[name] = ds.shape[0]
-            self._queue.setdefault(name, []).append(np.array(data, dtype=ds.dtype, copy=True))
-            self._next[name] = start + n
+        if not n:
+            return self._next[name]
+        start, view = self._reserve(name, n)
+        view[...] = data
         return start
 
     def _write_queued(self) -> None:
@@ -260,12 +273,10 @@ class ResultsStore:
         frames' commit markers). The frame table and the datasets it addresses grow by half
         their size at a time (trimmed at close: no metadata change for most flushes), the
         registry exactly; writes go through the low-level API (one hyperslab per dataset)."""
-        if not self._queue:
-            return
-        names = sorted(self._queue, key=lambda k: k == "frames")
+        names = sorted((k for k, q in self._queue.items() if q.count), key=lambda k: k == "frames")
         for name in names:
-            blocks = self._queue[name]
-            data = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+            queue = self._queue[name]
+            data = queue.rows()
             ds = self._ds[name]
             end = self._next[name]
             start = end - data.shape[0]
@@ -277,7 +288,7 @@ class ResultsStore:
             fspace = ds.id.get_space()
             fspace.select_hyperslab((start,) + (0,) * (data.ndim - 1), data.shape)
             ds.id.write(h5s_create(data.shape), fspace, data)
-        self._queue = {}
+            queue.clear()
 
     def _trim(self) -> None:
         """Shrink the over-allocated row datasets to the rows in use."""
@@ -312,7 +323,7 @@ class ResultsStore:
         domain = solfec.domain
         if getattr(self, "_registry_next_id", None) != domain.next_body_id:
             self.register_bodies(domain)
-        row = L.table_row(solfec, clock, 0, domain.energy())
+        row = L.table_row(solfec, clock, 0, domain.energy(stepped=domain.initialized))
         for fam in L.FAMILIES:
             block = domain.blocks.get(fam)
             bodies = block.bodies if block is not None else []
@@ -321,7 +332,11 @@ class ResultsStore:
             if cached is None or cached[0] != bodies:
                 ids = L.family_state(block)[0] if n else np.zeros(0, np.int64)
                 cached = self._last_bodies[fam] = (list(bodies), self._append(f"ids/{fam}", ids))
-            off = self._append(f"state/{fam}", _state_rows(block)) if n else self._next[f"state/{fam}"]
+            if n:
+                off, view = self._reserve(f"state/{fam}", n)
+                _state_rows(block, view)
+            else:
+                off = self._next[f"state/{fam}"]
             c = _FAMILY_COLS[fam]
             row[c[0]], row[c[1]], row[c[2]] = off, n, cached[1]
         cons = L.constraint_rows(domain)
@@ -334,7 +349,12 @@ class ResultsStore:
         self._pending.append(row)
         if flush and self.flush_due():
             self.flush()
+        elif self._queued_bytes() > QUEUE_BYTES:
+            self._write_queued()
         return index, cons
+
+    def _queued_bytes(self) -> int:
+        return sum(q.count * q.row_bytes for q in self._queue.values())
 
     def flush_due(self) -> bool:
         """Did FLUSH_SECONDS pass since the last flush?"""
@@ -483,9 +503,38 @@ def h5s_create(shape):
     return h5s.create_simple(shape)
 
 
-def _state_rows(block) -> np.ndarray:
+def _state_rows(block, out: np.ndarray) -> None:
+    """conf | velo | energy of every row of `block`, written into `out` (n, width)."""
     n = block.count
-    return np.concatenate((block.conf[:n], block.velo[:n], block.energy[:n]), axis=1)
+    a, b = block.conf.shape[1], block.velo.shape[1]
+    out[:, :a] = block.conf[:n]
+    out[:, a:a + b] = block.velo[:n]
+    out[:, a + b:] = block.energy[:n]
+
+
+class _RowQueue:
+    """Rows waiting to be written to one dataset: a reusable buffer that grows by doubling."""
+
+    def __init__(self, tail: tuple, dtype):
+        self.buffer = np.empty((64,) + tuple(tail), dtype=dtype)
+        self.count = 0
+        self.row_bytes = self.buffer[:1].nbytes
+
+    def reserve(self, n: int) -> np.ndarray:
+        end = self.count + n
+        if end > self.buffer.shape[0]:
+            grown = np.empty((max(end, 2 * self.buffer.shape[0]),) + self.buffer.shape[1:], self.buffer.dtype)
+            grown[: self.count] = self.buffer[: self.count]
+            self.buffer = grown
+        view = self.buffer[self.count: end]
+        self.count = end
+        return view
+
+    def rows(self) -> np.ndarray:
+        return self.buffer[: self.count]
+
+    def clear(self) -> None:
+        self.count = 0
 
 
 def _datasets(f):
