@@ -72,6 +72,7 @@ class SurfaceSet:
         counts = np.bincount(self.owner, minlength=len(self.bodies))
         self.start = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)   # points of body k
         self._rows = None            # (block bodies list, block rows of self.bodies)
+        self._out = None             # reused output arrays of current()
 
     def same_bodies(self, bodies) -> bool:
         return self.bodies == list(bodies)
@@ -85,11 +86,13 @@ class SurfaceSet:
         return self._rows[1]
 
     def current(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(current points, displacements, point velocities), float32, of the present state."""
+        """(current points, displacements, point velocities), float32, of the present state.
+        The arrays are reused by the next call (warm memory, no page faults per frame):
+        copy them to keep them."""
         rigid = self.rigid
-        x = np.empty(self.X.shape, np.float32)
-        d = np.empty(self.X.shape, np.float32)
-        v = np.empty(self.X.shape, np.float32)
+        if self._out is None:
+            self._out = tuple(np.empty(self.X.shape, np.float32) for _ in range(3))
+        x, d, v = self._out
         if rigid.any():                              # one kernel call over the rigid bodies
             block = next(b.block for b, r in zip(self.bodies, rigid) if r)
             rows = self._block_rows(block)
