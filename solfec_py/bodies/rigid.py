@@ -51,6 +51,25 @@ def _kinetic_energy(velo, J, mass):
     return out
 
 
+@numba.njit(cache=True)
+def _delassus(rows, Ha, Hb, Jinv, mass):
+    out = np.empty((rows.size, 3, 3))
+    for k in range(rows.size):
+        r = rows[k]
+        m = mass[r]
+        inv_m = 1.0 / m if m > 0.0 else 0.0
+        # T = Ha_ang J^-1 (3 x 3), then T Hb_ang^T + inv_m Ha_lin Hb_lin^T
+        for i in range(3):
+            t0 = Ha[k, i, 0] * Jinv[r, 0, 0] + Ha[k, i, 1] * Jinv[r, 1, 0] + Ha[k, i, 2] * Jinv[r, 2, 0]
+            t1 = Ha[k, i, 0] * Jinv[r, 0, 1] + Ha[k, i, 1] * Jinv[r, 1, 1] + Ha[k, i, 2] * Jinv[r, 2, 1]
+            t2 = Ha[k, i, 0] * Jinv[r, 0, 2] + Ha[k, i, 1] * Jinv[r, 1, 2] + Ha[k, i, 2] * Jinv[r, 2, 2]
+            for j in range(3):
+                ang = t0 * Hb[k, j, 0] + t1 * Hb[k, j, 1] + t2 * Hb[k, j, 2]
+                lin = Ha[k, i, 3] * Hb[k, j, 3] + Ha[k, i, 4] * Hb[k, j, 4] + Ha[k, i, 5] * Hb[k, j, 5]
+                out[k, i, j] = ang + inv_m * lin
+    return out
+
+
 def _mv(M, v):
     return np.einsum("nij,nj->ni", M, v)
 
@@ -168,12 +187,9 @@ class RigidBlock(BodyBlock):
         return np.einsum("kij,kj->ki", H, u)
 
     def delassus(self, rows, Ha, Hb):
+        """Ha A^-1 Hb^T per entry: Ha_ang J^-1 Hb_ang^T + Ha_lin Hb_lin^T / m (numba)."""
         rows = np.asarray(rows, dtype=np.int64)
-        mass = self.mass[rows]
-        inv_m = np.where(mass > 0, 1.0 / np.where(mass > 0, mass, 1.0), 0.0)
-        ang = np.einsum("kij,kjl,kml->kim", Ha[:, :, 0:3], self.Jinv[rows], Hb[:, :, 0:3])
-        lin = np.einsum("kij,kmj->kim", Ha[:, :, 3:6], Hb[:, :, 3:6])
-        return ang + inv_m[:, None, None] * lin
+        return _delassus(rows, np.ascontiguousarray(Ha), np.ascontiguousarray(Hb), self.Jinv, self.mass)
 
     def add_reactions(self, rows, H, R):
         np.add.at(self.reaction, np.asarray(rows, dtype=np.int64), np.einsum("kij,ki->kj", H, R))
