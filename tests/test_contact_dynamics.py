@@ -261,3 +261,50 @@ def test_deleting_a_body_removes_its_contacts_at_once(api):
     assert con.kind is None and len(sol.constraints) == 0
     api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), 2e-3)     # the floor alone: no contact
     assert len(sol.constraints) == 0
+
+
+def test_excluded_bodies_and_surfaces_pass_through_each_other(api):
+    """CONTACT_EXCLUDE_BODIES / CONTACT_EXCLUDE_SURFACES: the excluded ball falls through
+    the floor in free fall (z = z0 - g t^2 / 2, exact for RIG_NEG), the others rest on it."""
+    sol, mat = model(api)
+    floor(api, sol, mat)                                   # floor surfaces: 1
+    free = api.BODY(sol, 'RIGID', api.SPHERE((0, 0, 0.1), 0.1, 1, 1), mat)
+    resting = api.BODY(sol, 'RIGID', api.SPHERE((1, 0, 0.1), 0.1, 1, 2), mat)
+    ghost = api.BODY(sol, 'RIGID', api.SPHERE((-1, 0, 0.1), 0.1, 1, 3), mat)
+    floor_body = sol.bodies[-1]                            # the first inserted (newest first list)
+    api.CONTACT_EXCLUDE_BODIES(free, floor_body)
+    api.CONTACT_EXCLUDE_SURFACES(sol, 3, 1)                # unordered pair
+    T = 0.1
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), T)
+    for ball in (free, ghost):
+        assert ball.conf[11] == pytest.approx(0.1 - 9.81 * T ** 2 / 2, abs=1e-12) and not ball.constraints
+    assert resting.conf[11] == pytest.approx(0.1, abs=1e-12) and len(resting.constraints) == 1
+
+
+def test_contact_exclusion_arguments(api):
+    sol, mat = model(api)
+    other, mat2 = model(api)
+    a = api.BODY(sol, 'RIGID', api.SPHERE((0, 0, 0), 0.1, 1, 1), mat)
+    b = api.BODY(other, 'RIGID', api.SPHERE((0, 0, 0), 0.1, 1, 1), mat2)
+    with pytest.raises(ValueError, match="Bodies from different domains"):
+        api.CONTACT_EXCLUDE_BODIES(a, b)
+    with pytest.raises(TypeError, match="'body2' must be a BODY object"):
+        api.CONTACT_EXCLUDE_BODIES(a, sol)
+    with pytest.raises(TypeError, match="'surf2' must be an integer"):
+        api.CONTACT_EXCLUDE_SURFACES(sol, 1, 2.5)
+
+
+def test_excluded_polyhedral_pair_runs(tmp_path, capsys):
+    """Two touching boxes whose contact is excluded need no polyhedral narrow phase."""
+    deck = write(tmp_path / "boxes_ok.py", """\
+sol = SOLFEC('DYNAMIC', 1E-3, 'out/boxes_ok')
+mat = BULK_MATERIAL(sol)
+cube = [0,0,0, 1,0,0, 1,1,0, 0,1,0, 0,0,1, 1,0,1, 1,1,1, 0,1,1]
+floor = BODY(sol, 'OBSTACLE', HEX(cube, 1, 1, 1, 0, [1]*6), mat)
+box = HEX(cube, 1, 1, 1, 0, [1]*6)
+TRANSLATE(box, (0, 0, 1))
+top = BODY(sol, 'RIGID', box, mat)
+CONTACT_EXCLUDE_BODIES(floor, top)
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 0.01)
+""")
+    assert main([deck, "--no-progress"]) == 0

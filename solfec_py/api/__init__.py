@@ -23,11 +23,12 @@ FORWARD BACKWARD SEEK DISPLACEMENT VELOCITY STRESS ENERGY TIMING HISTORY CONSTRA
 
 
 def _collect() -> dict:
-    from solfec_py.api import (body, constraints, loads, materials, misc, results, run, series,
-                               shapes, solfec, solvers, unavailable)
+    from solfec_py.api import (body, constraints, contact, loads, materials, misc, results, run,
+                               series, shapes, solfec, solvers, unavailable)
 
     names = dict(unavailable.NAMES)
-    for module in (shapes, solfec, materials, body, series, solvers, loads, misc, run, constraints, results):
+    for module in (shapes, solfec, materials, body, series, solvers, loads, misc, run, constraints, contact,
+                   results):
         for name in DECK_NAMES:
             if hasattr(module, name):
                 names[name] = getattr(module, name)

@@ -7,8 +7,7 @@ from solfec_py.errors import NotAvailableError
 
 LATER = {
     "constraints": ("LOCDYN_DUMP",),
-    "contact": ("CONTACT_EXCLUDE_BODIES", "CONTACT_EXCLUDE_SURFACES", "CONTACT_SPARSIFY",
-                "MBFCP_EXPORT"),
+    "contact sparsification and the MBFCP export": ("CONTACT_SPARSIFY", "MBFCP_EXPORT"),
     "results": ("SOLFEC_EXPORT", "RIGID_TO_FEM"),
     "deformable bodies": ("SIMPLIFIED_CRACK", "RT_SPLIT", "MODAL_ANALYSIS", "BODY_MM_EXPORT",
                           "FRACTURE_EXPORT_YAFFEMS", "REGISTER_BASE", "COROTATED_DISPLACEMENTS",

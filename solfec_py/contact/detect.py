@@ -185,6 +185,19 @@ def _points(domain, table, obj, X) -> np.ndarray:
     return out
 
 
+def _excluded(a: np.ndarray, b: np.ndarray, pairs: set) -> np.ndarray:
+    """Mask of the unordered pairs (a, b) that are in the set of (low, high) pairs."""
+    pair = np.dtype([("lo", np.int64), ("hi", np.int64)])
+
+    def as_pairs(lo, hi):
+        out = np.empty(len(lo), dtype=pair)
+        out["lo"], out["hi"] = lo, hi
+        return out
+
+    ex = np.array(sorted(pairs), dtype=np.int64).reshape(-1, 2)
+    return np.isin(as_pairs(np.minimum(a, b), np.maximum(a, b)), as_pairs(ex[:, 0], ex[:, 1]))
+
+
 def detect(domain) -> int:
     """Update the existing contacts and add the new ones for the current (mid-step)
     configuration; returns the number of new contacts."""
@@ -199,9 +212,13 @@ def detect(domain) -> int:
     pairs = broad.overlapping_pairs(geo.lo, geo.hi, group=table.bid, flag=table.inert)
     if pairs.size and existing.size:
         pairs = pairs[~np.isin(_keys(pairs[:, 0], pairs[:, 1], table.count), existing)]
+    if pairs.size and domain.excluded_bodies:
+        pairs = pairs[~_excluded(table.bid[pairs[:, 0]], table.bid[pairs[:, 1]], domain.excluded_bodies)]
     if pairs.size == 0:
         return 0
     _, found = evaluate(table, geo, pairs[:, 0], pairs[:, 1], eps, fixed=False)
+    if found.om.size and domain.excluded_surfaces:
+        found = found.take(np.flatnonzero(~_excluded(found.sid_m, found.sid_s, domain.excluded_surfaces)))
     if found.om.size == 0:
         return 0
     depth = getattr(domain, "penetration_depth", np.inf)

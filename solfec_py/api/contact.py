@@ -1,0 +1,32 @@
+"""Contact detection settings of a deck (layer 7): CONTACT_EXCLUDE_BODIES and
+CONTACT_EXCLUDE_SURFACES. Reference: LANGUAGE §14 (Solfec lng.c CONTACT_EXCLUDE_*),
+NUMERICS §5.2 (body pairs filtered before the narrow phase, surface pairs after it).
+"""
+from __future__ import annotations
+
+from solfec_py import validate as V
+from solfec_py.api.common import require_body, require_solfec
+from solfec_py.errors import InputError
+
+__all__ = ["CONTACT_EXCLUDE_BODIES", "CONTACT_EXCLUDE_SURFACES"]
+
+
+@V.command
+def CONTACT_EXCLUDE_BODIES(body1, body2):
+    """No contact detection between the two bodies (contacts they have now go at the next
+    step's update only if the objects separate)."""
+    b1, b2 = require_body("body1", body1), require_body("body2", body2)
+    if b1.block.domain is not b2.block.domain:
+        raise InputError(f"Bodies from different domains: bodies {b1.id} and {b2.id} belong to"
+                         " different SOLFEC objects")
+    b1.block.domain.excluded_bodies.add((min(b1.id, b2.id), max(b1.id, b2.id)))
+    return None
+
+
+@V.command
+def CONTACT_EXCLUDE_SURFACES(solfec, surf1, surf2):
+    """No contacts between surfaces `surf1` and `surf2` (an unordered pair of surface ids)."""
+    domain = require_solfec("solfec", solfec)
+    a, b = V.integer("surf1", surf1), V.integer("surf2", surf2)
+    domain.excluded_surfaces.add((min(a, b), max(a, b)))
+    return None
