@@ -290,6 +290,68 @@ class ConstraintSet:
         """The used part of field `name` (a view)."""
         return getattr(self, name)[: self.count]
 
+    # ------------------------------------------------------------------ restoring a stored set
+    def add_with_ids(self, kind: int, masters: list, slaves: list, bid: np.ndarray, family: np.ndarray,
+                     names: list, ids) -> np.ndarray:
+        """`add_many` with the given constraint ids (positive, distinct, none of them live)
+        instead of allocated ones; then the id allocator is reset (`reset_ids`). New serials
+        and handles as `add_many`. For restoring stored constraints (-c)."""
+        ids = [int(i) for i in ids]
+        if len(ids) != len(masters):
+            raise ValueError(f"{len(ids)} ids for {len(masters)} constraints")
+        if len(set(ids)) != len(ids) or any(i <= 0 or i in self._rows for i in ids):
+            raise ValueError(f"constraint ids must be positive, distinct and not in use: {ids}")
+        rows = self.add_many(kind, masters, slaves, bid, family, names)
+        for r in rows.tolist():                 # two passes: an allocated id may be a given one
+            del self._rows[int(self.id[r])]
+        for r, cid in zip(rows.tolist(), ids):
+            self._rows[cid] = r
+            self._handles[r].cid = cid
+        self.id[rows] = ids
+        self.reset_ids()
+        return rows
+
+    def reorder(self, order) -> None:
+        """Put the rows in the order `order` (a permutation of range(count): new row j is
+        old row order[j]); ids, serials and handles move with their rows, and each body's
+        list of constraints of this set follows the new row order."""
+        order = np.asarray(order, dtype=np.int64)
+        n = self.count
+        if order.shape != (n,) or not np.array_equal(np.sort(order), np.arange(n)):
+            raise ValueError(f"reorder needs a permutation of the {n} rows")
+        if np.array_equal(order, np.arange(n)):
+            return
+        for name in _FIELDS:
+            arr = getattr(self, name)
+            arr[:n] = arr[:n][order]
+        index = order.tolist()
+        for name in _OBJECTS:
+            lst = getattr(self, name)
+            lst[:n] = [lst[k] for k in index]
+        self._handles[:n] = [self._handles[k] for k in index]
+        self._rows = dict(zip(self.id[:n].tolist(), range(n)))
+        self.version += 1
+        seen = set()
+        for pair in self.bodies:
+            for body in pair:
+                if body is None or id(body) in seen:
+                    continue
+                seen.add(id(body))
+                lst = body_list(body)
+                slots = [i for i, h in enumerate(lst) if getattr(h, "cset", None) is self and h.row is not None]
+                mine = sorted((lst[i] for i in slots), key=lambda h: h.row)
+                for i, h in zip(slots, mine):
+                    lst[i] = h
+
+    def reset_ids(self) -> None:
+        """Make the id allocator what it is in any run holding exactly these live ids: the
+        next new constraint gets the smallest positive id not in use (the spare ids are
+        1..max(live) minus the live ones, then fresh ids follow max(live))."""
+        live = set(self.id[: self.count].tolist())
+        top = max(live, default=0)
+        self._next_id = top + 1
+        self._spare = [i for i in range(1, top + 1) if i not in live]
+
 
 def constraint_set(domain) -> ConstraintSet:
     """The domain's ConstraintSet, installed in place of the initial empty list."""
