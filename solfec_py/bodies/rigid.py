@@ -52,6 +52,18 @@ def _kinetic_energy(velo, J, mass):
 
 
 @numba.njit(cache=True)
+def _cur_points(rows, X, conf, center):
+    """x = xc + Lambda (X - X0) per entry (Lambda column-major in conf[row, 0:9])."""
+    out = np.empty((rows.size, 3))
+    for k in range(rows.size):
+        r = rows[k]
+        a0, a1, a2 = X[k, 0] - center[r, 0], X[k, 1] - center[r, 1], X[k, 2] - center[r, 2]
+        for i in range(3):
+            out[k, i] = conf[r, 9 + i] + conf[r, i] * a0 + conf[r, 3 + i] * a1 + conf[r, 6 + i] * a2
+    return out
+
+
+@numba.njit(cache=True)
 def _delassus(rows, Ha, Hb, Jinv, mass):
     out = np.empty((rows.size, 3, 3))
     for k in range(rows.size):
@@ -158,8 +170,8 @@ class RigidBlock(BodyBlock):
     #   contact_inert(rows) -> bool (k,): True where contacts neither react nor couple
     #       (obstacles, NUMERICS §1.2)
     def cur_points(self, rows, X, elem=None):
-        rows = np.asarray(rows, dtype=np.int64)
-        return self.conf[rows, CENTER] + _mv(rotations(self.conf[rows]), X - self.center[rows])
+        return _cur_points(np.asarray(rows, dtype=np.int64), np.ascontiguousarray(X, dtype=float),
+                           self.conf, self.center)
 
     def ref_points(self, rows, x, elem=None):
         rows = np.asarray(rows, dtype=np.int64)
