@@ -271,9 +271,11 @@ def test_stored_contacts_in_read_mode(api, tmp_path):
     assert c.R == (0.0, 0.1, 2.0)                                     # and is shown again
 
 
-def test_results_without_constraint_ids(api, tmp_path):
+@pytest.mark.parametrize("version", [1, 2])
+def test_results_of_older_formats(api, tmp_path, version):
     # a file of format version 1 (constraint rows without the ID column) is read: its
-    # constraint rows are bound to the frame they were listed in; it cannot be continued
+    # constraint rows are bound to the frame they were listed in; version 2 (with ID,
+    # without ELEM1 ... COHESION) is read as version 3; neither can be continued
     import h5py
 
     from solfec_py import session
@@ -288,20 +290,27 @@ def test_results_without_constraint_ids(api, tmp_path):
     recorder.write_frame(sol)
     recorder.finish(sol)
     with h5py.File(tmp_path / "out/old/old.h5", "r+") as f:
-        data, cols = f["constraints"][:, :-1], list(f["constraints"].attrs["columns"])[:-1]
+        cols = [str(c) for c in f["constraints"].attrs["columns"]]
+        keep = cols.index("ID") + (version == 2)            # the columns of that version
+        data, cols = f["constraints"][:, :keep], cols[:keep]
         del f["constraints"]
         ds = f.create_dataset("constraints", data=data, maxshape=(None, data.shape[1]))
         ds.attrs["columns"] = cols
-        f.attrs["version"] = 1
+        f.attrs["version"] = version
     session.start(progress=False)
     sol, bodies, fix = contact_model(api, "out/old")
     api.SEEK(sol, 0.0)
     cons = sol.constraints
-    assert sol.ncon == 2 and all(c is not fix for c in cons)     # no ids: nothing matches the model
-    assert [c.kind for c in cons] == ["CONTACT", "FIXPNT"] and cons[0].id is None
+    assert sol.ncon == 2 and [c.kind for c in cons] == ["CONTACT", "FIXPNT"]
     assert cons[0].R == (0.0, 0.0, 2.0)
-    api.FORWARD(sol, 1)
-    assert cons[0].R is None and sol.constraints[0].R == (0.0, 0.0, 2.0)
+    if version == 1:
+        assert all(c is not fix for c in cons) and cons[0].id is None   # no ids: nothing matches
+        api.FORWARD(sol, 1)
+        assert cons[0].R is None and sol.constraints[0].R == (0.0, 0.0, 2.0)
+    else:
+        assert cons[1] is fix and cons[0].id == 2                       # matched by id
+        api.FORWARD(sol, 1)
+        assert cons[0].R == (0.0, 0.0, 2.0)
     with pytest.raises(ResultsError, match="older solfec-py"):
         sol.store.start_writing(append=True)
 

@@ -61,12 +61,21 @@ CON_COLUMNS = ("KIND", "BID1", "BID2", "SURF1", "SURF2",
                "PX", "PY", "PZ", "P2X", "P2Y", "P2Z",
                "B0", "B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8",   # base, column-major (t1, t2, n)
                "RT1", "RT2", "RN", "UT1", "UT2", "UN", "VT1", "VT2", "VN",
-               "GAP", "AREA", "MERIT", "ID")      # ID: the constraint id (0 = unknown)
+               "GAP", "AREA", "MERIT", "ID",      # ID: the constraint id (0 = unknown)
+               # format version 3: what a continued run (-c) needs to rebuild the constraint
+               # set exactly — the geometric object of each side (-1 whole body), the
+               # referential points of master and slave (or the fixed spatial point), cohesion
+               "ELEM1", "ELEM2", "MX", "MY", "MZ", "SX", "SY", "SZ", "COHESION")
 CCOL = {name: i for i, name in enumerate(CON_COLUMNS)}
 POINT = slice(CCOL["PX"], CCOL["PZ"] + 1)
 BASE = slice(CCOL["B0"], CCOL["B8"] + 1)
 REAC = slice(CCOL["RT1"], CCOL["RN"] + 1)
 RELV = slice(CCOL["UT1"], CCOL["UN"] + 1)
+VELO = slice(CCOL["VT1"], CCOL["VN"] + 1)
+POINT2 = slice(CCOL["P2X"], CCOL["P2Z"] + 1)
+ELEM = slice(CCOL["ELEM1"], CCOL["ELEM2"] + 1)
+MPNT = slice(CCOL["MX"], CCOL["MZ"] + 1)
+SPNT = slice(CCOL["SX"], CCOL["SZ"] + 1)
 
 
 def _body_id(b) -> float:
@@ -81,7 +90,8 @@ def constraint_rows(domain) -> np.ndarray:
     A constraint block may provide `results_rows()` returning this table directly (the fast
     path); otherwise each record is read through its attributes `kind`, `point`, `base`
     (3x3 with columns t1, t2, n, or a column-major 9-sequence), `R`, `U`, `V`, `gap`,
-    `area`, `merit`, `bodies` (BODY objects or ids), `spair`/`surfaces` and `id`.
+    `area`, `merit`, `bodies` (BODY objects or ids), `spair`/`surfaces`, `id` and, when
+    present, `elem`, `mpnt`, `spnt`, `cohesion` (ELEM1/2 read -1 without `elem`).
     """
     cons = getattr(domain, "constraints", None)
     if cons is None:
@@ -112,10 +122,16 @@ def constraint_rows(domain) -> np.ndarray:
             v = getattr(c, name, None)
             if v is not None:
                 row[sl] = np.asarray(v, float).reshape(-1)[:3]
-        for name in ("gap", "area", "merit", "id"):
+        for name in ("gap", "area", "merit", "id", "cohesion"):
             v = getattr(c, name, None)
             if v is not None:
                 row[CCOL[name.upper()]] = float(v)
+        elem = getattr(c, "elem", None)
+        row[ELEM] = (-1.0, -1.0) if elem is None else np.asarray(elem, float).reshape(-1)[:2]
+        for name, sl in (("mpnt", MPNT), ("spnt", SPNT)):
+            v = getattr(c, name, None)
+            if v is not None:
+                row[sl] = np.asarray(v, float).reshape(-1)[:3]
     return rows
 
 
@@ -130,13 +146,16 @@ def _set_rows(cset) -> np.ndarray:
     rows[:, CCOL["BID1"]:CCOL["BID2"] + 1] = live("bid")
     rows[:, CCOL["SURF1"]:CCOL["SURF2"] + 1] = live("spair")
     rows[:, POINT] = live("point")
-    rows[:, CCOL["P2X"]:CCOL["P2Z"] + 1] = live("point2")
+    rows[:, POINT2] = live("point2")
     rows[:, BASE] = live("base").transpose(0, 2, 1).reshape(n, 9)     # columns t1, t2, n
     rows[:, REAC] = live("R")
     rows[:, RELV] = live("U")
-    rows[:, CCOL["VT1"]:CCOL["VN"] + 1] = live("V")
-    for name in ("gap", "area", "merit", "id"):
+    rows[:, VELO] = live("V")
+    for name in ("gap", "area", "merit", "id", "cohesion"):
         rows[:, CCOL[name.upper()]] = live(name)
+    rows[:, ELEM] = live("elem")
+    rows[:, MPNT] = live("mpnt")
+    rows[:, SPNT] = live("spnt")
     return rows
 
 

@@ -27,7 +27,8 @@ from solfec_py.errors import ResultsError
 from solfec_py.output import frames as L
 
 FORMAT = "solfec-py results"
-VERSION = 2          # 2: constraint rows end with the constraint ID (1: without it)
+VERSION = 3          # 3: constraint rows also hold ELEM1/2, MPNT, SPNT, COHESION (exact -c)
+                     # 2: constraint rows end with the constraint ID (1: without it)
 KINDS = ("OBSTACLE", "RIGID", "PSEUDO_RIGID", "FINITE_ELEMENT")
 KIND_FAMILY = {"OBSTACLE": "rigid", "RIGID": "rigid", "PSEUDO_RIGID": "pseudo_rigid",
                "FINITE_ELEMENT": "finite_element"}
@@ -185,7 +186,8 @@ class ResultsStore:
             self.refresh()
             if self._con_src is not None:
                 raise ResultsError(f"results file {self.path!r} was written by an older solfec-py (format"
-                                   f" version < {VERSION}); it can be read but not continued (use -w)")
+                                   f" version < {VERSION}): its constraint rows lack what an exact"
+                                   " continuation needs; it can be read but not continued (use -w)")
             self.file = self._open("r+")
             self._resume_counters()
             return
