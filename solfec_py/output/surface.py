@@ -14,12 +14,14 @@ import numpy as np
 from numba import njit
 
 from solfec_py.errors import NotAvailableError
+from solfec_py.geometry.ellip import Ellip
 from solfec_py.geometry.sphere import Sphere, unit_sphere
 
 
 def reference_triangles(body, coarse: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(points (p, 3), triangles (t, 3)) of the body's reference surface (`coarse`: spheres
-    with 42 points instead of their own 162, for the live export of many bodies)."""
+    and ellipsoids with 42 points instead of their own 162, for the live export of many
+    bodies)."""
     points, triangles, offset = [], [], 0
     for prim in body.shape:
         ref = prim.copy()
@@ -27,6 +29,9 @@ def reference_triangles(body, coarse: bool = False) -> tuple[np.ndarray, np.ndar
         if coarse and isinstance(ref, Sphere):
             unit, tri = unit_sphere(1)
             pts, tri = ref.ref_center + ref.radius * unit, np.array(tri, dtype=np.int64)
+        elif coarse and isinstance(ref, Ellip):                   # the unit icosphere, scaled and turned
+            unit, tri = unit_sphere(1)
+            pts, tri = ref.ref_center + (unit * ref.radii) @ ref.ref_rot.T, np.array(tri, dtype=np.int64)
         else:
             pts, tri = primitive_triangles(ref, body)
         points.append(pts)
