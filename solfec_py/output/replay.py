@@ -1,6 +1,7 @@
 """Stored frames back into a live model (layer 6): READ-mode navigation (first data command
-loads frame 0, SEEK, FORWARD, BACKWARD), continuation of a run from its last frame (-c),
-and INITIALIZE_STATE from another analysis. Reference: LANGUAGE §1.2 (-c), §1.3, §13.9,
+loads frame 0, SEEK, FORWARD, BACKWARD), continuation of a run from its last frame (-c:
+bodies, clock and the whole constraint set, contacts included), and INITIALIZE_STATE from
+another analysis. Reference: LANGUAGE §1.2 (-c), §1.3, §13.9,
 §15.1-§15.2 (Solfec sol.c read / SOLFEC_Seek_To, dom.c DOM_Read_State, -c in solfec.c).
 
 Bodies are matched by id (= creation order, LANGUAGE §1.3); the state rows of a block are
@@ -88,9 +89,12 @@ def load(solfec, i: int) -> None:
 
 
 # stored columns -> ConstraintSet fields shown by the deck's CONSTRAINT objects
-_CON_FIELDS = (("point", L.POINT), ("point2", slice(L.CCOL["P2X"], L.CCOL["P2Z"] + 1)),
-               ("R", L.REAC), ("U", L.RELV), ("V", slice(L.CCOL["VT1"], L.CCOL["VN"] + 1)),
+_CON_FIELDS = (("point", L.POINT), ("point2", L.POINT2), ("R", L.REAC), ("U", L.RELV), ("V", L.VELO),
                ("gap", L.CCOL["GAP"]), ("area", L.CCOL["AREA"]), ("merit", L.CCOL["MERIT"]))
+# ... and the further fields a continued run (-c) restores (format version 3)
+_RESTART_FIELDS = _CON_FIELDS + (("mpnt", L.MPNT), ("spnt", L.SPNT), ("elem", L.ELEM),
+                                 ("spair", slice(L.CCOL["SURF1"], L.CCOL["SURF2"] + 1)),
+                                 ("cohesion", L.CCOL["COHESION"]))
 
 
 def match_constraints(cset, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -167,8 +171,10 @@ def forward(solfec, steps: int) -> None:
 
 # ---------------------------------------------------------------------- continuation
 def restore_last(solfec) -> tuple | None:
-    """-c: re-initialise the model from the last stored frame; returns the clock
-    (base, h, k) to continue with, or None when there is nothing to continue from."""
+    """-c: re-initialise the model from the last stored frame — body states, deleted
+    bodies, constraints (`restore_constraints`), time, step, output and CALLBACK times;
+    returns the clock (base, h, k) to continue with, or None when there is nothing to
+    continue from."""
     store, domain = solfec.store, solfec.domain
     if not store.nframes:
         return None
@@ -185,6 +191,7 @@ def restore_last(solfec) -> tuple | None:
     for body in list(domain.bodies):      # deleted during the stored run (EXTENTS)
         if body.id not in keep:
             domain.delete(body)
+    restore_constraints(domain, store.frame_constraints(i))
     row = store.table[i]
     c = store.col
     domain.time = float(row[c("TIME")])
@@ -195,6 +202,88 @@ def restore_last(solfec) -> tuple | None:
     if domain.callback is not None and np.isfinite(row[c("CALLBACK_TIME")]):
         domain.callback.next_time = float(row[c("CALLBACK_TIME")])
     return (float(row[c("CLOCK_BASE")]), float(row[c("CLOCK_H")]), int(row[c("CLOCK_K")]))
+
+
+def restore_constraints(domain, rows: np.ndarray) -> None:
+    """-c: make the domain's constraint set the one stored in `rows` (one frame, format
+    version 3): the deck's constraints stored there (same id, kind and bodies) keep their
+    objects and take the stored values; the stored contacts are created again with their
+    ids, geometry, reactions, cohesion and surface material (looked up from the surface
+    pair, as contact detection does); deck constraints absent from the frame (broken or
+    deleted before it) are removed; the rows end in the stored order (the order of the
+    Gauss-Seidel sweep) and the next new constraint gets the id it got in the
+    uninterrupted run (the smallest id not in use)."""
+    from solfec_py import constraints as C
+
+    cons = domain.constraints
+    if not isinstance(cons, C.ConstraintSet):
+        if not rows.shape[0]:
+            return
+        cons = C.constraint_set(domain)
+    cset = cons
+    col = L.CCOL
+    ids = rows[:, col["ID"]].astype(np.int64)
+    if (ids <= 0).any():
+        raise ResultsError("the stored constraint rows have no ids (results of an older solfec-py);"
+                           " they cannot be continued (use -w)")
+    src, dst = match_constraints(cset, rows)
+    keep = np.zeros(cset.count, dtype=bool)
+    keep[dst] = True
+    cset.remove_rows(np.flatnonzero(~keep))         # deck constraints gone before the frame
+    new = np.setdiff1d(np.arange(rows.shape[0]), src)
+    if new.size:
+        _recreate_contacts(domain, cset, rows[new])
+    have = cset.live("id")                          # every row is now a stored one
+    order = np.argsort(have, kind="stable")
+    live = order[np.minimum(np.searchsorted(have[order], ids), max(have.size - 1, 0))]
+    if cset.count != ids.size or not np.array_equal(have[live], ids):
+        raise ResultsError(f"stored constraint ids are not distinct: {ids.tolist()}")
+    for name, c in _RESTART_FIELDS:
+        getattr(cset, name)[live] = rows[:, c]
+    cset.base[live] = rows[:, L.BASE].reshape(-1, 3, 3).transpose(0, 2, 1)   # stored column-major
+    cset.reorder(live)
+    cset.reset_ids()
+
+
+def _recreate_contacts(domain, cset, rows: np.ndarray) -> None:
+    """CONTACT rows for stored constraints the deck did not create, with their stored ids
+    and the surface-material fields of their surface pairs (contact/detect.py assigns
+    them the same way when it creates a contact; cohesion comes from the stored row)."""
+    from solfec_py import constraints as C
+    from solfec_py.bodies import BODY_KINDS
+
+    col = L.CCOL
+    kind = rows[:, col["KIND"]].astype(np.int64) - 1
+    ids = rows[:, col["ID"]].astype(np.int64)
+    bid = rows[:, col["BID1"]:col["BID2"] + 1].astype(np.int64)
+    other = np.flatnonzero(kind != C.CONTACT)
+    if other.size:
+        k = int(other[0])
+        name = C.KINDS[kind[k]] if 0 <= kind[k] < len(C.KINDS) else f"code {kind[k] + 1}"
+        raise ResultsError(f"the stored constraint {ids[k]} ({name}, bodies {bid[k, 0]} and {bid[k, 1]}) is not"
+                           " among the constraints the deck creates: the deck differs from the one that"
+                           " wrote the results, which cannot be continued with it (use -w)")
+    by_id = domain.by_id
+    missing = [int(b) for b in np.unique(bid[bid > 0]).tolist() if int(b) not in by_id]
+    if missing or (bid[:, 0] <= 0).any():
+        raise ResultsError(f"stored contacts refer to bodies {missing or [0]} that the model does not hold;"
+                           " the deck differs from the one that wrote the results (use -w)")
+    masters = [by_id[b] for b in bid[:, 0].tolist()]
+    slaves = [by_id[b] if b > 0 else None for b in bid[:, 1].tolist()]
+    names = sorted({BODY_KINDS[b.kind].family for b in masters + slaves if b is not None})
+    code = {name: i for i, name in enumerate(names)}
+    family = np.array([[code[BODY_KINDS[m.kind].family], -1 if s is None else code[BODY_KINDS[s.kind].family]]
+                       for m, s in zip(masters, slaves)], dtype=np.int64)
+    new = cset.add_with_ids(C.CONTACT, masters, slaves, np.where(family >= 0, bid, 0), family, names, ids)
+    spair = rows[:, col["SURF1"]:col["SURF2"] + 1].astype(np.int64)
+    pairs, inverse = np.unique(spair, axis=0, return_inverse=True)
+    mats = [domain.surface_materials.lookup(int(a), int(b)) for a, b in pairs.tolist()]
+    par = np.array([(m.friction, m.restitution, 1.0 if m.model == "SPRING_DASHPOT" else 0.0, m.spring,
+                     m.dashpot, m.hpow) for m in mats], dtype=float)[inverse.reshape(-1)]
+    cset.friction[new], cset.restitution[new], cset.model[new] = par[:, 0], par[:, 1], par[:, 2]
+    cset.spring[new], cset.dashpot[new], cset.hpow[new] = par[:, 3], par[:, 4], par[:, 5]
+    for r, j in zip(new.tolist(), inverse.reshape(-1).tolist()):
+        cset.material[r] = mats[j]
 
 
 # ---------------------------------------------------------------------- INITIALIZE_STATE
