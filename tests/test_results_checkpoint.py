@@ -1,7 +1,8 @@
 """Checkpoints: a run killed with SIGKILL keeps every flushed frame; `-c` continues from the
-last frame and gives bit-identical states to an uninterrupted run; INITIALIZE_STATE copies
-a stored state into another model. References: closed-form free fall for the surviving
-frames, the uninterrupted run for the continued ones, the source file for INITIALIZE_STATE."""
+last frame and gives bit-identical states to an uninterrupted run, also with rigid links
+and contacts (constraint rows, ids and order included); INITIALIZE_STATE copies a stored
+state into another model. References: closed-form free fall for the surviving frames, the
+uninterrupted run for the continued ones, the source file for INITIALIZE_STATE."""
 from __future__ import annotations
 
 import json
@@ -86,6 +87,114 @@ def test_continue_is_bit_identical_to_an_uninterrupted_run(tmp_path, capsys):
         _, pd2, _ = r.read_data(20)
     assert t_last == pytest.approx(1.0, abs=1e-12)
     np.testing.assert_array_equal(pd["DISP"], pd2["DISP"])
+
+
+# Rigid links and contacts (the double-pendulum pattern of inputs/double_pendulum.py on a
+# floor): a fixed-point link and a ball-ball link whose lower ball swings into the floor
+# and drags on it; a link that breaks in the first step (its id 3 is recycled by a
+# contact); balls resting, rolling off the floor's edge (~0.8 s), dropped to land after the
+# split (~0.9 s, restitution 0: it stays, on an id freed after the split), glued
+# (cohesion 100 holds a net pull of 60 - 41 N up) and one falling from the broken link
+# (bounces at ~0.43 s and ~0.86 s). Gauss-Seidel at 1e-3, so every
+# reaction depends on the warm start.
+LINKED = """\
+args = NON_SOLFEC_ARGV() or []
+out = args[0]
+stop_at = float(args[1]) if len(args) > 1 else None
+GEOMETRIC_EPSILON(1E-5)
+sol = SOLFEC('DYNAMIC', 1E-3, out)
+sol.verbose = 'OFF'
+GRAVITY(sol, (0, 0, -9.81))
+SURFACE_MATERIAL(sol, model='SIGNORINI_COULOMB', friction=0.3, restitution=0.5)
+SURFACE_MATERIAL(sol, surf1=1, surf2=3, model='SIGNORINI_COULOMB', friction=0.3, cohesion=100.0)
+SURFACE_MATERIAL(sol, surf1=1, surf2=4, model='SIGNORINI_COULOMB', friction=0.3, restitution=0.0)
+mat = BULK_MATERIAL(sol, density=1000.0)
+pts = [v for x in (-3, 3) for y in (-1, 1) for z in (-1, 0) for v in (x, y, z)]
+BODY(sol, 'OBSTACLE', HULL(pts, 1, 1), mat, label='floor')
+a, b, c = (0, 0, 0.5), (0.3, 0, 0.5), (0.3, 0, 0.12)
+p1 = BODY(sol, 'RIGID', SPHERE(b, 0.1, 1, 2), mat, label='p1')
+PUT_RIGID_LINK(p1, None, b, a)
+p2 = BODY(sol, 'RIGID', SPHERE(c, 0.1, 1, 2), mat, label='p2')
+PUT_RIGID_LINK(p2, p1, c, b)
+brk = BODY(sol, 'RIGID', SPHERE((0.5, 0.5, 1.0), 0.1, 1, 2), mat, label='brk')
+PUT_RIGID_LINK(brk, None, (0.5, 0.5, 1.0), (0.5, 0.5, 1.3), strength=30.0)
+rest = BODY(sol, 'RIGID', SPHERE((-1, 0, 0.1), 0.1, 1, 2), mat, label='rest')
+roll = BODY(sol, 'RIGID', SPHERE((1.8, 0, 0.1), 0.1, 1, 2), mat, label='roll')
+INITIAL_VELOCITY(roll, (1.5, 0, 0), (0, 15, 0))
+drop = BODY(sol, 'RIGID', SPHERE((-2, 0, 4.07), 0.1, 1, 4), mat, label='drop')
+glue = BODY(sol, 'RIGID', SPHERE((-1.5, 0, 0.1), 0.1, 1, 3), mat, label='glue')
+FORCE(glue, 'SPATIAL', (-1.5, 0, 0.1), (0, 0, 1), 60.0)
+OUTPUT(sol, 0.01)
+def cb():
+    return 0 if stop_at is not None and sol.time >= stop_at - 1e-9 else 1
+CALLBACK(sol, 0.01, (), cb)
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 1000), 1.0)
+"""
+
+
+def frame_constraints(path):
+    """Constraint rows of every frame of a results file."""
+    store = ResultsStore.open_existing(str(path))
+    return [np.array(store.frame_constraints(i)) for i in range(store.nframes)], store.times
+
+
+def contacts(rows):
+    """{id: (body 1, body 2)} of the contacts among constraint rows."""
+    C = L.CCOL
+    con = rows[rows[:, C["KIND"]] == L.CON_KIND_CODE["CONTACT"]]
+    return {int(r[C["ID"]]): (int(r[C["BID1"]]), int(r[C["BID2"]])) for r in con}
+
+
+def test_continue_with_links_and_contacts_is_bit_identical(tmp_path, capsys):
+    """-c with rigid links and contacts alive at the split: frame tables, body states and
+    constraint rows (ids, order, reactions, points, cohesion ...) equal the uninterrupted
+    run's bit for bit, including contacts that end and are created after the split and
+    reuse freed ids. Reference: the uninterrupted run."""
+    deck = write(tmp_path / "linked.py", LINKED)
+    assert main([deck, "out/straight"]) == 0
+    assert main([deck, "out/split", "0.5"]) == 0
+    assert ResultsStore.open_existing(str(tmp_path / "out/split/split.h5")).duration()[1] == pytest.approx(0.5)
+    assert main(["-c", deck, "out/split"]) == 0
+    a_cons, times = frame_constraints(tmp_path / "out/straight/straight.h5")
+    b_cons, _ = frame_constraints(tmp_path / "out/split/split.h5")
+    # the scenario the test is about (read from the uninterrupted run)
+    C, K = L.CCOL, L.CON_KIND_CODE
+    split = int(np.flatnonzero(np.isclose(times, 0.5))[0])
+    at_split = a_cons[split]
+    assert times.size == 101 and at_split[:, C["KIND"]].tolist().count(K["RIGLNK"]) == 2  # link 3 broke
+    alive = contacts(at_split)
+    assert len(alive) >= 3 and alive.get(3) is not None           # a contact reuses the link's id 3
+    assert at_split[:, C["ID"]].tolist() != sorted(at_split[:, C["ID"]].tolist())   # rows not by id
+    assert (at_split[:, C["RN"]] != 0).all()                     # every row carries a reaction
+    glued = at_split[at_split[:, C["SURF1"]] + at_split[:, C["SURF2"]] == 4]
+    assert glued.shape[0] == 1 and glued[0, C["COHESION"]] == 100.0 and glued[0, C["RN"]] < 0  # held by cohesion
+    later = [contacts(r) for r in a_cons[split + 1:]]
+    assert any(set(alive.items()) - set(c.items()) for c in later)        # a contact ends after the split
+    reused = {(i, pair) for c in later for i, pair in c.items() if i in alive and alive[i] != pair}
+    assert reused                                                # ... and its id goes to a new contact
+    # bit-identical continuation
+    a_table, a_state = stored(tmp_path / "out/straight/straight.h5")
+    b_table, b_state = stored(tmp_path / "out/split/split.h5")
+    np.testing.assert_array_equal(a_table, b_table)
+    np.testing.assert_array_equal(a_state, b_state)
+    assert len(b_cons) == len(a_cons)
+    for i, (x, y) in enumerate(zip(a_cons, b_cons)):
+        np.testing.assert_array_equal(x, y, err_msg=f"constraint rows of frame {i} (t = {times[i]:g})")
+
+
+def test_continue_with_another_deck_is_refused(tmp_path, capsys):
+    """-c with a deck that no longer creates a stored link: a clear error at the RUN line
+    (the stored constraint set cannot be rebuilt), the results file left as it was."""
+    deck = write(tmp_path / "linked.py", LINKED)
+    assert main([deck, "out/other", "0.05"]) == 0
+    h5 = str(tmp_path / "out/other/other.h5")
+    n = ResultsStore.open_existing(h5).nframes
+    other = write(tmp_path / "other.py", LINKED.replace("PUT_RIGID_LINK(p2, p1, c, b)", ""))
+    capsys.readouterr()
+    assert main(["-c", other, "out/other"]) != 0
+    err = capsys.readouterr().err
+    assert "stored constraint 2 (RIGLNK, bodies 3 and 2)" in err and "deck differs" in err
+    assert ResultsStore.open_existing(h5).nframes == n
 
 
 KILL = """\
