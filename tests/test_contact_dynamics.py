@@ -308,3 +308,77 @@ CONTACT_EXCLUDE_BODIES(floor, top)
 RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 0.01)
 """)
     assert main([deck, "--no-progress"]) == 0
+
+
+def meshed_floor_and_ball(api, x):
+    """A floor of 2 x 1 x 1 HEX elements over [-1, 1] x [-1, 1] x [-1, 0] and a ball resting
+    on it at (x, 0): at x = 0 it touches both elements at one point (their shared face)."""
+    sol, mat = model(api)
+    nodes = [-1, -1, -1, 1, -1, -1, 1, 1, -1, -1, 1, -1, -1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0]
+    api.BODY(sol, 'OBSTACLE', api.HEX(nodes, 2, 1, 1, 0, [1] * 6), mat)
+    ball = api.BODY(sol, 'RIGID', api.SPHERE((x, 0, 0.1), 0.1, 1, 2), mat)
+    return sol, ball
+
+
+def test_default_sparsification_merges_duplicate_contacts(api):
+    """Solfec sparsifies new contacts by default (mindist = GEOMETRIC_EPSILON): the two
+    sphere-element contacts at the same point become one; with mindist 0 both stay and
+    share the weight. Either way the ball rests (sum R_N = m g)."""
+    for mindist, count in ((None, 1), (0.0, 2)):
+        sol, ball = meshed_floor_and_ball(api, 0.0)
+        if mindist is not None:
+            api.CONTACT_SPARSIFY(sol, mindist=mindist)
+        api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-12, 1000), 0.01)
+        assert len(ball.constraints) == count
+        assert sum(c.R[2] for c in ball.constraints) == pytest.approx(ball.mass * 9.81, rel=1e-9)
+        assert ball.conf[11] == pytest.approx(0.1, abs=1e-12)
+    sol, ball = meshed_floor_and_ball(api, 0.5)                # inside one element: one contact
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-12, 1000), 0.01)
+    assert len(ball.constraints) == 1
+
+
+def test_sparsify_minarea_and_arguments(api):
+    """Point contacts have area 1 (NUMERICS §5.3.2): minarea 2 drops them all, so the ball
+    falls freely through the floor."""
+    sol, ball = meshed_floor_and_ball(api, 0.5)
+    api.CONTACT_SPARSIFY(sol, 0.01, 2.0)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-12, 1000), 0.05)
+    assert not ball.constraints and ball.conf[11] == pytest.approx(0.1 - 9.81 * 0.05 ** 2 / 2, abs=1e-12)
+    with pytest.raises(ValueError, match=r"'threshold' outside of \[0, 1\] bounds"):
+        api.CONTACT_SPARSIFY(sol, 1.5)
+    with pytest.raises(ValueError, match="'mindist' must be non-negative"):
+        api.CONTACT_SPARSIFY(sol, mindist=-1.0)
+    with pytest.raises(TypeError, match="'solfec' must be a SOLFEC object"):
+        api.CONTACT_SPARSIFY(ball)
+
+
+def test_area_rule_drops_a_tiny_contact_next_to_a_big_one_on_adjacent_objects(api):
+    """NUMERICS §5.4 area rule: a new contact whose area is below threshold x the area of a
+    contact between the same bodies on an adjacent object (elements sharing nodes) goes;
+    the same contact next to a non-adjacent element's contact stays. (Point contacts all
+    have area 1, so the areas are set by hand here.)"""
+    from solfec_py.contact import objects as O, sparsify as SP
+    from solfec_py.contact.detect import _objects
+
+    sol, mat = model(api)
+    nodes = [-1, -1, -1, 2, -1, -1, 2, 1, -1, -1, 1, -1, -1, -1, 0, 2, -1, 0, 2, 1, 0, -1, 1, 0]
+    api.BODY(sol, 'OBSTACLE', api.HEX(nodes, 3, 1, 1, 0, [1] * 6), mat)   # elements x in [-1,0],[0,1],[1,2]
+    for x in (0.0, 1.5):
+        api.BODY(sol, 'RIGID', api.SPHERE((x, 0, 0.1), 0.1, 1, 2), mat)
+    api.CONTACT_SPARSIFY(sol, mindist=0.0)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), 1e-3)
+    domain = sol.domain
+    cset, table = domain.constraints, O.table_for(domain)
+    objs = lambda r: _objects(domain, table, cset, r)
+    rows = np.arange(cset.count)
+    elems = objs(rows)[:, 1]
+    assert len(rows) == 3 and sorted(table.elem[elems].tolist()) == [0, 1, 2]
+    settings = SP.Settings(threshold=0.01, minarea=0.0, mindist=0.0)
+    on = {int(table.elem[e]): int(r) for r, e in zip(rows, elems)}
+    # the first ball touches elements 0 and 1 (adjacent): shrink one of its two contacts
+    cset.area[on[0]] = 1e-3
+    assert SP.sparsify(cset, np.array([on[0]]), settings, table, objs).tolist() == [on[0]]
+    assert SP.sparsify(cset, np.array([on[1]]), settings, table, objs).tolist() == []   # the big one stays
+    # the second ball's contact is on element 2 and joins other bodies: never compared
+    cset.area[on[2]] = 1e-3
+    assert SP.sparsify(cset, np.array([on[2]]), settings, table, objs).tolist() == []

@@ -1,14 +1,15 @@
-"""Contact detection settings of a deck (layer 7): CONTACT_EXCLUDE_BODIES and
-CONTACT_EXCLUDE_SURFACES. Reference: LANGUAGE §14 (Solfec lng.c CONTACT_EXCLUDE_*),
+"""Contact detection settings of a deck (layer 7): CONTACT_EXCLUDE_BODIES,
+CONTACT_EXCLUDE_SURFACES and CONTACT_SPARSIFY. Reference: LANGUAGE §14 (Solfec lng.c CONTACT_EXCLUDE_*),
 NUMERICS §5.2 (body pairs filtered before the narrow phase, surface pairs after it).
 """
 from __future__ import annotations
 
-from solfec_py import validate as V
+from solfec_py import session, validate as V
 from solfec_py.api.common import require_body, require_solfec
+from solfec_py.contact.sparsify import Settings
 from solfec_py.errors import InputError
 
-__all__ = ["CONTACT_EXCLUDE_BODIES", "CONTACT_EXCLUDE_SURFACES"]
+__all__ = ["CONTACT_EXCLUDE_BODIES", "CONTACT_EXCLUDE_SURFACES", "CONTACT_SPARSIFY"]
 
 
 @V.command
@@ -29,4 +30,17 @@ def CONTACT_EXCLUDE_SURFACES(solfec, surf1, surf2):
     domain = require_solfec("solfec", solfec)
     a, b = V.integer("surf1", surf1), V.integer("surf2", surf2)
     domain.excluded_surfaces.add((min(a, b), max(a, b)))
+    return None
+
+
+@V.command
+def CONTACT_SPARSIFY(solfec, threshold=V.MISSING, minarea=V.MISSING, mindist=V.MISSING):
+    """Sparsification of new contacts (NUMERICS §5.4): defaults 0.01, 0, GEOMETRIC_EPSILON."""
+    domain = require_solfec("solfec", solfec)
+    threshold = V.number("threshold", threshold) if V.given(threshold) else 0.01
+    if not 0.0 <= threshold <= 1.0:
+        raise InputError(f"'threshold' outside of [0, 1] bounds: got {threshold:g}")
+    minarea = V.nonnegative("minarea", minarea) if V.given(minarea) else 0.0
+    mindist = V.nonnegative("mindist", mindist) if V.given(mindist) else session.geometric_epsilon()
+    domain.sparsify = Settings(threshold, minarea, mindist)
     return None

@@ -8,6 +8,7 @@ import shutil
 
 from solfec_py import session, validate as V
 from solfec_py.api.common import readonly
+from solfec_py.contact.sparsify import Settings as SparsifySettings
 from solfec_py.domain import Domain
 from solfec_py.errors import InputError
 
@@ -35,6 +36,8 @@ class SOLFEC:
         step = V.positive("step", step)
         output = V.string("output", output)
         self.domain = Domain(analysis=analysis, step=step)
+        # contact sparsification with Solfec's defaults; mindist = GEOMETRIC_EPSILON now
+        self.domain.sparsify = SparsifySettings(mindist=session.geometric_epsilon())
         self.domain.owner = self
         self._outpath = output_path(output)
         self._verbose = "ON"

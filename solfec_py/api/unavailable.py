@@ -7,7 +7,7 @@ from solfec_py.errors import NotAvailableError
 
 LATER = {
     "constraints": ("LOCDYN_DUMP",),
-    "contact sparsification and the MBFCP export": ("CONTACT_SPARSIFY", "MBFCP_EXPORT"),
+    "the MBFCP export": ("MBFCP_EXPORT",),
     "results": ("SOLFEC_EXPORT", "RIGID_TO_FEM"),
     "deformable bodies": ("SIMPLIFIED_CRACK", "RT_SPLIT", "MODAL_ANALYSIS", "BODY_MM_EXPORT",
                           "FRACTURE_EXPORT_YAFFEMS", "REGISTER_BASE", "COROTATED_DISPLACEMENTS",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solfec_py import constraints as C, session
-from solfec_py.contact import broad, narrow, objects as O
+from solfec_py.contact import broad, narrow, objects as O, sparsify as SP
 from solfec_py.errors import NotAvailableError, SimulationError
 from solfec_py.solvers.local_dynamics import body_rows
 
@@ -229,10 +229,22 @@ def detect(domain) -> int:
             f"unphysical penetration of depth {-found.gap[k]:g} (limit {depth:g}) between bodies"
             f" {table.bid[found.om[k]]} and {table.bid[found.os[k]]} at time {domain.time:g}; reduce the"
             " time step or check the model")
-    return insert(domain, table, found, eps)
+    rows = insert(domain, table, found, eps)
+    settings = getattr(domain, "sparsify", None) or SP.Settings(mindist=eps)
+    gone = SP.sparsify(domain.constraints, rows, settings, table,
+                       lambda r: _objects(domain, table, domain.constraints, r))
+    domain.constraints.remove_rows(gone)
+    return int(rows.size - gone.size)
 
 
-def insert(domain, table: O.ObjectTable, found: Found, eps: float) -> int:
+def _objects(domain, table, cset, rows: np.ndarray) -> np.ndarray:
+    """(k, 2) global object indices of constraint rows (-1 where not in the table)."""
+    brow = body_rows(domain, cset)
+    return np.column_stack([table.objects_of(cset.families, cset.family[rows, s], brow[rows, s],
+                                             cset.elem[rows, s]) for s in (0, 1)])
+
+
+def insert(domain, table: O.ObjectTable, found: Found, eps: float) -> np.ndarray:
     """New CONTACT rows for `found` (master side 0, slave side 1)."""
     cset = C.constraint_set(domain)
     obj = np.column_stack((found.om, found.os))
@@ -243,4 +255,4 @@ def insert(domain, table: O.ObjectTable, found: Found, eps: float) -> int:
     _store(domain, table, cset, rows, found, eps)
     cset.spair[rows, 0], cset.spair[rows, 1] = found.sid_m, found.sid_s
     _assign_material(domain, cset, rows, found.area, initial=domain.steps_done == 0)
-    return int(rows.size)
+    return rows

@@ -207,7 +207,7 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
         c, sg, rw, Hl = con[live], sign[live], rows[live], H[live]
         diag_idx.append(c)
         diag_val.append(h * block.delassus(rw, Hl, Hl))
-        e, f = _pairs(rw, c)                        # unordered pairs: W_fe = W_ef^T (A symmetric)
+        e, f = unordered_pairs(rw, c)                        # unordered pairs: W_fe = W_ef^T (A symmetric)
         if e.size:
             blocks = (h * (sg[e] * sg[f]))[:, None, None] * block.delassus(rw[e], Hl[e], Hl[f])
             trans = blocks.transpose(0, 2, 1)
@@ -230,7 +230,7 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
                          Wadj=Wadj, dynamic=domain.dynamic, h=h, sides=sides)
 
 
-def _pairs(rows: np.ndarray, con: np.ndarray):
+def unordered_pairs(rows: np.ndarray, con: np.ndarray):
     """All unordered pairs of entries on the same body row, once each as (e, f), e != f."""
     E = rows.size
     if E <= 1:
