@@ -105,23 +105,31 @@ def _keys(om: np.ndarray, os: np.ndarray, n: int) -> np.ndarray:
     return np.minimum(om, os) * n + np.maximum(om, os)
 
 
-def _assign_material(domain, cset, rows: np.ndarray, area: np.ndarray, initial: bool) -> None:
-    """Surface-material fields of contact rows from their surface-id pairs (one table
-    lookup per distinct pair)."""
+def assign_material(surface_materials, cset, rows: np.ndarray) -> np.ndarray:
+    """Surface-material fields (material, friction, restitution, model, spring, dashpot,
+    hpow) of contact rows from their surface-id pairs `cset.spair` (one table lookup per
+    distinct pair); returns the materials' cohesion per unit area of every row."""
     if rows.size == 0:
-        return
-    table = domain.surface_materials
+        return np.zeros(0)
     pairs, inverse = np.unique(cset.spair[rows], axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
-    mats = [table.lookup(int(a), int(b)) for a, b in pairs.tolist()]
+    mats = [surface_materials.lookup(int(a), int(b)) for a, b in pairs.tolist()]
     par = np.array([(m.friction, m.restitution, 1.0 if m.model == "SPRING_DASHPOT" else 0.0, m.spring,
                      m.dashpot, m.hpow, m.cohesion) for m in mats], dtype=float)[inverse]
     cset.friction[rows], cset.restitution[rows], cset.model[rows] = par[:, 0], par[:, 1], par[:, 2]
     cset.spring[rows], cset.dashpot[rows], cset.hpow[rows] = par[:, 3], par[:, 4], par[:, 5]
-    cset.cohesion[rows] = par[:, 6] * area if initial else 0.0
     material = cset.material
     for r, j in zip(rows.tolist(), inverse.tolist()):
         material[r] = mats[j]
+    return par[:, 6]
+
+
+def _assign_material(domain, cset, rows: np.ndarray, area: np.ndarray, initial: bool) -> None:
+    """Materials of new or re-paired contacts; only contacts that exist at t = 0 get the
+    material cohesion (NUMERICS §4.4)."""
+    cohesion = assign_material(domain.surface_materials, cset, rows)
+    if rows.size:
+        cset.cohesion[rows] = cohesion * area if initial else 0.0
 
 
 def _store(domain, table: O.ObjectTable, cset, rows: np.ndarray, found: Found, eps: float) -> None:

@@ -251,6 +251,7 @@ def _recreate_contacts(domain, cset, rows: np.ndarray) -> None:
     them the same way when it creates a contact; cohesion comes from the stored row)."""
     from solfec_py import constraints as C
     from solfec_py.bodies import BODY_KINDS
+    from solfec_py.contact.detect import assign_material
 
     col = L.CCOL
     kind = rows[:, col["KIND"]].astype(np.int64) - 1
@@ -275,15 +276,8 @@ def _recreate_contacts(domain, cset, rows: np.ndarray) -> None:
     family = np.array([[code[BODY_KINDS[m.kind].family], -1 if s is None else code[BODY_KINDS[s.kind].family]]
                        for m, s in zip(masters, slaves)], dtype=np.int64)
     new = cset.add_with_ids(C.CONTACT, masters, slaves, np.where(family >= 0, bid, 0), family, names, ids)
-    spair = rows[:, col["SURF1"]:col["SURF2"] + 1].astype(np.int64)
-    pairs, inverse = np.unique(spair, axis=0, return_inverse=True)
-    mats = [domain.surface_materials.lookup(int(a), int(b)) for a, b in pairs.tolist()]
-    par = np.array([(m.friction, m.restitution, 1.0 if m.model == "SPRING_DASHPOT" else 0.0, m.spring,
-                     m.dashpot, m.hpow) for m in mats], dtype=float)[inverse.reshape(-1)]
-    cset.friction[new], cset.restitution[new], cset.model[new] = par[:, 0], par[:, 1], par[:, 2]
-    cset.spring[new], cset.dashpot[new], cset.hpow[new] = par[:, 3], par[:, 4], par[:, 5]
-    for r, j in zip(new.tolist(), inverse.reshape(-1).tolist()):
-        cset.material[r] = mats[j]
+    cset.spair[new] = rows[:, col["SURF1"]:col["SURF2"] + 1].astype(np.int64)
+    assign_material(domain.surface_materials, cset, new)     # cohesion: the stored value (caller)
 
 
 # ---------------------------------------------------------------------- INITIALIZE_STATE
