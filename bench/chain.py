@@ -1,5 +1,5 @@
 """Benchmark: a chain of N rigid links (default 10 000) released horizontally under gravity,
-solved by Gauss-Seidel; prints JSON with the block updates (reactions x iterations) per
+solved by Gauss-Seidel; prints one JSON line with the block updates (reactions x iterations) per
 second of the sweep kernel and of the whole constraint solve, per step.
 
 Run:  python bench/chain.py [N] [steps] [epsilon] [maxiter]
@@ -73,8 +73,12 @@ def main(argv=None) -> dict:
             gauss_seidel.iterate = original
         run_time = time.perf_counter() - t0
     consol = sol.domain.timers.get("CONSOL", 0.0)
+    from solfec_py import __version__
+
     result = {
-        "links": n, "steps": steps, "epsilon": epsilon,
+        "code": "solfec-py", "version": __version__, "scene": "rigid-link chain", "n": n, "dt": 1e-3,
+        "steps": steps, "wall_s": round(run_time, 4), "body_steps_per_s": n * steps / run_time,
+        "contacts": 0, "epsilon": epsilon,
         "gs_iterations_per_step": gs.itershist,
         "last_error": gs.rerhist[-1] if gs.rerhist else None,
         "kernel_block_updates_per_s": kernel["updates"] / kernel["time"] if kernel["time"] else None,
@@ -83,7 +87,7 @@ def main(argv=None) -> dict:
         "run_seconds_per_step": run_time / steps,
         "build_seconds": build_time,
     }
-    print(json.dumps(result, indent=1))
+    print(json.dumps(result), flush=True)            # one JSON line (BENCHMARKS.md)
     return result
 
 

@@ -96,7 +96,7 @@ def main(argv: list[str]) -> None:
         store = best(spf, "store")
         both = best(spf, "store+xdmf")
         print(json.dumps({
-            "code": "solfec-py", "version": __version__, "bench": "output overhead",
+            "code": "solfec-py", "version": __version__, "scene": "output overhead",
             "bodies": N_BODIES, "frames": store["frames"], "steps": N_FRAMES * spf, "steps_per_frame": spf,
             "wall_bare_loop_s": round(bare["wall_s"], 3), "wall_no_frames_s": round(none["wall_s"], 3),
             "wall_store_s": round(store["wall_s"], 3), "wall_store_xdmf_s": round(both["wall_s"], 3),

@@ -53,7 +53,10 @@ def main() -> int:
     out = legacy.translate(deck, "bench_deck.py")
     t2 = time.perf_counter()
     compile(out, "bench_deck.py", "exec", dont_inherit=True)
-    record = {"lines": deck.count("\n"), "parser_build_s": round(t1 - t0, 3),
+    from solfec_py import __version__
+
+    record = {"code": "solfec-py", "version": __version__, "scene": "legacy deck translation",
+              "lines": deck.count("\n"), "wall_s": round(t2 - t1, 3), "parser_build_s": round(t1 - t0, 3),
               "translate_s": round(t2 - t1, 3), "target_s": 2.0, "ok": (t2 - t1) < 2.0}
     print(json.dumps(record))
     return 0
