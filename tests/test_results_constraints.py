@@ -269,6 +269,12 @@ def test_stored_contacts_in_read_mode(api, tmp_path):
     assert "not in the frame shown" in repr(c)
     api.BACKWARD(sol, 2)
     assert c.R == (0.0, 0.1, 2.0)                                     # and is shown again
+    # BODY.constraints / ncon follow the frame shown too (oldest first)
+    assert b1.constraints == [c] and b1.ncon == 1 and b3.constraints == [fix]
+    api.FORWARD(sol, 1)                                               # frame 1: a and b
+    assert b1.constraints == [c] and b2.constraints == [c, sol.constraints[0]] and b3.ncon == 2
+    api.FORWARD(sol, 1)                                               # frame 2: a ended
+    assert b1.constraints == [] and b2.ncon == 1
 
 
 @pytest.mark.parametrize("version", [1, 2])

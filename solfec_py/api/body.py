@@ -93,6 +93,13 @@ class BODY(Body):
 
     @readonly
     def constraints(self):
+        """The body's constraints, oldest first; in READ mode, once a frame is shown, those
+        of the stored frame (contacts included), as SOLFEC.constraints shows them."""
+        owner = getattr(self._domain_or_none(), "owner", None)
+        if owner is not None and owner._showing_frame():
+            from solfec_py.api.results import frame_constraints
+
+            return [c for c in reversed(frame_constraints(owner)) if _involves(c, self)]
         return list(self._constraints)
 
     @constraints.setter
@@ -101,7 +108,11 @@ class BODY(Body):
 
     @readonly
     def ncon(self):
-        return len(self._constraints)
+        return len(self.constraints)
+
+    def _domain_or_none(self):
+        block = getattr(self, "block", None)
+        return getattr(block, "domain", None)
 
     @readonly
     def display_points(self):
@@ -270,3 +281,9 @@ def BYLABEL(solfec, kind, label):
 
         return bulk_material_object(domain, label)
     return domain.fields.get(label)
+
+
+def _involves(constraint, body) -> bool:
+    """Is `body` one of the bodies of `constraint` (its `adjbod`)?"""
+    adj = constraint.adjbod
+    return any(b is body for b in adj) if isinstance(adj, tuple) else adj is body
