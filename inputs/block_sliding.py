@@ -49,6 +49,8 @@ TRANSLATE(block, SHIFT)
 block = BODY(sol, 'RIGID', block, mat, label='BLOCK')
 FORCE(block, 'SPATIAL', (0, 0, 0), (0, 0, 0), push, block)
 
+if sol.mode == 'READ':
+    raise SystemExit('block_sliding: results exist in out/block_sliding; remove them (or run with -w) and rerun')
 CALLBACK(sol, STEP, (block,), record)
 RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 1000), STOP)
 
@@ -65,6 +67,7 @@ for name, index, ref in REFERENCE:
     checked += 1
     passed = passed and error <= 1E-3
     print('%s[%d] = %.9f, reference %.9f, error %.2e' % (name, index, value, ref, error))
+print('contacts at the end: %d' % len(block.constraints))
 print('PASSED' if passed and checked else 'FAILED')
 
 if not VIEWER():
