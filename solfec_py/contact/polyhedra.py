@@ -173,7 +173,7 @@ def gjk_pairs(ca, cb, c_vstart, v_cur):
 
 
 @numba.njit(cache=True)
-def _faces(simplices, equations, normals, owner, surface):
+def _faces(simplices, equations, normals):
     """Primal faces of the dual hull: every dual facet is a primal vertex y = -e/o, every
     dual hull point k a primal face (its incident facets ordered by angle in plane k) which
     is fan-triangulated. Returns the primal vertices and per triangle: the originating
@@ -295,7 +295,7 @@ def intersection(va, vb, na, da, nb, db, surf_a, surf_b, p, lo, hi, eps):
         hull = ConvexHull(normals / d[:, None])
     except (QhullError, ValueError):
         return None
-    Y, t_plane, t_area, t_cent = _faces(hull.simplices.astype(np.int64), hull.equations, normals, owner, surface)
+    Y, t_plane, t_area, t_cent = _faces(hull.simplices.astype(np.int64), hull.equations, normals)
     ok, n, point, area, V = _summary(Y, t_plane, t_area, t_cent, normals, owner, surface, lo, hi, p, eps)
     if not ok:
         return None
