@@ -148,20 +148,26 @@ def write(path, text):
     return str(path)
 
 
-def test_polyhedral_contact_is_reported_at_the_run_line(tmp_path, capsys):
+def test_polyhedral_contact_runs_from_a_deck(tmp_path, capsys):
+    """Two stacked HEX cubes (the pair once refused with a "not available" error): one
+    polyhedral contact whose normal reaction carries the top cube's weight (GS tolerance 1e-10)."""
     deck = write(tmp_path / "boxes.py", """\
 sol = SOLFEC('DYNAMIC', 1E-3, 'out/boxes')
-mat = BULK_MATERIAL(sol)
+mat = BULK_MATERIAL(sol, density=100.0)
+GRAVITY(sol, (0, 0, -10))
 cube = [0,0,0, 1,0,0, 1,1,0, 0,1,0, 0,0,1, 1,0,1, 1,1,1, 0,1,1]
 BODY(sol, 'OBSTACLE', HEX(cube, 1, 1, 1, 0, [1]*6), mat)
 box = HEX(cube, 1, 1, 1, 0, [1]*6)
 TRANSLATE(box, (0, 0, 1))
-BODY(sol, 'RIGID', box, mat)
-RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 0.01)
+top = BODY(sol, 'RIGID', box, mat)
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-10, 100), 0.01)
+(con,) = top.constraints
+print('contact', con.kind, con.R[2], top.mass * 10, top.velo[5])
 """)
-    assert main([deck, "--no-progress"]) == 1
-    err = capsys.readouterr().err
-    assert "boxes.py:8:" in err and "polyhedral shapes (bodies 1 and 2" in err and "not available" in err
+    assert main([deck, "--no-progress"]) == 0
+    words = capsys.readouterr().out.splitlines()[-1].split()
+    kind, rn, weight, vz = words[1], float(words[2]), float(words[3]), float(words[4])
+    assert kind == "CONTACT" and rn == pytest.approx(weight, rel=1e-9) and abs(vz) < 1e-12
 
 
 def test_unphysical_penetration_stops_the_run(tmp_path, capsys):
@@ -295,7 +301,7 @@ def test_contact_exclusion_arguments(api):
 
 
 def test_excluded_polyhedral_pair_runs(tmp_path, capsys):
-    """Two touching boxes whose contact is excluded need no polyhedral narrow phase."""
+    """Two touching boxes whose contact is excluded: no contact is made."""
     deck = write(tmp_path / "boxes_ok.py", """\
 sol = SOLFEC('DYNAMIC', 1E-3, 'out/boxes_ok')
 mat = BULK_MATERIAL(sol)
@@ -306,8 +312,10 @@ TRANSLATE(box, (0, 0, 1))
 top = BODY(sol, 'RIGID', box, mat)
 CONTACT_EXCLUDE_BODIES(floor, top)
 RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 0.01)
+print('constraints', len(top.constraints))
 """)
     assert main([deck, "--no-progress"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].split() == ["constraints", "0"]
 
 
 def meshed_floor_and_ball(api, x):

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from solfec_py import constraints as C, session
-from solfec_py.contact import broad, narrow, objects as O, sparsify as SP
-from solfec_py.errors import NotAvailableError, SimulationError
+from solfec_py.contact import broad, narrow, objects as O, polyhedra, sparsify as SP
+from solfec_py.errors import SimulationError
 from solfec_py.solvers.local_dynamics import body_rows
 
 
@@ -85,12 +85,12 @@ def evaluate(table: O.ObjectTable, geo: O.Geometry, om: np.ndarray, os: np.ndarr
         parts.append(Found(sph[hit], cvx[hit], pm[hit], ps[hit], n[hit], gap[hit], np.ones(int(hit.sum())),
                            table.s_sid[table.part[sph[hit]]], sid[hit]))
     polys = np.flatnonzero((km == O.CONVEX) & (ks == O.CONVEX))
-    if polys.size:
-        i, j = int(om[polys[0]]), int(os[polys[0]])
-        raise NotAvailableError(
-            f"contact between polyhedral shapes (bodies {table.bid[i]} and {table.bid[j]}, whose bounding"
-            " boxes overlap) is not available in solfec-py yet: only contacts involving SPHERE shapes"
-            " are detected")
+    if polys.size:                                     # the normal owner (first argument) is the slave
+        a, b = (os[polys], om[polys]) if fixed else (om[polys], os[polys])
+        hit, x, n, gap, area, sid_a, sid_b = polyhedra.convex_convex(table, geo, table.part[a], table.part[b], eps)
+        touch[polys] = hit
+        source.append(polys[hit])
+        parts.append(Found(b[hit], a[hit], x[hit], x[hit], n[hit], gap[hit], area[hit], sid_b[hit], sid_a[hit]))
     found = Found.join(parts)
     if len(parts) > 1:                                 # back to the order of the input pairs
         found = found.take(np.argsort(np.concatenate(source), kind="stable"))
