@@ -1,0 +1,146 @@
+"""Benchmark: S2 array of cubes (BENCHMARKS.md; Solfec-1.0 inp/devel/parallel-scaling/array-of-cubes.py).
+
+An M x M x M array of rigid 0.1 m cubes (HEX 1x1x1, one element each, rho = 1000) with 1 mm gaps
+between neighbours in x, y and z and 1 mm above a fixed OBSTACLE floor block settles under
+gravity -9.81 for 1 s; friction 0.3 (Signorini-Coulomb), GAUSS_SEIDEL_SOLVER(1e-3, 1000),
+h = 1e-3. (Solfec-1.0's scene uses the same 1 mm gaps; its bottom layer starts on the floor and
+it shakes the walls afterwards; here every layer drops 1 mm and nothing is shaken.) Prints one
+JSON line per M with body-steps/s, Gauss-Seidel sweeps per step (mean / max), the mean cube
+height against the ideal stacked height (centres at 0.05 + 0.1 k), the most negative gap seen,
+contacts (mean / final), kinetic energy at the end, the phase timers (domain.timers; LOCDYN is
+part of CONSOL) and peak RSS.
+
+    python bench/array_of_cubes.py [M ...] [--steps K] [--dt H] [--profile FILE]
+
+M is the array edge (3, 5, 8, 10; default 3 5). --steps K runs K steps instead of 1 s.
+--profile writes cProfile statistics of the run to FILE (the last M given).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import tempfile
+import time
+
+import numpy as np
+
+EDGE, GAP, DENSITY, FRICTION, G = 0.1, 1e-3, 1000.0, 0.3, 9.81
+FLOOR_MARGIN = 0.1              # floor block overhang around the array
+
+
+def _box(lo, hi):
+    """HEX corner nodes of an axis-aligned box (Solfec's node order)."""
+    (x0, y0, z0), (x1, y1, z1) = lo, hi
+    return [x0, y0, z0, x1, y0, z0, x1, y1, z0, x0, y1, z0,
+            x0, y0, z1, x1, y0, z1, x1, y1, z1, x0, y1, z1]
+
+
+def build(A, side: int, h: float, outdir: str):
+    """The model; returns (SOLFEC, list of cube bodies, layer index of each cube)."""
+    sol = A["SOLFEC"]("DYNAMIC", h, outdir)
+    sol.verbose = "OFF"
+    A["GRAVITY"](sol, (0.0, 0.0, -G))
+    mat = A["BULK_MATERIAL"](sol, density=DENSITY)
+    A["SURFACE_MATERIAL"](sol, model="SIGNORINI_COULOMB", friction=FRICTION)
+    span = side * (EDGE + GAP) - GAP
+    floor = A["HEX"](_box((-FLOOR_MARGIN, -FLOOR_MARGIN, -0.1), (span + FLOOR_MARGIN,) * 2 + (0.0,)),
+                     1, 1, 1, 0, [0] * 6)
+    A["BODY"](sol, "OBSTACLE", floor, mat)
+    cubes, layer = [], []
+    for k in range(side):
+        for j in range(side):
+            for i in range(side):
+                lo = (i * (EDGE + GAP), j * (EDGE + GAP), GAP + k * (EDGE + GAP))
+                shape = A["HEX"](_box(lo, tuple(c + EDGE for c in lo)), 1, 1, 1, 0, [1] * 6)
+                cubes.append(A["BODY"](sol, "RIGID", shape, mat))
+                layer.append(k)
+    return sol, cubes, np.array(layer)
+
+
+def scene(side: int, h: float, steps: int | None, profile: str | None = None) -> dict:
+    from solfec_py import __version__, constraints as C, session, timestep
+    from solfec_py.api import NAMES as A
+
+    count = side ** 3
+    steps = steps if steps is not None else round(1.0 / h)
+    session.start(progress=False)
+    with tempfile.TemporaryDirectory() as tmp:
+        sol, cubes, layer = build(A, side, h, f"{tmp}/out")
+        domain = sol.domain
+        A["OUTPUT"](sol, steps * h + 1.0)   # no frame during the run (a frame clears domain.timers)
+        timestep.initialize(domain)
+        block = cubes[0].block
+        rows = np.array([b.row for b in cubes])
+        z_start = block.conf[rows, 11].copy()
+        xy_start = block.conf[rows, 9:11].copy()
+        stats = {"contacts": [], "gap": 0.0}
+
+        def observe():
+            cset = domain.constraints
+            if isinstance(cset, C.ConstraintSet) and cset.count:
+                live = cset.kind[: cset.count] == C.CONTACT
+                stats["contacts"].append(int(live.sum()))
+                if live.any():
+                    stats["gap"] = min(stats["gap"], float(cset.gap[: cset.count][live].min()))
+            else:
+                stats["contacts"].append(0)
+            return 1
+
+        solver = A["GAUSS_SEIDEL_SOLVER"](1e-3, 1000)
+        iters = []
+        A["CALLBACK"](sol, h, (), lambda: iters.append(solver.iters) or observe())
+        domain.timers.clear()
+        start = time.perf_counter()
+        if profile:
+            import cProfile
+
+            prof = cProfile.Profile()
+            prof.enable()
+        A["RUN"](sol, solver, steps * h)
+        if profile:
+            prof.disable()
+            prof.dump_stats(profile)
+        wall = time.perf_counter() - start
+        ran = domain.steps_done
+        z = block.conf[rows, 11]
+        ideal = 0.5 * EDGE + EDGE * layer                   # centres of a perfectly stacked array
+        drift = np.abs(block.conf[rows, 9:11] - xy_start).max()
+        kinetic = float(block.kinetic_energy()[rows].sum())
+        drop = float(np.sum(block.mass[rows] * G * (z_start - z)))
+        timers = {k: round(domain.timers.get(k, 0.0), 3) for k in timestep.TIMERS}
+        lost = count - int(sum(b.row >= 0 and not b.deleted for b in cubes))
+    n_contacts = np.array(stats["contacts"] or [0])
+    return {"code": "solfec-py", "version": __version__, "scene": "S2 array of cubes", "M": side, "n": count,
+            "dt": h, "steps": ran, "wall_s": round(wall, 3),
+            "body_steps_per_s": round(count * ran / wall, 1),
+            "contacts": {"mean": round(float(n_contacts.mean()), 1), "final": int(n_contacts[-1])},
+            "contact_steps_per_s": round(float(n_contacts.sum()) / wall, 1),
+            "max_penetration": float(f"{-stats['gap']:.3e}"),
+            "mean_height": round(float(z.mean()), 6), "ideal_mean_height": round(float(ideal.mean()), 6),
+            "mean_height_start": round(float(z_start.mean()), 6),
+            "height_error_max": float(f"{np.abs(z - ideal).max():.3e}"),
+            "below_ideal_min": float(f"{(z - ideal).min():.3e}"),
+            "xy_drift_max": float(f"{drift:.3e}"),
+            "kinetic_energy": float(f"{kinetic:.4e}"), "potential_drop": float(f"{drop:.4e}"),
+            "deleted": lost,
+            "gs_iters_mean": round(float(np.mean(iters)), 1) if iters else None,
+            "gs_iters_max": int(max(iters)) if iters else None,
+            "timers": timers,
+            "energy_drift": None,
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("M", nargs="*", type=int, default=[3, 5])
+    p.add_argument("--steps", type=int, default=None, help="steps to run (default: 1 s)")
+    p.add_argument("--dt", type=float, default=1e-3)
+    p.add_argument("--profile", default=None, help="cProfile output file (last M)")
+    args = p.parse_args(argv)
+    for side in args.M:
+        print(json.dumps(scene(side, args.dt, args.steps, args.profile)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
