@@ -29,6 +29,7 @@ import tempfile
 import time
 
 import numpy as np
+from contact_run import observed_run   # bench/ is on sys.path when run as a script
 
 EDGE, GAP, DENSITY, FRICTION, G = 0.1, 1e-3, 1000.0, 0.3, 9.81
 FLOOR_MARGIN = 0.1              # floor block overhang around the array
@@ -64,7 +65,7 @@ def build(A, side: int, h: float, outdir: str):
 
 
 def scene(side: int, h: float, steps: int | None, profile: str | None = None) -> dict:
-    from solfec_py import __version__, constraints as C, session, timestep
+    from solfec_py import __version__, session, timestep
     from solfec_py.api import NAMES as A
 
     count = side ** 3
@@ -73,55 +74,26 @@ def scene(side: int, h: float, steps: int | None, profile: str | None = None) ->
     with tempfile.TemporaryDirectory() as tmp:
         sol, cubes, layer = build(A, side, h, f"{tmp}/out")
         domain = sol.domain
-        A["OUTPUT"](sol, steps * h + 1.0)   # no frame during the run (a frame clears domain.timers)
         timestep.initialize(domain)
         block = cubes[0].block
         rows = np.array([b.row for b in cubes])
         z_start = block.conf[rows, 11].copy()
         xy_start = block.conf[rows, 9:11].copy()
-        stats = {"contacts": [], "gap": 0.0}
-
-        def observe():
-            cset = domain.constraints
-            if isinstance(cset, C.ConstraintSet) and cset.count:
-                live = cset.kind[: cset.count] == C.CONTACT
-                stats["contacts"].append(int(live.sum()))
-                if live.any():
-                    stats["gap"] = min(stats["gap"], float(cset.gap[: cset.count][live].min()))
-            else:
-                stats["contacts"].append(0)
-            return 1
-
-        solver = A["GAUSS_SEIDEL_SOLVER"](1e-3, 1000)
-        iters = []
-        A["CALLBACK"](sol, h, (), lambda: iters.append(solver.iters) or observe())
-        domain.timers.clear()
-        start = time.perf_counter()
-        if profile:
-            import cProfile
-
-            prof = cProfile.Profile()
-            prof.enable()
-        A["RUN"](sol, solver, steps * h)
-        if profile:
-            prof.disable()
-            prof.dump_stats(profile)
-        wall = time.perf_counter() - start
-        ran = domain.steps_done
+        run = observed_run(A, sol, steps, h, profile)
+        wall, ran = run["wall"], run["ran"]
         z = block.conf[rows, 11]
         ideal = 0.5 * EDGE + EDGE * layer                   # centres of a perfectly stacked array
         drift = np.abs(block.conf[rows, 9:11] - xy_start).max()
         kinetic = float(block.kinetic_energy()[rows].sum())
         drop = float(np.sum(block.mass[rows] * G * (z_start - z)))
-        timers = {k: round(domain.timers.get(k, 0.0), 3) for k in timestep.TIMERS}
         lost = count - int(sum(b.row >= 0 and not b.deleted for b in cubes))
-    n_contacts = np.array(stats["contacts"] or [0])
+    n_contacts, iters = run["contacts"], run["iters"]
     return {"code": "solfec-py", "version": __version__, "scene": "S2 array of cubes", "M": side, "n": count,
             "dt": h, "steps": ran, "wall_s": round(wall, 3),
             "body_steps_per_s": round(count * ran / wall, 1),
             "contacts": {"mean": round(float(n_contacts.mean()), 1), "final": int(n_contacts[-1])},
             "contact_steps_per_s": round(float(n_contacts.sum()) / wall, 1),
-            "max_penetration": float(f"{-stats['gap']:.3e}"),
+            "max_penetration": float(f"{-run['gap']:.3e}"),
             "mean_height": round(float(z.mean()), 6), "ideal_mean_height": round(float(ideal.mean()), 6),
             "mean_height_start": round(float(z_start.mean()), 6),
             "height_error_max": float(f"{np.abs(z - ideal).max():.3e}"),
@@ -129,9 +101,8 @@ def scene(side: int, h: float, steps: int | None, profile: str | None = None) ->
             "xy_drift_max": float(f"{drift:.3e}"),
             "kinetic_energy": float(f"{kinetic:.4e}"), "potential_drop": float(f"{drop:.4e}"),
             "deleted": lost,
-            "gs_iters_mean": round(float(np.mean(iters)), 1) if iters else None,
-            "gs_iters_max": int(max(iters)) if iters else None,
-            "timers": timers,
+            "gs_iters_mean": round(float(iters.mean()), 1), "gs_iters_max": int(iters.max()),
+            "timers": run["timers"],
             "energy_drift": None,
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
 
