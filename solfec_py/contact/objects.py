@@ -54,6 +54,7 @@ class ObjectTable:
     c_fstart: np.ndarray               # (C + 1,)
     signature: tuple = ()
     unsupported: list = field(default_factory=list)   # (body, shape kind) not taking part
+    adjacency: np.ndarray | None = None                # sparsify.adjacency_keys, computed on first use
 
     @property
     def count(self) -> int:

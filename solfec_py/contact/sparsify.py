@@ -29,27 +29,37 @@ class Settings:
     mindist: float = 1e-6
 
 
-def _adjacent(table: O.ObjectTable, obj_a: int, obj_b: int) -> bool:
-    """Two convex objects of one body sharing a vertex (mesh elements with a common node
-    give identical coordinates); spheres are never adjacent."""
-    if obj_a == obj_b or table.kind[obj_a] != O.CONVEX or table.kind[obj_b] != O.CONVEX:
-        return False
-    ia, ib = table.part[obj_a], table.part[obj_b]
-    va = table.v_ref[table.c_vstart[ia]: table.c_vstart[ia + 1]]
-    vb = table.v_ref[table.c_vstart[ib]: table.c_vstart[ib + 1]]
-    return bool((np.abs(va[:, None, :] - vb[None, :, :]).max(axis=2) == 0.0).any())
+def adjacency_keys(table: O.ObjectTable) -> np.ndarray:
+    """Sorted keys lo * N + hi of the pairs of convex objects of one body that share a
+    vertex (mesh elements with a common node have identical reference coordinates); spheres
+    are never adjacent. Referential, so computed once per object table."""
+    keys = table.adjacency
+    if keys is None:
+        obj = table.v_obj
+        rows = np.column_stack((table.bid[obj].astype(float), table.v_ref))
+        _, vertex = np.unique(rows, axis=0, return_inverse=True)
+        e, f = unordered_pairs(vertex.reshape(-1), np.arange(obj.size))
+        oa, ob = obj[e], obj[f]
+        other = oa != ob
+        lo, hi = np.minimum(oa, ob)[other], np.maximum(oa, ob)[other]
+        keys = np.unique(lo * table.count + hi)
+        table.adjacency = keys
+    return keys
 
 
-def _same_side_objects(table, cset, objects, c: int, a: int) -> bool:
-    """Do contacts c and a (constraint rows joining the same two bodies) touch adjacent
-    objects on one of the bodies?"""
-    for side_c in (0, 1):
-        for side_a in (0, 1):
-            if cset.bid[c, side_c] == cset.bid[a, side_a]:
-                oc, oa = objects[c][side_c], objects[a][side_a]
-                if oc >= 0 and oa >= 0 and _adjacent(table, oc, oa):
-                    return True
-    return False
+def _on_adjacent_objects(table, cset, objects, c: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Mask over contact-row pairs (c, a) joining the same two bodies: do they touch
+    adjacent objects on one of the bodies?"""
+    keys = adjacency_keys(table)
+    oc, oa = objects(c), objects(a)
+    out = np.zeros(c.size, dtype=bool)
+    for sc in (0, 1):
+        for sa in (0, 1):
+            x, y = oc[:, sc], oa[:, sa]
+            lo, hi = np.minimum(x, y), np.maximum(x, y)
+            out |= ((cset.bid[c, sc] == cset.bid[a, sa]) & (lo >= 0) & (lo != hi)
+                    & np.isin(lo * table.count + hi, keys))
+    return out
 
 
 def sparsify(cset, new_rows: np.ndarray, settings: Settings, table: O.ObjectTable, objects) -> np.ndarray:
@@ -72,11 +82,7 @@ def sparsify(cset, new_rows: np.ndarray, settings: Settings, table: O.ObjectTabl
     keep = is_new[c] & (area[c] < settings.threshold * area[a])
     c, a = c[keep], a[keep]
     if c.size:
-        rows = np.unique(np.concatenate((c, a)))
-        obj = dict(zip(rows.tolist(), objects(rows).tolist()))
-        for ci, ai in zip(c.tolist(), a.tolist()):
-            if _same_side_objects(table, cset, obj, ci, ai):
-                kill[ci] = True
+        kill[c[_on_adjacent_objects(table, cset, objects, c, a)]] = True
     # the duplicate rule: max-norm distance below 2 mindist to a contact of one of c's bodies
     if settings.mindist > 0.0:
         half = settings.mindist * (1.0 - 1e-12)           # closed boxes; the rule is strict
