@@ -272,13 +272,39 @@ def _summary(Y, t_plane, t_area, t_cent, normals, owner, surface, lo, hi, origin
     return ok, n, point, 0.5 * total, V
 
 
+@numba.njit(cache=True)
 def _nearest_surface(point, normals, offsets, surface, sid):
-    """Surface id of the surface plane nearest to the point (|signed distance| minimal)."""
-    dist = np.abs(normals @ point - offsets)
-    dist = np.where(surface, dist, np.inf)
-    if not np.isfinite(dist).any():
-        dist = np.abs(normals @ point - offsets)
-    return int(sid[int(np.argmin(dist))])
+    """Surface id of the surface plane nearest to the point (|signed distance| minimal; all
+    planes count when none is a surface plane)."""
+    best, best_any, k, k_any = np.inf, np.inf, -1, 0
+    for f in range(normals.shape[0]):
+        dist = abs(normals[f, 0] * point[0] + normals[f, 1] * point[1] + normals[f, 2] * point[2] - offsets[f])
+        if surface[f] and dist < best:
+            best, k = dist, f
+        if dist < best_any:
+            best_any, k_any = dist, f
+    return sid[k if k >= 0 else k_any]
+
+
+@numba.njit(cache=True)
+def _finish(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps):
+    """Steps 3-6 after the intersection polytope: reject a point farther than eps from
+    either object; gap from the vertex spread along n, refined by GJK when deeper than eps;
+    the surface ids of the planes nearest to the point. Returns (ok, gap, sid a, sid b)."""
+    one = np.empty((1, 3))
+    one[0] = x
+    if gjk(va, one)[2] > eps or gjk(vb, one)[2] > eps:
+        return False, 0.0, 0, 0
+    lo, hi = np.inf, -np.inf
+    for v in range(V.shape[0]):
+        pr = V[v, 0] * n[0] + V[v, 1] * n[1] + V[v, 2] * n[2]
+        lo, hi = min(lo, pr), max(hi, pr)
+    g = lo - hi
+    if g < -eps:                                         # refine: depth along n
+        dd = gjk(va + g * n, vb - g * n)[2]
+        g = min(dd + 2.0 * g, 0.0)
+    g = min(g, 0.0)
+    return True, g, _nearest_surface(x, na, da, sa, ida), _nearest_surface(x, nb, db, sb, idb)
 
 
 def intersection(va, vb, na, da, nb, db, surf_a, surf_b, p, lo, hi, eps):
@@ -326,17 +352,11 @@ def convex_convex(table, geo, ca: np.ndarray, cb: np.ndarray, eps: float):
         if res is None:
             continue
         n, x, ar, V = res
-        one = x[None, :]
-        if gjk(va, one)[2] > eps or gjk(vb, one)[2] > eps:
+        ok, g, sid_a[k], sid_b[k] = _finish(va, vb, x, n, V, geo.f_normal[fa], geo.f_offset[fa], table.f_surface[fa],
+                                            table.f_sid[fa], geo.f_normal[fb], geo.f_offset[fb],
+                                            table.f_surface[fb], table.f_sid[fb], eps)
+        if not ok:
             continue
-        proj = V @ n
-        g = float(proj.min() - proj.max())
-        if g < -eps:                                     # refine: depth along n
-            dd = gjk(va + g * n, vb - g * n)[2]
-            g = min(dd + 2.0 * g, 0.0)
-        g = min(g, 0.0)
         touch[k] = True
         point[k], normal[k], gap[k], area[k] = x, n, g, ar
-        sid_a[k] = _nearest_surface(x, geo.f_normal[fa], geo.f_offset[fa], table.f_surface[fa], table.f_sid[fa])
-        sid_b[k] = _nearest_surface(x, geo.f_normal[fb], geo.f_offset[fb], table.f_surface[fb], table.f_sid[fb])
     return touch, point, normal, gap, area, sid_a, sid_b
