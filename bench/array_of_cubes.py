@@ -22,14 +22,10 @@ the same run decays to 1e-14 J. CONDET (per-pair Python + Qhull) takes about 90 
 """
 from __future__ import annotations
 
-import argparse
-import json
-import resource
 import tempfile
-import time
 
 import numpy as np
-from contact_run import observed_run   # bench/ is on sys.path when run as a script
+from contact_run import main, observed_run, report   # bench/ is on sys.path when run as a script
 
 EDGE, GAP, DENSITY, FRICTION, G = 0.1, 1e-3, 1000.0, 0.3, 9.81
 FLOOR_MARGIN = 0.1              # floor block overhang around the array
@@ -65,7 +61,7 @@ def build(A, side: int, h: float, outdir: str):
 
 
 def scene(side: int, h: float, steps: int | None, profile: str | None = None) -> dict:
-    from solfec_py import __version__, session, timestep
+    from solfec_py import session, timestep
     from solfec_py.api import NAMES as A
 
     count = side ** 3
@@ -80,43 +76,21 @@ def scene(side: int, h: float, steps: int | None, profile: str | None = None) ->
         z_start = block.conf[rows, 11].copy()
         xy_start = block.conf[rows, 9:11].copy()
         run = observed_run(A, sol, steps, h, profile)
-        wall, ran = run["wall"], run["ran"]
         z = block.conf[rows, 11]
         ideal = 0.5 * EDGE + EDGE * layer                   # centres of a perfectly stacked array
         drift = np.abs(block.conf[rows, 9:11] - xy_start).max()
         kinetic = float(block.kinetic_energy()[rows].sum())
         drop = float(np.sum(block.mass[rows] * G * (z_start - z)))
         lost = count - int(sum(b.row >= 0 and not b.deleted for b in cubes))
-    n_contacts, iters = run["contacts"], run["iters"]
-    return {"code": "solfec-py", "version": __version__, "scene": "S2 array of cubes", "M": side, "n": count,
-            "dt": h, "steps": ran, "wall_s": round(wall, 3),
-            "body_steps_per_s": round(count * ran / wall, 1),
-            "contacts": {"mean": round(float(n_contacts.mean()), 1), "final": int(n_contacts[-1])},
-            "contact_steps_per_s": round(float(n_contacts.sum()) / wall, 1),
-            "max_penetration": float(f"{-run['gap']:.3e}"),
-            "mean_height": round(float(z.mean()), 6), "ideal_mean_height": round(float(ideal.mean()), 6),
-            "mean_height_start": round(float(z_start.mean()), 6),
-            "height_error_max": float(f"{np.abs(z - ideal).max():.3e}"),
-            "below_ideal_min": float(f"{(z - ideal).min():.3e}"),
-            "xy_drift_max": float(f"{drift:.3e}"),
-            "kinetic_energy": float(f"{kinetic:.4e}"), "potential_drop": float(f"{drop:.4e}"),
-            "deleted": lost,
-            "gs_iters_mean": round(float(iters.mean()), 1), "gs_iters_max": int(iters.max()),
-            "timers": run["timers"],
-            "energy_drift": None,
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
-
-
-def main(argv=None) -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("M", nargs="*", type=int, default=[3, 5])
-    p.add_argument("--steps", type=int, default=None, help="steps to run (default: 1 s)")
-    p.add_argument("--dt", type=float, default=1e-3)
-    p.add_argument("--profile", default=None, help="cProfile output file (last M)")
-    args = p.parse_args(argv)
-    for side in args.M:
-        print(json.dumps(scene(side, args.dt, args.steps, args.profile)), flush=True)
+    return report("S2 array of cubes", count, h, run, M=side,
+                  mean_height=round(float(z.mean()), 6), ideal_mean_height=round(float(ideal.mean()), 6),
+                  mean_height_start=round(float(z_start.mean()), 6),
+                  height_error_max=float(f"{np.abs(z - ideal).max():.3e}"),
+                  below_ideal_min=float(f"{(z - ideal).min():.3e}"),
+                  xy_drift_max=float(f"{drift:.3e}"),
+                  kinetic_energy=float(f"{kinetic:.4e}"), potential_drop=float(f"{drop:.4e}"),
+                  deleted=lost)
 
 
 if __name__ == "__main__":
-    main()
+    main(scene, "M", [3, 5], __doc__)

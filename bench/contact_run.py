@@ -50,3 +50,36 @@ def observed_run(A, sol, steps: int, h: float, profile: str | None = None) -> di
     return {"wall": wall, "ran": domain.steps_done, "contacts": np.array(stats["contacts"] or [0]),
             "gap": stats["gap"], "iters": np.array(iters or [0]),
             "timers": {k: round(domain.timers.get(k, 0.0), 3) for k in timestep.TIMERS}}
+
+
+def report(scene: str, n: int, h: float, run: dict, **figures) -> dict:
+    """The BENCHMARKS.md JSON record of an observed run, with the scene's own `figures`."""
+    import resource
+
+    from solfec_py import __version__
+
+    wall, contacts, iters = run["wall"], run["contacts"], run["iters"]
+    return {"code": "solfec-py", "version": __version__, "scene": scene, "n": n, "dt": h,
+            "steps": run["ran"], "wall_s": round(wall, 3), "body_steps_per_s": round(n * run["ran"] / wall, 1),
+            "contacts": {"mean": round(float(contacts.mean()), 1), "final": int(contacts[-1])},
+            "contact_steps_per_s": round(float(contacts.sum()) / wall, 1),
+            "max_penetration": float(f"{-run['gap']:.3e}"), **figures,
+            "gs_iters_mean": round(float(iters.mean()), 1), "gs_iters_max": int(iters.max()),
+            "timers": run["timers"], "energy_drift": None,
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
+def main(scene, sizes: str, default: list, doc: str, argv=None) -> None:
+    """Command line of a contact benchmark: sizes, --steps, --dt, --profile; one JSON line
+    per size from scene(size, dt, steps, profile)."""
+    import argparse
+    import json
+
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
+    p.add_argument(sizes, nargs="*", type=int, default=default)
+    p.add_argument("--steps", type=int, default=None, help="steps to run (default: 1 s)")
+    p.add_argument("--dt", type=float, default=1e-3)
+    p.add_argument("--profile", default=None, help="cProfile output file (last configuration)")
+    args = p.parse_args(argv)
+    for size in getattr(args, sizes):
+        print(json.dumps(scene(size, args.dt, args.steps, args.profile)), flush=True)

@@ -14,13 +14,10 @@ steps instead of 1 s. --profile writes cProfile statistics of the run to FILE.
 """
 from __future__ import annotations
 
-import argparse
-import json
-import resource
 import tempfile
 
 import numpy as np
-from contact_run import observed_run   # bench/ is on sys.path when run as a script
+from contact_run import main, observed_run, report   # bench/ is on sys.path when run as a script
 
 RADIUS, DENSITY, FRICTION, G = 0.05, 1000.0, 0.3, 9.81
 SPACING = 2.4 * RADIUS          # lattice spacing (0.02 m clearance between neighbours)
@@ -58,7 +55,7 @@ def build(A, side: int, h: float, outdir: str):
 
 
 def scene(count: int, h: float, steps: int | None, profile: str | None = None) -> dict:
-    from solfec_py import __version__, session, timestep
+    from solfec_py import session, timestep
     from solfec_py.api import NAMES as A
 
     side = round(count ** (1 / 3))
@@ -74,40 +71,18 @@ def scene(count: int, h: float, steps: int | None, profile: str | None = None) -
         rows = np.array([b.row for b in balls])
         z_start = block.conf[rows, 11].copy()
         run = observed_run(A, sol, steps, h, profile)
-        wall, ran = run["wall"], run["ran"]
         z = block.conf[rows, 11]
         inside = np.abs(block.conf[rows, 9:11]).max(axis=1) < half + 1e-9
         mass = block.mass[rows]
         kinetic = float(block.kinetic_energy()[rows].sum())
         drop = float(np.sum(mass * G * (z_start - z)))
         lost = len(balls) - int(sum(b.row >= 0 and not b.deleted for b in balls))
-    n_contacts, iters = run["contacts"], run["iters"]
-    return {"code": "solfec-py", "version": __version__, "scene": "S1 spheres in a box", "n": count,
-            "dt": h, "steps": ran, "wall_s": round(wall, 3),
-            "body_steps_per_s": round(count * ran / wall, 1),
-            "contacts": {"mean": round(float(n_contacts.mean()), 1), "final": int(n_contacts[-1])},
-            "contact_steps_per_s": round(float(n_contacts.sum()) / wall, 1),
-            "max_penetration": float(f"{-run['gap']:.3e}"),
-            "mean_height": round(float(z.mean()), 5), "mean_height_start": round(float(z_start.mean()), 5),
-            "kinetic_energy": float(f"{kinetic:.4e}"), "potential_drop": float(f"{drop:.4e}"),
-            "kinetic_over_drop": float(f"{kinetic / drop:.3e}") if drop > 0 else None,
-            "outside_box": int((~inside).sum()), "deleted": lost,
-            "gs_iters_mean": round(float(iters.mean()), 1), "gs_iters_max": int(iters.max()),
-            "timers": run["timers"],
-            "energy_drift": None,
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
-
-
-def main(argv=None) -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("n3", nargs="*", type=int, default=[125, 1000])
-    p.add_argument("--steps", type=int, default=None, help="steps to run (default: 1 s)")
-    p.add_argument("--dt", type=float, default=1e-3)
-    p.add_argument("--profile", default=None, help="cProfile output file (last configuration)")
-    args = p.parse_args(argv)
-    for count in args.n3:
-        print(json.dumps(scene(count, args.dt, args.steps, args.profile)), flush=True)
+    return report("S1 spheres in a box", count, h, run,
+                  mean_height=round(float(z.mean()), 5), mean_height_start=round(float(z_start.mean()), 5),
+                  kinetic_energy=float(f"{kinetic:.4e}"), potential_drop=float(f"{drop:.4e}"),
+                  kinetic_over_drop=float(f"{kinetic / drop:.3e}") if drop > 0 else None,
+                  outside_box=int((~inside).sum()), deleted=lost)
 
 
 if __name__ == "__main__":
-    main()
+    main(scene, "n3", [125, 1000], __doc__)
