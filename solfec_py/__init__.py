@@ -2,7 +2,39 @@
 
 Importing the package is cheap: heavy dependencies (numba kernels, h5py, matplotlib,
 meshio, lark) are imported by the modules that use them.
+
+numba's compiled-kernel cache is kept out of the installed package tree (a pip install
+must never gain files that its uninstall leaves behind): it goes to
+``$SOLFEC_PY_CACHE_DIR`` or ``$XDG_CACHE_HOME/solfec-py/numba`` (``~/.cache/...``),
+unless the user already set ``NUMBA_CACHE_DIR``. numba keys each cache file by the full
+path of its source, so two checkouts or installs never share entries.
 """
 from __future__ import annotations
 
+import os as _os
+import sys as _sys
+import tempfile as _tempfile
+
 __version__ = "0.1.0"
+
+
+def _numba_cache_dir() -> str:
+    explicit = _os.environ.get("SOLFEC_PY_CACHE_DIR")
+    if explicit:
+        return explicit
+    base = _os.environ.get("XDG_CACHE_HOME") or _os.path.join(_os.path.expanduser("~"), ".cache")
+    candidate = _os.path.join(base, "solfec-py", "numba")
+    try:
+        _os.makedirs(candidate, exist_ok=True)
+        if _os.access(candidate, _os.W_OK):
+            return candidate
+    except OSError:
+        pass
+    user = getattr(_os, "getuid", lambda: "user")()
+    return _os.path.join(_tempfile.gettempdir(), f"solfec-py-numba-{user}")
+
+
+if not _os.environ.get("NUMBA_CACHE_DIR"):
+    _os.environ["NUMBA_CACHE_DIR"] = _numba_cache_dir()
+    if "numba" in _sys.modules:  # numba read its configuration already: tell it too
+        _sys.modules["numba"].config.CACHE_DIR = _os.environ["NUMBA_CACHE_DIR"]
