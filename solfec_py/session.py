@@ -24,6 +24,7 @@ class Session:
     geometric_epsilon: float = 1e-6
     warnings: bool = True
     progress: bool | None = None       # None: a progress bar only on a terminal
+    notes_given: set = field(default_factory=set)  # notes printed once per program run
 
 
 _current = Session()
@@ -49,6 +50,14 @@ def warn(message: str) -> None:
     """A Solfec warning on stderr, unless WARNINGS('OFF')."""
     if _current.warnings:
         print(f"WARNING: {message}", file=sys.stderr)
+
+
+def note(message: str) -> None:
+    """An informational line on stderr for the user of the CLI (not a warning), printed
+    once per program run."""
+    if message not in _current.notes_given:
+        _current.notes_given.add(message)
+        print(f"solfec-py: {message}", file=sys.stderr)
 
 
 def runtime_warning(message: str) -> None:

@@ -91,6 +91,7 @@ class SOLFEC:
             store = ResultsStore.open_existing(path)   # ResultsError naming the file if unreadable
             if store.nframes:
                 self.store, self._mode = store, "READ"
+                session.note(f"results exist in {self._outpath}: opened in READ mode (-w overwrites)")
                 return
             session.warn(f"results at {path!r} hold no frames; they are overwritten")
         else:
