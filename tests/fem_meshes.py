@@ -106,3 +106,14 @@ def single(name, seed=1, distort=0.2):
     X = el.ref_nodes @ A.T + rng.standard_normal(3)
     X += distort * rng.uniform(-1, 1, X.shape) * (1.0 if el.order == 1 else 0.5)
     return X, np.arange(el.nnodes)[None, :]
+
+
+def random_inside(el, n=40, seed=0, margin=0.02):
+    """Random points strictly inside the reference domain of ``el``."""
+    rng = np.random.default_rng(seed)
+    pts = []
+    while len(pts) < n:
+        p = rng.uniform(el.box[0], el.box[1])
+        if el.inside(p[None], -margin)[0]:
+            pts.append(p)
+    return np.array(pts)

@@ -81,7 +81,9 @@ PYR_8 = _rule("PYR_8", np.vstack([np.column_stack([_PA * _SQ, np.full(4, _PZ1)])
 
 _TRI3 = np.array([[2 / 3, 1 / 6], [1 / 6, 2 / 3], [1 / 6, 1 / 6]])
 _G = 1.0 / np.sqrt(3.0)
-WED_1 = _rule("WED_1", [[0.25, 0.25, 0.0]], [1 / 3], 1)
+# Solfec's unused 1-point wedge entry, (1/4, 1/4, 0) with weight 1/3, is not a rule for
+# this domain (volume 1, centroid (1/3, 1/3, 0)); the correct centroid rule is used
+WED_1 = _rule("WED_1", [[1 / 3, 1 / 3, 0.0]], [1.0], 1)
 WED_6 = _rule("WED_6", np.vstack([np.column_stack([_TRI3, np.full(3, -_G)]),
                                   np.column_stack([_TRI3, np.full(3, _G)])]),
               [1 / 6] * 6, 2, "degree 2 on the triangle, 3 along z")
