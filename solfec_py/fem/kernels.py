@@ -36,19 +36,24 @@ from numba import njit
 from solfec_py.fem.laws import lame, svk_stress
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _jacobian(X, conn, e, dNg):
-    """F0 = sum_k X_k (x) dN_k (3, 3) of element e at one point and its determinant."""
-    F0 = np.zeros((3, 3))
+    """Entries of F0 = sum_k X_k (x) dN_k of element e at one point (row by row)."""
+    a00 = a01 = a02 = a10 = a11 = a12 = a20 = a21 = a22 = 0.0
     for k in range(dNg.shape[0]):
         node = conn[e, k]
-        for i in range(3):
-            for j in range(3):
-                F0[i, j] += X[node, i] * dNg[k, j]
-    det = (F0[0, 0] * (F0[1, 1] * F0[2, 2] - F0[1, 2] * F0[2, 1])
-           - F0[0, 1] * (F0[1, 0] * F0[2, 2] - F0[1, 2] * F0[2, 0])
-           + F0[0, 2] * (F0[1, 0] * F0[2, 1] - F0[1, 1] * F0[2, 0]))
-    return F0, det
+        x0, x1, x2 = X[node, 0], X[node, 1], X[node, 2]
+        d0, d1, d2 = dNg[k, 0], dNg[k, 1], dNg[k, 2]
+        a00 += x0 * d0
+        a01 += x0 * d1
+        a02 += x0 * d2
+        a10 += x1 * d0
+        a11 += x1 * d1
+        a12 += x1 * d2
+        a20 += x2 * d0
+        a21 += x2 * d1
+        a22 += x2 * d2
+    return a00, a01, a02, a10, a11, a12, a20, a21, a22
 
 
 @njit(cache=True)
@@ -61,17 +66,24 @@ def reference_data(X, conn, dN, w):
     bad = -1
     for e in range(ne):
         for g in range(nq):
-            F0, det = _jacobian(X, conn, e, dN[g])
+            a00, a01, a02, a10, a11, a12, a20, a21, a22 = _jacobian(X, conn, e, dN[g])
+            c00, c01, c02 = a11 * a22 - a12 * a21, a12 * a20 - a10 * a22, a10 * a21 - a11 * a20
+            det = a00 * c00 + a01 * c01 + a02 * c02
             wJ[e, g] = w[g] * det
             if det <= 0.0:
                 if bad < 0:
                     bad = e
                 dNdX[e, g, :, :] = 0.0
                 continue
-            inv = np.linalg.inv(F0)
+            # dNdX_k = F0^-T dN_k = cof(F0) dN_k / det
+            c10, c11, c12 = a02 * a21 - a01 * a22, a00 * a22 - a02 * a20, a01 * a20 - a00 * a21
+            c20, c21, c22 = a01 * a12 - a02 * a11, a02 * a10 - a00 * a12, a00 * a11 - a01 * a10
+            r = 1.0 / det
             for k in range(n):
-                for J in range(3):
-                    dNdX[e, g, k, J] = inv[0, J] * dN[g, k, 0] + inv[1, J] * dN[g, k, 1] + inv[2, J] * dN[g, k, 2]
+                d0, d1, d2 = dN[g, k, 0], dN[g, k, 1], dN[g, k, 2]
+                dNdX[e, g, k, 0] = r * (c00 * d0 + c01 * d1 + c02 * d2)
+                dNdX[e, g, k, 1] = r * (c10 * d0 + c11 * d1 + c12 * d2)
+                dNdX[e, g, k, 2] = r * (c20 * d0 + c21 * d1 + c22 * d2)
     return dNdX, wJ, bad
 
 
@@ -83,7 +95,8 @@ def jacobian_weights(X, conn, dN, w):
     bad = -1
     for e in range(ne):
         for g in range(nq):
-            det = _jacobian(X, conn, e, dN[g])[1]
+            a00, a01, a02, a10, a11, a12, a20, a21, a22 = _jacobian(X, conn, e, dN[g])
+            det = a00 * (a11 * a22 - a12 * a21) - a01 * (a10 * a22 - a12 * a20) + a02 * (a10 * a21 - a11 * a20)
             wJ[e, g] = w[g] * det
             if det <= 0.0 and bad < 0:
                 bad = e
