@@ -57,9 +57,10 @@ class TangentPattern:
 
     Attributes
     ----------
-    indptr, indices : CSR arrays (int64); ``nnz`` entries.
+    indptr, indices : CSR arrays (int32 when they fit, else int64); ``nnz`` entries.
     nbptr : (nnodes + 1,) node-block row pointers.
-    slots : list of (ne, n, n) block positions, one per group, for ``add_stiffness_csr``.
+    slots : list of (ne, n, n) block positions (int32 when they fit), one per group, for
+        ``add_stiffness_csr``.
     diagonal : (3 nnodes,) positions of the diagonal entries in the CSR data (a node
         with no element keeps no entry: -1).
     """
@@ -74,12 +75,17 @@ class TangentPattern:
         self.nbidx = unique % self.nnodes
         self.nbptr = np.zeros(self.nnodes + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=self.nnodes), out=self.nbptr[1:])
+        # int32 indices where they fit: scipy then uses the arrays as they are (no copy
+        # per matrix() call) and the per-element slots take half the memory
+        small = 9 * unique.size < 2 ** 31 - 1
+        index = np.int32 if small else np.int64
         self.slots, start = [], 0
         for c in conns:
             size = c.shape[0] * c.shape[1] ** 2
-            self.slots.append(inverse[start:start + size].reshape(c.shape[0], c.shape[1], c.shape[1]))
+            self.slots.append(inverse[start:start + size].reshape(c.shape[0], c.shape[1], c.shape[1]).astype(index))
             start += size
-        self.indptr, self.indices = _expand(self.nbptr, self.nbidx)
+        indptr, indices = _expand(self.nbptr, self.nbidx)
+        self.indptr, self.indices = indptr.astype(index), indices.astype(index)
         self.nnz = self.indices.size
         self.diagonal = np.full(3 * self.nnodes, -1, dtype=np.int64)
         self_pos = np.flatnonzero(rows == self.nbidx)                 # block (a, a)
