@@ -37,13 +37,14 @@ from solfec_py.fem.laws import lame, svk_stress
 
 
 @njit(cache=True, inline="always")
-def _jacobian(X, conn, e, dNg):
-    """Entries of F0 = sum_k X_k (x) dN_k of element e at one point (row by row)."""
+def _outer_sum(V, rows, d):
+    """Entries (row by row) of sum_k V[rows[k]] (x) d[k] for V (nn, 3), d (n, 3): the
+    referential Jacobian for V = X, d = dN; the displacement gradient for V = q, d = dNdX."""
     a00 = a01 = a02 = a10 = a11 = a12 = a20 = a21 = a22 = 0.0
-    for k in range(dNg.shape[0]):
-        node = conn[e, k]
-        x0, x1, x2 = X[node, 0], X[node, 1], X[node, 2]
-        d0, d1, d2 = dNg[k, 0], dNg[k, 1], dNg[k, 2]
+    for k in range(d.shape[0]):
+        node = rows[k]
+        x0, x1, x2 = V[node, 0], V[node, 1], V[node, 2]
+        d0, d1, d2 = d[k, 0], d[k, 1], d[k, 2]
         a00 += x0 * d0
         a01 += x0 * d1
         a02 += x0 * d2
@@ -56,6 +57,19 @@ def _jacobian(X, conn, e, dNg):
     return a00, a01, a02, a10, a11, a12, a20, a21, a22
 
 
+@njit(cache=True, inline="always")
+def _gradient(q, rows, d):
+    """Entries of F = I + sum_k q_k (x) dNdX_k at one point (row by row)."""
+    a00, a01, a02, a10, a11, a12, a20, a21, a22 = _outer_sum(q, rows, d)
+    return a00 + 1.0, a01, a02, a10, a11 + 1.0, a12, a20, a21, a22 + 1.0
+
+
+@njit(cache=True, inline="always")
+def _det(a):
+    """Determinant of a 3 x 3 matrix given as a row-by-row 9-tuple."""
+    return a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) + a[2] * (a[3] * a[7] - a[4] * a[6])
+
+
 @njit(cache=True)
 def reference_data(X, conn, dN, w):
     """(dNdX (ne, nq, n, 3), wJ (ne, nq), bad): referential shape gradients and weights;
@@ -66,7 +80,7 @@ def reference_data(X, conn, dN, w):
     bad = -1
     for e in range(ne):
         for g in range(nq):
-            a00, a01, a02, a10, a11, a12, a20, a21, a22 = _jacobian(X, conn, e, dN[g])
+            a00, a01, a02, a10, a11, a12, a20, a21, a22 = _outer_sum(X, conn[e], dN[g])
             c00, c01, c02 = a11 * a22 - a12 * a21, a12 * a20 - a10 * a22, a10 * a21 - a11 * a20
             det = a00 * c00 + a01 * c01 + a02 * c02
             wJ[e, g] = w[g] * det
@@ -95,8 +109,7 @@ def jacobian_weights(X, conn, dN, w):
     bad = -1
     for e in range(ne):
         for g in range(nq):
-            a00, a01, a02, a10, a11, a12, a20, a21, a22 = _jacobian(X, conn, e, dN[g])
-            det = a00 * (a11 * a22 - a12 * a21) - a01 * (a10 * a22 - a12 * a20) + a02 * (a10 * a21 - a11 * a20)
+            det = _det(_outer_sum(X, conn[e], dN[g]))
             wJ[e, g] = w[g] * det
             if det <= 0.0 and bad < 0:
                 bad = e
@@ -109,32 +122,16 @@ def internal_force(q, conn, dNdX, wJ, mat, f, energy):
     element's internal energy into ``energy`` (ne,). Returns the first element whose
     det F <= 0 at a quadrature point (inverted), or -1."""
     ne, nq, n = dNdX.shape[0], dNdX.shape[1], dNdX.shape[2]
-    qe = np.empty((n, 3))
     fe = np.empty((n, 3))
     bad = -1
     for e in range(ne):
         lam, mu = lame(mat[e, 0], mat[e, 1])
-        for k in range(n):
-            node = conn[e, k]
-            qe[k, 0], qe[k, 1], qe[k, 2] = q[node, 0], q[node, 1], q[node, 2]
-            fe[k, 0], fe[k, 1], fe[k, 2] = 0.0, 0.0, 0.0
+        fe[:, :] = 0.0
         en = 0.0
         for g in range(nq):
-            f00, f01, f02, f10, f11, f12, f20, f21, f22 = 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
-            for k in range(n):
-                a0, a1, a2 = dNdX[e, g, k, 0], dNdX[e, g, k, 1], dNdX[e, g, k, 2]
-                u0, u1, u2 = qe[k, 0], qe[k, 1], qe[k, 2]
-                f00 += u0 * a0
-                f01 += u0 * a1
-                f02 += u0 * a2
-                f10 += u1 * a0
-                f11 += u1 * a1
-                f12 += u1 * a2
-                f20 += u2 * a0
-                f21 += u2 * a1
-                f22 += u2 * a2
-            det = f00 * (f11 * f22 - f12 * f21) - f01 * (f10 * f22 - f12 * f20) + f02 * (f10 * f21 - f11 * f20)
-            if det <= 0.0 and bad < 0:
+            F = _gradient(q, conn[e], dNdX[e, g])
+            f00, f01, f02, f10, f11, f12, f20, f21, f22 = F
+            if _det(F) <= 0.0 and bad < 0:
                 bad = e
             r = svk_stress(f00, f01, f02, f10, f11, f12, f20, f21, f22, lam, mu)
             wg = wJ[e, g]
@@ -156,24 +153,16 @@ def internal_force(q, conn, dNdX, wJ, mat, f, energy):
 
 
 @njit(cache=True, fastmath=True)
-def _element_stiffness(q, conn, dNdX, wJ, mat, e, Ke, qe, g1):
-    """Dense (3n, 3n) tangent of element e into Ke (scratch qe (n, 3), g1 (n, 3))."""
+def _element_stiffness(q, conn, dNdX, wJ, mat, e, Ke, g1):
+    """Dense (3n, 3n) tangent of element e into Ke (scratch g1 (n, 3))."""
     nq, n = dNdX.shape[1], dNdX.shape[2]
     lam, mu = lame(mat[e, 0], mat[e, 1])
     Ke[:, :] = 0.0
-    for k in range(n):
-        node = conn[e, k]
-        qe[k, 0], qe[k, 1], qe[k, 2] = q[node, 0], q[node, 1], q[node, 2]
     F = np.empty((3, 3))
     B = np.empty((3, 3))
     for g in range(nq):
         d = dNdX[e, g]
-        for i in range(3):
-            for j in range(3):
-                s = 1.0 if i == j else 0.0
-                for k in range(n):
-                    s += qe[k, i] * d[k, j]
-                F[i, j] = s
+        F[0, 0], F[0, 1], F[0, 2], F[1, 0], F[1, 1], F[1, 2], F[2, 0], F[2, 1], F[2, 2] = _gradient(q, conn[e], d)
         r = svk_stress(F[0, 0], F[0, 1], F[0, 2], F[1, 0], F[1, 1], F[1, 2], F[2, 0], F[2, 1], F[2, 2], lam, mu)
         s00, s11, s22, s01, s12, s02 = r[9], r[10], r[11], r[12], r[13], r[14]
         for i in range(3):
@@ -211,9 +200,9 @@ def stiffness_matrices(q, conn, dNdX, wJ, mat, elems):
     see :func:`solfec_py.fem.assembly.coo_pattern`)."""
     n = dNdX.shape[2]
     out = np.empty((elems.size, 3 * n, 3 * n))
-    qe, g1 = np.empty((n, 3)), np.empty((n, 3))
+    g1 = np.empty((n, 3))
     for m in range(elems.size):
-        _element_stiffness(q, conn, dNdX, wJ, mat, elems[m], out[m], qe, g1)
+        _element_stiffness(q, conn, dNdX, wJ, mat, elems[m], out[m], g1)
     return out
 
 
@@ -224,9 +213,9 @@ def add_stiffness_csr(q, conn, dNdX, wJ, mat, slot, nbptr, scale, data):
     the group, ``nbptr`` (nn + 1) node-block row pointers)."""
     ne, n = conn.shape[0], conn.shape[1]
     Ke = np.empty((3 * n, 3 * n))
-    qe, g1 = np.empty((n, 3)), np.empty((n, 3))
+    g1 = np.empty((n, 3))
     for e in range(ne):
-        _element_stiffness(q, conn, dNdX, wJ, mat, e, Ke, qe, g1)
+        _element_stiffness(q, conn, dNdX, wJ, mat, e, Ke, g1)
         for a in range(n):
             A = conn[e, a]
             deg = nbptr[A + 1] - nbptr[A]
@@ -272,18 +261,11 @@ def unit_body_force(conn, N, wJ, mat, b):
 @njit(cache=True)
 def current_volumes(q, conn, dNdX, wJ):
     """Current volume of every element: sum_g wJ_g det F_g (ne,)."""
-    ne, nq, n = dNdX.shape[0], dNdX.shape[1], dNdX.shape[2]
+    ne, nq = dNdX.shape[0], dNdX.shape[1]
     out = np.zeros(ne)
-    F = np.empty((3, 3))
     for e in range(ne):
         for g in range(nq):
-            for i in range(3):
-                for j in range(3):
-                    s = 1.0 if i == j else 0.0
-                    for k in range(n):
-                        s += q[conn[e, k], i] * dNdX[e, g, k, j]
-                    F[i, j] = s
-            out[e] += wJ[e, g] * np.linalg.det(F)
+            out[e] += wJ[e, g] * _det(_gradient(q, conn[e], dNdX[e, g]))
     return out
 
 
@@ -294,12 +276,12 @@ def critical_steps(q, conn, dNdX, wJ, mat, mass, elems):
     element's own masses give its isolated step). +inf where K_e has no positive mode."""
     n = dNdX.shape[2]
     Ke = np.empty((3 * n, 3 * n))
-    qe, g1 = np.empty((n, 3)), np.empty((n, 3))
+    g1 = np.empty((n, 3))
     s = np.empty(3 * n)
     out = np.empty(elems.size)
     for m in range(elems.size):
         e = elems[m]
-        _element_stiffness(q, conn, dNdX, wJ, mat, e, Ke, qe, g1)
+        _element_stiffness(q, conn, dNdX, wJ, mat, e, Ke, g1)
         for a in range(n):
             s[3 * a] = s[3 * a + 1] = s[3 * a + 2] = 1.0 / np.sqrt(mass[conn[e, a]])
         for i in range(3 * n):

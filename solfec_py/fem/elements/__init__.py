@@ -7,7 +7,7 @@ their kernel code; ``FIRST_ORDER`` maps Solfec's node counts 4/5/6/8 to the line
 from __future__ import annotations
 
 from solfec_py.errors import InputError
-from solfec_py.fem.elements.base import CUBE, FACE_TYPES, PRISM, PYRAMID, SIMPLEX, Element
+from solfec_py.fem.elements.base import CUBE, FACE_TYPES, PRISM, PYRAMID, SIMPLEX, Element, QuadraticElement
 from solfec_py.fem.elements.faces import FACE_ELEMENTS, FaceElement, Quad4, Quad8, Tri3, Tri6
 from solfec_py.fem.elements.hex import Hex8, Hex20
 from solfec_py.fem.elements.pyramid import Pyr5
@@ -30,5 +30,5 @@ def element(name: str) -> type[Element]:
 
 
 __all__ = ["ELEMENTS", "BY_CODE", "FIRST_ORDER", "FACE_ELEMENTS", "FACE_TYPES", "element", "Element",
-           "FaceElement", "Tet4", "Pyr5", "Wed6", "Hex8", "Tet10", "Hex20", "Wed15", "Tri3", "Quad4",
+           "QuadraticElement", "FaceElement", "Tet4", "Pyr5", "Wed6", "Hex8", "Tet10", "Hex20", "Wed15", "Tri3", "Quad4",
            "Tri6", "Quad8", "SIMPLEX", "PYRAMID", "PRISM", "CUBE"]

@@ -26,7 +26,8 @@ Subclass contract (every concrete element sets all of these):
    (``x``, ``y``, ``z`` of shape (p,), ``N`` (n, p), ``dN`` (n, 3, p)) and, compiled by
    numba in :mod:`solfec_py.fem.points`, on scalars.
 
-The base class derives the vectorised ``shape(xi)`` (p, n) and ``dshape(xi)`` (p, n, 3),
+Quadratic elements subclass :class:`QuadraticElement`, which derives 3-5 from ``linear``
+(the first-order element) and ``edges``. The base class derives the vectorised ``shape(xi)`` (p, n) and ``dshape(xi)`` (p, n, 3),
 the tables at quadrature points and the face types.
 """
 from __future__ import annotations
@@ -63,12 +64,7 @@ class Element:
     # ------------------------------------------------------------------ derived
     @classmethod
     def _eval(cls, xi) -> tuple[np.ndarray, np.ndarray]:
-        xi = np.asarray(xi, dtype=float).reshape(-1, 3)
-        p = xi.shape[0]
-        N = np.empty((cls.nnodes, p))
-        dN = np.empty((cls.nnodes, 3, p))
-        cls.fill(xi[:, 0], xi[:, 1], xi[:, 2], N, dN)
-        return N.T.copy(), np.ascontiguousarray(dN.transpose(2, 0, 1))
+        return evaluate(cls.fill, cls.nnodes, xi, 3)
 
     @classmethod
     def shape(cls, xi) -> np.ndarray:
@@ -109,6 +105,15 @@ class Element:
         return np.all(np.abs(np.column_stack([x, y, z])) <= 1 + tol, axis=1)
 
 
+def evaluate(fill, nnodes: int, points, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """Run an element's ``fill`` over points (p, dim): (N (p, n), dN (p, n, dim))."""
+    pts = np.asarray(points, dtype=float).reshape(-1, dim)
+    N = np.empty((nnodes, pts.shape[0]))
+    dN = np.empty((nnodes, dim, pts.shape[0]))
+    fill(*pts.T, N, dN)
+    return N.T.copy(), np.ascontiguousarray(dN.transpose(2, 0, 1))
+
+
 @lru_cache(maxsize=None)
 def _tables(cls, use: str):
     rule: Rule = cls.rules[use]
@@ -132,3 +137,19 @@ def quadratic_faces(linear_faces, edges) -> tuple:
 def mid_nodes(corners: np.ndarray, edges) -> np.ndarray:
     """Reference nodes of a quadratic element: corners then the midpoints of ``edges``."""
     return np.vstack([corners] + [0.5 * (corners[a] + corners[b]) for _, (a, b) in edges])
+
+
+class QuadraticElement(Element):
+    """A second-order element derived from its linear one: subclasses set ``linear``,
+    ``edges`` ((node, (corner a, corner b)), ...), ``name``, ``code``, ``rules`` and
+    ``fill``; nodes, faces, domain and box follow from ``linear`` and ``edges``."""
+    order = 2
+    lumping = "hrz"
+    linear: type[Element]
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.domain, cls.box = cls.linear.domain, cls.linear.box
+        cls.ref_nodes = mid_nodes(cls.linear.ref_nodes, cls.edges)
+        cls.nnodes = cls.ref_nodes.shape[0]
+        cls.faces = quadratic_faces(cls.linear.faces, cls.edges)

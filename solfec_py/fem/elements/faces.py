@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py.fem import quadrature as Q
+from solfec_py.fem.elements.base import evaluate
 
 _TRI_G = np.array([[-1.0, -1.0], [1.0, 0.0], [0.0, 1.0]])
 _TRI_EDGES = np.array([[0, 1], [1, 2], [2, 0]])
@@ -74,11 +75,7 @@ class FaceElement:
 
     @classmethod
     def _eval(cls, uv):
-        uv = np.asarray(uv, dtype=float).reshape(-1, 2)
-        N = np.empty((cls.nnodes, uv.shape[0]))
-        dN = np.empty((cls.nnodes, 2, uv.shape[0]))
-        cls.fill(uv[:, 0], uv[:, 1], N, dN)
-        return N.T.copy(), np.ascontiguousarray(dN.transpose(2, 0, 1))
+        return evaluate(cls.fill, cls.nnodes, uv, 2)
 
     @classmethod
     def shape(cls, uv) -> np.ndarray:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py.fem import quadrature as Q
-from solfec_py.fem.elements.base import CUBE, Element, mid_nodes, quadratic_faces
+from solfec_py.fem.elements.base import CUBE, Element, QuadraticElement, mid_nodes
 
 _CORNERS = np.array([[-1, -1, -1], [1, -1, -1], [1, 1, -1], [-1, 1, -1],
                      [-1, -1, 1], [1, -1, 1], [1, 1, 1], [-1, 1, 1]], dtype=float)
@@ -66,15 +66,11 @@ class Hex8(Element):
     fill = staticmethod(_hex8)
 
 
-class Hex20(Element):
+class Hex20(QuadraticElement):
     """Serendipity hexahedron, meshio/VTK order: corners as HEX8, mid-edge nodes of the
     bottom edges (0,1) (1,2) (2,3) (3,0), the top edges (4,5) (5,6) (6,7) (7,4), then the
     vertical edges (0,4) (1,5) (2,6) (3,7)."""
-    name, code, nnodes, order, domain = "hexahedron20", 5, 20, 2, CUBE
+    name, code, linear = "hexahedron20", 5, Hex8
     edges = _EDGES20
-    ref_nodes = _S20
-    box = Hex8.box
-    faces = quadratic_faces(Hex8.faces, _EDGES20)
     rules = {"stiffness": Q.HEX_27, "mass": Q.HEX_27, "load": Q.HEX_27}
-    lumping = "hrz"
     fill = staticmethod(_hex20)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py.fem import quadrature as Q
-from solfec_py.fem.elements.base import SIMPLEX, Element, mid_nodes, quadratic_faces
+from solfec_py.fem.elements.base import SIMPLEX, Element, QuadraticElement
 
 _GRAD = np.array([[-1.0, -1.0, -1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
 _EDGES = np.array([[0, 1], [1, 2], [2, 0], [0, 3], [1, 3], [2, 3]])
@@ -47,15 +47,11 @@ class Tet4(Element):
     fill = staticmethod(_tet4)
 
 
-class Tet10(Element):
+class Tet10(QuadraticElement):
     """Quadratic tetrahedron, meshio/VTK order: corners as TET4, then the mid-edge nodes
     of (0,1) (1,2) (2,0) (0,3) (1,3) (2,3). The degree-5 rule integrates the mass and, on
     straight or curved elements, the patch-test integrals exactly."""
-    name, code, nnodes, order, domain = "tetra10", 4, 10, 2, SIMPLEX
+    name, code, linear = "tetra10", 4, Tet4
     edges = tuple((4 + m, (int(a), int(b))) for m, (a, b) in enumerate(_EDGES))
-    ref_nodes = mid_nodes(Tet4.ref_nodes, edges)
-    box = Tet4.box
-    faces = quadratic_faces(Tet4.faces, edges)
     rules = {"stiffness": Q.TET_14, "mass": Q.TET_14, "load": Q.TET_14}
-    lumping = "hrz"
     fill = staticmethod(_tet10)

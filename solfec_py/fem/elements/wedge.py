@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py.fem import quadrature as Q
-from solfec_py.fem.elements.base import PRISM, Element, mid_nodes, quadratic_faces
+from solfec_py.fem.elements.base import PRISM, Element, QuadraticElement
 
 _G = np.array([[-1.0, -1.0], [1.0, 0.0], [0.0, 1.0]])       # dL / d(x, y)
 _TRI_EDGES = np.array([[0, 1], [1, 2], [2, 0]])
@@ -65,15 +65,11 @@ class Wed6(Element):
     fill = staticmethod(_wed6)
 
 
-class Wed15(Element):
+class Wed15(QuadraticElement):
     """Quadratic (serendipity) wedge, meshio/VTK order: corners as WED6, mid-edge nodes of
     (0,1) (1,2) (2,0) (3,4) (4,5) (5,3) (0,3) (1,4) (2,5)."""
-    name, code, nnodes, order, domain = "wedge15", 6, 15, 2, PRISM
+    name, code, linear = "wedge15", 6, Wed6
     edges = tuple((k, e) for k, e in enumerate(((0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3),
                                                  (0, 3), (1, 4), (2, 5)), start=6))
-    ref_nodes = mid_nodes(Wed6.ref_nodes, edges)
-    box = Wed6.box
-    faces = quadratic_faces(Wed6.faces, edges)
     rules = {"stiffness": Q.WED_18, "mass": Q.WED_18, "load": Q.WED_18}
-    lumping = "hrz"
     fill = staticmethod(_wed15)
