@@ -7,6 +7,7 @@ Modules: ``elements`` (element types as data, ``ELEMENTS``), ``quadrature`` (rul
 ``laws`` (``LAWS``), ``kernels`` (reference data, internal force, tangent, mass, critical
 step), ``points`` (shape functions at points, inverse map, point location, stress),
 ``surface`` (face normals and surface loads), ``assembly`` (CSR pattern of the tangent),
-``pseudo_rigid`` (homogeneous-deformation helpers). numba is imported only by the kernel
-modules.
+``pseudo_rigid`` (homogeneous-deformation helpers), ``blocks`` (structured meshes of every
+element type). numba is imported by ``laws`` and the kernel modules only; ``elements`` and
+``quadrature`` are plain numpy (geometry/mesh_tables derives its MESH tables from them).
 """

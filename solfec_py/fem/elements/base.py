@@ -42,12 +42,27 @@ SIMPLEX, PYRAMID, PRISM, CUBE = range(4)
 FACE_TYPES = {3: "triangle", 4: "quad", 6: "triangle6", 8: "quad8"}   # by face node count
 
 
-class Element:
+class ShapeFunctions:
+    """Vectorised evaluation of a ``fill`` function of ``dim`` reference coordinates."""
+    name: str = ""
+    nnodes: int = 0
+    dim: int = 3
+
+    @classmethod
+    def shape(cls, xi) -> np.ndarray:
+        """Shape-function values (p, nnodes) at reference points ``xi`` (p, dim)."""
+        return evaluate(cls.fill, cls.nnodes, xi, cls.dim)[0]
+
+    @classmethod
+    def dshape(cls, xi) -> np.ndarray:
+        """Reference derivatives (p, nnodes, dim), ``[:, k, j] = dN_k / dxi_j``."""
+        return evaluate(cls.fill, cls.nnodes, xi, cls.dim)[1]
+
+
+class Element(ShapeFunctions):
     """Base class of the element types (see the module docstring for the contract)."""
 
-    name: str = ""
     code: int = -1
-    nnodes: int = 0
     order: int = 1
     domain: int = -1
     ref_nodes: np.ndarray
@@ -62,20 +77,6 @@ class Element:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ derived
-    @classmethod
-    def _eval(cls, xi) -> tuple[np.ndarray, np.ndarray]:
-        return evaluate(cls.fill, cls.nnodes, xi, 3)
-
-    @classmethod
-    def shape(cls, xi) -> np.ndarray:
-        """Shape-function values (p, nnodes) at reference points ``xi`` (p, 3)."""
-        return cls._eval(xi)[0]
-
-    @classmethod
-    def dshape(cls, xi) -> np.ndarray:
-        """Reference derivatives (p, nnodes, 3), ``[:, k, j] = dN_k / dxi_j``."""
-        return cls._eval(xi)[1]
-
     @classmethod
     def tables(cls, use: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(N (nq, n), dN (nq, n, 3), weights (nq,)) at the points of ``rules[use]``."""
@@ -117,7 +118,7 @@ def evaluate(fill, nnodes: int, points, dim: int) -> tuple[np.ndarray, np.ndarra
 @lru_cache(maxsize=None)
 def _tables(cls, use: str):
     rule: Rule = cls.rules[use]
-    N, dN = cls._eval(rule.points)
+    N, dN = evaluate(cls.fill, cls.nnodes, rule.points, 3)
     for a in (N, dN):
         a.setflags(write=False)
     return N, dN, rule.weights

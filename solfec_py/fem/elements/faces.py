@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py.fem import quadrature as Q
-from solfec_py.fem.elements.base import evaluate
+from solfec_py.fem.elements.base import ShapeFunctions, evaluate
 
 _TRI_G = np.array([[-1.0, -1.0], [1.0, 0.0], [0.0, 1.0]])
 _TRI_EDGES = np.array([[0, 1], [1, 2], [2, 0]])
@@ -62,10 +62,9 @@ def _quad8(u, v, N, dN):
             dN[k, 0], dN[k, 1] = 0.5 * su * (1.0 - v * v), -v * a
 
 
-class FaceElement:
-    """Base of the face elements: derives ``shape`` (p, n) and ``dshape`` (p, n, 2)."""
-    name: str = ""
-    nnodes: int = 0
+class FaceElement(ShapeFunctions):
+    """Base of the face elements: ``shape`` (p, n) and ``dshape`` (p, n, 2) from ``fill``."""
+    dim = 2
     ref_nodes: np.ndarray
     rule: Q.Rule
 
@@ -74,21 +73,9 @@ class FaceElement:
         raise NotImplementedError
 
     @classmethod
-    def _eval(cls, uv):
-        return evaluate(cls.fill, cls.nnodes, uv, 2)
-
-    @classmethod
-    def shape(cls, uv) -> np.ndarray:
-        return cls._eval(uv)[0]
-
-    @classmethod
-    def dshape(cls, uv) -> np.ndarray:
-        return cls._eval(uv)[1]
-
-    @classmethod
     def tables(cls) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(N (nq, n), dN (nq, n, 2), weights (nq,)) at the points of ``rule``."""
-        N, dN = cls._eval(cls.rule.points)
+        N, dN = evaluate(cls.fill, cls.nnodes, cls.rule.points, 2)
         return N, dN, cls.rule.weights
 
 
