@@ -7,6 +7,12 @@ Surface ids: `gid` for every boundary face, unless the face's node set matches o
 explicitly listed faces `face_nodes` (m, 4, -1 padded) whose id is `face_sids` (m,).
 Topology (element faces, boundary faces, faces shared by two elements) is derived lazily,
 once, with a sort of face node sets; copies share it, since connectivity never changes.
+
+Quadratic cells (meshio's tetra10, pyramid13, wedge15, hexahedron20: corners, then one node
+per edge in `mesh_tables.EDGES` order) are stored as their linear corners in `conn`, so all
+geometry (faces, volumes, contact) sees straight-sided elements, plus `quadratic`: meshio
+cell name -> (element indices (m,), all nodes (m, n)); `cells()` lists every element by
+meshio cell type with its full node list, `linear()` drops the mid-edge nodes.
 """
 from __future__ import annotations
 
@@ -54,8 +60,7 @@ class _Topology:
     def __init__(self, etype: np.ndarray, conn: np.ndarray):
         ne = etype.size
         table = T.FACE_TABLE[etype]                                   # (ne, 6, 4)
-        glob = np.where(table >= 0, np.take_along_axis(conn[:, None, :].repeat(T.MAX_FACES, 1),
-                                                       np.maximum(table, 0), axis=2), -1)
+        glob = np.where(table >= 0, conn[np.arange(ne)[:, None, None], np.maximum(table, 0)], -1)
         exists = np.arange(T.MAX_FACES)[None, :] < T.FACE_COUNT[etype][:, None]
         self.elem = np.repeat(np.arange(ne), T.MAX_FACES).reshape(ne, -1)[exists]
         self.local = np.tile(np.arange(T.MAX_FACES), (ne, 1))[exists]
@@ -71,10 +76,12 @@ class _Topology:
 
 
 class Mesh(PointSetMotion):
-    """A mixed TET4/PYR5/WED6/HEX8 mesh."""
+    """A mixed TET4/PYR5/WED6/HEX8 mesh (quadratic cells kept beside their corners)."""
+
+    quadratic: dict = {}          # read-only default for meshes unpickled from older versions
 
     def __init__(self, nodes, etype, conn, volids, gid: int = 0, face_nodes=None, face_sids=None,
-                 cur=None):
+                 cur=None, quadratic=None):
         self.ref = np.array(nodes, dtype=float).reshape(-1, 3)
         self.cur = self.ref.copy() if cur is None else np.array(cur, dtype=float).reshape(-1, 3)
         self.etype = np.asarray(etype, dtype=np.int64).reshape(-1)
@@ -92,8 +99,45 @@ class Mesh(PointSetMotion):
         bad = (self.etype[:, None] > np.arange(8)) != (self.conn >= 0)
         if bad.any() or not np.isin(self.etype, T.ETYPES).all():
             raise ValueError("Mesh: element types and padded connectivity disagree")
+        self.quadratic = {} if quadratic is None else {
+            name: (np.asarray(e, np.int64).reshape(-1), np.asarray(c, np.int64).reshape(len(e), -1))
+            for name, (e, c) in quadratic.items()}
+        for name, (elems, nodes) in self.quadratic.items():
+            k = T.QUADRATIC[name]
+            if nodes.shape[1] != k + len(T.EDGES[k]) or np.any(self.conn[elems, :k] != nodes[:, :k]):
+                raise ValueError(f"Mesh: {name} cells must list their corners (conn) first")
         self._topo = None
         self._bsurf = None
+
+    @property
+    def is_quadratic(self) -> bool:
+        return bool(self.quadratic)
+
+    def cells(self) -> list:
+        """Every element by meshio cell type: [(name, element indices, nodes (m, n))], the
+        quadratic cells with all their nodes, the others with their corners."""
+        out, quad = [], np.zeros(self.nele, dtype=bool)
+        for name, (elems, nodes) in self.quadratic.items():
+            out.append((name, elems, nodes))
+            quad[elems] = True
+        for k in T.ETYPES:
+            elems = np.flatnonzero((self.etype == k) & ~quad)
+            if elems.size:
+                out.append((T.MESHIO_NAMES[k], elems, self.conn[elems, :k]))
+        return out
+
+    def linear(self) -> "Mesh":
+        """This mesh with straight-sided elements only: quadratic cells become their corners
+        and the nodes no element corner uses are dropped (node numbers are compacted)."""
+        if not self.quadratic:
+            return self.copy()
+        used = np.zeros(self.nnod, dtype=bool)
+        used[self.conn[self.conn >= 0]] = True
+        new = np.cumsum(used) - 1
+        renum = lambda a: np.where(a >= 0, new[np.maximum(a, 0)], -1)   # noqa: E731
+        keep = np.all((self.face_nodes < 0) | used[np.maximum(self.face_nodes, 0)], axis=1)
+        return Mesh(self.ref[used], self.etype, renum(self.conn), self.volids, self.gid,
+                    renum(self.face_nodes[keep]), self.face_sids[keep], cur=self.cur[used])
 
     @property
     def nnod(self) -> int:
@@ -137,8 +181,18 @@ class Mesh(PointSetMotion):
 
     def nodes_on_surface(self, surfid: int) -> np.ndarray:
         """Sorted unique nodes of the boundary faces with surface id `surfid` (maybe empty)."""
-        nodes, _, sids, _ = self.boundary_faces()
-        sel = nodes[sids == surfid]
+        nodes, _, sids, owner = self.boundary_faces()
+        on = sids == surfid
+        sel = [nodes[on].reshape(-1)]
+        if self.quadratic:                                 # mid-edge nodes of those faces too
+            local = self.topology.local[self.topology.boundary][on]
+            for name, (elems, full) in self.quadratic.items():
+                row = np.full(self.nele, -1, dtype=np.int64)
+                row[elems] = np.arange(elems.size)
+                hit = row[owner[on]] >= 0
+                mids = T.face_midside(T.QUADRATIC[name])[local[hit]]
+                sel.append(np.where(mids >= 0, full[row[owner[on][hit]][:, None], np.maximum(mids, 0)], -1).ravel())
+        sel = np.concatenate(sel)
         return np.unique(sel[sel >= 0])
 
     def inter_element_faces(self) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,128 @@
+"""Tetrahedral meshes of closed triangulated surfaces with gmsh (layer 1; the optional extra
+`pip install solfec-py[mesh]`), for TETRAHEDRALIZE and ELLIP_MESH. Solfec used TetGen.
+Reference: the gmsh Python API (discrete entities, `model.mesh.generate`), gmsh's HXT 3-D
+Delaunay mesher (Marot, Pellerin, Remacle 2019), and TetGen's radius-edge quality measure
+(Si 2015) used to report mesh quality.
+
+The surface triangulation is kept as it is (it becomes the boundary of the tetrahedral
+mesh); the interior is filled with tetrahedra whose size follows the surface triangles, or
+is capped by the edge of a regular tetrahedron of the given maximal volume.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from solfec_py.errors import InputError, NotAvailableError
+
+EXTRA = "pip install solfec-py[mesh]"
+
+
+def require_gmsh(command: str):
+    """The gmsh module, or NotAvailableError saying which extra to install."""
+    try:
+        import gmsh
+    except ImportError as exc:   # missing package or a missing system library of it
+        raise NotAvailableError(f"{command} needs the gmsh Python package ({EXTRA}); importing it failed:"
+                                f" {exc}") from None
+    return gmsh
+
+
+def radius_edge_ratios(X: np.ndarray, tets: np.ndarray) -> np.ndarray:
+    """Circumradius over shortest edge of every tetrahedron (sqrt(6)/4 for a regular one)."""
+    a = X[tets[:, 0]]
+    b, c, d = X[tets[:, 1]] - a, X[tets[:, 2]] - a, X[tets[:, 3]] - a
+    num = (np.einsum("ij,ij->i", b, b)[:, None] * np.cross(c, d) + np.einsum("ij,ij->i", c, c)[:, None]
+           * np.cross(d, b) + np.einsum("ij,ij->i", d, d)[:, None] * np.cross(b, c))
+    det = 2.0 * np.einsum("ij,ij->i", b, np.cross(c, d))
+    radius = np.linalg.norm(num, axis=1) / np.abs(det)
+    edges = [b, c, d, c - b, d - b, d - c]
+    shortest = np.min(np.stack([np.linalg.norm(e, axis=1) for e in edges]), axis=0)
+    return radius / shortest
+
+
+def tetrahedralize(points: np.ndarray, triangles: np.ndarray, volume: float | None = None,
+                   quality: float | None = None, command: str = "TETRAHEDRALIZE") -> tuple[np.ndarray, np.ndarray]:
+    """(nodes (n, 3), tetrahedra (m, 4)) filling the closed surface `triangles` (k, 3) over
+    `points`; the first len(points) nodes are the input points, in order. `volume` caps the
+    element size, `quality` (> 1) switches gmsh's Netgen optimiser on. InputError when gmsh
+    cannot mesh the surface (open, self-intersecting, ...)."""
+    gmsh = require_gmsh(command)
+    points = np.asarray(points, dtype=float)
+    triangles = np.asarray(triangles, dtype=np.int64)
+    ours = not gmsh.isInitialized()
+    if ours:
+        gmsh.initialize(interruptible=False)
+    previous = gmsh.model.getCurrent() if not ours else None
+    name = f"solfec_py_{id(points)}"
+    try:
+        gmsh.option.setNumber("General.Terminal", 0)
+        gmsh.option.setNumber("General.Verbosity", 0)
+        gmsh.option.setNumber("General.NumThreads", 1)          # the same mesh on every run
+        gmsh.model.add(name)
+        gmsh.model.addDiscreteEntity(2, 1)
+        gmsh.model.mesh.addNodes(2, 1, np.arange(1, points.shape[0] + 1), points.reshape(-1))
+        gmsh.model.mesh.addElementsByType(1, 2, [], (triangles + 1).reshape(-1))
+        loop = gmsh.model.geo.addSurfaceLoop([1])
+        gmsh.model.geo.addVolume([loop])
+        gmsh.model.geo.synchronize()
+        gmsh.option.setNumber("Mesh.Algorithm3D", 10)          # HXT: honours the size cap
+        if volume is not None:
+            gmsh.option.setNumber("Mesh.MeshSizeMax", (6.0 * np.sqrt(2.0) * volume) ** (1.0 / 3.0))
+        if quality is not None:
+            gmsh.option.setNumber("Mesh.OptimizeNetgen", 1)
+        gmsh.model.mesh.generate(3)
+        tags, xyz, _ = gmsh.model.mesh.getNodes()
+        _, tet = gmsh.model.mesh.getElementsByType(4)
+    except Exception as exc:      # gmsh raises plain Exceptions with its log message
+        raise InputError(f"Mesh generation has failed: {str(exc).strip() or type(exc).__name__}") from None
+    finally:
+        gmsh.model.remove() if gmsh.model.getCurrent() == name else None
+        if ours:
+            gmsh.finalize()
+        elif previous:
+            gmsh.model.setCurrent(previous)
+    if not len(tet):
+        raise InputError("Mesh generation has failed: gmsh made no tetrahedra (is the surface closed?)")
+    tags = np.asarray(tags, dtype=np.int64)
+    order = np.argsort(tags)
+    index = np.empty(int(tags.max()) + 1, dtype=np.int64)
+    index[tags[order]] = np.arange(tags.size)
+    X = np.asarray(xyz, float).reshape(-1, 3)[order]
+    if tags.size < points.shape[0] or not np.array_equal(tags[order][: points.shape[0]], np.arange(1, points.shape[0] + 1)):
+        raise InputError("Mesh generation has failed: gmsh did not keep the surface nodes")
+    return X, index[np.asarray(tet, dtype=np.int64).reshape(-1, 4)]
+
+
+def fill(points, triangles, tri_sids, volid=0, volume: float | None = None, quality: float | None = None,
+         command: str = "TETRAHEDRALIZE", notes: list | None = None):
+    """A tetrahedral Mesh filling a closed surface whose triangles carry surface ids
+    `tri_sids`; `volid` is an int or a callable giving the ids of element centroids."""
+    from scipy.spatial import cKDTree
+
+    from solfec_py.geometry.mesh import Mesh, match_rows
+    from solfec_py.geometry.mesh_import import orient
+
+    notes = [] if notes is None else notes
+    triangles = np.asarray(triangles, dtype=np.int64)
+    tri_sids = np.asarray(tri_sids, dtype=np.int64)
+    X, tets = tetrahedralize(points, triangles, volume, quality, command)
+    etype = np.full(tets.shape[0], 4, dtype=np.int64)
+    orient(X, etype, tets)
+    ids = volid(X[tets].mean(axis=1)) if callable(volid) else volid
+    bare = Mesh(X, etype, tets, ids)
+    faces = bare.boundary_faces()[0][:, :3]
+    hit = match_rows(np.sort(faces, axis=1), np.sort(triangles, axis=1))
+    sids = np.where(hit >= 0, tri_sids[np.maximum(hit, 0)], 0)
+    if np.any(hit < 0):                          # boundary recovered with extra points: nearest input face
+        centres = np.asarray(points, float)[triangles].mean(axis=1)
+        _, near = cKDTree(centres).query(X[faces[hit < 0]].mean(axis=1))
+        sids[hit < 0] = tri_sids[near]
+        notes.append(f"{command}: {int((hit < 0).sum())} boundary face(s) differ from the input surface;"
+                     " they take the surface id of the nearest input face")
+    if quality is not None:
+        worst = float(radius_edge_ratios(X, tets).max())
+        if worst > quality:
+            notes.append(f"{command}: the worst radius-edge ratio is {worst:.3g} > quality {quality:g}"
+                         " (gmsh optimises the mesh but does not enforce TetGen's bound)")
+    return Mesh(X, etype, tets, ids, gid=int(np.bincount(sids - sids.min()).argmax() + sids.min()),
+                face_nodes=faces, face_sids=sids)
