@@ -5,8 +5,9 @@ and element-face surfaces). Reference: meshio's writers; VTK's cell node orders.
 Elements are written grouped by cell type (quadratic cells with all their nodes); every
 boundary face is written as a triangle or quad cell carrying its surface id. Cell data:
 `volid` and `surfid` on every cell (0 where not applicable) and, for gmsh files, the same
-ids as physical and geometrical tags, so gmsh and `read_mesh` see the groups. VTK-based
-formats store wedges with VTK's reflected corner order.
+ids as physical and geometrical tags, so gmsh and `read_mesh` see the groups. Node orders
+are meshio's, which are solfec's (VTK's, checked in the tests against VTK's and gmsh's
+reference elements).
 """
 from __future__ import annotations
 
@@ -15,10 +16,7 @@ import os
 import numpy as np
 
 from solfec_py.errors import InputError
-from solfec_py.geometry import mesh_tables as T
 
-VTK_FORMATS = ("vtu", "vtk", "vtk42", "vtk51", "xdmf")
-_WEDGE_VTK = {"wedge": np.array(T.FLIP[6]), "wedge15": T.quadratic_permutation(6, T.FLIP[6])}
 
 
 # formats that keep one integer tag per cell under their own name
@@ -33,8 +31,6 @@ def to_meshio(mesh, config: str = "cur", format: str = "vtu"):
     X = mesh.cur if config == "cur" else mesh.ref
     blocks = []                                  # (cell type, dim, nodes, volid, surfid)
     for name, elems, nodes in mesh.cells():
-        if format in VTK_FORMATS and name in _WEDGE_VTK:
-            nodes = nodes[:, _WEDGE_VTK[name]]
         blocks.append((name, 3, nodes, mesh.volids[elems], np.zeros(elems.size, np.int64)))
     fnodes, sizes, sids, _ = mesh.boundary_faces()
     for size, name in ((3, "triangle"), (4, "quad")):

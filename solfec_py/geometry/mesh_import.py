@@ -27,9 +27,9 @@ from solfec_py.geometry.mesh import Mesh, group_rows
 # meshio cell type -> solfec element (corner count); quadratic cells keep all their nodes
 VOLUME_CELLS = {"tetra": 4, "pyramid": 5, "wedge": 6, "hexahedron": 8,
                 "tetra10": 4, "pyramid13": 5, "wedge15": 6, "hexahedron20": 8}
-# meshio -> solfec node order of each volume cell: meshio's (VTK's) corner order is solfec's
-# (checked against the face table in the tests); VTK's wedge is reflected, which the
-# orientation check fixes with FLIP like any negatively oriented element
+# meshio -> solfec node order of each volume cell: meshio's (VTK's) order is solfec's, mid-edge
+# nodes in mesh_tables.EDGES order (checked in the tests against VTK's parametric coordinates
+# and gmsh's reference elements); negatively oriented cells are flipped with FLIPS
 PERMUTATION = {name: np.arange(k + (len(T.EDGES[k]) if name in T.QUADRATIC else 0))
                for name, k in VOLUME_CELLS.items()}
 FLIPS = {name: (np.array(T.FLIP[k]) if name not in T.QUADRATIC else T.quadratic_permutation(k, T.FLIP[k]))
@@ -333,6 +333,8 @@ def file_format(path: str, format: str | None = None) -> str:
 def read_mesh(path, format: str | None = None, notes: list | None = None, **options) -> Mesh:
     """Read a mesh file into a solfec Mesh; `options` are those of `from_meshio`. Reader
     failures (missing, unreadable or corrupt files) raise InputError naming the path."""
+    import contextlib
+    import io
     import warnings
 
     notes = [] if notes is None else notes
@@ -340,8 +342,9 @@ def read_mesh(path, format: str | None = None, notes: list | None = None, **opti
     if not os.path.isfile(path):
         raise InputError(f"mesh file {path!r} not found" + (" (it is a directory)" if os.path.isdir(path) else ""))
     fmt = file_format(path, format)
+    said = io.StringIO()
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
             warnings.simplefilter("ignore")
             if fmt == "abaqus":
                 from solfec_py.geometry.abaqus_inp import read_inp
@@ -351,10 +354,11 @@ def read_mesh(path, format: str | None = None, notes: list | None = None, **opti
             else:
                 import meshio
 
-                mesh = meshio.read(path, file_format=fmt)
-    except (MemoryError, RecursionError, Exception) as exc:   # any reader failure: bad bytes in, clear error out
+                mesh = meshio._helpers.reader_map[fmt](path)   # meshio.read would sys.exit on a bad file
+    except (Exception, SystemExit) as exc:   # any reader failure: bad bytes in, a clear error out
         text = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
         raise InputError(f"cannot read {path!r} as a {fmt} mesh: {text}") from None
+    notes.extend(f"meshio: {line.strip()}" for line in said.getvalue().splitlines() if line.strip())
     try:
         return from_meshio(mesh, notes=notes, **options)
     except InputError as exc:
