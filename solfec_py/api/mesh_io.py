@@ -142,27 +142,18 @@ def _nearest(centres: np.ndarray, volids: np.ndarray):
 
 
 def _surface_file(path: str, notes: list):
-    """Surface (points, triangles, ids) and volume ids of a shape file."""
+    """Surface (points, triangles, ids) and volume ids of a shape file: the boundary of a
+    volume mesh, or the triangles and quads of a surface mesh (STL, OFF, PLY, OBJ, ...)."""
     if not os.path.isfile(path):
         raise InputError(f"'shape' file {path!r} not found")
-    fmt = MI.file_format(path)
-    if fmt == "abaqus":
-        mesh = MI.read_mesh(path, fmt, notes)
-        return (*mesh.surface_triangles(), _nearest_of(mesh))
-    import meshio
-
+    raw = MI.read_raw(path, None, notes)
     try:
-        raw = meshio.read(path, file_format=fmt)
-    except Exception as exc:
-        raise InputError(f"cannot read {path!r} as a {fmt} file: {exc}") from None
-    if any(MI._kind(c.type, True)[0] == "volume" for c in raw.cells):
-        mesh = MI.from_meshio(raw, notes=notes, linear=True)
-        return (*mesh.surface_triangles(), _nearest_of(mesh))
-    try:
-        points, tri, sids = MI.surface_from_meshio(raw)
+        if any(MI._kind(c.type, True)[0] == "volume" for c in raw.cells):
+            mesh = MI.from_meshio(raw, notes=notes, linear=True)
+            return (*mesh.surface_triangles(), _nearest_of(mesh))
+        return (*MI.surface_from_meshio(raw), 0)
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
-    return points, tri, sids, 0
 
 
 def _nearest_of(mesh):

@@ -330,9 +330,10 @@ def file_format(path: str, format: str | None = None) -> str:
                      f" {formats()}")
 
 
-def read_mesh(path, format: str | None = None, notes: list | None = None, **options) -> Mesh:
-    """Read a mesh file into a solfec Mesh; `options` are those of `from_meshio`. Reader
-    failures (missing, unreadable or corrupt files) raise InputError naming the path."""
+def read_raw(path, format: str | None = None, notes: list | None = None):
+    """The meshio.Mesh of a file (Abaqus files by `abaqus_inp`); any reader failure (missing,
+    unreadable or corrupt file) raises InputError naming the path. What the reader prints
+    goes to `notes`."""
     import contextlib
     import io
     import warnings
@@ -359,12 +360,20 @@ def read_mesh(path, format: str | None = None, notes: list | None = None, **opti
         text = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
         raise InputError(f"cannot read {path!r} as a {fmt} mesh: {text}") from None
     notes.extend(f"meshio: {line.strip()}" for line in said.getvalue().splitlines() if line.strip())
+    return mesh
+
+
+def read_mesh(path, format: str | None = None, notes: list | None = None, **options) -> Mesh:
+    """Read a mesh file into a solfec Mesh; `options` are those of `from_meshio`. Reader
+    failures (missing, unreadable or corrupt files) raise InputError naming the path."""
+    mesh = read_raw(path, format, notes)
+    fmt = file_format(path, format)
     try:
         return from_meshio(mesh, notes=notes, **options)
     except InputError as exc:
-        raise InputError(f"{path}: {exc}") from None
+        raise InputError(f"{os.fspath(path)}: {exc}") from None
     except (ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:   # inconsistent reader output
-        raise InputError(f"{path}: not a valid {fmt} mesh ({type(exc).__name__}: {exc})") from None
+        raise InputError(f"{os.fspath(path)}: not a valid {fmt} mesh ({type(exc).__name__}: {exc})") from None
 
 
 def surface_from_meshio(mesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

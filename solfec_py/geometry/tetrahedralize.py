@@ -4,9 +4,12 @@ Reference: the gmsh Python API (discrete entities, `model.mesh.generate`), gmsh'
 Delaunay mesher (Marot, Pellerin, Remacle 2019), and TetGen's radius-edge quality measure
 (Si 2015) used to report mesh quality.
 
-The surface triangulation is kept as it is (it becomes the boundary of the tetrahedral
-mesh); the interior is filled with tetrahedra whose size follows the surface triangles, or
-is capped by the edge of a regular tetrahedron of the given maximal volume.
+Without a maximal element volume the surface triangulation is kept as it is (it becomes
+the boundary of the tetrahedral mesh) and the interior is filled with tetrahedra whose size
+follows the surface triangles. With one, the surface is re-meshed too (gmsh classifies it
+into patches at sharp edges, re-parametrises and meshes them) with the edge length of a
+regular tetrahedron of that volume as gmsh's target size (a target, not a hard bound);
+surface ids then go to the new boundary faces from the input triangles they lie on.
 """
 from __future__ import annotations
 
@@ -62,7 +65,10 @@ def tetrahedralize(points: np.ndarray, triangles: np.ndarray, volume: float | No
         gmsh.model.addDiscreteEntity(2, 1)
         gmsh.model.mesh.addNodes(2, 1, np.arange(1, points.shape[0] + 1), points.reshape(-1))
         gmsh.model.mesh.addElementsByType(1, 2, [], (triangles + 1).reshape(-1))
-        loop = gmsh.model.geo.addSurfaceLoop([1])
+        if volume is not None:                                  # re-mesh the surface as well
+            gmsh.model.mesh.classifySurfaces(np.radians(40.0), True, True, np.pi)
+            gmsh.model.mesh.createGeometry()
+        loop = gmsh.model.geo.addSurfaceLoop([tag for _, tag in gmsh.model.getEntities(2)])
         gmsh.model.geo.addVolume([loop])
         gmsh.model.geo.synchronize()
         gmsh.option.setNumber("Mesh.Algorithm3D", 10)          # HXT: honours the size cap
@@ -88,7 +94,9 @@ def tetrahedralize(points: np.ndarray, triangles: np.ndarray, volume: float | No
     index = np.empty(int(tags.max()) + 1, dtype=np.int64)
     index[tags[order]] = np.arange(tags.size)
     X = np.asarray(xyz, float).reshape(-1, 3)[order]
-    if tags.size < points.shape[0] or not np.array_equal(tags[order][: points.shape[0]], np.arange(1, points.shape[0] + 1)):
+    kept = tags.size >= points.shape[0] and np.array_equal(tags[order][: points.shape[0]],
+                                                             np.arange(1, points.shape[0] + 1))
+    if volume is None and not kept:
         raise InputError("Mesh generation has failed: gmsh did not keep the surface nodes")
     return X, index[np.asarray(tet, dtype=np.int64).reshape(-1, 4)]
 
@@ -97,10 +105,8 @@ def fill(points, triangles, tri_sids, volid=0, volume: float | None = None, qual
          command: str = "TETRAHEDRALIZE", notes: list | None = None):
     """A tetrahedral Mesh filling a closed surface whose triangles carry surface ids
     `tri_sids`; `volid` is an int or a callable giving the ids of element centroids."""
-    from scipy.spatial import cKDTree
-
     from solfec_py.geometry.mesh import Mesh, match_rows
-    from solfec_py.geometry.mesh_import import orient
+    from solfec_py.geometry.mesh_import import orient, signed_volumes
 
     notes = [] if notes is None else notes
     triangles = np.asarray(triangles, dtype=np.int64)
@@ -113,12 +119,17 @@ def fill(points, triangles, tri_sids, volid=0, volume: float | None = None, qual
     faces = bare.boundary_faces()[0][:, :3]
     hit = match_rows(np.sort(faces, axis=1), np.sort(triangles, axis=1))
     sids = np.where(hit >= 0, tri_sids[np.maximum(hit, 0)], 0)
-    if np.any(hit < 0):                          # boundary recovered with extra points: nearest input face
-        centres = np.asarray(points, float)[triangles].mean(axis=1)
-        _, near = cKDTree(centres).query(X[faces[hit < 0]].mean(axis=1))
-        sids[hit < 0] = tri_sids[near]
-        notes.append(f"{command}: {int((hit < 0).sum())} boundary face(s) differ from the input surface;"
-                     " they take the surface id of the nearest input face")
+    if np.any(hit < 0):                          # re-meshed surface: the input triangle under each face
+        sids[hit < 0] = tri_sids[nearest_triangles(np.asarray(points, float)[triangles],
+                                                   X[faces[hit < 0]].mean(axis=1))]
+        if volume is None:
+            notes.append(f"{command}: {int((hit < 0).sum())} boundary face(s) differ from the input surface;"
+                         " they take the surface id of the input triangle nearest to them")
+    if volume is not None:
+        largest = float(np.max(signed_volumes(X, etype, tets)))
+        if largest > volume:
+            notes.append(f"{command}: the largest element volume is {largest:.3g} > volume {volume:g} (gmsh's"
+                         " element sizes are targets, not bounds)")
     if quality is not None:
         worst = float(radius_edge_ratios(X, tets).max())
         if worst > quality:
@@ -126,3 +137,34 @@ def fill(points, triangles, tri_sids, volid=0, volume: float | None = None, qual
                          " (gmsh optimises the mesh but does not enforce TetGen's bound)")
     return Mesh(X, etype, tets, ids, gid=int(np.bincount(sids - sids.min()).argmax() + sids.min()),
                 face_nodes=faces, face_sids=sids)
+
+
+def point_triangle_distances(p: np.ndarray, tri: np.ndarray) -> np.ndarray:
+    """Distances from points p (m, 3) to triangles tri (m, 3, 3), pairwise by row."""
+    a, b, c = tri[:, 0], tri[:, 1], tri[:, 2]
+    ab, ac = b - a, c - a
+    n = np.cross(ab, ac)
+    nn = np.maximum(np.einsum("ij,ij->i", n, n), 1e-300)
+    w = p - a
+    # barycentric coordinates of the projection onto the plane
+    v = np.einsum("ij,ij->i", np.cross(w, ac), n) / nn
+    u = np.einsum("ij,ij->i", np.cross(ab, w), n) / nn
+    inside = (v >= 0) & (u >= 0) & (u + v <= 1)
+    best = np.where(inside, np.abs(np.einsum("ij,ij->i", w, n)) / np.sqrt(nn), np.inf)
+    for s, e in ((a, b), (b, c), (c, a)):                       # else the nearest edge
+        d = e - s
+        t = np.clip(np.einsum("ij,ij->i", p - s, d) / np.maximum(np.einsum("ij,ij->i", d, d), 1e-300), 0, 1)
+        best = np.minimum(best, np.linalg.norm(p - s - t[:, None] * d, axis=1))
+    return best
+
+
+def nearest_triangles(tri: np.ndarray, points: np.ndarray, candidates: int = 32) -> np.ndarray:
+    """Index of the triangle (k, 3, 3) nearest to each point, among the `candidates`
+    triangles with the nearest centroids."""
+    from scipy.spatial import cKDTree
+
+    k = min(candidates, tri.shape[0])
+    _, near = cKDTree(tri.mean(axis=1)).query(points, k=k)
+    near = near.reshape(points.shape[0], k)
+    dist = point_triangle_distances(np.repeat(points, k, axis=0), tri[near.reshape(-1)]).reshape(-1, k)
+    return near[np.arange(points.shape[0]), np.argmin(dist, axis=1)]
