@@ -275,10 +275,10 @@ def split_convexes(members: list, point, normal, surfid, topoadj: bool, eps: flo
                     pieces.append(piece)
                     origin.append(k)
                     side.append(s)
-        else:
+        else:                                   # whole: on one side, or crossing but left uncut (topoadj)
             pieces.append(m)
             origin.append(k)
-            side.append(-1)
+            side.append(0 if d[k].max() <= eps else 1 if d[k].min() >= -eps else -1)
     origin, side = np.array(origin), np.array(side)
     below = np.array([x.min() < -eps for x in d])
     above = np.array([x.max() > eps for x in d])
