@@ -270,7 +270,8 @@ def test_abaqus_element_types(name, expected):
 
 @pytest.mark.parametrize("text, message", [
     ("*NODE\n1, 0, 0, 0\n*ELEMENT, TYPE=C3D99\n1, 1\n", "unsupported Abaqus element type 'C3D99'"),
-    ("*NODE\n1, a, 0, 0\n", "a node line 'label, x, y, z' expected"),
+    ("*NODE\n1, a, 0, 0\n", r"bad.inp:1: numbers expected, got 'a' \(item 2 of the data lines\)"),
+    ("*NODE\n1, 0, 0, 0\n2, 1\n", "node lines 'label, x, y, z' expected"),
     ("*NODE\n1, 0, 0, 0\n*ELEMENT, TYPE=C3D4\n1, 1, 2, 3\n", "do not divide into records"),
     ("*NODE\n1, 0, 0, 0\n*ELEMENT, TYPE=C3D4\n1, 1, 2, 3, 4\n", "uses node 2, which no \\*NODE line defines"),
     ("*NODE\n1, 0, 0, 0\n*ELEMENT\n", r"\*ELEMENT without TYPE="),

@@ -95,6 +95,33 @@ def _ints(words, where) -> list:
         raise InpError(f"{where}: integers expected, got {','.join(words)!r}") from None
 
 
+def _numbers(lines: list, dtype, where: str) -> np.ndarray:
+    """All comma-separated numbers of data lines, parsed in C (np.fromstring); a bad token
+    raises InpError naming it."""
+    import warnings
+
+    text = ",".join(line.rstrip().rstrip(",") for line in lines)
+    if not text.strip():
+        return np.zeros(0, dtype=dtype)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            out = np.fromstring(text, dtype=dtype, sep=",")
+        if out.size == text.count(",") + 1:
+            return out
+    except (ValueError, DeprecationWarning):
+        pass
+    convert = int if dtype is np.int64 else float
+    for k, token in enumerate(text.split(",")):
+        try:
+            convert(token)
+        except ValueError:
+            kind = "integers" if dtype is np.int64 else "numbers"
+            raise InpError(f"{where}: {kind} expected, got {token.strip()!r} (item {k + 1} of the data lines)"
+                           ) from None
+    raise InpError(f"{where}: unreadable data lines")  # pragma: no cover - fromstring and int() disagree
+
+
 def _rotation(data: list, where: str):
     """The *INSTANCE placement: translation line, then rotation (axis point a, b, angle deg)."""
     R, t = np.eye(3), np.zeros(3)
@@ -114,7 +141,7 @@ def _rotation(data: list, where: str):
 
 class _Reader:
     def __init__(self):
-        self.node_label, self.points = {}, []
+        self.nodes = []                         # (labels (n,), coordinates (n, 3)) per *NODE block
         self.blocks = []                        # (meshio type, element labels, node labels (m, n))
         self.elsets, self.names = {}, {}        # UPPER name -> list of labels / set names; spelling
         self.surfaces = {}                      # UPPER name -> [(label or set name, face number)]
@@ -131,21 +158,24 @@ class _Reader:
                 key, params = _params(text)
                 where, data = f"{fname}:{number}", []
             elif key is not None:
-                data.append((f"{fname}:{number}", text))
+                data.append(text)
         if key is not None:
             self.keyword(key, params, data, where)
         return self
 
     def keyword(self, key, params, data, where):
+        """One keyword with its data lines; errors name the keyword's line."""
         if key == "NODE":
-            for loc, text in data:
-                words = [w for w in text.split(",") if w.strip()]
-                try:
-                    label, xyz = int(words[0]), [float(w) for w in words[1:4]]
-                except (ValueError, IndexError):
-                    raise InpError(f"{loc}: a node line 'label, x, y, z' expected, got {text!r}") from None
-                self.node_label[label] = len(self.points)
-                self.points.append((xyz + [0.0, 0.0])[:3])
+            widths = {line.rstrip().rstrip(",").count(",") + 1 for line in data}
+            if not data:
+                return
+            if len(widths) != 1 or widths.pop() not in (3, 4):
+                raise InpError(f"{where}: node lines 'label, x, y, z' expected (all with the same number of"
+                               " coordinates)")
+            values = _numbers(data, float, where).reshape(len(data), -1)
+            xyz = np.zeros((len(data), 3))
+            xyz[:, : values.shape[1] - 1] = values[:, 1:]
+            self.nodes.append((values[:, 0].astype(np.int64), xyz))
         elif key == "ELEMENT":
             if "TYPE" not in params:
                 raise InpError(f"{where}: *ELEMENT without TYPE=")
@@ -153,16 +183,16 @@ class _Reader:
                 kind = cell_type(params["TYPE"])
             except InpError as exc:
                 raise InpError(f"{where}: {exc}") from None
-            values = _ints([w.strip() for _, t in data for w in t.split(",")], where)
             if kind is None:
                 self.notes.append(f"{where}: {params['TYPE']} elements (lines, springs, ...) ignored")
-                self.skipped.update(_ints([t.split(",")[0] for _, t in data], where))
+                self.skipped.update(_ints([t.split(",")[0] for t in data], where))
                 return
+            values = _numbers(data, np.int64, where)
             n = NODES[kind] + 1
-            if len(values) % n:
+            if values.size % n:
                 raise InpError(f"{where}: {params['TYPE']} element lines must hold a label and "
-                               f"{n - 1} nodes each; {len(values)} numbers do not divide into records")
-            rows = np.array(values, dtype=np.int64).reshape(-1, n)
+                               f"{n - 1} nodes each; {values.size} numbers do not divide into records")
+            rows = values.reshape(-1, n)
             self.blocks.append((kind, rows[:, 0], rows[:, 1:]))
             if "ELSET" in params:
                 self._set(params["ELSET"]).extend(rows[:, 0].tolist())
@@ -170,7 +200,7 @@ class _Reader:
             if "ELSET" not in params:
                 raise InpError(f"{where}: *ELSET without ELSET=")
             target = self._set(params["ELSET"])
-            words = [w.strip() for _, t in data for w in t.split(",") if w.strip()]
+            words = [w.strip() for t in data for w in t.split(",") if w.strip()]
             if "GENERATE" in params:
                 v = _ints(words, where)
                 if len(v) % 3 or (len(v) and min(v[2::3]) <= 0):
@@ -189,13 +219,13 @@ class _Reader:
                 return
             faces = self.surfaces.setdefault(name.upper(), [])
             self.names.setdefault(name.upper(), name)
-            for loc, text in data:
+            for text in data:
                 words = [w.strip() for w in text.split(",")]
                 what = words[0]
                 face = words[1].upper() if len(words) > 1 and words[1] else ""
                 m = re.fullmatch(r"S([1-6])", face)
                 if face and not m:
-                    self.notes.append(f"{loc}: face {face!r} of surface {name!r} ignored (S1..S6 only)")
+                    self.notes.append(f"{where}: face {face!r} of surface {name!r} ignored (S1..S6 only)")
                     continue
                 faces.append((int(what) if what.lstrip("-").isdigit() else what.upper(), int(m.group(1)) if m else 0))
         elif key == "PART":
@@ -204,13 +234,7 @@ class _Reader:
                 raise InpError(f"{where}: several *PART definitions; write a flat input file (no parts and"
                                " assemblies) or one part")
         elif key == "INSTANCE":
-            nums = []
-            for loc, text in data:
-                try:
-                    nums.append([float(w) for w in text.split(",") if w.strip()])
-                except ValueError:
-                    raise InpError(f"{loc}: numbers expected in the *INSTANCE placement, got {text!r}") from None
-            self.placement = _rotation(nums, where)
+            self.placement = _rotation([_numbers([text], float, where).tolist() for text in data], where)
 
     def _set(self, name: str) -> list:
         self.names.setdefault(name.upper(), name)
@@ -228,77 +252,89 @@ class _Reader:
         return out
 
 
+class _Locator:
+    """Element labels -> (cell block, row), ignoring the labels of skipped elements."""
+
+    def __init__(self, blocks, skipped, path):
+        labels = np.concatenate([lab for _, lab, _ in blocks]) if blocks else np.zeros(0, np.int64)
+        self.block = np.repeat(np.arange(len(blocks)), [lab.size for _, lab, _ in blocks])
+        self.row = np.concatenate([np.arange(lab.size) for _, lab, _ in blocks]) if blocks else labels
+        self.order = np.argsort(labels, kind="stable")
+        self.sorted = labels[self.order]
+        self.skipped = np.array(sorted(skipped), dtype=np.int64)
+        self.path = path
+
+    def __call__(self, labels, what: str):
+        labels = np.asarray(labels, dtype=np.int64)
+        labels = labels[~np.isin(labels, self.skipped)]
+        pos = np.minimum(np.searchsorted(self.sorted, labels), max(self.sorted.size - 1, 0))
+        bad = (self.sorted[pos] != labels) if self.sorted.size else np.ones(labels.size, bool)
+        if bad.any():
+            raise InpError(f"{self.path}: element {labels[bad][0]} of {what} is not defined")
+        k = self.order[pos]
+        return self.block[k], self.row[k]
+
+
 def read_inp(path: str):
     """The meshio.Mesh of an Abaqus input file (see the module docstring) and a list of notes."""
     import meshio
 
     r = _Reader().run(path)
-    if not r.points:
+    if not r.nodes:
         raise InpError(f"{path}: no *NODE data")
-    points = np.array(r.points, dtype=float)
+    points = np.concatenate([xyz for _, xyz in r.nodes])
     if r.placement is not None:
         R, t = r.placement
         points = points @ R.T + t
-    where = {}                                   # element label -> (block, row)
     cells = []
-    known = np.array(list(r.node_label), dtype=np.int64)
-    order = np.argsort(known)
-    known, index = known[order], np.array(list(r.node_label.values()), dtype=np.int64)[order]
-    for b, (kind, labels, nodes) in enumerate(r.blocks):
+    labels = np.concatenate([lab for lab, _ in r.nodes])
+    order = np.argsort(labels, kind="stable")
+    known, index = labels[order], order          # a label defined twice: its first definition
+    for kind, elabels, nodes in r.blocks:
         pos = np.minimum(np.searchsorted(known, nodes), known.size - 1)
         bad = known[pos] != nodes
         if bad.any():
-            raise InpError(f"{path}: element {labels[np.argwhere(bad)[0][0]]} uses node {nodes[bad][0]},"
+            raise InpError(f"{path}: element {elabels[np.argwhere(bad)[0][0]]} uses node {nodes[bad][0]},"
                            " which no *NODE line defines")
         cells.append(meshio.CellBlock(kind, index[pos]))
-        where.update(zip(labels.tolist(), zip([b] * labels.size, range(labels.size))))
+    locate = _Locator(r.blocks, r.skipped, path)
     nb = len(cells)
     sets = {}
     for_surfaces = {what for items in r.surfaces.values() for what, _ in items if isinstance(what, str)}
     for name in r.elsets:
         if name.startswith("_") or name in for_surfaces:      # internal and surface-defining sets
             continue
-        lists = [[] for _ in range(nb)]
-        for label in r.labels_of(name):
-            if label in r.skipped:
-                continue
-            if label not in where:
-                raise InpError(f"{path}: element {label} of set {r.names[name]!r} is not defined")
-            b, row = where[label]
-            lists[b].append(row)
-        sets[r.names[name]] = [np.array(v, dtype=np.int64) for v in lists]
+        block, row = locate(r.labels_of(name), f"set {r.names[name]!r}")
+        sets[r.names[name]] = [row[block == b] for b in range(nb)]
     faces = {3: [], 4: []}
     face_sets = {}
     for name, items in r.surfaces.items():
+        mine = face_sets.setdefault(r.names[name], {3: [], 4: []})
         for what, k in items:
-            labels = [what] if isinstance(what, int) else r.labels_of(what)
-            for label in labels:
-                if label in r.skipped:
-                    continue
-                if label not in where:
-                    raise InpError(f"{path}: element {label} of surface {r.names[name]!r} is not defined")
-                b, row = where[label]
+            block, row = locate([what] if isinstance(what, int) else r.labels_of(what), f"surface {r.names[name]!r}")
+            for b in np.unique(block).tolist():
                 kind = cells[b].type
-                base = kind.rstrip("0123456789") if kind not in FACES else kind
+                base = kind.rstrip("0123456789")
                 if base not in FACES:
                     r.notes.append(f"surface {r.names[name]!r}: faces of {kind} elements ignored")
                     continue
-                local = FACES[base] if k == 0 else [FACES[base][k - 1]] if k <= len(FACES[base]) else None
-                if local is None:
-                    raise InpError(f"{path}: surface {r.names[name]!r} names face S{k} of element {label},"
-                                   f" a {base} with {len(FACES[base])} faces")
-                for f in local:
-                    faces[len(f)].append(cells[b].data[row, list(f)])
-                    face_sets.setdefault(r.names[name], {3: [], 4: []})[len(f)].append(len(faces[len(f)]) - 1)
+                if k > len(FACES[base]):
+                    raise InpError(f"{path}: surface {r.names[name]!r} names face S{k} of a {base} element,"
+                                   f" which has {len(FACES[base])} faces")
+                data = cells[b].data[row[block == b]]
+                for f in (FACES[base] if k == 0 else [FACES[base][k - 1]]):
+                    start = sum(len(x) for x in faces[len(f)])
+                    faces[len(f)].append(data[:, list(f)])
+                    mine[len(f)].append(start + np.arange(len(data)))
     empty = np.zeros(0, dtype=np.int64)
     for size, kind in ((3, "triangle"), (4, "quad")):
         if faces[size]:
-            cells.append(meshio.CellBlock(kind, np.array(faces[size], dtype=np.int64)))
+            cells.append(meshio.CellBlock(kind, np.concatenate(faces[size]).astype(np.int64)))
             for v in sets.values():
                 v.append(empty)
             for name, lists in face_sets.items():
                 sets.setdefault(name, [empty] * (len(cells) - 1))
-                sets[name][len(cells) - 1:] = [np.array(lists[size], dtype=np.int64)]
+                sets[name][len(cells) - 1:] = [np.concatenate(lists[size]) if lists[size] else empty]
     return meshio.Mesh(points, cells, cell_sets=sets), r.notes
 
 
@@ -326,15 +362,17 @@ def write_inp(path: str, mesh, config: str = "cur") -> None:
     label = np.zeros(mesh.nele, dtype=np.int64)
     with open(path, "w") as f:
         f.write("*HEADING\nwritten by solfec-py\n*NODE\n")
-        for k, x in enumerate(X.tolist()):
-            f.write(f"{k + 1}, {x[0]!r}, {x[1]!r}, {x[2]!r}\n")
+        np.savetxt(f, np.column_stack([np.arange(1, X.shape[0] + 1), X]), fmt=["%d"] + ["%.17g"] * 3,
+                   delimiter=", ")
         count = 0
         for name, elems, nodes in mesh.cells():
             f.write(f"*ELEMENT, TYPE={ABAQUS_TYPES[name]}\n")
             label[elems] = count + 1 + np.arange(elems.size)
-            for lab, row in zip(label[elems].tolist(), (nodes + 1).tolist()):
-                values = [lab] + row
-                f.write(",\n".join(", ".join(map(str, values[i: i + 15])) for i in range(0, len(values), 15)) + "\n")
+            rows = np.column_stack([label[elems], nodes + 1])
+            fmt = ", ".join(["%d"] * min(rows.shape[1], 15))      # at most 16 items per line
+            if rows.shape[1] > 15:
+                fmt += ",\n" + ", ".join(["%d"] * (rows.shape[1] - 15))
+            np.savetxt(f, rows, fmt=fmt)
             count += elems.size
         for vid in np.unique(mesh.volids).tolist():
             f.write(f"*ELSET, ELSET=VOLID_{vid}\n")

@@ -27,15 +27,21 @@ INTERIOR_SURFID = -2147483647      # surface id of faces interior to a mesh (MES
 _CHUNK = 1 << 15                   # elements per chunk when producing triangle coordinates
 
 
+def _grouping(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(stable sort order of the rows of an int array (m, w), True where a new row value starts)."""
+    order = np.argsort(keys[:, 0], kind="stable") if keys.shape[1] == 1 else np.lexsort(keys.T[::-1])
+    ordered = keys[order]
+    new = np.ones(keys.shape[0], dtype=bool)
+    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    return order, new
+
+
 def group_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Group identical rows of an int array (m, w): (group id per row, size of each group)."""
     m = keys.shape[0]
     if m == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    order = np.lexsort(keys.T[::-1])
-    ordered = keys[order]
-    new = np.ones(m, dtype=bool)
-    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    order, new = _grouping(keys)
     inverse = np.empty(m, dtype=np.int64)
     inverse[order] = np.cumsum(new) - 1
     return inverse, np.bincount(inverse)
@@ -50,31 +56,68 @@ def match_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def face_keys(nodes: np.ndarray) -> np.ndarray:
-    """Order-independent keys of faces (m, 4) padded with -1: the sorted node sets."""
-    return np.sort(nodes, axis=1)
+    """Order-independent keys of faces (m, 4) padded with -1: the sorted node sets, packed
+    two nodes per int64 (node numbers below 2**31 - 1); sorted by a 4-input network."""
+    a, b, c, d = (np.asarray(nodes, dtype=np.int64)[:, i] + 1 for i in range(4))
+    a, b = np.minimum(a, b), np.maximum(a, b)
+    c, d = np.minimum(c, d), np.maximum(c, d)
+    a, c = np.minimum(a, c), np.maximum(a, c)
+    b, d = np.minimum(b, d), np.maximum(b, d)
+    b, c = np.minimum(b, c), np.maximum(b, c)
+    return np.column_stack([(a << 32) | b, (c << 32) | d])
+
+
+def _one_column(keys: np.ndarray, nnod: int) -> np.ndarray | None:
+    """Triangle-only face keys as one int64 (three 21-bit node numbers) when they fit."""
+    if nnod + 1 >= 1 << 21 or np.any(keys[:, 0] >> 32):
+        return None
+    return ((keys[:, 0] & 0xFFFFFFFF) << 42) | ((keys[:, 1] >> 32) << 21) | (keys[:, 1] & 0xFFFFFFFF)
 
 
 class _Topology:
-    """Element faces and their sharing, derived from (etype, conn)."""
+    """Element faces and their sharing, derived from (etype, conn). Face entries are listed
+    element by element (the faces of element e at start[e] .. start[e] + FACE_COUNT - 1);
+    they are built per element type in chunks, so a 10^6-element mesh needs no (ne, 6, 4)
+    temporaries."""
 
     def __init__(self, etype: np.ndarray, conn: np.ndarray):
         ne = etype.size
-        table = T.FACE_TABLE[etype]                                   # (ne, 6, 4)
-        glob = np.where(table >= 0, conn[np.arange(ne)[:, None, None], np.maximum(table, 0)], -1)
-        exists = np.arange(T.MAX_FACES)[None, :] < T.FACE_COUNT[etype][:, None]
-        self.elem = np.repeat(np.arange(ne), T.MAX_FACES).reshape(ne, -1)[exists]
-        self.local = np.tile(np.arange(T.MAX_FACES), (ne, 1))[exists]
-        self.nodes = glob[exists]                                      # (nf, 4), ccw outward
-        self.size = T.FACE_SIZE[etype][exists]
-        self.keys = face_keys(self.nodes)
-        self.group, counts = group_rows(self.keys)
+        count = T.FACE_COUNT[etype]
+        start = np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int64)
+        nf = int(count.sum())
+        self.elem = np.repeat(np.arange(ne), count)
+        self.local = np.arange(nf) - np.repeat(start, count)
+        self.size = T.FACE_SIZE[etype[self.elem], self.local]
+        self.nodes = np.full((nf, 4), -1, dtype=np.int64)                # ccw outward, -1 padded
+        self.keys = np.empty((nf, 2), dtype=np.int64)
+        for k in T.ETYPES:
+            sel = np.flatnonzero(etype == k)
+            table = T.FACE_TABLE[k][: T.FACE_COUNT[k]]                   # (F, 4)
+            for lo in range(0, sel.size, _CHUNK * 8):
+                e = sel[lo: lo + _CHUNK * 8]
+                nodes = conn[e][:, np.maximum(table, 0)]
+                if (table < 0).any():
+                    nodes[:, table < 0] = -1
+                nodes = nodes.reshape(-1, 4)
+                if e[-1] - e[0] == e.size - 1:                       # consecutive elements: a slice
+                    rows = slice(start[e[0]], start[e[0]] + nodes.shape[0])
+                else:
+                    rows = (start[e][:, None] + np.arange(table.shape[0])).reshape(-1)
+                self.nodes[rows] = nodes
+                self.keys[rows] = face_keys(nodes)
+        single = _one_column(self.keys, int(conn.max()) + 1 if conn.size else 0)
+        order, new = _grouping(self.keys if single is None else single[:, None])
+        group_sorted = np.cumsum(new) - 1
+        self.group = np.empty(nf, dtype=np.int64)
+        self.group[order] = group_sorted
+        counts = np.bincount(group_sorted)
         self.count = counts[self.group]                                # sharing count per face
         self.boundary = np.flatnonzero(self.count == 1)
-        _, first = np.unique(self.group, return_index=True)
-        shared = first[counts == 2]
-        self.shared = np.sort(shared)                                  # first occurrence of each shared face
-
-
+        begin = np.flatnonzero(new)                                    # first of each group in sorted order
+        two = begin[counts == 2]
+        pair = np.column_stack([order[two], order[two + 1]])           # i < j: the sort is stable
+        self.pairs = pair[np.argsort(pair[:, 0])]                      # (i, j) entries of each shared face
+        self.shared = self.pairs[:, 0]                                 # first occurrence of each shared face
 class Mesh(PointSetMotion):
     """A mixed TET4/PYR5/WED6/HEX8 mesh (quadratic cells kept beside their corners)."""
 

@@ -62,34 +62,45 @@ def _kind(cell: str, linear: bool) -> tuple[str, int]:
     return "ignore", 0
 
 
-def signed_volumes(X: np.ndarray, etype: np.ndarray, conn: np.ndarray) -> np.ndarray:
-    """Volume of every element by the divergence theorem over its face triangles (negative
-    for a negatively oriented element), element type by type, in chunks."""
-    out = np.zeros(etype.size)
+def _chunks(etype: np.ndarray):
+    """(element type, element indices) in chunks of at most _CHUNK elements of one type."""
     for k in T.ETYPES:
         sel = np.flatnonzero(etype == k)
-        tri = T.TRI_TABLE[k][T.TRI_FACE[k] >= 0]
         for lo in range(0, sel.size, _CHUNK):
-            e = sel[lo: lo + _CHUNK]
-            x = X[conn[e, :k]]
-            x = x - x[:, :1]                                           # relative to the first corner
-            a, b, c = x[:, tri[:, 0]], x[:, tri[:, 1]], x[:, tri[:, 2]]
-            out[e] = np.einsum("eti,eti->e", a, np.cross(b, c)) / 6.0
+            yield k, sel[lo: lo + _CHUNK]
+
+
+def _volumes(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(signed volumes, extents) of elements of type k with corner coordinates x (m, k, 3):
+    the determinant for tetrahedra, the divergence theorem over the face triangles otherwise;
+    the extent is the largest coordinate difference from the first corner."""
+    x = x - x[:, :1]                                               # relative to the first corner
+    size = np.abs(x.reshape(x.shape[0], -1)).max(axis=1)
+    if k == 4:
+        return np.einsum("ij,ij->i", x[:, 1], np.cross(x[:, 2], x[:, 3])) / 6.0, size
+    tri = T.TRI_TABLE[k][T.TRI_FACE[k] >= 0]
+    a, b, c = x[:, tri[:, 0]], x[:, tri[:, 1]], x[:, tri[:, 2]]
+    return np.einsum("eti,eti->e", a, np.cross(b, c)) / 6.0, size
+
+
+def signed_volumes(X: np.ndarray, etype: np.ndarray, conn: np.ndarray) -> np.ndarray:
+    """Volume of every element (negative for a negatively oriented element)."""
+    out = np.zeros(etype.size)
+    for k, e in _chunks(etype):
+        out[e] = _volumes(X[conn[e, :k]], k)[0]
     return out
 
 
 def orient(X, etype, conn, full=None, name=None) -> tuple[np.ndarray, int]:
     """Flip negatively oriented elements in place (corner rows of `conn` and, for one
-    quadratic cell type `name`, the rows of `full`); InputError for a zero volume.
-    Returns (volumes, number flipped)."""
-    vol = signed_volumes(X, etype, conn)
-    size = np.zeros(etype.size)
-    for k in T.ETYPES:
-        sel = np.flatnonzero(etype == k)
-        if sel.size:
-            x = X[conn[sel, :k]]
-            size[sel] = np.max(x.max(axis=1) - x.min(axis=1), axis=1)
-    flat = np.abs(vol) <= 1e-12 * size ** 3
+    quadratic cell type `name`, the rows of `full`); InputError for a zero volume (below
+    1e-12 of the cube of the element's extent from its first corner). Returns (volumes,
+    number flipped)."""
+    vol = np.zeros(etype.size)
+    flat = np.zeros(etype.size, dtype=bool)
+    for k, e in _chunks(etype):
+        vol[e], size = _volumes(X[conn[e, :k]], k)
+        flat[e] = np.abs(vol[e]) <= 1e-12 * size ** 3
     if flat.any():
         e = int(np.flatnonzero(flat)[0])
         raise InputError(f"element {e} ({T.NAMES[int(etype[e])]}, nodes {conn[e, :etype[e]].tolist()}) has zero"
@@ -297,7 +308,8 @@ def _refuse_duplicates(X: np.ndarray, conn: np.ndarray) -> None:
         b = int(near[a, 1] if near[a, 1] != a else near[a, 0])
         raise InputError(f"nodes {a} and {b} coincide at {X[a].tolist()} ({close.size // 2 or 1}"
                          " pair(s)); merge duplicate nodes in the mesher (gmsh: Coherence) before importing")
-    group, counts = group_rows(np.sort(conn, axis=1))
+    s = np.sort(conn, axis=1) + 1                               # element node sets, two per int64
+    group, counts = group_rows((s[:, 0::2] << 32) | s[:, 1::2])
     if np.any(counts > 1):
         twin = np.flatnonzero(counts[group] > 1)[:2]
         raise InputError(f"elements {int(twin[0])} and {int(twin[1])} have the same nodes"

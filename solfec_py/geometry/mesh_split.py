@@ -32,12 +32,8 @@ def faces_by_nodes(mesh: Mesh, faces: np.ndarray) -> np.ndarray:
 
 def shared_pairs(mesh: Mesh) -> tuple[np.ndarray, np.ndarray]:
     """The two topology entries (i, j) of every face shared by two elements."""
-    t = mesh.topology
-    order = np.argsort(t.group, kind="stable")
-    g = t.group[order]
-    first = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-    two = first[t.count[order[first]] == 2]
-    return order[two], order[two + 1]
+    pairs = mesh.topology.pairs
+    return pairs[:, 0], pairs[:, 1]
 
 
 def split_along_faces(mesh: Mesh, cut: np.ndarray, sids: np.ndarray) -> list | None:
