@@ -28,7 +28,8 @@ from solfec_py.geometry.mesh_import import signed_volumes
 FILES = [("g22.msh", "gmsh22", {"binary": False}), ("g22b.msh", "gmsh22", {"binary": True}),
          ("g41.msh", "gmsh", {"binary": False}), ("g41b.msh", "gmsh", {"binary": True}),
          ("block.inp", "abaqus", None), ("block.vtu", "vtu", {}), ("block.vtk", "vtk", {}),
-         ("block.xdmf", "xdmf", {}), ("block.med", "med", {}), ("block.bdf", "nastran", {})]
+         ("block.xdmf", "xdmf", {}), ("block.med", "med", {}), ("block.bdf", "nastran", {}),
+         ("block.mesh", "medit", None)]
 CUBE = [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]
 
 
