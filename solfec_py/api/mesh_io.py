@@ -20,6 +20,7 @@ from solfec_py.geometry.ellip_mesh import ellip_mesh
 from solfec_py.geometry.hexgen import hex_mesh
 from solfec_py.geometry.massprops import mass_properties
 from solfec_py.geometry.mesh_export import write_mesh
+from solfec_py.geometry.tetrahedralize import fill, surface_from_meshio
 
 INT_MAX = 2147483647
 # TETRAHEDRALIZE cache files: these extensions keep their format, anything else is VTU
@@ -88,8 +89,6 @@ def cache_format(path: str) -> str:
 def TETRAHEDRALIZE(shape, path, volume=V.MISSING, quality=V.MISSING, volid=V.MISSING, surid=V.MISSING):
     """A tetrahedral MESH of a MESH's boundary or of a surface file, cached in `path`: when
     `path` exists it is read and returned and the other arguments are ignored."""
-    from solfec_py.geometry.tetrahedralize import fill
-
     if not isinstance(path, str):
         raise InputTypeError(f"'path' must be a string object, got {V.describe(path)}")
     if os.path.isfile(path):
@@ -151,7 +150,7 @@ def _surface_file(path: str, notes: list):
         if any(MI._kind(c.type, True)[0] == "volume" for c in raw.cells):
             mesh = MI.from_meshio(raw, notes=notes, linear=True)
             return (*mesh.surface_triangles(), _nearest_of(mesh))
-        return (*MI.surface_from_meshio(raw), 0)
+        return (*surface_from_meshio(raw), 0)
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
 

@@ -1,6 +1,6 @@
 """Shape utilities that cut, bend and select shapes (layer 7): SPLIT, MESH_SPLIT, BEND and
-OVERLAPPING. Reference: Solfec lng.c (argument orders, messages, emptying rules), LANGUAGE
-§4.4, §4.5, §4.7, §4.9 of the Solfec manual as documented in docs/meshes.md.
+OVERLAPPING. Reference: Solfec lng.c (argument orders, messages, emptying rules) and
+Solfec's user manual; the behaviour is documented in docs/meshes.md.
 """
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """Geometric objects of the deck language (layer 7): CONVEX, HULL, MESH2CONVEX, MESH, HEX,
 PIPE, SPHERE, ELLIP, plus `mesh_views` for BODY.mesh; the shape utilities are re-exported
-from `shape_utils` (mesh files and generators: `mesh_io`; cutting and bending: `shape_ops`). Reference: LANGUAGE §3 (Solfec lng.c CONVEX/MESH/SPHERE/ELLIP types).
+from `shape_utils` (mesh files and generators: `mesh_io`; cutting and bending: `shape_ops`).
+Reference: LANGUAGE §3 (Solfec lng.c CONVEX/MESH/SPHERE/ELLIP types).
 
 The user objects wrap internal primitives (solfec_py.geometry); passing them to BODY
 empties them (`take_shape`). Read-only members raise ValueError "Writing to a read-only

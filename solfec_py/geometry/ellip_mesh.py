@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py.errors import InputError
+from solfec_py.geometry.tetrahedralize import fill, require_gmsh
 
 MAX_LEVEL = 7                   # 20 * 4^7 = 327 680 surface triangles
 
@@ -68,8 +69,6 @@ def ellip_surface(radii, error: float) -> tuple[np.ndarray, np.ndarray]:
 
 def ellip_mesh(center, radii, error: float, volid: int, surfid: int, notes: list | None = None):
     """The ELLIP_MESH tetrahedral Mesh (needs gmsh)."""
-    from solfec_py.geometry.tetrahedralize import fill, require_gmsh
-
     require_gmsh("ELLIP_MESH")
     P, F = ellip_surface(radii, error)
     return fill(np.asarray(center, float) + P, F, np.full(F.shape[0], surfid), volid, command="ELLIP_MESH",

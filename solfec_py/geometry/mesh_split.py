@@ -1,8 +1,7 @@
 """Splitting a mesh along some of its inner faces (layer 1), for MESH_SPLIT and for SPLIT
 of meshes: the cut faces become boundary faces with new surface ids, nodes are duplicated
 where the cut separates the elements around them, and the mesh falls into its connected
-parts. Reference: LANGUAGE §4.4-§4.5 of Solfec's manual (msh.c MESH_Split_By_Nodes,
-MESH_Split_By_Faces); the node splitting here is by local connectivity: the elements around a
+parts. Reference: Solfec msh.c (MESH_Split_By_Nodes, MESH_Split_By_Faces), docs/meshes.md; the node splitting here is by local connectivity: the elements around a
 node that stay connected through uncut faces containing the node keep one copy of it.
 
 A partial cut (a crack inside the mesh) opens where it separates elements and stays closed

@@ -3,8 +3,8 @@ convex pieces; mesh elements crossing the plane are cut into convex pieces re-me
 pyramids and tetrahedra around each piece's centroid (the pieces of neighbouring elements
 match face to face), then the mesh is split along the faces on the plane; parts are sorted
 to the side they mostly lie on. Reference: Solfec cvx.c CONVEX_Split, msh.c MESH_Split and
-lng.c SPLIT (classification by the extreme signed distances of a part's points), LANGUAGE
-§4.4 of the Solfec manual; the re-meshing (Solfec used TetGen) is solfec-py's own.
+lng.c SPLIT (classification by the extreme signed distances of a part's points),
+docs/meshes.md; the re-meshing (Solfec used TetGen) is solfec-py's own.
 """
 from __future__ import annotations
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py.errors import InputError, NotAvailableError
+from solfec_py.geometry import mesh_import as MI
+from solfec_py.geometry.mesh import Mesh, match_rows
 
 EXTRA = "pip install solfec-py[mesh]"
 
@@ -105,15 +107,12 @@ def fill(points, triangles, tri_sids, volid=0, volume: float | None = None, qual
          command: str = "TETRAHEDRALIZE", notes: list | None = None):
     """A tetrahedral Mesh filling a closed surface whose triangles carry surface ids
     `tri_sids`; `volid` is an int or a callable giving the ids of element centroids."""
-    from solfec_py.geometry.mesh import Mesh, match_rows
-    from solfec_py.geometry.mesh_import import orient, signed_volumes
-
     notes = [] if notes is None else notes
     triangles = np.asarray(triangles, dtype=np.int64)
     tri_sids = np.asarray(tri_sids, dtype=np.int64)
     X, tets = tetrahedralize(points, triangles, volume, quality, command)
     etype = np.full(tets.shape[0], 4, dtype=np.int64)
-    orient(X, etype, tets)
+    MI.orient(X, etype, tets)
     ids = volid(X[tets].mean(axis=1)) if callable(volid) else volid
     bare = Mesh(X, etype, tets, ids)
     faces = bare.boundary_faces()[0][:, :3]
@@ -126,7 +125,7 @@ def fill(points, triangles, tri_sids, volid=0, volume: float | None = None, qual
             notes.append(f"{command}: {int((hit < 0).sum())} boundary face(s) differ from the input surface;"
                          " they take the surface id of the input triangle nearest to them")
     if volume is not None:
-        largest = float(np.max(signed_volumes(X, etype, tets)))
+        largest = float(np.max(MI.signed_volumes(X, etype, tets)))
         if largest > volume:
             notes.append(f"{command}: the largest element volume is {largest:.3g} > volume {volume:g} (gmsh's"
                          " element sizes are targets, not bounds)")
@@ -168,3 +167,42 @@ def nearest_triangles(tri: np.ndarray, points: np.ndarray, candidates: int = 32)
     near = near.reshape(points.shape[0], k)
     dist = point_triangle_distances(np.repeat(points, k, axis=0), tri[near.reshape(-1)]).reshape(-1, k)
     return near[np.arange(points.shape[0]), np.argmin(dist, axis=1)]
+
+
+def surface_from_meshio(mesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(points, triangles, surface ids) of the triangle and quad cells of a surface file
+    (quads split in two; coincident points merged, as STL files repeat them)."""
+    from scipy.spatial import cKDTree
+
+    X = np.asarray(mesh.points, dtype=float)
+    X = np.column_stack([X, np.zeros(X.shape[0])]) if X.ndim == 2 and X.shape[1] == 2 else X
+    tri, sid = [np.zeros((0, 3), np.int64)], [np.zeros(0, np.int64)]
+    for b, c in enumerate(mesh.cells):
+        kind, k = MI._kind(c.type, True)
+        if kind != "face" or not len(c.data):
+            continue
+        data = np.asarray(c.data, dtype=np.int64)[:, :k]
+        tags = MI._tags(mesh, b, "surfid")
+        tags = np.zeros(len(data), np.int64) if tags is None else tags
+        tri.append(data[:, :3])
+        sid.append(tags)
+        if k == 4:
+            tri.append(data[:, [0, 2, 3]])
+            sid.append(tags)
+    tri, sid = np.vstack(tri), np.concatenate(sid)
+    if not tri.size:
+        raise InputError("the file has neither volume cells nor surface triangles or quads")
+    if X.ndim != 2 or X.shape[1] != 3 or not np.all(np.isfinite(X)) or tri.max() >= X.shape[0]:
+        raise InputError("the surface points are not finite 3-D coordinates referenced by the cells")
+    diag = float(np.linalg.norm(X.max(axis=0) - X.min(axis=0)))
+    pairs = cKDTree(X).query_pairs(1e-9 * diag, output_type="ndarray")
+    if pairs.size:
+        from solfec_py.geometry.mesh_split import components
+
+        label = components(X.shape[0], pairs[:, 0], pairs[:, 1])
+        _, first, label = np.unique(label, return_index=True, return_inverse=True)
+        X, tri = X[first], label.reshape(-1)[tri]
+    used = np.unique(tri)
+    new = np.full(X.shape[0], -1, dtype=np.int64)
+    new[used] = np.arange(used.size)
+    return X[used], new[tri], sid
