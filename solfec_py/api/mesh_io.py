@@ -13,7 +13,7 @@ import numpy as np
 
 from solfec_py import session, validate as V
 from solfec_py.api.shape_utils import peek_shape
-from solfec_py.api.shapes import CONVEX, MESH, _positive_list
+from solfec_py.api.shapes import CONVEX, MESH, _positive_list, positive_radii
 from solfec_py.errors import InputError, InputTypeError
 from solfec_py.geometry import mesh_import as MI
 from solfec_py.geometry.ellip_mesh import ellip_mesh
@@ -108,12 +108,7 @@ def TETRAHEDRALIZE(shape, path, volume=V.MISSING, quality=V.MISSING, volid=V.MIS
     if isinstance(shape, MESH) and not shape.is_empty:
         source = shape._current_mesh().linear()
         points, tri, sids = source.surface_triangles()
-        used = np.unique(source.boundary_faces()[0])
-        used = used[used >= 0]
-        centres = source.cur[np.maximum(source.conn, 0)]
-        k = source.etype[:, None]
-        centres = np.einsum("ek,eki->ei", (np.arange(8)[None, :] < k) / k, centres)
-        ids = vid if vid is not None else _nearest(centres, source.volids)
+        ids = vid if vid is not None else _nearest_of(source)
     elif isinstance(shape, str):
         points, tri, sids, ids = _surface_file(shape, notes)
         ids = vid if vid is not None else ids
@@ -156,9 +151,7 @@ def _surface_file(path: str, notes: list):
 
 
 def _nearest_of(mesh):
-    k = mesh.etype[:, None]
-    centres = np.einsum("ek,eki->ei", (np.arange(8)[None, :] < k) / k, mesh.cur[np.maximum(mesh.conn, 0)])
-    return _nearest(centres, mesh.volids)
+    return _nearest(mesh.centroids(), mesh.volids)
 
 
 # ---------------------------------------------------------------------- generators
@@ -166,11 +159,7 @@ def _nearest_of(mesh):
 @V.command
 def ELLIP_MESH(center, radii, error, volid, surfid):
     """Tetrahedral MESH of an ellipsoid whose surface triangles stay within `error` of it."""
-    c = V.point("center", center)
-    r = V.tuple_of_numbers("radii", radii, 3)
-    bad = np.flatnonzero(~(r > 0))
-    if bad.size:
-        raise InputError(f"'radii' must be positive, got radii[{bad[0]}] = {float(r[bad[0]])!r}")
+    c, r = V.point("center", center), positive_radii(radii)
     error = V.positive("error", error)
     volid, surfid = V.integer("volid", volid), V.integer("surfid", surfid)
     notes: list = []

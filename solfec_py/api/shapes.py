@@ -333,6 +333,15 @@ class SPHERE(UserShape):
         return float(self._data()[0].radius)
 
 
+def positive_radii(radii) -> np.ndarray:
+    """`radii`: a tuple of three positive numbers (semi-axes)."""
+    r = V.tuple_of_numbers("radii", radii, 3)
+    bad = np.flatnonzero(~(r > 0))
+    if bad.size:
+        raise InputError(f"'radii' must be positive, got radii[{bad[0]}] = {float(r[bad[0]])!r}")
+    return r
+
+
 class ELLIP(UserShape):
     """`ELLIP(center, radii, volid, surfid)`: semi-axes along global x, y, z initially."""
 
@@ -340,11 +349,7 @@ class ELLIP(UserShape):
 
     @V.command
     def __init__(self, center, radii, volid, surfid):
-        c = V.point("center", center)
-        r = V.tuple_of_numbers("radii", radii, 3)
-        bad = np.flatnonzero(~(r > 0))
-        if bad.size:
-            raise InputError(f"'radii' must be positive, got radii[{bad[0]}] = {float(r[bad[0]])!r}")
+        c, r = V.point("center", center), positive_radii(radii)
         volid, surfid = V.integer("volid", volid), V.integer("surfid", surfid)
         self._prims, self._body = [Ellip(c, r, volid, surfid)], None
 

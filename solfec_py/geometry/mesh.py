@@ -274,6 +274,12 @@ class Mesh(PointSetMotion):
             glob = np.take_along_axis(self.conn[part][:, None, :].repeat(T.MAX_TRIS, 1), local, axis=2)
             yield x[glob].reshape(-1, 3, 3)
 
+    def centroids(self, config: str = "cur") -> np.ndarray:
+        """(ne, 3) averages of every element's corner nodes."""
+        x = self.cur if config == "cur" else self.ref
+        k = self.etype[:, None]
+        return np.einsum("ek,eki->ei", (np.arange(8)[None, :] < k) / k, x[np.maximum(self.conn, 0)])
+
     # ------------------------------------------------------------------ volume ids (motion: PointSetMotion)
     def set_volid(self, volid: int) -> None:
         self.volids[:] = int(volid)

@@ -185,9 +185,7 @@ def plane_faces(mesh: Mesh, point, normal, eps: float) -> tuple[np.ndarray, np.n
     nrm = np.asarray(normal, float) / np.linalg.norm(normal)
     dist = (mesh.cur - point) @ nrm
     on_plane = np.all((t.nodes < 0) | (np.abs(dist[np.maximum(t.nodes, 0)]) <= eps), axis=1)
-    k = mesh.etype[:, None]
-    centre = np.einsum("ek,eki->ei", (np.arange(8)[None, :] < k) / k, mesh.cur[np.maximum(mesh.conn, 0)])
-    above = (centre - point) @ nrm > 0
+    above = (mesh.centroids() - point) @ nrm > 0
     i, j = shared_pairs(mesh)
     ok = on_plane[i] & (above[t.elem[i]] != above[t.elem[j]])
     entries = np.concatenate([i[ok], j[ok]])
