@@ -136,6 +136,20 @@ def test_ellip_mesh(api):
     assert set(m.volids.tolist()) == {1}
 
 
+@needs_gmsh
+def test_tetrahedralize_inside_a_users_gmsh_session(api):
+    gmsh.initialize(interruptible=False)
+    try:
+        gmsh.model.add("mine")
+        gmsh.option.setNumber("Mesh.MeshSizeMax", 0.7)
+        m = api.TETRAHEDRALIZE(api.HEX(CUBE, 1, 1, 1, 0, [0] * 6), "t.vtu", volume=0.01)._mesh()
+        assert mass_properties([m])[0] == pytest.approx(1.0, rel=1e-9)
+        assert gmsh.isInitialized() and gmsh.model.getCurrent() == "mine"
+        assert gmsh.option.getNumber("Mesh.MeshSizeMax") == 0.7
+    finally:
+        gmsh.finalize()
+
+
 def test_tetrahedralize_and_ellip_mesh_arguments(api):
     box = api.HEX(CUBE, 1, 1, 1, 0, [0] * 6)
     with pytest.raises(InputTypeError, match="'path' must be a string object"):

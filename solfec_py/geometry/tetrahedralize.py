@@ -20,6 +20,8 @@ from solfec_py.geometry import mesh_import as MI
 from solfec_py.geometry.mesh import Mesh, match_rows
 
 EXTRA = "pip install solfec-py[mesh]"
+OPTIONS = ("General.Terminal", "General.Verbosity", "General.NumThreads", "Mesh.Algorithm3D", "Mesh.MeshSizeMax",
+           "Mesh.OptimizeNetgen")
 
 
 def require_gmsh(command: str):
@@ -48,9 +50,10 @@ def radius_edge_ratios(X: np.ndarray, tets: np.ndarray) -> np.ndarray:
 def tetrahedralize(points: np.ndarray, triangles: np.ndarray, volume: float | None = None,
                    quality: float | None = None, command: str = "TETRAHEDRALIZE") -> tuple[np.ndarray, np.ndarray]:
     """(nodes (n, 3), tetrahedra (m, 4)) filling the closed surface `triangles` (k, 3) over
-    `points`; the first len(points) nodes are the input points, in order. `volume` caps the
-    element size, `quality` (> 1) switches gmsh's Netgen optimiser on. InputError when gmsh
-    cannot mesh the surface (open, self-intersecting, ...)."""
+    `points`; without `volume` the first len(points) nodes are the input points, in order.
+    `volume` sets the element size (and re-meshes the surface), `quality` (> 1) switches
+    gmsh's Netgen optimiser on. InputError when gmsh cannot mesh the surface (open,
+    self-intersecting, ...). A gmsh session the caller opened keeps its models and options."""
     gmsh = require_gmsh(command)
     points = np.asarray(points, dtype=float)
     triangles = np.asarray(triangles, dtype=np.int64)
@@ -58,6 +61,7 @@ def tetrahedralize(points: np.ndarray, triangles: np.ndarray, volume: float | No
     if ours:
         gmsh.initialize(interruptible=False)
     previous = gmsh.model.getCurrent() if not ours else None
+    saved = {key: gmsh.option.getNumber(key) for key in OPTIONS}
     name = f"solfec_py_{id(points)}"
     try:
         gmsh.option.setNumber("General.Terminal", 0)
@@ -84,11 +88,15 @@ def tetrahedralize(points: np.ndarray, triangles: np.ndarray, volume: float | No
     except Exception as exc:      # gmsh raises plain Exceptions with its log message
         raise InputError(f"Mesh generation has failed: {str(exc).strip() or type(exc).__name__}") from None
     finally:
-        gmsh.model.remove() if gmsh.model.getCurrent() == name else None
+        if gmsh.model.getCurrent() == name:
+            gmsh.model.remove()
         if ours:
             gmsh.finalize()
-        elif previous:
-            gmsh.model.setCurrent(previous)
+        else:
+            for key, value in saved.items():
+                gmsh.option.setNumber(key, value)
+            if previous:
+                gmsh.model.setCurrent(previous)
     if not len(tet):
         raise InputError("Mesh generation has failed: gmsh made no tetrahedra (is the surface closed?)")
     tags = np.asarray(tags, dtype=np.int64)
