@@ -23,10 +23,10 @@ from solfec_py.geometry.mesh_import import FLIPS, PERMUTATION, VOLUME_CELLS, fro
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 VTK_CELLS = {"tetra": "vtkTetra", "pyramid": "vtkPyramid", "wedge": "vtkWedge", "hexahedron": "vtkHexahedron",
-             "tetra10": "vtkQuadraticTetra", "pyramid13": "vtkQuadraticPyramid", "wedge15": "vtkQuadraticWedge",
+             "tetra10": "vtkQuadraticTetra", "wedge15": "vtkQuadraticWedge",
              "hexahedron20": "vtkQuadraticHexahedron"}
 GMSH_TYPES = {"tetra": 4, "hexahedron": 5, "wedge": 6, "pyramid": 7, "tetra10": 11, "hexahedron20": 17,
-              "wedge15": 18, "pyramid13": 19}
+              "wedge15": 18}
 
 
 def check_reference_element(name: str, X: np.ndarray) -> None:

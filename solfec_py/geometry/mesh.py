@@ -8,8 +8,8 @@ explicitly listed faces `face_nodes` (m, 4, -1 padded) whose id is `face_sids` (
 Topology (element faces, boundary faces, faces shared by two elements) is derived lazily,
 once, with a sort of face node sets; copies share it, since connectivity never changes.
 
-Quadratic cells (meshio's tetra10, pyramid13, wedge15, hexahedron20: corners, then one node
-per edge in `mesh_tables.EDGES` order) are stored as their linear corners in `conn`, so all
+Quadratic cells (meshio's tetra10, wedge15, hexahedron20, the quadratic elements of
+fem.elements: corners, then one node per edge in `mesh_tables.EDGES` order) are stored as their linear corners in `conn`, so all
 geometry (faces, volumes, contact) sees straight-sided elements, plus `quadratic`: meshio
 cell name -> (element indices (m,), all nodes (m, n)); `cells()` lists every element by
 meshio cell type with its full node list, `linear()` drops the mid-edge nodes.

@@ -24,9 +24,9 @@ from solfec_py.errors import InputError
 from solfec_py.geometry import mesh_tables as T
 from solfec_py.geometry.mesh import Mesh, group_rows
 
-# meshio cell type -> solfec element (corner count); quadratic cells keep all their nodes
-VOLUME_CELLS = {"tetra": 4, "pyramid": 5, "wedge": 6, "hexahedron": 8,
-                "tetra10": 4, "pyramid13": 5, "wedge15": 6, "hexahedron20": 8}
+# meshio cell type -> solfec element (corner count); quadratic cells (those of fem.elements)
+# keep all their nodes
+VOLUME_CELLS = {**{name: k for k, name in T.MESHIO_NAMES.items()}, **T.QUADRATIC}
 # meshio -> solfec node order of each volume cell: meshio's (VTK's) order is solfec's, mid-edge
 # nodes in mesh_tables.EDGES order (checked in the tests against VTK's parametric coordinates
 # and gmsh's reference elements); negatively oriented cells are flipped with FLIPS

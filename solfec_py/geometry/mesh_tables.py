@@ -12,29 +12,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from solfec_py.fem.elements import FIRST_ORDER, Quad4, Tri3
+from solfec_py.fem.elements import ELEMENTS, FIRST_ORDER, Quad4, Tri3
 
 ETYPES = (4, 5, 6, 8)
 NAMES = {4: "tetrahedron", 5: "pyramid", 6: "wedge", 8: "hexahedron"}
-MESHIO_NAMES = {4: "tetra", 5: "pyramid", 6: "wedge", 8: "hexahedron"}   # meshio's cell-type names
-
 # faces listed counter-clockwise seen from outside (zero-based local node numbers)
 FACES = {e: [tuple(f) for f in FIRST_ORDER[e].faces] for e in ETYPES}
 MAX_FACES, MAX_TRIS = 6, 12
 
+MESHIO_NAMES = {e: FIRST_ORDER[e].name for e in ETYPES}      # meshio's cell-type names
+
 # a permutation of the corners that reverses an element's orientation
 FLIP = {4: (0, 2, 1, 3), 5: (0, 3, 2, 1, 4), 6: (0, 2, 1, 3, 5, 4), 8: (0, 3, 2, 1, 4, 7, 6, 5)}
 
-# edges (corner pairs) in the order of the mid-edge nodes of the serendipity quadratic cells
-# (VTK's and meshio's order: node `corners + k` lies on EDGES[etype][k])
-EDGES = {
-    4: [(0, 1), (1, 2), (2, 0), (0, 3), (1, 3), (2, 3)],
-    5: [(0, 1), (1, 2), (2, 3), (3, 0), (0, 4), (1, 4), (2, 4), (3, 4)],
-    6: [(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (0, 3), (1, 4), (2, 5)],
-    8: [(0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7)],
-}
-# quadratic cells kept as such (meshio name -> corner count): corners first, then one node per edge
-QUADRATIC = {"tetra10": 4, "pyramid13": 5, "wedge15": 6, "hexahedron20": 8}
+# the quadratic cells of fem.elements (meshio name -> corner count): corners first, then one
+# node per edge, node `corners + k` on EDGES[corners][k] (meshio's and VTK's order)
+QUADRATIC = {c.name: c.linear.nnodes for c in ELEMENTS.values() if c.order == 2}
+_QUADRATIC_OF = {ELEMENTS[n].linear.nnodes: ELEMENTS[n] for n in QUADRATIC}
+EDGES = {e: [tuple(edge) for _, edge in c.edges] for e, c in _QUADRATIC_OF.items()}
 
 
 def quadratic_permutation(etype: int, corners) -> np.ndarray:
@@ -46,13 +41,14 @@ def quadratic_permutation(etype: int, corners) -> np.ndarray:
 
 
 def face_midside(etype: int) -> np.ndarray:
-    """(faces, 4) local mid-edge node numbers on each face of a quadratic cell, -1 padded."""
-    index = {frozenset(e): k for k, e in enumerate(EDGES[etype])}
+    """(faces, 4) local mid-edge node numbers on each face of the quadratic cell with
+    `etype` corners, -1 padded (the face nodes of fem.elements after the corners)."""
     out = np.full((MAX_FACES, 4), -1, dtype=np.int64)
-    for f, nodes in enumerate(FACES[etype]):
-        for k in range(len(nodes)):
-            out[f, k] = etype + index[frozenset((nodes[k], nodes[(k + 1) % len(nodes)]))]
+    for f, nodes in enumerate(_QUADRATIC_OF[etype].faces):
+        mids = nodes[len(FACES[etype][f]):]
+        out[f, : len(mids)] = mids
     return out
+
 
 FACE_TABLE = np.full((9, MAX_FACES, 4), -1, dtype=np.int64)
 FACE_SIZE = np.zeros((9, MAX_FACES), dtype=np.int64)
