@@ -14,14 +14,15 @@ from __future__ import annotations
 from typing import Any
 
 from solfec_py import validate as V
-from solfec_py.api.common import readonly, require_solfec
+from solfec_py.api.common import readonly, require_body
+from solfec_py.api.solfec import require_solfec
 from solfec_py.domain import Domain
 from solfec_py.errors import InputError, InputTypeError, NotAvailableError
 from solfec_py.materials import (ANY_SURFACE, BULK_MODELS, PARAMETERS, SURFACE_MODELS,
                                  BulkMaterial, SurfaceMaterial)
 
-__all__ = ["FIELD", "SURFACE_MATERIAL", "BULK_MATERIAL", "APPLY_BULKMAT", "require_solfec",
-           "bulk_material_of", "bulk_material_object", "surface_material_object", "field_of"]
+__all__ = ["FIELD", "SURFACE_MATERIAL", "BULK_MATERIAL", "APPLY_BULKMAT", "bulk_material_of",
+           "bulk_material_object", "surface_material_object", "field_of"]
 
 
 # --------------------------------------------------------------------------- FIELD
@@ -325,8 +326,6 @@ def APPLY_BULKMAT(solfec, body, volid, material):
     The arguments are checked (with the intended integer `volid`, LANGUAGE §6.4); the
     assignment itself needs finite-element bodies, which solfec-py does not provide yet.
     """
-    from solfec_py.api.common import require_body
-
     domain = require_solfec("solfec", solfec)
     body = require_body("body", body)
     V.integer("volid", volid)

@@ -6,11 +6,14 @@ from __future__ import annotations
 import os
 import shutil
 
+from typing import Any
+
 from solfec_py import session, validate as V
 from solfec_py.api.common import readonly
+from solfec_py.api.stored import frame_constraints
 from solfec_py.contact.sparsify import Settings as SparsifySettings
 from solfec_py.domain import Domain
-from solfec_py.errors import InputError
+from solfec_py.errors import InputError, InputTypeError
 
 ANALYSES = ("DYNAMIC", "QUASI_STATIC")
 VERBOSE = ("ON", "OFF", "%", "%\n")
@@ -51,7 +54,7 @@ class SOLFEC:
         self.clock = None            # [base, h, k, last time]: time = base + k h (output.recorder)
         self.xdmf_live = None        # live ParaView series (output.xdmf), False when off
         self._run_solver = None      # solver of the last RUN (statistics for the frames)
-        self._stored_constraints = {}  # READ mode: STORED_CONSTRAINT objects (api.results)
+        self._stored_constraints = {}  # READ mode: STORED_CONSTRAINT objects (api.stored)
         self.runs = 0
         self._open_results()
         if self._mode == "WRITE":
@@ -148,8 +151,6 @@ class SOLFEC:
         """All constraints, most recently created first; in READ mode, once a frame is
         shown, the constraints stored in that frame (contacts included)."""
         if self._showing_frame():
-            from solfec_py.api.results import frame_constraints
-
             return frame_constraints(self)
         return list(reversed(self.domain.constraints))
 
@@ -194,3 +195,10 @@ class SOLFEC:
     def __repr__(self) -> str:
         return (f"SOLFEC({self.domain.analysis!r}, {self.domain.step!r}, {self._outpath!r})"
                 f" [{self._mode}, t={self.domain.time:g}, {len(self.domain.bodies)} bodies]")
+
+
+def require_solfec(name: str, value: Any):
+    """`value` must be a SOLFEC object; returns its Domain."""
+    if not isinstance(value, SOLFEC):
+        raise InputTypeError(f"'{name}' must be a SOLFEC object, got {V.describe(value)}")
+    return value.domain
