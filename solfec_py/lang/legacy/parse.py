@@ -10,7 +10,7 @@ import threading
 from importlib import resources
 from pathlib import Path
 
-from solfec_py.lang.legacy_errors import LegacySyntaxError
+from solfec_py.lang.legacy.errors import LegacySyntaxError
 
 MAX_NESTING = 200   # brackets; Python 3 stops at 200 too ("too many nested parentheses")
 MAX_INDENT = 100    # indentation levels; Python 2's tokenizer limit (MAXINDENT)
@@ -48,7 +48,7 @@ def _grammar_path() -> Path:
     packaged = resources.files("solfec_py") / "grammar" / "python2.lark"
     if packaged.is_file():
         return Path(str(packaged))
-    return Path(__file__).resolve().parents[2] / "grammar" / "python2.lark"  # source tree
+    return Path(__file__).resolve().parents[3] / "grammar" / "python2.lark"  # source tree
 
 
 def column_of(indent: str) -> int:
@@ -175,7 +175,7 @@ def parser(print_function: bool = False):
             postlex = _indenter_class()()
 
             def keyword_as_name(token):
-                from solfec_py.lang.legacy_messages import keyword_message
+                from solfec_py.lang.legacy.messages import keyword_message
 
                 if token in PY2_KEYWORDS and not (print_function and token == "print"):
                     raise LegacySyntaxError.at(keyword_message(str(token)), postlex.filename,
@@ -257,7 +257,7 @@ def parse(source: str, filename: str, print_function: bool):
     """Parse tree and newline tokens of `source` (which ends with a newline)."""
     from lark.exceptions import UnexpectedCharacters, UnexpectedInput
 
-    from solfec_py.lang.legacy_messages import characters_error, token_error
+    from solfec_py.lang.legacy.messages import characters_error, token_error
 
     with _LOCK:
         lark_parser = parser(print_function)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from lark import Token, Tree
 
-from solfec_py.lang.legacy_edits import end, start
+from solfec_py.lang.legacy.edits import end, start
 
 
 def _is_tok(node, value: str) -> bool:
@@ -77,7 +77,7 @@ class ParamsMixin:
 
     def _rewrite_params(self, varargslist, edits):
         """Replace tuple parameters by fresh names: ([(shape, name)], [children to visit])."""
-        from solfec_py.lang.legacy_translate import rename
+        from solfec_py.lang.legacy.translator import rename
 
         tuples, todo = [], []
         if varargslist is None:

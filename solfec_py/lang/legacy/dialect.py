@@ -1,9 +1,10 @@
-"""Legacy Solfec-1.0 decks (Python 2.7): dialect detection, translation to Python 3 with
-the same behaviour and the same line numbers, and the names translated decks need.
-Reference: LANGUAGE §1.1 (decks run in __main__ by execfile), §18 (Python-2-only
+"""Legacy Solfec-1.0 decks (Python 2.7), the front end: dialect detection, translation to
+Python 3 with the same behaviour and the same line numbers, and the names translated decks
+need. Reference: LANGUAGE §1.1 (decks run in __main__ by execfile), §18 (Python-2-only
 constructs in the shipped decks); DESIGN §3; docs/legacy.md.
 
-Public interface used by the deck runner (`lang.runner`) and the CLI:
+Public interface, re-exported by the package (`solfec_py.lang.legacy`) for the deck runner
+(`lang.runner`) and the CLI:
 
 * `detect_and_prepare(source, filename, mode)` -> (python3_source, is_legacy)
 * `translate(source, filename, standalone=False)` -> python3_source
@@ -16,7 +17,7 @@ import re
 import warnings
 
 from solfec_py.errors import InputError
-from solfec_py.lang.legacy_errors import LegacySyntaxError
+from solfec_py.lang.legacy.errors import LegacySyntaxError
 
 __all__ = ["LegacySyntaxError", "compiles_as_python3", "translate", "legacy_builtins",
            "detect_and_prepare", "flush_softspace", "prepare_for_exec", "MODES"]
@@ -84,8 +85,8 @@ def translate(source: str, filename: str = "<deck>", *, standalone: bool = False
     `_p2_flushline()`, so the file runs on its own; lines after the header move down one.
     Raises LegacySyntaxError when `source` is not valid Python 2.
     """
-    from solfec_py.lang.legacy_translate import Translator
-    from solfec_py.lang import legacy_parse as lp
+    from solfec_py.lang.legacy.translator import Translator
+    from solfec_py.lang.legacy import parse as lp
 
     text = _checked_text(source, filename).replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
@@ -159,8 +160,8 @@ def _with_header(out: str, tree, used: set[str]) -> str:
     before the first statement that is not the docstring or a `from __future__` import."""
     from lark import Token
 
-    from solfec_py.lang.legacy_edits import first_token
-    from solfec_py.lang.legacy_runtime import BUILTIN_NAMES
+    from solfec_py.lang.legacy.edits import first_token
+    from solfec_py.lang.legacy.runtime import BUILTIN_NAMES
 
     names = set(used) | {str(t) for t in tree.scan_values(
         lambda v: isinstance(v, Token) and v.type == "NAME" and v in BUILTIN_NAMES)}
@@ -203,14 +204,14 @@ def _is_preamble(stmt, first: bool) -> bool:
 
 def legacy_builtins() -> dict:
     """Names to add to a translated deck's globals (helpers and Python 2 builtins)."""
-    from solfec_py.lang.legacy_runtime import legacy_namespace
+    from solfec_py.lang.legacy.runtime import legacy_namespace
 
     return legacy_namespace()
 
 
 def flush_softspace() -> None:
     """Write the newline Python 2 wrote at exit after a trailing-comma print."""
-    from solfec_py.lang.legacy_runtime import _p2_flushline
+    from solfec_py.lang.legacy.runtime import _p2_flushline
 
     _p2_flushline()
 

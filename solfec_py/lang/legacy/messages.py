@@ -6,8 +6,8 @@ own messages where it had one ("EOL while scanning string literal", ...).
 """
 from __future__ import annotations
 
-from solfec_py.lang.legacy_errors import LegacySyntaxError
-from solfec_py.lang.legacy_parse import (_BRACKET_WORD, _CLOSER, _LOCK, _OPEN, _position,
+from solfec_py.lang.legacy.errors import LegacySyntaxError
+from solfec_py.lang.legacy.parse import (_BRACKET_WORD, _CLOSER, _LOCK, _OPEN, _position,
                                          parser, unclosed_bracket)
 
 
