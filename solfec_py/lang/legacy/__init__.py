@@ -8,7 +8,7 @@ errors, with `messages`), `params` and `translator` (tree -> Python 3 text), `di
 front end below), `runtime` (the `_p2_*` helpers and Python 2 builtins translated code
 calls; also importable as `solfec_py.lang.legacy_runtime`, the path translated decks use).
 
-The public interface is the front end's (`dialect.py`):
+The public interface is the front end's (`dialect.py`) and two names of the run time:
 
 * `detect_and_prepare(source, filename, mode)` -> (python3_source, is_legacy)
 * `translate(source, filename, standalone=False)` -> python3_source
@@ -19,8 +19,21 @@ The public interface is the front end's (`dialect.py`):
 from __future__ import annotations
 
 from solfec_py.lang.legacy.dialect import (MODES, LegacySyntaxError, compiles_as_python3,
-                                           detect_and_prepare, flush_softspace, legacy_builtins,
-                                           prepare_for_exec, translate)
+                                           detect_and_prepare, prepare_for_exec, translate)
 
 __all__ = ["LegacySyntaxError", "compiles_as_python3", "translate", "legacy_builtins",
            "detect_and_prepare", "flush_softspace", "prepare_for_exec", "MODES"]
+
+
+def legacy_builtins() -> dict:
+    """Names to add to a translated deck's globals (helpers and Python 2 builtins)."""
+    from solfec_py.lang.legacy.runtime import legacy_namespace   # installs the module shims
+
+    return legacy_namespace()
+
+
+def flush_softspace() -> None:
+    """Write the newline Python 2 wrote at exit after a trailing-comma print."""
+    from solfec_py.lang.legacy.runtime import _p2_flushline
+
+    _p2_flushline()

@@ -24,6 +24,7 @@ import types
 from collections.abc import Mapping
 
 from solfec_py.lang.legacy import shims
+from solfec_py.lang.legacy.shims import BUILTIN_NAMES
 
 shims.install()
 
@@ -362,13 +363,8 @@ _NAMESPACE = {
     "_p2_div": _p2_div, "_p2_idiv": _p2_idiv, "_p2_iattr": _p2_iattr, "_p2_iitem": _p2_iitem,
     "_p2_print": _p2_print, "_p2_print_to": _p2_print_to, "_p2_flushline": _p2_flushline,
     "_p2_raise": _p2_raise, "_p2_exec": _p2_exec, "_p2_attr": _p2_attr, "_p2_flat": _p2_flat,
-    "xrange": xrange, "raw_input": raw_input, "input": input, "unicode": unicode,
-    "basestring": basestring, "long": long, "unichr": unichr, "file": file, "reduce": reduce,
-    "cmp": cmp, "apply": apply, "execfile": execfile, "map": map, "filter": filter, "zip": zip,
-    "range": range, "round": round, "sorted": sorted, "oct": oct, "intern": intern,
-    "reload": reload, "StandardError": StandardError,
+    **{name: globals()[name] for name in sorted(BUILTIN_NAMES)},   # KeyError: a name not defined here
 }
-BUILTIN_NAMES = frozenset(k for k in _NAMESPACE if not k.startswith("_p2_"))
 
 
 def legacy_namespace() -> dict:

@@ -14,22 +14,16 @@ from solfec_py.lang.legacy.errors import LegacySyntaxError
 from solfec_py.lang.legacy.params import ParamsMixin
 from solfec_py.lang.legacy.parse import column_of
 from solfec_py.lang.legacy.shims import MODULE_RENAMES
-from solfec_py.lang.legacy.strings import number_literal, string_literal
+from solfec_py.lang.legacy.strings import PY3_ONLY_KEYWORDS, number_literal, rename, string_literal
 
 MAX_DEPTH = 1000   # parse-tree depth; Python 2's parser stack held 1500 entries
 # attributes whose Python 2 meaning differs on built-in objects: read through _p2_attr
 COMPAT_ATTRS = frozenset(
     "keys values items iteritems iterkeys itervalues viewitems viewkeys viewvalues has_key "
     "next sort write getcwdu maxint xreadlines message".split())
-PY3_ONLY_KEYWORDS = frozenset(("nonlocal", "async", "await"))
 _PASS_CONTEXT = frozenset(("testlist", "exprlist", "paren", "list_display", "testlist_comp",
                            "listmaker"))
 _SIMPLE_DEST = re.compile(r"[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*\Z")
-
-
-def rename(name: str) -> str:
-    """A Python 2 identifier as a Python 3 identifier (`async` -> `async_`)."""
-    return name + "_" if name in PY3_ONLY_KEYWORDS else name
 
 
 class Translator(ParamsMixin):
