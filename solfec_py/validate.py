@@ -137,9 +137,12 @@ def choice(name: str, value: Any, options: Iterable[str], what: str | None = Non
     return text
 
 
-def on_off(name: str, value: Any) -> bool:
-    """Solfec's 'ON'/'OFF' switches as a bool."""
-    return choice(name, value, ["ON", "OFF"]) == "ON"
+ON_OFF = ("ON", "OFF")
+
+
+def on_off(name: str, value: Any, what: str | None = None) -> bool:
+    """Solfec's 'ON'/'OFF' switches as a bool (`what` names the switch in the error)."""
+    return choice(name, value, ON_OFF, what=what) == "ON"
 
 
 def positive(name: str, value: Any) -> float:

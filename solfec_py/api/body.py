@@ -175,7 +175,7 @@ class BODY(Body):
 
     @selfcontact.setter
     def selfcontact(self, value):
-        on = V.choice("selfcontact", value, ("ON", "OFF"), what="self-contact flag") == "ON"
+        on = V.on_off("selfcontact", value, what="self-contact flag")
         if self.kind != "FINITE_ELEMENT":
             raise InputError("Self-contact is only valid for FINITE_ELEMENT bodies")
         self._flags["selfcontact"] = on
@@ -186,11 +186,11 @@ class BODY(Body):
 
     @fracturecheck.setter
     def fracturecheck(self, value):
-        on = V.choice("fracturecheck", value, ("ON", "OFF"), what="fracturecheck value (neither 'ON' nor 'OFF')")
+        on = V.on_off("fracturecheck", value, what="fracturecheck value (neither 'ON' nor 'OFF')")
         if self.kind != "FINITE_ELEMENT":
             session.runtime_warning("Unable to check fracture criterion for non FEM bodies!")
             return
-        self._flags["fracturecheck"] = on == "ON"
+        self._flags["fracturecheck"] = on
 
     @property
     def disable_rotation(self):
@@ -198,11 +198,11 @@ class BODY(Body):
 
     @disable_rotation.setter
     def disable_rotation(self, value):
-        on = V.choice("disable_rotation", value, ("ON", "OFF"), what="disable_rotation value (neither 'ON' nor 'OFF')")
+        on = V.on_off("disable_rotation", value, what="disable_rotation value (neither 'ON' nor 'OFF')")
         if self.kind != "RIGID":
             session.runtime_warning("disable_rotation applies to RIGID bodies only; ignored")
             return
-        self.block.norotation[self.row] = on == "ON"
+        self.block.norotation[self.row] = on
 
     def __repr__(self) -> str:
         label = f" {self.label!r}" if self.label else ""

@@ -22,7 +22,7 @@ def GEOMETRIC_EPSILON(epsilon):
 
 @V.command
 def WARNINGS(state):
-    session.current().warnings = V.choice("state", state, ("ON", "OFF"), what="state (only 'ON' or 'OFF' are valid)") == "ON"
+    session.current().warnings = V.on_off("state", state, what="state (only 'ON' or 'OFF' are valid)")
 
 
 @V.command

@@ -66,8 +66,7 @@ def OUTPUT(solfec, interval, compression=V.MISSING):
     """Store a frame every `interval` of simulated time (0 = every step)."""
     domain = require_solfec("solfec", solfec)
     interval = V.nonnegative("interval", interval)
-    on = V.given(compression) and V.choice("compression", compression, ("OFF", "ON"),
-                                            what="compression mode") == "ON"
+    on = V.given(compression) and V.on_off("compression", compression, what="compression mode")
     if solfec.mode == "READ":
         return None
     solfec.output_compression = on
@@ -219,11 +218,11 @@ def HISTORY(solfec, list, t0, t1, skip=V.MISSING, progress=V.MISSING):
     t1 = V.number("t1", t1)
     if V.given(skip):
         V.positive_int("skip", skip)
-    if V.given(progress):
-        V.choice("progress", progress, ("ON", "OFF"), what="progress value (neither 'ON' nor 'OFF')")
+    show = V.given(progress) and V.on_off("progress", progress,
+                                          what="progress value (neither 'ON' nor 'OFF')")
     if solfec.mode != "READ":
         return None
     items = history_items(solfec, domain, list)
     replay.ensure_loaded(solfec)
     return history.history(solfec.store, items, t0, t1, skip if V.given(skip) else 1,
-                           progress=V.given(progress) and progress == "ON")
+                           progress=show)

@@ -190,7 +190,7 @@ class SOLFEC:
 
     @cleanup.setter
     def cleanup(self, value):
-        self._cleanup = V.choice("cleanup", value, ("ON", "OFF"), what="cleanup value (ON/OFF accepted)") == "ON"
+        self._cleanup = V.on_off("cleanup", value, what="cleanup value (ON/OFF accepted)")
 
     def __repr__(self) -> str:
         return (f"SOLFEC({self.domain.analysis!r}, {self.domain.step!r}, {self._outpath!r})"
