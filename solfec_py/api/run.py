@@ -17,9 +17,6 @@ from solfec_py.errors import InputError, InputTypeError
 from solfec_py.output import history, recorder, replay
 from solfec_py.output.progress import Progress
 
-TIMER_NAMES = ("TIMINT", "CONUPD", "CONDET", "LOCDYN", "CONSOL", "PARBAL", "GSINIT", "GSRUN",
-               "GSCOM", "GSMCOM", "LININIT", "LINUPD", "LINMV", "LINPRE", "LINRUN", "LINCOM")
-
 
 def _stop_file(solfec):
     path = os.path.join(solfec.outpath, "STOP")
