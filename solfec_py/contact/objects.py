@@ -207,7 +207,8 @@ class Geometry:
     hi: np.ndarray
 
 
-def _current_points(domain, table: ObjectTable, obj: np.ndarray, X: np.ndarray) -> np.ndarray:
+def current_points(domain, table: ObjectTable, obj: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Current places of referential points X[k] of objects obj[k] (family by family)."""
     out = np.empty_like(X)
     fam = table.family[obj]
     for code, name in enumerate(table.families):
@@ -219,8 +220,8 @@ def _current_points(domain, table: ObjectTable, obj: np.ndarray, X: np.ndarray) 
 
 def current(domain, table: ObjectTable, eps: float) -> Geometry:
     """Current geometry of every object (bodies at their present configuration)."""
-    s_center = _current_points(domain, table, table.s_obj, table.s_ref)
-    v_cur = _current_points(domain, table, table.v_obj, table.v_ref)
+    s_center = current_points(domain, table, table.s_obj, table.s_ref)
+    v_cur = current_points(domain, table, table.v_obj, table.v_ref)
     # face normals: sums of fan-triangle area vectors; offsets from one vertex of each face
     nf = table.f_sid.size
     if table.tri.size:
