@@ -14,6 +14,8 @@ from solfec_py.api.stored import frame_constraints
 from solfec_py.contact.sparsify import Settings as SparsifySettings
 from solfec_py.domain import Domain
 from solfec_py.errors import InputError, InputTypeError
+from solfec_py.output.store import ResultsStore, release_writer, results_path, written_this_run
+from solfec_py.output.xdmf import remove_live_files
 
 ANALYSES = ("DYNAMIC", "QUASI_STATIC")
 VERBOSE = ("ON", "OFF", "%", "%\n")
@@ -68,9 +70,6 @@ class SOLFEC:
         this same program run wrote frames (an earlier SOLFEC object with the same output
         path) are always opened READ, as Solfec does (its tests re-create the model after
         RUN to read the histories back)."""
-        from solfec_py.output.store import ResultsStore, release_writer, results_path, written_this_run
-
-        s = session.current()
         path = results_path(self._outpath)
         if written_this_run(path):
             release_writer(path)                       # the writer's frames, flushed and closed
@@ -80,33 +79,40 @@ class SOLFEC:
                     self.store, self._mode = store, "READ"
                     return
         if not os.path.isfile(path):
-            if s.continue_run:
+            if session.current().continue_run:
                 session.warn(f"-c: no results to continue at {path!r}; starting a new run")
             self.store = ResultsStore(path)
             return
-        if s.continue_run:
-            store = ResultsStore.open_existing(path)
-            if store.nframes:
-                self.store, self.continued = store, True
-                return
-            session.warn(f"-c: results at {path!r} hold no frames; starting a new run")
-        elif not s.overwrite:
-            store = ResultsStore.open_existing(path)   # ResultsError naming the file if unreadable
-            if store.nframes:
-                self.store, self._mode = store, "READ"
-                session.note(f"results exist in {self._outpath}: opened in READ mode (-w overwrites)")
-                return
-            session.warn(f"results at {path!r} hold no frames; they are overwritten")
-        else:
-            session.warn(f"-w: overwriting the existing results at {path!r}")
-        from solfec_py.output.xdmf import remove_live_files
-
+        if self._use_existing_results(path):
+            return
         try:
             os.remove(path)
         except OSError:
             pass
         remove_live_files(self._outpath)
         self.store = ResultsStore(path)
+
+    def _use_existing_results(self, path: str) -> bool:
+        """Results that existed when the program started are at `path`: open them READ, or
+        for appending with -c, when they hold frames (True); otherwise say that they are
+        overwritten (False)."""
+        s = session.current()
+        if s.continue_run:
+            store = ResultsStore.open_existing(path)
+            if store.nframes:
+                self.store, self.continued = store, True
+                return True
+            session.warn(f"-c: results at {path!r} hold no frames; starting a new run")
+        elif not s.overwrite:
+            store = ResultsStore.open_existing(path)   # ResultsError naming the file if unreadable
+            if store.nframes:
+                self.store, self._mode = store, "READ"
+                session.note(f"results exist in {self._outpath}: opened in READ mode (-w overwrites)")
+                return True
+            session.warn(f"results at {path!r} hold no frames; they are overwritten")
+        else:
+            session.warn(f"-w: overwriting the existing results at {path!r}")
+        return False
 
     def _prepare_output(self) -> None:
         """WRITE mode: create the directory and keep a copy of the deck (LANGUAGE §1.4)."""
