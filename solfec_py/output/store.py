@@ -79,6 +79,39 @@ def _h5py():
     return h5py
 
 
+def _create_file(path: str, domain, compression: bool):
+    """A new, empty results file at `path` with every dataset of the layout (see the module
+    docstring), flushed; ResultsError naming the path when it cannot be created."""
+    h5py = _h5py()
+    try:
+        f = h5py.File(path, "w", locking=False)
+    except OSError as exc:
+        raise ResultsError(f"cannot create results file {path!r}: {exc}") from None
+    f.attrs["format"], f.attrs["version"] = FORMAT, VERSION
+    f.attrs["kinds"] = list(KINDS)
+    comp = {"compression": "gzip", "compression_opts": 1, "shuffle": True} if compression else {}
+    ds = f.create_dataset("frames", (0, len(L.FRAME_COLUMNS)), maxshape=(None, len(L.FRAME_COLUMNS)),
+                          chunks=(64, len(L.FRAME_COLUMNS)), dtype="f8")
+    ds.attrs["columns"] = list(L.FRAME_COLUMNS)
+    for fam in L.FAMILIES:
+        w = L.state_width(fam)
+        block = domain.blocks.get(fam) if domain is not None else None
+        rows = min(max(block.count if block is not None else 0, 64), 4096)
+        f.create_dataset(f"state/{fam}", (0, w), maxshape=(None, w), chunks=(rows, w),
+                         dtype="f8", **comp)
+        f.create_dataset(f"ids/{fam}", (0,), maxshape=(None,), chunks=(4096,), dtype="i8", **comp)
+    c = f.create_dataset("constraints", (0, len(L.CON_COLUMNS)), maxshape=(None, len(L.CON_COLUMNS)),
+                         chunks=(1024, len(L.CON_COLUMNS)), dtype="f8", **comp)
+    c.attrs["columns"] = list(L.CON_COLUMNS)
+    c.attrs["kinds"] = list(L.CON_KINDS)
+    r = f.create_dataset("bodies", (0, len(REGISTRY_COLUMNS)), maxshape=(None, len(REGISTRY_COLUMNS)),
+                         chunks=(256, len(REGISTRY_COLUMNS)), dtype="f8")
+    r.attrs["columns"] = list(REGISTRY_COLUMNS)
+    f.create_dataset("labels", (0,), maxshape=(None,), chunks=(4096,), dtype="u1")
+    f.flush()
+    return f
+
+
 class ResultsStore:
     """One results file. Writing keeps the file open during a RUN (`close()` after it);
     reading opens the file for each query, so no handle outlives a deck command."""
@@ -183,48 +216,24 @@ class ResultsStore:
         if compression is not None:
             self.compression = compression
         if (append or self._created) and os.path.isfile(self.path):
-            self.refresh()
-            if self._con_src is not None:
-                raise ResultsError(f"results file {self.path!r} was written by an older solfec-py (format"
-                                   f" version < {VERSION}): its constraint rows lack what an exact"
-                                   " continuation needs; it can be read but not continued (use -w)")
-            self.file = self._open("r+")
-            self._resume_counters()
+            self._reopen_for_appending()
             return
-        h5py = _h5py()
-        try:
-            f = h5py.File(self.path, "w", locking=False)
-        except OSError as exc:
-            raise ResultsError(f"cannot create results file {self.path!r}: {exc}") from None
-        f.attrs["format"], f.attrs["version"] = FORMAT, VERSION
-        f.attrs["kinds"] = list(KINDS)
-        comp = {"compression": "gzip", "compression_opts": 1, "shuffle": True} if self.compression else {}
-        ds = f.create_dataset("frames", (0, len(L.FRAME_COLUMNS)), maxshape=(None, len(L.FRAME_COLUMNS)),
-                              chunks=(64, len(L.FRAME_COLUMNS)), dtype="f8")
-        ds.attrs["columns"] = list(L.FRAME_COLUMNS)
-        for fam in L.FAMILIES:
-            w = L.state_width(fam)
-            block = domain.blocks.get(fam) if domain is not None else None
-            rows = min(max(block.count if block is not None else 0, 64), 4096)
-            f.create_dataset(f"state/{fam}", (0, w), maxshape=(None, w), chunks=(rows, w),
-                             dtype="f8", **comp)
-            f.create_dataset(f"ids/{fam}", (0,), maxshape=(None,), chunks=(4096,), dtype="i8", **comp)
-        c = f.create_dataset("constraints", (0, len(L.CON_COLUMNS)), maxshape=(None, len(L.CON_COLUMNS)),
-                             chunks=(1024, len(L.CON_COLUMNS)), dtype="f8", **comp)
-        c.attrs["columns"] = list(L.CON_COLUMNS)
-        c.attrs["kinds"] = list(L.CON_KINDS)
-        r = f.create_dataset("bodies", (0, len(REGISTRY_COLUMNS)), maxshape=(None, len(REGISTRY_COLUMNS)),
-                             chunks=(256, len(REGISTRY_COLUMNS)), dtype="f8")
-        r.attrs["columns"] = list(REGISTRY_COLUMNS)
-        f.create_dataset("labels", (0,), maxshape=(None,), chunks=(4096,), dtype="u1")
-        f.flush()
-        self.file = f
+        self.file = _create_file(self.path, domain, self.compression)
         self._created = True
-        self._next = {name: 0 for name, _ in _datasets(f)}
+        self._next = {name: 0 for name, _ in _datasets(self.file)}
         self._last_bodies, self._registered = {}, {}
         self._frames = np.zeros((0, len(L.FRAME_COLUMNS)))
         self._columns = dict(L.COL)
         self._registry = _registry_dict(np.zeros((0, 7)), b"")
+
+    def _reopen_for_appending(self) -> None:
+        self.refresh()
+        if self._con_src is not None:
+            raise ResultsError(f"results file {self.path!r} was written by an older solfec-py (format"
+                               f" version < {VERSION}): its constraint rows lack what an exact"
+                               " continuation needs; it can be read but not continued (use -w)")
+        self.file = self._open("r+")
+        self._resume_counters()
 
     def _resume_counters(self) -> None:
         """After reopening for appending: the next rows follow the last complete frame."""
