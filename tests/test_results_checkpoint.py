@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from solfec_py.cli import main
-from solfec_py.output import frames as L
+from solfec_py.output import frames
 
 from conftest import write_deck
 from solfec_py.output.store import ResultsStore
@@ -55,7 +55,7 @@ def stored(path):
         state = f["state/rigid"][()]
     # timers are wall-clock; offsets locate rows in the file (a continued run stores its
     # body-id block anew): neither is part of the state
-    keep = [i for i, c in enumerate(cols) if c not in L.TIMERS and not c.endswith("OFF")]
+    keep = [i for i, c in enumerate(cols) if c not in frames.TIMERS and not c.endswith("OFF")]
     return table[:, keep], state
 
 
@@ -136,8 +136,8 @@ def frame_constraints(path):
 
 def contacts(rows):
     """{id: (body 1, body 2)} of the contacts among constraint rows."""
-    C = L.CCOL
-    con = rows[rows[:, C["KIND"]] == L.CON_KIND_CODE["CONTACT"]]
+    C = frames.CCOL
+    con = rows[rows[:, C["KIND"]] == frames.CON_KIND_CODE["CONTACT"]]
     return {int(r[C["ID"]]): (int(r[C["BID1"]]), int(r[C["BID2"]])) for r in con}
 
 
@@ -154,7 +154,7 @@ def test_continue_with_links_and_contacts_is_bit_identical(tmp_path, capsys):
     a_cons, times = frame_constraints(tmp_path / "out/straight/straight.h5")
     b_cons, _ = frame_constraints(tmp_path / "out/split/split.h5")
     # the scenario the test is about (read from the uninterrupted run)
-    C, K = L.CCOL, L.CON_KIND_CODE
+    C, K = frames.CCOL, frames.CON_KIND_CODE
     split = int(np.flatnonzero(np.isclose(times, 0.5))[0])
     at_split = a_cons[split]
     assert times.size == 101 and at_split[:, C["KIND"]].tolist().count(K["RIGLNK"]) == 2  # link 3 broke

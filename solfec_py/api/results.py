@@ -14,7 +14,7 @@ from solfec_py.api.common import require_body
 from solfec_py.api.solfec import SOLFEC, require_solfec
 from solfec_py.bodies.base import Body
 from solfec_py.errors import InputError, InputTypeError, ResultsError
-from solfec_py.output import history as H
+from solfec_py.output import history
 from solfec_py.output import replay
 from solfec_py.output.frames import CCOL, constraint_rows
 from solfec_py.output.xdmf import ATTRIBUTES, DEFAULT_ATTRIBUTES, XdmfSeries
@@ -44,16 +44,16 @@ def _entity(where: str, value, options) -> str:
 def history_item(solfec, item, where: str):
     """One HISTORY item (LANGUAGE §15.6) as an output.history item."""
     if isinstance(item, str):
-        if item not in H.STRINGS:
+        if item not in history.STRINGS:
             raise InputError(f"{where}: Invalid string value {item!r}; expected an energy/point/constraint"
-                             f" tuple or one of {list(H.STRINGS)}")
-        return H.StringItem(item)
+                             f" tuple or one of {list(history.STRINGS)}")
+        return history.StringItem(item)
     if not isinstance(item, tuple):
         raise InputError(f"{where}: Invalid history item {V.describe(item)}; expected a tuple or a string")
     if len(item) == 2:
         bodies = _body_set(solfec, item[0], where)
-        kind = _entity(where, item[1], tuple(H.ENERGY_KINDS) + H.CONSTRAINT_ENTITIES)
-        return H.TotalItem(bodies, kind)
+        kind = _entity(where, item[1], tuple(history.ENERGY_KINDS) + history.CONSTRAINT_ENTITIES)
+        return history.TotalItem(bodies, kind)
     if len(item) == 3:
         body, point, entity = item
         if isinstance(body, Body):
@@ -63,14 +63,14 @@ def history_item(solfec, item, where: str):
         else:
             raise InputTypeError(f"{where}: the body must be a BODY object or a label string, got {V.describe(body)}")
         X = V.point(f"{where} point", point)
-        return H.PointItem(ref, tuple(X.tolist()), _entity(where, entity, H.POINT_ENTITIES))
+        return history.PointItem(ref, tuple(X.tolist()), _entity(where, entity, history.POINT_ENTITIES))
     if len(item) == 4:
         obj, direction, pair, entity = item
         bodies = _body_set(solfec, obj, where)
         d = None if direction is None else tuple(V.point(f"{where} direction", direction).tolist())
         if pair is not None:
             pair = tuple(V.tuple_of_numbers(f"{where} surface pair", pair, 2).tolist())
-        return H.ConstraintItem(bodies, d, pair, _entity(where, entity, H.CONSTRAINT_ENTITIES))
+        return history.ConstraintItem(bodies, d, pair, _entity(where, entity, history.CONSTRAINT_ENTITIES))
     raise InputError(f"{where}: Invalid tuple size {len(item)}; a history tuple has 2, 3 or 4 items")
 
 
@@ -173,7 +173,7 @@ def _export(solfec, domain, series, how, times, subset) -> None:
     replay.ensure_loaded(solfec)
     store = solfec.store
     if how == "range":
-        frames = H.all_frames(store, *times)
+        frames = history.all_frames(store, *times)
     else:
         frames = sorted({store.frame_index(t) for t in times})
     before = store.current
