@@ -113,8 +113,9 @@ def main(argv: list[str]) -> None:
             out = subprocess.run([sys.executable, __file__, "--child", path, fmt], capture_output=True, text=True,
                                  check=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
             got = json.loads(out.stdout.strip().splitlines()[-1])
-            print(json.dumps({"code": "solfec-py", "version": __version__, "scene": "mesh import", "n": got["elements"],
-                              "dt": None, "steps": None, "format": fmt, "file_mb": round(os.path.getsize(path) / 2**20, 1),
+            size = round(os.path.getsize(path) / 2**20, 1)
+            print(json.dumps({"code": "solfec-py", "version": __version__, "scene": "mesh import",
+                              "n": got["elements"], "dt": None, "steps": None, "format": fmt, "file_mb": size,
                               **got}), flush=True)
 
 

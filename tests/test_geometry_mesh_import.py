@@ -16,7 +16,7 @@ import pytest
 
 from mesh_samples import SIDES, VOLIDS, element_volumes_by_volid, mixed_block, surface_points
 from solfec_py.errors import InputError
-from solfec_py.geometry import mesh_tables as T
+from solfec_py.geometry import mesh_tables
 from solfec_py.geometry.abaqus_inp import InpError, cell_type, read_inp
 from solfec_py.geometry.mesh_export import to_meshio
 from solfec_py.geometry.mesh_import import FLIPS, PERMUTATION, VOLUME_CELLS, from_meshio, signed_volumes
@@ -36,14 +36,14 @@ def check_reference_element(name: str, X: np.ndarray) -> None:
     conn = np.full((1, 8), -1)
     conn[0, :k] = PERMUTATION[name][:k]
     assert signed_volumes(X, np.array([k]), conn)[0] > 0
-    if name in T.QUADRATIC:
-        for e, (a, b) in enumerate(T.EDGES[k]):
+    if name in mesh_tables.QUADRATIC:
+        for e, (a, b) in enumerate(mesh_tables.EDGES[k]):
             np.testing.assert_allclose(X[k + e], (X[a] + X[b]) / 2, atol=1e-12)
     flipped = X[FLIPS[name]]                                   # the flip reverses the orientation ...
     conn[0, :k] = np.arange(k)
     assert signed_volumes(flipped, np.array([k]), conn)[0] < 0
-    if name in T.QUADRATIC:                                    # ... and mid-edge nodes follow their edges
-        for e, (a, b) in enumerate(T.EDGES[k]):
+    if name in mesh_tables.QUADRATIC:                                    # ... and mid-edge nodes follow their edges
+        for e, (a, b) in enumerate(mesh_tables.EDGES[k]):
             np.testing.assert_allclose(flipped[k + e], (flipped[a] + flipped[b]) / 2, atol=1e-12)
 
 
@@ -115,11 +115,11 @@ def quadratic_tetra_pair(flip_second: bool):
     corners = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]], float)
     tets = [[0, 1, 2, 3], [1, 2, 3, 4]]
     if np.linalg.det(corners[tets[1][1:]] - corners[tets[1][0]]) < 0:
-        tets[1] = [tets[1][i] for i in T.FLIP[4]]
+        tets[1] = [tets[1][i] for i in mesh_tables.FLIP[4]]
     points, key, rows = list(corners), {}, []
     for t in tets:
         mids = []
-        for a, b in T.EDGES[4]:
+        for a, b in mesh_tables.EDGES[4]:
             e = tuple(sorted((t[a], t[b])))
             if e not in key:
                 key[e] = len(points)
@@ -141,7 +141,7 @@ def test_quadratic_cells_kept_flipped_and_reduced():
     assert name == "tetra10" and elems.tolist() == [0, 1] and nodes.shape == (2, 10)
     assert np.array_equal(nodes[:, :4], mesh.conn[:, :4])
     for row in nodes:                                       # mid-edge nodes still at their edges' midpoints
-        for e, (a, b) in enumerate(T.EDGES[4]):
+        for e, (a, b) in enumerate(mesh_tables.EDGES[4]):
             np.testing.assert_allclose(mesh.ref[row[4 + e]], (mesh.ref[row[a]] + mesh.ref[row[b]]) / 2, atol=1e-12)
     assert signed_volumes(mesh.ref, mesh.etype, mesh.conn).min() > 0
     # the 6 boundary triangles hold every corner and every mid-edge node (the inner face's
@@ -161,9 +161,9 @@ def mass(mesh):
 def test_quadratic_surface_nodes_include_mid_edge_nodes():
     # a single tetra10 with its face (0,1,2) named: corners 0,1,2 and the mid-edge nodes 4,5,6
     pts = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], float)
-    mids = [(pts[a] + pts[b]) / 2 for a, b in T.EDGES[4]]
-    m = meshio.Mesh(np.vstack([pts, mids]), [("tetra10", np.arange(10)[None]), ("triangle6", np.array([[0, 1, 2, 4, 5, 6]]))],
-                    cell_data={"gmsh:physical": [np.array([1]), np.array([7])]})
+    mids = [(pts[a] + pts[b]) / 2 for a, b in mesh_tables.EDGES[4]]
+    cells = [("tetra10", np.arange(10)[None]), ("triangle6", np.array([[0, 1, 2, 4, 5, 6]]))]
+    m = meshio.Mesh(np.vstack([pts, mids]), cells, cell_data={"gmsh:physical": [np.array([1]), np.array([7])]})
     mesh = from_meshio(m)
     assert mesh.nodes_on_surface(7).tolist() == [0, 1, 2, 4, 5, 6]
     assert mesh.nodes_on_surface(0).tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]

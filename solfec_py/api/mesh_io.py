@@ -15,7 +15,7 @@ from solfec_py import session, validate as V
 from solfec_py.api.shape_utils import peek_shape
 from solfec_py.api.shapes import CONVEX, MESH, _positive_list, positive_radii
 from solfec_py.errors import InputError, InputTypeError
-from solfec_py.geometry import mesh_import as MI
+from solfec_py.geometry import mesh_import
 from solfec_py.geometry.ellip_mesh import ellip_mesh
 from solfec_py.geometry.hexgen import hex_mesh
 from solfec_py.geometry.massprops import mass_properties
@@ -69,11 +69,11 @@ def MESH_IMPORT(path, volid=0, surfid=0, groups=V.MISSING, scale=1.0, format=V.M
         raise InputTypeError(f"'path' must be a string, got {V.describe(path)}")
     volid, surfid = V.integer("volid", volid), V.integer("surfid", surfid)
     scale = V.positive("scale", scale)
-    fmt = None if not V.given(format) or format is None else V.choice("format", format, MI.formats(),
+    fmt = None if not V.given(format) or format is None else V.choice("format", format, mesh_import.formats(),
                                                                         what="mesh format")
     linear = V.boolean("linear", linear)
     notes: list = []
-    mesh = MI.read_mesh(path, fmt, notes, volid=volid, surfid=surfid, groups=_groups(groups), scale=scale,
+    mesh = mesh_import.read_mesh(path, fmt, notes, volid=volid, surfid=surfid, groups=_groups(groups), scale=scale,
                         linear=linear)
     _notes(notes, f"MESH_IMPORT {os.fspath(path)}")
     return MESH._wrap([mesh])
@@ -93,7 +93,7 @@ def TETRAHEDRALIZE(shape, path, volume=V.MISSING, quality=V.MISSING, volid=V.MIS
         raise InputTypeError(f"'path' must be a string object, got {V.describe(path)}")
     if os.path.isfile(path):
         notes: list = []
-        mesh = MI.read_mesh(path, cache_format(path), notes)
+        mesh = mesh_import.read_mesh(path, cache_format(path), notes)
         _notes(notes, f"TETRAHEDRALIZE {path}")
         return MESH._wrap([mesh])
     vmax = V.number("volume", volume) if V.given(volume) else None
@@ -140,10 +140,10 @@ def _surface_file(path: str, notes: list):
     volume mesh, or the triangles and quads of a surface mesh (STL, OFF, PLY, OBJ, ...)."""
     if not os.path.isfile(path):
         raise InputError(f"'shape' file {path!r} not found")
-    raw = MI.read_raw(path, None, notes)
+    raw = mesh_import.read_raw(path, None, notes)
     try:
-        if any(MI._kind(c.type, True)[0] == "volume" for c in raw.cells):
-            mesh = MI.from_meshio(raw, notes=notes, linear=True)
+        if any(mesh_import._kind(c.type, True)[0] == "volume" for c in raw.cells):
+            mesh = mesh_import.from_meshio(raw, notes=notes, linear=True)
             return (*mesh.surface_triangles(), _nearest_of(mesh))
         return (*surface_from_meshio(raw), 0)
     except InputError as exc:

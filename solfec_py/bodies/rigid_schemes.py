@@ -19,7 +19,6 @@ class RigidScheme:
     """Contract: `finish(block, idx, h, R_half, Omega1, torque_c)` returns (R_end, Omega_end)."""
 
     name = ""
-    uses_momentum = False   # NEG and IMP carry the auxiliary momentum vector a
 
     def finish(self, block, idx, h, R_half, Omega1, torque_c):  # pragma: no cover - abstract
         raise AttributeError("scheme classes implement finish()")
@@ -38,7 +37,6 @@ class RigNeg(RigidScheme):
     """NEW2: explicit, exact spatial momentum balance Lambda J Omega = Lambda_half a."""
 
     name = "RIG_NEG"
-    uses_momentum = True
 
     def finish(self, block, idx, h, R_half, Omega1, torque_c):
         a = block.momentum[idx] + h * torque_c
@@ -52,7 +50,6 @@ class RigImp(RigidScheme):
     """NEW3: semi-explicit, solves exp[h/2 Omega] J Omega = a by Newton (no energy drift)."""
 
     name = "RIG_IMP"
-    uses_momentum = True
     MAXITER = 50
 
     def finish(self, block, idx, h, R_half, Omega1, torque_c):

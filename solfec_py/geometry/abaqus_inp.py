@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-from solfec_py.geometry import mesh_tables as T
+from solfec_py.geometry import mesh_tables
 
 # Abaqus solid-element faces (zero-based corners; the node sets are what matters)
 FACES = {
@@ -346,8 +346,8 @@ ABAQUS_TYPES = {"tetra": "C3D4", "pyramid": "C3D5", "wedge": "C3D6", "hexahedron
 
 def face_numbers(etype: int) -> np.ndarray:
     """Abaqus face number (1..) of each of solfec's local faces of a linear element type."""
-    abq = FACES[T.MESHIO_NAMES[etype]]
-    return np.array([1 + [set(a) for a in abq].index(set(f)) for f in T.FACES[etype]], dtype=np.int64)
+    abq = FACES[mesh_tables.MESHIO_NAMES[etype]]
+    return np.array([1 + [set(a) for a in abq].index(set(f)) for f in mesh_tables.FACES[etype]], dtype=np.int64)
 
 
 def _rows(f, values, per_line: int = 8) -> None:
@@ -380,7 +380,7 @@ def write_inp(path: str, mesh, config: str = "cur") -> None:
         _, _, sids, owner = mesh.boundary_faces()
         local = mesh.topology.local[mesh.topology.boundary]
         number = np.zeros(sids.size, dtype=np.int64)
-        for k in T.ETYPES:
+        for k in mesh_tables.ETYPES:
             sel = mesh.etype[owner] == k
             number[sel] = face_numbers(k)[local[sel]]
         for sid in np.unique(sids).tolist():

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solfec_py.geometry import mesh_tables as T
+from solfec_py.geometry import mesh_tables
 from solfec_py.geometry.convex import tolerance
 
 
@@ -26,14 +26,14 @@ def axis_stabs(mesh, p: np.ndarray, d: np.ndarray) -> bool:
     centroid onto the axis lies inside the element)?"""
     X = mesh.ref
     tol = tolerance(X.min(axis=0), X.max(axis=0))
-    for k in T.ETYPES:
+    for k in mesh_tables.ETYPES:
         elems = mesh.surface_elements()
         elems = elems[mesh.etype[elems] == k]
         if not elems.size:
             continue
         nodes = mesh.conn[elems, :k]
         q = _project(X[nodes].mean(axis=1), p, d)                       # (m, 3)
-        tri = X[nodes[:, T.TRI_TABLE[k][T.TRI_FACE[k] >= 0]]]           # (m, t, 3, 3)
+        tri = X[nodes[:, mesh_tables.TRI_TABLE[k][mesh_tables.TRI_FACE[k] >= 0]]]           # (m, t, 3, 3)
         a, b, c = tri[:, :, 0], tri[:, :, 1], tri[:, :, 2]
         n = np.cross(b - a, c - a)
         side = np.einsum("mti,mti->mt", n, q[:, None, :] - a)

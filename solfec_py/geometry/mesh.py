@@ -9,8 +9,9 @@ Topology (element faces, boundary faces, faces shared by two elements) is derive
 once, with a sort of face node sets; copies share it, since connectivity never changes.
 
 Quadratic cells (meshio's tetra10, wedge15, hexahedron20, the quadratic elements of
-fem.elements: corners, then one node per edge in `mesh_tables.EDGES` order) are stored as their linear corners in `conn`, so all
-geometry (faces, volumes, contact) sees straight-sided elements, plus `quadratic`: meshio
+fem.elements: corners, then one node per edge in `mesh_tables.EDGES` order) are stored as
+their linear corners in `conn`, so all geometry (faces, volumes, contact) sees straight-sided
+elements, plus `quadratic`: meshio
 cell name -> (element indices (m,), all nodes (m, n)); `cells()` lists every element by
 meshio cell type with its full node list, `linear()` drops the mid-edge nodes.
 """
@@ -20,7 +21,7 @@ import numpy as np
 
 from solfec_py.geometry.pointset import PointSetMotion
 
-from solfec_py.geometry import mesh_tables as T
+from solfec_py.geometry import mesh_tables
 from solfec_py.geometry.convex import Convex, tolerance
 
 INTERIOR_SURFID = -2147483647      # surface id of faces interior to a mesh (MESH2CONVEX)
@@ -82,17 +83,17 @@ class _Topology:
 
     def __init__(self, etype: np.ndarray, conn: np.ndarray):
         ne = etype.size
-        count = T.FACE_COUNT[etype]
+        count = mesh_tables.FACE_COUNT[etype]
         start = np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int64)
         nf = int(count.sum())
         self.elem = np.repeat(np.arange(ne), count)
         self.local = np.arange(nf) - np.repeat(start, count)
-        self.size = T.FACE_SIZE[etype[self.elem], self.local]
+        self.size = mesh_tables.FACE_SIZE[etype[self.elem], self.local]
         self.nodes = np.full((nf, 4), -1, dtype=np.int64)                # ccw outward, -1 padded
         self.keys = np.empty((nf, 2), dtype=np.int64)
-        for k in T.ETYPES:
+        for k in mesh_tables.ETYPES:
             sel = np.flatnonzero(etype == k)
-            table = T.FACE_TABLE[k][: T.FACE_COUNT[k]]                   # (F, 4)
+            table = mesh_tables.FACE_TABLE[k][: mesh_tables.FACE_COUNT[k]]                   # (F, 4)
             for lo in range(0, sel.size, _CHUNK * 8):
                 e = sel[lo: lo + _CHUNK * 8]
                 nodes = conn[e][:, np.maximum(table, 0)]
@@ -140,14 +141,14 @@ class Mesh(PointSetMotion):
         if self.face_sids.size != self.face_nodes.shape[0]:
             raise ValueError("Mesh: one surface id per listed face is required")
         bad = (self.etype[:, None] > np.arange(8)) != (self.conn >= 0)
-        if bad.any() or not np.isin(self.etype, T.ETYPES).all():
+        if bad.any() or not np.isin(self.etype, mesh_tables.ETYPES).all():
             raise ValueError("Mesh: element types and padded connectivity disagree")
         self.quadratic = {} if quadratic is None else {
             name: (np.asarray(e, np.int64).reshape(-1), np.asarray(c, np.int64).reshape(len(e), -1))
             for name, (e, c) in quadratic.items()}
         for name, (elems, nodes) in self.quadratic.items():
-            k = T.QUADRATIC[name]
-            if nodes.shape[1] != k + len(T.EDGES[k]) or np.any(self.conn[elems, :k] != nodes[:, :k]):
+            k = mesh_tables.QUADRATIC[name]
+            if nodes.shape[1] != k + len(mesh_tables.EDGES[k]) or np.any(self.conn[elems, :k] != nodes[:, :k]):
                 raise ValueError(f"Mesh: {name} cells must list their corners (conn) first")
         self._topo = None
         self._bsurf = None
@@ -163,10 +164,10 @@ class Mesh(PointSetMotion):
         for name, (elems, nodes) in self.quadratic.items():
             out.append((name, elems, nodes))
             quad[elems] = True
-        for k in T.ETYPES:
+        for k in mesh_tables.ETYPES:
             elems = np.flatnonzero((self.etype == k) & ~quad)
             if elems.size:
-                out.append((T.MESHIO_NAMES[k], elems, self.conn[elems, :k]))
+                out.append((mesh_tables.MESHIO_NAMES[k], elems, self.conn[elems, :k]))
         return out
 
     def linear(self) -> "Mesh":
@@ -233,7 +234,7 @@ class Mesh(PointSetMotion):
                 row = np.full(self.nele, -1, dtype=np.int64)
                 row[elems] = np.arange(elems.size)
                 hit = row[owner[on]] >= 0
-                mids = T.face_midside(T.QUADRATIC[name])[local[hit]]
+                mids = mesh_tables.face_midside(mesh_tables.QUADRATIC[name])[local[hit]]
                 sel.append(np.where(mids >= 0, full[row[owner[on][hit]][:, None], np.maximum(mids, 0)], -1).ravel())
         sel = np.concatenate(sel)
         return np.unique(sel[sel >= 0])
@@ -251,12 +252,12 @@ class Mesh(PointSetMotion):
         """Every element as a Convex (faces from the element table, boundary surface ids,
         INTERIOR_SURFID on interior faces, the element's volume id)."""
         sids = self.face_surfids()
-        start = np.concatenate([[0], np.cumsum(T.FACE_COUNT[self.etype])[:-1]])
+        start = np.concatenate([[0], np.cumsum(mesh_tables.FACE_COUNT[self.etype])[:-1]])
         out = []
         for e in range(self.nele):
             k = self.etype[e]
             nodes = self.conn[e, :k]
-            faces = [np.asarray(f) for f in T.FACES[k]]
+            faces = [np.asarray(f) for f in mesh_tables.FACES[k]]
             cvx = Convex(self.ref[nodes], faces, sids[start[e]: start[e] + len(faces)], self.volids[e],
                          cur=self.cur[nodes])
             out.append(cvx)
@@ -270,8 +271,8 @@ class Mesh(PointSetMotion):
         sel = np.arange(self.nele) if elements is None else np.asarray(elements, dtype=np.int64)
         for lo in range(0, sel.size, _CHUNK):
             part = sel[lo: lo + _CHUNK]
-            local = T.TRI_TABLE[self.etype[part]]                          # (m, 12, 3)
-            glob = np.take_along_axis(self.conn[part][:, None, :].repeat(T.MAX_TRIS, 1), local, axis=2)
+            local = mesh_tables.TRI_TABLE[self.etype[part]]                          # (m, 12, 3)
+            glob = np.take_along_axis(self.conn[part][:, None, :].repeat(mesh_tables.MAX_TRIS, 1), local, axis=2)
             yield x[glob].reshape(-1, 3, 3)
 
     def centroids(self, config: str = "cur") -> np.ndarray:
@@ -307,7 +308,7 @@ class Mesh(PointSetMotion):
         if tol is None:
             tol = tolerance(self.ref.min(axis=0), self.ref.max(axis=0))
         for pts in self.triangle_chunks("ref", self.surface_elements()):
-            pts = pts.reshape(-1, T.MAX_TRIS, 3, 3)
+            pts = pts.reshape(-1, mesh_tables.MAX_TRIS, 3, 3)
             a, b, c = pts[:, :, 0], pts[:, :, 1], pts[:, :, 2]
             n = np.cross(b - a, c - a)
             d = np.einsum("eti,eti->et", n, p - a)
@@ -322,11 +323,11 @@ class Mesh(PointSetMotion):
         npts = np.array([0, 0, 0, 0, 4, 8, 6, 0, 8])[self.etype[elems]]
         offset = np.concatenate([[0], np.cumsum(npts)])
         out = np.empty((offset[-1], 3))
-        for e in T.ETYPES:
+        for e in mesh_tables.ETYPES:
             sel = np.flatnonzero(self.etype[elems] == e)
             if sel.size:
-                x = np.einsum("pk,eki->epi", T.VOLUME_N[e], self.cur[self.conn[elems[sel], :e]])
-                rows = offset[sel][:, None] + np.arange(T.VOLUME_N[e].shape[0])
+                x = np.einsum("pk,eki->epi", mesh_tables.VOLUME_N[e], self.cur[self.conn[elems[sel], :e]])
+                rows = offset[sel][:, None] + np.arange(mesh_tables.VOLUME_N[e].shape[0])
                 out[rows.reshape(-1)] = x.reshape(-1, 3)
         return out
 
@@ -341,7 +342,7 @@ class Mesh(PointSetMotion):
         for s in (3, 4):
             sel = np.flatnonzero(sizes[keep] == s)
             if sel.size:
-                x = np.einsum("pk,fki->fpi", T.FACE_N[s], self.cur[nodes[keep][sel, :s]])
-                rows = offset[sel][:, None] + np.arange(T.FACE_N[s].shape[0])
+                x = np.einsum("pk,fki->fpi", mesh_tables.FACE_N[s], self.cur[nodes[keep][sel, :s]])
+                rows = offset[sel][:, None] + np.arange(mesh_tables.FACE_N[s].shape[0])
                 out[rows.reshape(-1)] = x.reshape(-1, 3)
         return out

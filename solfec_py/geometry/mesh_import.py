@@ -21,18 +21,19 @@ import re
 import numpy as np
 
 from solfec_py.errors import InputError
-from solfec_py.geometry import mesh_tables as T
+from solfec_py.geometry import mesh_tables
 from solfec_py.geometry.mesh import Mesh, group_rows
 
 # meshio cell type -> solfec element (corner count); quadratic cells (those of fem.elements)
 # keep all their nodes
-VOLUME_CELLS = {**{name: k for k, name in T.MESHIO_NAMES.items()}, **T.QUADRATIC}
+VOLUME_CELLS = {**{name: k for k, name in mesh_tables.MESHIO_NAMES.items()}, **mesh_tables.QUADRATIC}
 # meshio -> solfec node order of each volume cell: meshio's (VTK's) order is solfec's, mid-edge
 # nodes in mesh_tables.EDGES order (checked in the tests against VTK's parametric coordinates
 # and gmsh's reference elements); negatively oriented cells are flipped with FLIPS
-PERMUTATION = {name: np.arange(k + (len(T.EDGES[k]) if name in T.QUADRATIC else 0))
+PERMUTATION = {name: np.arange(k + (len(mesh_tables.EDGES[k]) if name in mesh_tables.QUADRATIC else 0))
                for name, k in VOLUME_CELLS.items()}
-FLIPS = {name: (np.array(T.FLIP[k]) if name not in T.QUADRATIC else T.quadratic_permutation(k, T.FLIP[k]))
+FLIPS = {name: (np.array(mesh_tables.FLIP[k]) if name not in mesh_tables.QUADRATIC
+                else mesh_tables.quadratic_permutation(k, mesh_tables.FLIP[k]))
          for name, k in VOLUME_CELLS.items()}
 # higher-order Lagrange cells (corners first) accepted as their corners with linear=True
 _HIGHER = re.compile(r"^(tetra|pyramid|wedge|hexahedron)(\d+)$")
@@ -64,7 +65,7 @@ def _kind(cell: str, linear: bool) -> tuple[str, int]:
 
 def _chunks(etype: np.ndarray):
     """(element type, element indices) in chunks of at most _CHUNK elements of one type."""
-    for k in T.ETYPES:
+    for k in mesh_tables.ETYPES:
         sel = np.flatnonzero(etype == k)
         for lo in range(0, sel.size, _CHUNK):
             yield k, sel[lo: lo + _CHUNK]
@@ -78,7 +79,7 @@ def _volumes(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     size = np.abs(x.reshape(x.shape[0], -1)).max(axis=1)
     if k == 4:
         return np.einsum("ij,ij->i", x[:, 1], np.cross(x[:, 2], x[:, 3])) / 6.0, size
-    tri = T.TRI_TABLE[k][T.TRI_FACE[k] >= 0]
+    tri = mesh_tables.TRI_TABLE[k][mesh_tables.TRI_FACE[k] >= 0]
     a, b, c = x[:, tri[:, 0]], x[:, tri[:, 1]], x[:, tri[:, 2]]
     return np.einsum("eti,eti->e", a, np.cross(b, c)) / 6.0, size
 
@@ -103,14 +104,14 @@ def orient(X, etype, conn, full=None, name=None) -> tuple[np.ndarray, int]:
         flat[e] = np.abs(vol[e]) <= 1e-12 * size ** 3
     if flat.any():
         e = int(np.flatnonzero(flat)[0])
-        raise InputError(f"element {e} ({T.NAMES[int(etype[e])]}, nodes {conn[e, :etype[e]].tolist()}) has zero"
-                         f" volume; {int(flat.sum())} such element(s)")
+        raise InputError(f"element {e} ({mesh_tables.NAMES[int(etype[e])]}, nodes {conn[e, :etype[e]].tolist()})"
+                         f" has zero volume; {int(flat.sum())} such element(s)")
     neg = np.flatnonzero(vol < 0)
-    for k in T.ETYPES:
+    for k in mesh_tables.ETYPES:
         e = neg[etype[neg] == k]
         if not e.size:
             continue
-        conn[e, :k] = conn[e][:, list(T.FLIP[k])]
+        conn[e, :k] = conn[e][:, list(mesh_tables.FLIP[k])]
         if full is not None:
             full[e] = full[e][:, FLIPS[name]]
     vol[neg] = -vol[neg]
@@ -247,7 +248,7 @@ def from_meshio(mesh, volid: int = 0, surfid: int = 0, groups: dict | None = Non
         data = np.asarray(c.data, dtype=np.int64)
         k = kinds[b][1]
         conn[offset: offset + len(data), :k] = data[:, :k]
-        if c.type in T.QUADRATIC and not linear:
+        if c.type in mesh_tables.QUADRATIC and not linear:
             e0, d0 = quad.get(c.type, (np.zeros(0, np.int64), np.zeros((0, data.shape[1]), np.int64)))
             quad[c.type] = (np.concatenate([e0, offset + np.arange(len(data))]), np.vstack([d0, data]))
         offset += len(data)

@@ -1,8 +1,9 @@
 """Splitting a mesh along some of its inner faces (layer 1), for MESH_SPLIT and for SPLIT
 of meshes: the cut faces become boundary faces with new surface ids, nodes are duplicated
 where the cut separates the elements around them, and the mesh falls into its connected
-parts. Reference: Solfec msh.c (MESH_Split_By_Nodes, MESH_Split_By_Faces), docs/meshes.md; the node splitting here is by local connectivity: the elements around a
-node that stay connected through uncut faces containing the node keep one copy of it.
+parts. Reference: Solfec msh.c (MESH_Split_By_Nodes, MESH_Split_By_Faces), docs/meshes.md;
+the node splitting here is by local connectivity: the elements around a node that stay
+connected through uncut faces containing the node keep one copy of it.
 
 A partial cut (a crack inside the mesh) opens where it separates elements and stays closed
 at its front, so one mesh with an inner crack comes back.
@@ -13,7 +14,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from solfec_py.geometry import mesh_tables as T
+from solfec_py.geometry import mesh_tables
 from solfec_py.geometry.mesh import INTERIOR_SURFID, Mesh, face_keys, match_rows
 
 
@@ -78,7 +79,7 @@ def split_along_faces(mesh: Mesh, cut: np.ndarray, sids: np.ndarray) -> list | N
     sid = mesh.face_surfids()
     sid[cut] = np.asarray(sids, dtype=np.int64)[cut]
     bnd = np.flatnonzero((t.count == 1) | cut)
-    table = T.FACE_TABLE[mesh.etype[t.elem[bnd]], t.local[bnd]]
+    table = mesh_tables.FACE_TABLE[mesh.etype[t.elem[bnd]], t.local[bnd]]
     fnodes = np.where(table >= 0, conn[t.elem[bnd][:, None], np.maximum(table, 0)], -1)
     out = []
     for p in range(nparts):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py.errors import InputError
-from solfec_py.geometry import mesh_tables as T
+from solfec_py.geometry import mesh_tables
 from solfec_py.geometry.convex import Convex
 from solfec_py.geometry.mesh import INTERIOR_SURFID, Mesh
 from solfec_py.geometry.mesh_import import orient
@@ -121,7 +121,7 @@ def cut_elements(mesh: Mesh, point, normal, eps: float) -> Mesh:
         return cross[key]
 
     sids = mesh.face_surfids()
-    start = np.concatenate([[0], np.cumsum(T.FACE_COUNT[mesh.etype])[:-1]])
+    start = np.concatenate([[0], np.cumsum(mesh_tables.FACE_COUNT[mesh.etype])[:-1]])
     new_el, new_faces, new_sids, count = [], [], [], []
     for e in crossing_elems.tolist():
         k = int(mesh.etype[e])
@@ -129,7 +129,7 @@ def cut_elements(mesh: Mesh, point, normal, eps: float) -> Mesh:
         for v in nodes:
             d[v] = float(dist[v])
         pieces = ([], []), ([], [])
-        for f, local in enumerate(T.FACES[k]):
+        for f, local in enumerate(mesh_tables.FACES[k]):
             poly = [nodes[i] for i in local]
             for side, piece in enumerate(clip_polygon(poly, d, eps, crossing)):
                 if piece:

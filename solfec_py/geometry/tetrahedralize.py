@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py.errors import InputError, NotAvailableError
-from solfec_py.geometry import mesh_import as MI
+from solfec_py.geometry import mesh_import
 from solfec_py.geometry.mesh import Mesh, match_rows
 
 EXTRA = "pip install solfec-py[mesh]"
@@ -120,7 +120,7 @@ def fill(points, triangles, tri_sids, volid=0, volume: float | None = None, qual
     tri_sids = np.asarray(tri_sids, dtype=np.int64)
     X, tets = tetrahedralize(points, triangles, volume, quality, command)
     etype = np.full(tets.shape[0], 4, dtype=np.int64)
-    MI.orient(X, etype, tets)
+    mesh_import.orient(X, etype, tets)
     ids = volid(X[tets].mean(axis=1)) if callable(volid) else volid
     bare = Mesh(X, etype, tets, ids)
     faces = bare.boundary_faces()[0][:, :3]
@@ -133,7 +133,7 @@ def fill(points, triangles, tri_sids, volid=0, volume: float | None = None, qual
             notes.append(f"{command}: {int((hit < 0).sum())} boundary face(s) differ from the input surface;"
                          " they take the surface id of the input triangle nearest to them")
     if volume is not None:
-        largest = float(np.max(MI.signed_volumes(X, etype, tets)))
+        largest = float(np.max(mesh_import.signed_volumes(X, etype, tets)))
         if largest > volume:
             notes.append(f"{command}: the largest element volume is {largest:.3g} > volume {volume:g} (gmsh's"
                          " element sizes are targets, not bounds)")
@@ -186,11 +186,11 @@ def surface_from_meshio(mesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     X = np.column_stack([X, np.zeros(X.shape[0])]) if X.ndim == 2 and X.shape[1] == 2 else X
     tri, sid = [np.zeros((0, 3), np.int64)], [np.zeros(0, np.int64)]
     for b, c in enumerate(mesh.cells):
-        kind, k = MI._kind(c.type, True)
+        kind, k = mesh_import._kind(c.type, True)
         if kind != "face" or not len(c.data):
             continue
         data = np.asarray(c.data, dtype=np.int64)[:, :k]
-        tags = MI._tags(mesh, b, "surfid")
+        tags = mesh_import._tags(mesh, b, "surfid")
         tags = np.zeros(len(data), np.int64) if tags is None else tags
         tri.append(data[:, :3])
         sid.append(tags)

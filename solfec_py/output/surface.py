@@ -4,9 +4,10 @@ set of bodies computed for all of them at once. Reference: LANGUAGE §14.2 (Solf
 XDMF export, the viewer's rendering of rigid shapes).
 
 The reference surface of a body comes from its shape primitives' `surface_triangles()`
--> (points, triangles, surface ids); the surface ids go to ParaView as cell data. Rigid bodies (and obstacles) move their reference
-points with x = xc + Λ (X − X0) and v = vc + Λ (Ω × (X − X0)), vectorised over all points
-of all bodies; other kinds place their current primitives.
+-> (points, triangles, surface ids); the surface ids go to ParaView as cell data. Rigid
+bodies (and obstacles) move their reference points with x = xc + Λ (X − X0) and
+v = vc + Λ (Ω × (X − X0)), vectorised over all points of all bodies; other kinds place
+their current primitives.
 """
 from __future__ import annotations
 
