@@ -226,14 +226,16 @@ def _is_preamble(stmt, first: bool) -> bool:
     return True
 
 
-def detect_and_prepare(source: str, filename: str, mode: str = "auto") -> tuple[str, bool]:
+def detect_and_prepare(source: str, filename: str, mode: str = "auto", *,
+                       program: bool = True) -> tuple[str, bool]:
     """(Python 3 source, whether it was translated from Python 2) for a deck.
 
     mode 'auto': a deck that compiles as Python 3 runs as it is, otherwise it is
     translated; when it is neither dialect, the error of the dialect that got further into
     the file is raised (ties go to Python 2).  'off': Python 3 only.  'on': always
     translate.  A translated deck gets one extra last line, `_p2_flushline()`, which ends
-    a pending `print x,` line as Python 2 did at exit (all earlier lines keep numbers).
+    a pending `print x,` line as Python 2 did at exit (all earlier lines keep numbers);
+    a module (`program=False`) does not.
     """
     if mode not in MODES:
         raise InputError(f"legacy mode must be one of {sorted(MODES)}, got {mode!r}")
@@ -250,6 +252,8 @@ def detect_and_prepare(source: str, filename: str, mode: str = "auto") -> tuple[
             raise _further(err, legacy_err, filename, text) from None
     else:
         out = translate(text, filename)
+    if not program:
+        return out, True
     return out + ("\n" if out and not out.endswith("\n") else "") + FLUSH_LINE, True
 
 
