@@ -134,10 +134,11 @@ def run_deck(path: str, legacy: str = "auto") -> dict:
     ns = namespace_for(path, translated, legacy)
     deck_dir = os.path.dirname(os.path.abspath(path))
     sys.path.insert(0, deck_dir)
-    saved_argv = sys.argv
+    saved_argv, saved_modules = sys.argv, set(sys.modules)
     sys.argv = deck_argv(path)
     try:
-        with _translating_imports(legacy):
+        # a legacy deck's modules are Python 2 too (as its execfile'd files are)
+        with _translating_imports("on" if translated else legacy):
             exec(code, ns)
     except (KeyboardInterrupt, SystemExit):
         raise
@@ -150,6 +151,7 @@ def run_deck(path: str, legacy: str = "auto") -> dict:
                           origin=module_origin(exc, path)) from exc
     finally:
         sys.argv = saved_argv
+        _forget_user_modules(saved_modules)
         try:
             sys.path.remove(deck_dir)
         except ValueError:
@@ -164,6 +166,14 @@ def deck_argv(path: str) -> list[str]:
     from solfec_py import session
 
     return [path] + [str(w) for w in session.current().extra_argv]
+
+
+def _forget_user_modules(before: set) -> None:
+    try:
+        from solfec_py.lang.legacy.imports import forget_user_modules
+    except ImportError:  # translator not installed
+        return
+    forget_user_modules(before)
 
 
 def _translating_imports(legacy: str):

@@ -105,5 +105,46 @@ class TranslatedLoader(importlib.machinery.SourceFileLoader):
     def exec_module(self, module):
         from solfec_py.lang.legacy import legacy_builtins
 
-        module.__dict__["__builtins__"] = {**vars(builtins), **legacy_builtins()}
+        names = {**vars(builtins), **legacy_builtins()}
+        if module.__spec__ is not None and module.__spec__.parent \
+                and "absolute_import" not in self.text:
+            names["__import__"] = implicit_relative_import(module.__spec__.parent)
+        module.__dict__["__builtins__"] = names
         super().exec_module(module)
+
+
+def implicit_relative_import(package: str):
+    """`__import__` for a Python 2 module of `package`: `import x` / `from x import y`
+    mean the package's own submodule `x` when it has one (Python 2's implicit relative
+    import, PEP 328), the top-level `x` otherwise."""
+
+    def importer(name, globals=None, locals=None, fromlist=(), level=0):
+        if level == 0 and name and _has_submodule(package, name.partition(".")[0]):
+            module = builtins.__import__(name, globals, locals, fromlist, 1)
+            if fromlist:
+                return module
+            # `import x.y` binds the package's x, as `from . import x` would
+            return sys.modules[f"{package}.{name.partition('.')[0]}"]
+        return builtins.__import__(name, globals, locals, fromlist, level)
+
+    return importer
+
+
+def _has_submodule(package: str, name: str) -> bool:
+    if f"{package}.{name}" in sys.modules:
+        return True
+    parent = sys.modules.get(package)
+    path = getattr(parent, "__path__", None)
+    if not path:
+        return False
+    return importlib.machinery.PathFinder.find_spec(f"{package}.{name}", path) is not None
+
+
+def forget_user_modules(before: set) -> None:
+    """Drop the user's modules imported since `before` (a set of sys.modules keys) from
+    sys.modules, so the next deck run in this process imports its own helpers afresh (as
+    each Solfec-1.0 run started a fresh interpreter)."""
+    for name in [n for n in sys.modules if n not in before]:
+        module = sys.modules.get(name)
+        if user_file(getattr(module, "__file__", None) or ""):
+            del sys.modules[name]

@@ -173,12 +173,19 @@ def _namespaces(globs, locs, depth: int = 2):
 
 
 def _run(text: str, filename: str, globs: dict, locs) -> None:
-    from solfec_py.lang.legacy.dialect import prepare_for_exec
+    from solfec_py.lang.legacy.dialect import detect_and_prepare, prepare_for_exec
 
-    code_text, translated = prepare_for_exec(text, filename)
+    if "_p2_print" in globs or "__builtins__" not in globs:
+        code_text, translated = prepare_for_exec(text, filename)
+    else:   # from a Python 3 deck: the file's own dialect decides
+        code_text, translated = detect_and_prepare(text, filename, "auto", program=False)
     if translated and "_p2_print" not in globs:
         if "__builtins__" in globs:
-            globs.update(legacy_namespace())
+            # a Python 3 deck's name space: the helpers and the Python 2-only names join
+            # it, its Python 3 builtins (map, range, round, ...) stay as they are
+            for name, value in legacy_namespace().items():
+                if name.startswith("_") or not hasattr(builtins, name):
+                    globs.setdefault(name, value)
         else:
             globs["__builtins__"] = {**vars(builtins), **legacy_namespace()}
     exec(compile(code_text, filename, "exec", dont_inherit=True), globs, locs)
