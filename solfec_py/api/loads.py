@@ -72,9 +72,16 @@ def TORQUE(body, kind, direction, value):
 
 @V.command
 def PRESSURE(body, surfid, value):
+    """Traction value * (outward normal) on the faces `surfid` of a single-MESH body."""
     body = require_body("body", body)
-    V.integer("surfid", surfid)
-    raise NotAvailableError("PRESSURE is not available in solfec-py yet (it arrives with finite-element bodies)")
+    surfid = V.integer("surfid", surfid)
+    magnitude = number_or_series("value", value)
+    add = getattr(body.block, "add_pressure", None)
+    if add is None:
+        raise NotAvailableError(f"PRESSURE on {body.kind} bodies is not available in solfec-py yet"
+                                " (pseudo-rigid bodies take it)")
+    add(body, surfid, magnitude)
+    return None
 
 
 def _block_loads(body):

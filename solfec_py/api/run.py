@@ -162,10 +162,11 @@ def VELOCITY(body, point):
 
 @V.command
 def STRESS(body, point):
-    """(sx, sy, sz, sxy, sxz, syz, mises): zero for rigid bodies (LANGUAGE §15.3)."""
+    """(sx, sy, sz, sxy, sxz, syz, mises): the Cauchy stress at a referential point (zero
+    for rigid bodies, homogeneous in a pseudo-rigid body)."""
     body = require_body("body", body)
-    V.point("point", point)
-    return (0.0,) * 7
+    X = V.point("point", point)
+    return tuple(float(v) for v in body.block.point_stress(body.row, X))
 
 
 @V.command

@@ -14,6 +14,10 @@ hooks that each kind implements. Subclass contract:
    and end the generalised reactions of constraints are accumulated in `self.reaction`.
 4. `cur_point(row, X)`, `ref_point(row, x)`, `point_velocity(row, X)`: kinematics of a
    referential point; `kinetic_energy()` per row; `bounding_boxes()` of current shapes.
+5. Deck-facing hooks with defaults here: `admit(body)` (refuse a body before it is
+   inserted), `set_scheme(row, name)`, `set_damping(row, eta)`, `initial_velocity(row,
+   linear, angular)`, `point_stress(row, X)` (zero: rigid bodies carry no stress) and
+   `TENSOR`, the name of the (3, 3) field BODY.tensor shows and BODY_CHARS sets.
 """
 from __future__ import annotations
 
@@ -133,5 +137,24 @@ class BodyBlock:
         return np.flatnonzero(~ok)
 
     # hooks ----------------------------------------------------------------------
+    TENSOR = ""
+
     def _init_row(self, row, body, volume, center, euler):  # pragma: no cover - abstract
         raise AttributeError(f"{type(self).__name__} must implement _init_row")
+
+    def admit(self, body) -> None:
+        """Raise an InputError if `body` (kind, shape, material set; not inserted yet)
+        cannot become a row of this block."""
+
+    def set_scheme(self, row: int, name: str) -> None:
+        """BODY.scheme = name (already checked against the kind's schemes)."""
+
+    def set_damping(self, row: int, value: float) -> None:
+        """BODY.damping = value (ignored by kinds without damping)."""
+
+    def initial_velocity(self, row: int, linear, angular) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError(f"{type(self).__name__} must implement initial_velocity")
+
+    def point_stress(self, row: int, X) -> np.ndarray:
+        """(sx, sy, sz, sxy, sxz, syz, von Mises) at referential X: zero by default."""
+        return np.zeros(7)

@@ -18,7 +18,7 @@ from solfec_py.bodies.base import BodyBlock
 from solfec_py.bodies.loads import (CONVECTED_FORCE, CONVECTED_TORQUE, SPATIAL_FORCE,
                                     SPATIAL_TORQUE, PointLoads)
 from solfec_py.bodies.rigid_schemes import SCHEME_CODES, SCHEME_LIST
-from solfec_py.errors import InputTypeError, InputError
+from solfec_py.errors import InputError
 from solfec_py.geometry.massprops import inertia_from_euler
 from solfec_py.geometry.rotation import expmap, skew
 
@@ -126,6 +126,16 @@ class RigidBlock(BodyBlock):
     def remove(self, body) -> None:
         self.loads.remove_body(body)
         super().remove(body)
+
+    TENSOR = "J"
+
+    def set_scheme(self, row: int, name: str) -> None:
+        if name in SCHEME_CODES:
+            self.scheme[row] = SCHEME_CODES[name]
+
+    def initial_velocity(self, row: int, linear, angular) -> None:
+        """velo = (angular as the referential Omega, linear)."""
+        self.velo[row, ANGULAR], self.velo[row, LINEAR] = angular, linear
 
     def set_characteristics(self, row, mass, volume, center, inertia) -> None:
         """BODY_CHARS: overwrite m, V, X0, J (conf keeps its centre: Solfec quirk §14)."""
@@ -260,8 +270,11 @@ class RigidBlock(BodyBlock):
             np.add.at(tr, rows[kinds == CONVECTED_TORQUE], sd[kinds == CONVECTED_TORQUE])
         for cb in self.loads.callbacks:
             row = cb.body.row
-            out = cb.call(tuple(self.conf[row].tolist()), tuple(self.velo0[row].tolist()), t, h)
-            f[row], ts[row], tr[row] = _callback_result(cb, out, f[row], ts[row], tr[row])
+            vals = cb.values(tuple(self.conf[row].tolist()), tuple(self.velo0[row].tolist()), t, h, 9,
+                             "force, spatial torque, referential torque")
+            f[row] += vals[0:3]
+            ts[row] += vals[3:6]
+            tr[row] += vals[6:9]
         obstacles = self.obstacle[:n]
         if obstacles.any():
             f[obstacles] = ts[obstacles] = tr[obstacles] = 0.0
@@ -344,24 +357,6 @@ class RigidBlock(BodyBlock):
         velo[self.norotation[:n], ANGULAR] = 0.0
         conf[:, CENTER] += h * velo[:, LINEAR]
         store_rotations(conf, rotations(conf) @ expmap(h * velo[:, ANGULAR]))
-
-
-def _callback_result(cb, out, f, ts, tr):
-    """Check a FORCE callback result (a 9-tuple for rigid bodies) and add it to the loads."""
-    name = getattr(cb.function, "__name__", "callback")
-    if not isinstance(out, tuple):
-        raise InputTypeError(
-            f"FORCE callback {name!r} of body {cb.body.id} must return a tuple of 9 numbers"
-            f" (force, spatial torque, referential torque), got {type(out).__name__}")
-    if len(out) != 9:
-        raise InputError(
-            f"FORCE callback {name!r} of body {cb.body.id} returned a tuple of {len(out)} items;"
-            " a rigid body needs 9 (force, spatial torque, referential torque)")
-    try:
-        vals = np.array(out, dtype=float)
-    except (TypeError, ValueError):
-        raise InputTypeError(f"FORCE callback {name!r} of body {cb.body.id} returned non-numbers: {out!r}") from None
-    return f + vals[0:3], ts + vals[3:6], tr + vals[6:9]
 
 
 def _shape_radius(primitives, center) -> float:
