@@ -223,4 +223,14 @@ def HISTORY(solfec, list, t0, t1, skip=V.MISSING, progress=V.MISSING):
     items = history_items(solfec, domain, list)
     replay.ensure_loaded(solfec)
     return history.history(solfec.store, items, t0, t1, skip if V.given(skip) else 1,
-                           progress=show)
+                           progress=show, materials=_lame_constants(domain))
+
+
+def _lame_constants(domain) -> dict:
+    """{body id: (lambda, mu)} of the bodies whose block keeps Lamé constants (stresses)."""
+    out = {}
+    for block in domain.blocks.values():
+        lame = getattr(block, "lame", None)
+        if lame is not None:
+            out.update((b.id, tuple(lame[b.row].tolist())) for b in block.bodies)
+    return out
