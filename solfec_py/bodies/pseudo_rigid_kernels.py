@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solfec_py.fem.laws import svk_stress, svk_tangent
+from solfec_py.fem.laws import svk_stress
 
 EXP, LIM = 0, 1          # scheme codes (pseudo_rigid.SCHEMES)
 
@@ -41,24 +41,39 @@ def internal_forces(conf, lame, volume, fint, energy, det):  # pragma: no cover 
 
 
 @njit(cache=True, inline="always")
-def _tangent(c, lam, mu, vol, A4, K):
-    """K (9, 9) = V0 dP/dF at F = conf row c (row-wise order on both sides)."""
-    F = np.empty((3, 3))
+def _tangent(c, lam, mu, vol, W, K):
+    """K (9, 9) = V0 dP/dF at F = conf row c (row-wise order on both sides): the compact SVK
+    tangent delta_ik S_JL + lambda F_iJ F_kL + mu ((F F^T)_ik delta_JL + F_iL F_kJ) of
+    fem/laws.py, written without temporaries (W (3, 3, 3) holds F, S, F F^T)."""
+    F, S, B = W[0], W[1], W[2]
     for i in range(3):
         for j in range(3):
             F[i, j] = c[3 * i + j]
-    svk_tangent(F, lam, mu, A4)
+    tr = 0.0
+    for I in range(3):
+        for J in range(3):
+            e = 0.5 * (F[0, I] * F[0, J] + F[1, I] * F[1, J] + F[2, I] * F[2, J] - (1.0 if I == J else 0.0))
+            S[I, J] = 2.0 * mu * e
+            B[I, J] = F[I, 0] * F[J, 0] + F[I, 1] * F[J, 1] + F[I, 2] * F[J, 2]
+        tr += 0.5 * (F[0, I] * F[0, I] + F[1, I] * F[1, I] + F[2, I] * F[2, I] - 1.0)
+    for I in range(3):
+        S[I, I] += lam * tr
     for i in range(3):
         for J in range(3):
             for k in range(3):
                 for L in range(3):
-                    K[3 * i + J, 3 * k + L] = vol * A4[i, J, k, L]
+                    v = lam * F[i, J] * F[k, L] + mu * F[i, L] * F[k, J]
+                    if i == k:
+                        v += S[J, L]
+                    if J == L:
+                        v += mu * B[i, k]
+                    K[3 * i + J, 3 * k + L] = vol * v
 
 
 @njit(cache=True, inline="always")
-def _scaled(K, Linv, S):
-    """S = (I_3 (x) L^-1) K (I_3 (x) L^-1)^T: M_F^-1 K made symmetric (same eigenvalues)."""
-    T = np.zeros((9, 9))
+def _scaled(K, Linv, S, T):
+    """S = (I_3 (x) L^-1) K (I_3 (x) L^-1)^T: M_F^-1 K made symmetric (same eigenvalues);
+    T (9, 9) is work space."""
     for i in range(3):
         for J in range(3):
             for b in range(9):
@@ -76,19 +91,55 @@ def _scaled(K, Linv, S):
 
 
 @njit(cache=True)
-def critical_steps(conf, lame, volume, Linv, rows):  # pragma: no cover - numba
-    """2 / sqrt(lambda_max(M_F^-1 K)) of the bodies `rows` (inf when lambda_max <= 0)."""
-    out = np.empty(rows.size)
-    A4 = np.empty((3, 3, 3, 3))
+def scaled_stiffness(conf, lame, volume, Linv, rows, S, bound):  # pragma: no cover - numba
+    """S[m] = M_F^-1 K made symmetric (same eigenvalues) for the bodies `rows`, and
+    bound[m] >= lambda_max(S[m]) (Gershgorin: the largest absolute row sum)."""
+    W = np.empty((3, 3, 3))
     K = np.empty((9, 9))
-    S = np.empty((9, 9))
+    T = np.empty((9, 9))
     for m in range(rows.size):
         k = rows[m]
-        _tangent(conf[k], lame[k, 0], lame[k, 1], volume[k], A4, K)
-        _scaled(K, Linv[k], S)
-        lmax = np.linalg.eigvalsh(S)[-1]
-        out[m] = 2.0 / np.sqrt(lmax) if lmax > 0.0 else np.inf
-    return out
+        _tangent(conf[k], lame[k, 0], lame[k, 1], volume[k], W, K)
+        _scaled(K, Linv[k], S[m], T)
+        g = 0.0
+        for a in range(9):
+            r = 0.0
+            for b in range(9):
+                r += abs(S[m, a, b])
+            g = max(g, r)
+        bound[m] = g
+
+
+@njit(cache=True)
+def invert(A, out):  # pragma: no cover - numba
+    """out = A^-1 (n x n, n small) by Gauss-Jordan elimination with partial pivoting, without
+    allocating; A is overwritten. Returns False when a pivot vanishes (singular A)."""
+    n = A.shape[0]
+    for a in range(n):
+        for b in range(n):
+            out[a, b] = 1.0 if a == b else 0.0
+    for c in range(n):
+        p, big = c, abs(A[c, c])
+        for r in range(c + 1, n):
+            if abs(A[r, c]) > big:
+                p, big = r, abs(A[r, c])
+        if big == 0.0:
+            return False
+        if p != c:
+            for b in range(n):
+                A[c, b], A[p, b] = A[p, b], A[c, b]
+                out[c, b], out[p, b] = out[p, b], out[c, b]
+        d = 1.0 / A[c, c]
+        for b in range(n):
+            A[c, b] *= d
+            out[c, b] *= d
+        for r in range(n):
+            if r != c and A[r, c] != 0.0:
+                f = A[r, c]
+                for b in range(n):
+                    A[r, b] -= f * A[c, b]
+                    out[r, b] -= f * out[c, b]
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -110,24 +161,29 @@ def free_velocity(conf, velo, force, lame, volume, euler, Linv, mass, damping, s
     (n, 12) = f_ext - f_int at the current configuration. Dynamic (Solfec's DEF_EXP /
     DEF_LIM): force_F -= eta K u, Ainv = M_F^-1 (kept) or (M_F + (eta h/2 + h^2/4) K)^-1,
     u += h Ainv force. Quasi-static: Ainv = (lambda_max/4 M_F + h^2 K)^-1, u = h Ainv force.
-    Returns the first row whose quasi-static lambda_max is not positive, else -1."""
-    A4 = np.empty((3, 3, 3, 3))
+    Returns the first row whose operator cannot be formed (quasi-static lambda_max <= 0 or a
+    singular A), else -1."""
+    W = np.empty((3, 3, 3))
     K = np.empty((9, 9))
     S = np.empty((9, 9))
+    T = np.empty((9, 9))
     A = np.empty((9, 9))
     for k in range(conf.shape[0]):
         eta = damping[k]
         lim = scheme[k] == LIM
         if quasi_static or lim or eta > 0.0:
-            _tangent(conf[k], lame[k, 0], lame[k, 1], volume[k], A4, K)
+            _tangent(conf[k], lame[k, 0], lame[k, 1], volume[k], W, K)
         if quasi_static:
-            _scaled(K, Linv[k], S)
-            lmax = np.linalg.eigvalsh(S)[-1]
+            _scaled(K, Linv[k], S, T)
+            lmax = np.linalg.eigvalsh(S)[-1]      # once per quasi-static step
             if not lmax > 0.0:
                 return k
             _mass_block(euler[k], 0.25 * lmax, A)
-            A += h * h * K
-            Ainv[k] = np.linalg.inv(A)
+            for a in range(9):
+                for b in range(9):
+                    A[a, b] += h * h * K[a, b]
+            if not invert(A, Ainv[k]):
+                return k
         else:
             if eta > 0.0:
                 for a in range(9):
@@ -137,8 +193,12 @@ def free_velocity(conf, velo, force, lame, volume, euler, Linv, mass, damping, s
                     force[k, a] -= eta * s
             if lim:
                 _mass_block(euler[k], 1.0, A)
-                A += (0.5 * eta * h + 0.25 * h * h) * K
-                Ainv[k] = np.linalg.inv(A)
+                c = 0.5 * eta * h + 0.25 * h * h
+                for a in range(9):
+                    for b in range(9):
+                        A[a, b] += c * K[a, b]
+                if not invert(A, Ainv[k]):
+                    return k
         inv_m = 1.0 / mass[k] if mass[k] > 0.0 else 0.0
         for a in range(9):
             s = 0.0
@@ -186,3 +246,15 @@ def delassus(rows, Ha, Hb, Ainv, mass):  # pragma: no cover - numba
                 lin = Ha[e, i, 9] * Hb[e, j, 9] + Ha[e, i, 10] * Hb[e, j, 10] + Ha[e, i, 11] * Hb[e, j, 11]
                 out[e, i, j] = s + inv_m * lin
     return out
+
+
+@njit(cache=True)
+def kinetic_energies(velo, euler, mass, out):  # pragma: no cover - numba
+    """out (n,) = 1/2 sum_r dF_r E0 dF_r + 1/2 m v.v (dF_r = row r of dF/dt)."""
+    for k in range(velo.shape[0]):
+        s = 0.0
+        for r in range(3):
+            for a in range(3):
+                for b in range(3):
+                    s += velo[k, 3 * r + a] * euler[k, a, b] * velo[k, 3 * r + b]
+        out[k] = 0.5 * s + 0.5 * mass[k] * (velo[k, 9] ** 2 + velo[k, 10] ** 2 + velo[k, 11] ** 2)
