@@ -171,3 +171,22 @@ def test_apply_bulkmat_mixes_materials_exactly(api):
     assert b.block.lame[b.row][0] == pytest.approx(lam, rel=1e-14)
     with pytest.raises(ValueError, match="no part with volume id 7"):
         api.APPLY_BULKMAT(sol, b, 7, hard)
+
+
+def test_xdmf_export_writes_the_homogeneous_stress(api):
+    """STRESS of XDMF_EXPORT on a pseudo-rigid body is its Cauchy stress at every surface
+    point (here a body stretched to F = diag(1.02, 0.99, 1.0) by hand; zero on the rigid one)."""
+    sol = api.SOLFEC("DYNAMIC", 1e-3, "out/xs")
+    mat = api.BULK_MATERIAL(sol, young=1e6, poisson=0.3)
+    b = api.BODY(sol, "PSEUDO_RIGID", api.HEX(eval(CUBE), 1, 1, 1, 1, [1] * 6), mat)
+    api.BODY(sol, "RIGID", api.SPHERE((3, 0, 0), 0.5, 1, 1), mat)
+    b.conf = (1.02, 0, 0, 0, 0.99, 0, 0, 0, 1.0, 0.5, 0.5, 0.5)
+    api.XDMF_EXPORT(sol, 0.0, "exp", attributes=["DISP", "STRESS"])
+    with h5py.File("exp/exp.h5") as f:
+        stress = f["frames/0/STRESS"][()]
+        bid = f["mesh/0/BID"][()]
+    expected = np.array(api.STRESS(b, (0, 0, 0))[:6])
+    assert np.abs(expected).max() > 1e3
+    n8 = 8                                               # the cube's surface points come first
+    np.testing.assert_allclose(stress[:n8], np.tile(expected, (n8, 1)), rtol=1e-6)   # float32
+    assert not stress[n8:].any() and set(bid.tolist()) == {1, 2}

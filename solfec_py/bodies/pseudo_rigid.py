@@ -21,7 +21,6 @@ from solfec_py.bodies.base import BodyBlock
 from solfec_py.bodies.loads import CONVECTED_FORCE, PRESSURE, PointLoads
 from solfec_py.bodies.pseudo_rigid_materials import Materials
 from solfec_py.errors import InputError, SimulationError
-from solfec_py.fem.laws import cauchy_mises
 from solfec_py.geometry.massprops import surface_moments
 from solfec_py.geometry.mesh import Mesh
 from solfec_py.geometry.rotation import skew
@@ -153,8 +152,14 @@ class PseudoRigidBlock(BodyBlock):
 
     def point_stress(self, row, X) -> np.ndarray:
         """(sx, sy, sz, sxy, sxz, syz, von Mises): the homogeneous Cauchy stress of the body."""
-        lam, mu = self.lame[row]
-        return np.array(cauchy_mises(*self.conf[row, GRADIENT].tolist(), lam, mu))
+        return self.point_stresses(np.array([row]), np.asarray(X, float)[None])[0]
+
+    def point_stresses(self, rows, X) -> np.ndarray:
+        """(k, 7) point_stress of many points (rows may repeat)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        out = np.empty((rows.size, 7))
+        K.cauchy_stresses(self.conf, self.lame, rows, out)
+        return out
 
     # ------------------------------------------------------------------ body interface
     # (the hooks the constraint and contact layers call; same contract as the rigid block)

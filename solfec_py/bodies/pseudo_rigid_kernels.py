@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solfec_py.fem.laws import svk_stress
+from solfec_py.fem.laws import cauchy_mises, svk_stress
 
 EXP, LIM = 0, 1          # scheme codes (pseudo_rigid.SCHEMES)
 
@@ -258,3 +258,13 @@ def kinetic_energies(velo, euler, mass, out):  # pragma: no cover - numba
                 for b in range(3):
                     s += velo[k, 3 * r + a] * euler[k, a, b] * velo[k, 3 * r + b]
         out[k] = 0.5 * s + 0.5 * mass[k] * (velo[k, 9] ** 2 + velo[k, 10] ** 2 + velo[k, 11] ** 2)
+
+
+@njit(cache=True)
+def cauchy_stresses(conf, lame, rows, out):  # pragma: no cover - numba
+    """out (k, 7) = (sx, sy, sz, sxy, sxz, syz, von Mises) of the bodies rows[k]."""
+    for m in range(rows.size):
+        c, k = conf[rows[m]], rows[m]
+        s = cauchy_mises(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], lame[k, 0], lame[k, 1])
+        for i in range(7):
+            out[m, i] = s[i]

@@ -122,6 +122,17 @@ class SurfaceSet:
             v[points] = 0.0 if velocities is None else velocities(rows, X)
         return x, d, v
 
+    def stresses(self) -> np.ndarray:
+        """(points, 6) float32 Cauchy stress (sx, sy, sz, sxy, sxz, syz) of the present state
+        (zero on rigid bodies and on kinds without `point_stresses`)."""
+        out = np.zeros((self.X.shape[0], 6), np.float32)
+        for group in self._deformable():
+            block, points = group[0], group[2]
+            stresses = getattr(block, "point_stresses", None)
+            if stresses is not None and group[4] is not None:
+                out[points] = stresses(group[4][1][group[3]], self.X[points])[:, :6]
+        return out
+
     def _deformable(self) -> list:
         """[block, body indices, point indices, owner (position in the body indices) per
         point, cached block rows] of the non-rigid bodies, one entry per block."""
