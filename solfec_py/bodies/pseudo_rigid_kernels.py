@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solfec_py.fem.laws import cauchy_mises, svk_stress
+from solfec_py.fem.laws import cauchy_mises, svk_stress, svk_tangent_into
 
 EXP, LIM = 0, 1          # scheme codes (pseudo_rigid.SCHEMES)
 
@@ -42,32 +42,16 @@ def internal_forces(conf, lame, volume, fint, energy, det):  # pragma: no cover 
 
 @njit(cache=True, inline="always")
 def _tangent(c, lam, mu, vol, W, K):
-    """K (9, 9) = V0 dP/dF at F = conf row c (row-wise order on both sides): the compact SVK
-    tangent delta_ik S_JL + lambda F_iJ F_kL + mu ((F F^T)_ik delta_JL + F_iL F_kJ) of
-    fem/laws.py, written without temporaries (W (3, 3, 3) holds F, S, F F^T)."""
-    F, S, B = W[0], W[1], W[2]
+    """K (9, 9) = V0 dP/dF at F = conf row c (row-wise order on both sides), without
+    temporaries: W (3, 3, 3) work space (F, then S and F F^T), A4 (3, 3, 3, 3) in W's wake."""
+    F, A4 = W[0], W[3:].reshape((3, 3, 3, 3))
     for i in range(3):
         for j in range(3):
             F[i, j] = c[3 * i + j]
-    tr = 0.0
-    for I in range(3):
-        for J in range(3):
-            e = 0.5 * (F[0, I] * F[0, J] + F[1, I] * F[1, J] + F[2, I] * F[2, J] - (1.0 if I == J else 0.0))
-            S[I, J] = 2.0 * mu * e
-            B[I, J] = F[I, 0] * F[J, 0] + F[I, 1] * F[J, 1] + F[I, 2] * F[J, 2]
-        tr += 0.5 * (F[0, I] * F[0, I] + F[1, I] * F[1, I] + F[2, I] * F[2, I] - 1.0)
-    for I in range(3):
-        S[I, I] += lam * tr
-    for i in range(3):
-        for J in range(3):
-            for k in range(3):
-                for L in range(3):
-                    v = lam * F[i, J] * F[k, L] + mu * F[i, L] * F[k, J]
-                    if i == k:
-                        v += S[J, L]
-                    if J == L:
-                        v += mu * B[i, k]
-                    K[3 * i + J, 3 * k + L] = vol * v
+    svk_tangent_into(F, lam, mu, W[1:3], A4)
+    for a in range(9):
+        for b in range(9):
+            K[a, b] = vol * A4[a // 3, a % 3, b // 3, b % 3]
 
 
 @njit(cache=True, inline="always")
@@ -94,7 +78,7 @@ def _scaled(K, Linv, S, T):
 def scaled_stiffness(conf, lame, volume, Linv, rows, S, bound):  # pragma: no cover - numba
     """S[m] = M_F^-1 K made symmetric (same eigenvalues) for the bodies `rows`, and
     bound[m] >= lambda_max(S[m]) (Gershgorin: the largest absolute row sum)."""
-    W = np.empty((3, 3, 3))
+    W = np.empty((12, 3, 3))
     K = np.empty((9, 9))
     T = np.empty((9, 9))
     for m in range(rows.size):
@@ -163,7 +147,7 @@ def free_velocity(conf, velo, force, lame, volume, euler, Linv, mass, damping, s
     u += h Ainv force. Quasi-static: Ainv = (lambda_max/4 M_F + h^2 K)^-1, u = h Ainv force.
     Returns the first row whose operator cannot be formed (quasi-static lambda_max <= 0 or a
     singular A), else -1."""
-    W = np.empty((3, 3, 3))
+    W = np.empty((12, 3, 3))
     K = np.empty((9, 9))
     S = np.empty((9, 9))
     T = np.empty((9, 9))
