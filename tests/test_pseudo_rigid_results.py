@@ -76,6 +76,13 @@ def test_history_in_read_mode_matches_the_run(tmp_path, capsys):
     np.testing.assert_allclose(hist[1:].T, live[:, 1:], rtol=1e-12, atol=1e-12 * np.abs(live).max())
     stress_a = live[:, 7:14]
     assert np.abs(stress_a).max() > 1e2                  # the block is stressed (not a zero check)
+    # the plot command reads the same points from the file alone; stresses need the deck
+    capsys.readouterr()
+    assert main(["plot", "out/prb", "-e", "a,(0.7,-0.3,0.2),DX", "--csv", "-", "--no-plot"]) == 0
+    csv = np.loadtxt(capsys.readouterr().out.splitlines()[1:], delimiter=",")
+    np.testing.assert_allclose(csv[:n, 1], live[:, 1], rtol=1e-12, atol=1e-15)
+    assert main(["plot", "out/prb", "-e", "a,(0.7,-0.3,0.2),SX", "--no-plot", "--csv", "-"]) == 1
+    assert "the stress of pseudo-rigid body 1 needs its material" in capsys.readouterr().err
 
 
 def test_continue_is_bit_identical(tmp_path, capsys):

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solfec_py.errors import NotAvailableError
+from solfec_py.errors import NotAvailableError, ResultsError
 from solfec_py.output import frames
 from solfec_py.output.store import KIND_FAMILY
 
@@ -243,9 +243,9 @@ def _body_point_values(store, fr: _Frames, bid: int, item: PointItem) -> np.ndar
     if e in POINT_ENTITIES[STRESS]:
         if family == "rigid":                 # stress of a rigid body: zero (LANGUAGE §15.3)
             return np.where(np.isnan(s[:, 0]), np.nan, 0.0)
-        if bid not in fr.materials:
-            raise NotAvailableError(f"HISTORY stress of body {bid} needs its material: ask it from the deck"
-                                    " that built the model (HISTORY in READ mode)")
+        if bid not in fr.materials:        # the results hold F, not the material
+            raise ResultsError(f"the stress of pseudo-rigid body {bid} needs its material, which the results"
+                               " do not hold: ask HISTORY in the deck that built the model (READ mode)")
         return _pseudo_rigid_stress(s, fr.materials[bid])[:, POINT_ENTITIES[STRESS].index(e)]
     x, v = MOTION[family](s, np.asarray(item.point, float) - fr.X0[bid])
     comp = "XYZ".index(e[1])
