@@ -41,7 +41,8 @@ class BODY(Body):
                  mesh=V.MISSING, base=V.MISSING):
         super().__init__()
         domain = require_solfec("solfec", solfec)
-        kind = V.choice("kind", kind, sorted(BODY_KINDS), what="BODY kind")
+        kind = V.choice("kind", kind, BODY_KINDS, what="BODY kind",
+                        listed=sorted(k for k, spec in BODY_KINDS.items() if spec.block is not None))
         record = bulk_material_of("material", material, domain)
         label = "" if label is V.MISSING else V.string("label", label)
         if V.given(form):
@@ -53,6 +54,9 @@ class BODY(Body):
         if kind in ("RIGID", "OBSTACLE"):
             primitives = linear_shapes(primitives, f"BODY ({kind})")
         volume, center, euler = mass_properties(primitives)
+        V.representable("the volume, mass and inertia of 'shape' with the density of 'material'",
+                        [volume, volume * record.density, *(np.asarray(euler).ravel() * record.density)],
+                        "scale the shape or the density down")
         if not volume > 0:
             raise InputError(
                 f"'shape' has volume {volume!r}; faces must be listed counter-clockwise seen from outside")
@@ -180,9 +184,7 @@ class BODY(Body):
 
     @damping.setter
     def damping(self, value):
-        if not V._is_number(value) or float(value) < 0:
-            raise InputTypeError(f"'damping' must be a number >= 0, got {V.describe(value)}")
-        self._damping = float(value)
+        self._damping = V.setter_number("damping", value, ge=0.0)
 
     @property
     def selfcontact(self):
@@ -236,8 +238,8 @@ def _state_tuple(name: str, value, n: int) -> np.ndarray:
 def BODY_CHARS(body, mass, volume, center, tensor):
     """Overwrite mass, volume, mass centre and inertia tensor (column-major 9-tuple)."""
     body = require_body("body", body)
-    m = V.number("mass", mass)
-    vol = V.number("volume", volume)
+    m = V.positive("mass", mass)
+    vol = V.positive("volume", volume)
     c = V.point("center", center)
     t = V.tuple_of_numbers("tensor", tensor, 9).reshape(3, 3).T
     if body.kind not in ("RIGID", "OBSTACLE"):

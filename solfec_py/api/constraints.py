@@ -169,11 +169,8 @@ def _same_domain(b1, b2, command: str) -> None:
 
 
 def _direction(name, value) -> np.ndarray:
-    d = V.point(name, value)
-    size = float(np.linalg.norm(d))
-    if not size > 0.0 or not np.isfinite(size):
-        raise InputError(f"'{name}' must be a non-zero vector, got {tuple(d.tolist())}")
-    return d / size
+    d = V.vector(name, value)
+    return d / np.linalg.norm(d)
 
 
 def _new(kind, master, slave=None):

@@ -30,7 +30,7 @@ def RUN(solfec, solver, duration):
     domain = require_solfec("solfec", solfec)
     if not is_solver(solver):
         raise InputTypeError(f"'solver' must be a constraint solver object, got {V.describe(solver)}")
-    duration = V.positive("duration", duration)
+    duration = V.duration("duration", duration, domain.step)
     if solfec.mode == "READ":
         return None
     if solfec.continued and solfec.runs:
