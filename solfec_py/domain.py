@@ -14,7 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from solfec_py.bodies import BODY_KINDS
-from solfec_py.bodies.base import Body, BodyBlock
+from solfec_py.bodies.base import Body, BodyBlock, DeletedBlock
 from solfec_py.constraints import ConstraintSet
 from solfec_py.errors import NotAvailableError
 from solfec_py.materials import BulkMaterial, SurfaceMaterialTable
@@ -95,6 +95,7 @@ class Domain:
             self.constraints.remove_body(body)      # its CONSTRAINT objects read None at once
         body.block.remove(body)
         body.deleted = True
+        body.block = DeletedBlock(body, self.time)
 
     # ----------------------------------------------------------------- loads
     def gravity_at(self, t: float) -> np.ndarray:
@@ -134,15 +135,23 @@ class Domain:
         return self.bulk_materials.get(label)
 
     def outside_extents(self) -> list:
-        """Bodies whose bounding box left EXTENTS (deleted by the time stepper)."""
+        """Bodies whose bounding box left EXTENTS (deleted by the time stepper). The blocks'
+        quick boxes (e.g. about a rigid body's circumscribed sphere) select the candidates;
+        a candidate goes only if the box of its current shape leaves the extents."""
         if self.extents is None:
             return []
         lo, hi = np.asarray(self.extents[:3]), np.asarray(self.extents[3:])
         out = []
         for block in self.active_blocks():
             blo, bhi = block.bounding_boxes()
-            bad = np.any(blo < lo, axis=1) | np.any(bhi > hi, axis=1)
-            out.extend(block.bodies[i] for i in np.flatnonzero(bad))
+            n = block.count
+            bad = np.any(blo[:n] < lo, axis=1) | np.any(bhi[:n] > hi, axis=1)
+            for i in np.flatnonzero(bad).tolist():
+                boxes = [p.bounding_box() for p in block.current_primitives(i)]
+                plo = np.min([b[0] for b in boxes], axis=0)
+                phi = np.max([b[1] for b in boxes], axis=0)
+                if np.any(plo < lo) or np.any(phi > hi):
+                    out.append(block.bodies[i])
         return out
 
     def _stop(self, what: str, body: Body) -> None:

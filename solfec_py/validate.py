@@ -86,7 +86,7 @@ def command(func: Callable | None = None, *, name: str | None = None):
             try:
                 sig.bind(*args, **kwargs)
             except TypeError as exc:
-                raise InputTypeError(f"{label}: {exc}") from None
+                raise InputTypeError(f"{label}: {exc}{_keyword_hint(kwargs, sig)}") from None
             return fn(*args, **kwargs)
 
         wrapper.__signature__ = sig
@@ -95,6 +95,15 @@ def command(func: Callable | None = None, *, name: str | None = None):
     if func is not None:
         return wrap(func)
     return wrap
+
+
+def _keyword_hint(kwargs: dict, sig: inspect.Signature) -> str:
+    """' (did you mean ...?)' for the first keyword argument `sig` does not know."""
+    known = [p for p in sig.parameters if p not in ("self", "cls")]
+    for key in kwargs:
+        if key not in known:
+            return suggest(key, known)
+    return ""
 
 
 # --------------------------------------------------------------------------- limits
