@@ -347,7 +347,8 @@ def point(name: str, value: Any) -> np.ndarray:
 def vector(name: str, value: Any) -> np.ndarray:
     """A non-zero 3-tuple (x, y, z) whose length is a finite float, as a float array."""
     d = point(name, value)
-    size = float(np.linalg.norm(d))
+    with np.errstate(over="ignore"):
+        size = float(np.linalg.norm(d))
     if not size > 0.0:
         raise InputError(f"'{name}' must be a non-zero vector, got {tuple(d.tolist())}")
     if not math.isfinite(size):

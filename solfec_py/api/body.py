@@ -8,6 +8,7 @@ import numpy as np
 from solfec_py import session, validate as V
 from solfec_py.api.common import readonly, require_body
 from solfec_py.api.materials import bulk_material_of
+from solfec_py.api.shape_utils import shape_mass_properties
 from solfec_py.api.shapes import MESH, mesh_views, take_shape
 from solfec_py.api.solfec import require_solfec
 from solfec_py.api.stored import frame_constraints
@@ -15,7 +16,6 @@ from solfec_py.bodies import BODY_KINDS
 from solfec_py.bodies.base import Body
 from solfec_py.bodies.rigid_schemes import SCHEME_CODES
 from solfec_py.errors import InputError, InputTypeError, NotAvailableError
-from solfec_py.geometry.massprops import mass_properties
 from solfec_py.geometry.mesh import Mesh
 
 FORMS = ("TL", "BC", "BC-MODAL", "BC-RO")
@@ -53,10 +53,8 @@ class BODY(Body):
         primitives = take_shape("shape", shape)
         if kind in ("RIGID", "OBSTACLE"):
             primitives = linear_shapes(primitives, f"BODY ({kind})")
-        volume, center, euler = mass_properties(primitives)
-        V.representable("the volume, mass and inertia of 'shape' with the density of 'material'",
-                        [volume, volume * record.density, *(np.asarray(euler).ravel() * record.density)],
-                        "scale the shape or the density down")
+        volume, center, euler = shape_mass_properties(primitives, density=record.density,
+                                                      what="'shape' with the density of 'material'")
         if not volume > 0:
             raise InputError(
                 f"'shape' has volume {volume!r}; faces must be listed counter-clockwise seen from outside")

@@ -166,13 +166,31 @@ def gather_records(name: str, vals, starts, sizes, width: int, count: int, item:
     return rows, ids
 
 
+# ---------------------------------------------------------------------- mass properties
+
+def shape_mass_properties(prims: list, config: str = "ref", density: float = 1.0, what: str = "'shape'"):
+    """(volume, center, euler) of primitives; InputError naming `what` when the volume,
+    centre or Euler tensor (times `density`) cannot be represented as floats."""
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            volume, center, euler = mass_properties(prims, config)
+    except OverflowError:
+        volume, center, euler = float("inf"), np.zeros(3), np.zeros((3, 3))
+    with np.errstate(over="ignore", invalid="ignore"):
+        derived = [volume, volume * density, *np.asarray(center, float), *(np.asarray(euler, float).ravel() * density)]
+    V.representable(f"the volume, mass and inertia of {what}", derived, "scale the shape or the density down")
+    return volume, center, euler
+
+
 # ---------------------------------------------------------------------- transformations
 
 def _placed(name: str, prims: list, scale: float, shift: float) -> list:
-    """`prims` if coordinates of size `scale` x (their largest) + `shift` are finite
+    """`prims` if coordinates of size `scale` x (their largest) + 3 `shift` are finite
     floats (checked before any primitive is changed), else InputError naming `name`."""
     size = max((float(np.abs(np.asarray(p.bounding_box())).max()) for p in prims), default=0.0)
-    V.representable(f"the shape coordinates after this '{name}'", scale * size + shift,
+    with np.errstate(over="ignore"):
+        extent = np.float64(scale) * size + 3.0 * np.float64(shift)
+    V.representable(f"the shape coordinates after this '{name}'", extent,
                     f"'{name}' moves the shape out of the range of floats")
     return prims
 
@@ -188,7 +206,7 @@ def TRANSLATE(shape, vector):
     d = V.point("vector", vector)
     if isinstance(shape, tuple):
         return _tuple_result("vector", _tuple_point(shape) + d)
-    for p in _placed("vector", _live_prims("shape", shape, _OR_TUPLE), 1.0, float(np.abs(d).sum())):
+    for p in _placed("vector", _live_prims("shape", shape, _OR_TUPLE), 1.0, np.abs(d).max()):
         p.transform(np.eye(3), d)
     return shape
 
@@ -206,7 +224,7 @@ def ROTATE(shape, point, vector, angle):
     b = q - R @ q
     if isinstance(shape, tuple):
         return _tuple_result("point", R @ _tuple_point(shape) + b)
-    for p in _placed("point", _live_prims("shape", shape, _OR_TUPLE), 3.0, 6.0 * float(np.abs(q).max())):
+    for p in _placed("point", _live_prims("shape", shape, _OR_TUPLE), 3.0, 2.0 * float(np.abs(q).max())):
         p.transform(R, b)
     return shape
 
@@ -242,7 +260,7 @@ def MASS_CENTER(shape):
     else:
         prims = peek_shape("shape", shape, f"{KINDS} object, a list of those or a BODY object")
         config = "cur"
-    volume, center, _ = mass_properties(prims, config)
+    volume, center, _ = shape_mass_properties(prims, config)
     if not volume > 0:
         raise InputError(f"'shape' has non-positive volume {volume!r}; check the face orientation")
     return tuple(center.tolist())
