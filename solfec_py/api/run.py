@@ -45,7 +45,7 @@ def RUN(solfec, solver, duration):
         if duration <= 1e-9 * domain.step:
             return None
         progress = Progress(solfec._verbose, domain.time, domain.time + duration, session.current().interval,
-                            tty=session.current().progress)
+                            tty=session.current().progress, explicit=solfec.verbose_set)
         hooks = timestep.RunHooks(
             after_step=[recorder.clock_hook(solfec), recorder.output_hook(solfec), progress.update],
             should_stop=_stop_file(solfec))

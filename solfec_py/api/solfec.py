@@ -46,6 +46,7 @@ class SOLFEC:
         self.domain.owner = self
         self._outpath = output_path(output)
         self._verbose = "ON"
+        self.verbose_set = False     # the deck set `verbose` (statistics lines off a terminal)
         self._cleanup = False
         self._mode = "WRITE"
         self.output_interval = 0.0
@@ -185,6 +186,7 @@ class SOLFEC:
     @verbose.setter
     def verbose(self, value):
         self._verbose = V.choice("verbose", value, VERBOSE, what="verbose value (ON/OFF/% accepted)")
+        self.verbose_set = True
 
     @property
     def blowup(self):
