@@ -12,19 +12,32 @@
 import math
 
 step = 0.001
-sol = SOLFEC('DYNAMIC', step, 'out/pinned_bar')
-sol.verbose = 'OFF'
-OUTPUT(sol, 0.01)
-mat = BULK_MATERIAL(sol, model='KIRCHHOFF', young=200E9, poisson=0.3, density=1)
-GRAVITY(sol, (0, 0, -9.8))
 
-nodes = [-0.05, -0.05, 0.0, 0.05, -0.05, 0.0, 0.05, 0.05, 0.0, -0.05, 0.05, 0.0,
-         -0.05, -0.05, 1.0, 0.05, -0.05, 1.0, 0.05, 0.05, 1.0, -0.05, 0.05, 1.0]
-msh = MESH(nodes, [8, 0, 1, 2, 3, 4, 5, 6, 7, 0], 0)
-ROTATE(msh, (0, 0, 0.75), (0, 1, 0), -30)
-bar = BODY(sol, 'RIGID', msh, mat)
-FIX_POINT(bar, (0, -0.05, 0.75))
-FIX_POINT(bar, (0, 0.05, 0.75))
+
+def build():
+    sol = SOLFEC('DYNAMIC', step, 'out/pinned_bar')
+    mat = BULK_MATERIAL(sol, model='KIRCHHOFF', young=200E9, poisson=0.3, density=1)
+    GRAVITY(sol, (0, 0, -9.8))
+    nodes = [-0.05, -0.05, 0.0, 0.05, -0.05, 0.0, 0.05, 0.05, 0.0, -0.05, 0.05, 0.0,
+             -0.05, -0.05, 1.0, 0.05, -0.05, 1.0, 0.05, 0.05, 1.0, -0.05, 0.05, 1.0]
+    msh = MESH(nodes, [8, 0, 1, 2, 3, 4, 5, 6, 7, 0], 0)
+    ROTATE(msh, (0, 0, 0.75), (0, 1, 0), -30)
+    bar = BODY(sol, 'RIGID', msh, mat)
+    FIX_POINT(bar, (0, -0.05, 0.75))
+    FIX_POINT(bar, (0, 0.05, 0.75))
+    return sol, bar
+
+
+def replay(sol, watch):
+    """Call watch() at every stored frame after the first, as a CALLBACK called after every
+    step did during the run; stop when it returns 0. The check so runs on stored results."""
+    t0, t1 = DURATION(sol)
+    SEEK(sol, t0)
+    while sol.time < t1:
+        FORWARD(sol, 1)
+        if not watch():
+            break
+
 
 result = {}
 
@@ -37,8 +50,12 @@ def vertical():
     return 1
 
 
-CALLBACK(sol, step, (), vertical)
+sol, bar = build()
+CALLBACK(sol, step, (), vertical)            # stops the run at the vertical (WRITE mode)
 RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 1000, failure='EXIT'), 0.5)
+sol, bar = build()                           # the stored results (READ mode): check them
+result.clear()
+replay(sol, vertical)
 
 L, b, d = 1.0, 0.1, 0.25
 exact = math.sqrt(2 * 9.8 * d * (1 - math.cos(math.radians(30))) / ((L**2 + b**2) / 12 + d**2))
