@@ -18,7 +18,6 @@ GRAVITY_ACC = 9.81
 SHIFT = (3, 0, 0)
 
 
-
 def push(body, q, u, t, h):
     # rigid FORCE callback layout: (spatial force, spatial torque, referential torque)
     return (8.0 * cos(t), 0, 0, 0, 0, 0, 0, 0, 0)

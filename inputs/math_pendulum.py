@@ -12,6 +12,7 @@
 # Every step is stored; the deck then builds the model again on the same path (READ mode)
 # and checks the stored frames. Run again, it only re-checks them (-w recomputes).
 import math
+from solfec_py.api.results import stored_frames
 
 step = 1E-3
 g = math.pi ** 2
@@ -26,16 +27,6 @@ def build():
     link = PUT_RIGID_LINK(ball, None, (1, 0, 1), (0, 0, 1))
     return sol, ball, link
 
-
-def replay(sol, watch):
-    """Call watch() at every stored frame after the first, as a CALLBACK called after every
-    step did during the run; stop when it returns 0. The check so runs on stored results."""
-    t0, t1 = DURATION(sol)
-    SEEK(sol, t0)
-    while sol.time < t1:
-        FORWARD(sol, 1)
-        if not watch():
-            break
 
 state = {'prev': 0.0, 'changes': 0, 'period': None, 'energy': 0.0, 'length': 0.0}
 
@@ -57,7 +48,9 @@ def watch():
 sol, ball, link = build()
 RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 1000, failure='EXIT'), 2.5)   # nothing in READ mode
 sol, ball, link = build()                                          # the stored results
-replay(sol, watch)
+for t in stored_frames(sol):      # the frames the check reads (every step)
+    if not watch():
+        break
 
 exact = 4 * math.sqrt(1 / g) * 1.854074677301372     # K(1/sqrt 2)
 error = abs(state['period'] - exact) / exact

@@ -12,6 +12,7 @@
 #
 # Run:  solfec-py inputs/pendulum_fix_point.py
 import math
+from solfec_py.api.results import stored_frames
 
 step = 1E-3
 g = math.pi ** 2
@@ -26,17 +27,6 @@ def build():
     bar = BODY(sol, 'RIGID', box, mat)
     FIX_POINT(bar, (0, 0, 1))
     return sol, bar
-
-
-def replay(sol, watch):
-    """Call watch() at every stored frame after the first, as a CALLBACK called after every
-    step did during the run; stop when it returns 0. The check so runs on stored results."""
-    t0, t1 = DURATION(sol)
-    SEEK(sol, t0)
-    while sol.time < t1:
-        FORWARD(sol, 1)
-        if not watch():
-            break
 
 
 sol, bar = build()
@@ -60,7 +50,9 @@ def watch():
 
 RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 1000, failure='EXIT'), 3.0)   # nothing in READ mode
 sol, bar = build()                                                 # the stored results
-replay(sol, watch)
+for t in stored_frames(sol):      # the frames the check reads (every step)
+    if not watch():
+        break
 
 ell = (4.0 + 0.01) / 12 + 1.0
 exact = 4 * math.sqrt(ell / g) * 1.854074677301372

@@ -10,6 +10,7 @@
 #
 # Run:  solfec-py inputs/pinned_bar.py
 import math
+from solfec_py.api.results import stored_frames
 
 step = 0.001
 
@@ -28,17 +29,6 @@ def build():
     return sol, bar
 
 
-def replay(sol, watch):
-    """Call watch() at every stored frame after the first, as a CALLBACK called after every
-    step did during the run; stop when it returns 0. The check so runs on stored results."""
-    t0, t1 = DURATION(sol)
-    SEEK(sol, t0)
-    while sol.time < t1:
-        FORWARD(sol, 1)
-        if not watch():
-            break
-
-
 result = {}
 
 
@@ -55,7 +45,9 @@ CALLBACK(sol, step, (), vertical)            # stops the run at the vertical (WR
 RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 1000, failure='EXIT'), 0.5)
 sol, bar = build()                           # the stored results (READ mode): check them
 result.clear()
-replay(sol, vertical)
+for t in stored_frames(sol):      # the frames the check reads (every step)
+    if not vertical():
+        break
 
 L, b, d = 1.0, 0.1, 0.25
 exact = math.sqrt(2 * 9.8 * d * (1 - math.cos(math.radians(30))) / ((L**2 + b**2) / 12 + d**2))

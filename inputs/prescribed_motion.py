@@ -24,6 +24,7 @@
 import math
 
 import numpy as np
+from solfec_py.api.results import stored_frames
 
 step = 1E-4
 stop = 0.4
@@ -64,17 +65,6 @@ def build():
     E = ball(0, 3)
     SET_VELOCITY3(E, (0, 3, 0), base, series3)
     INITIAL_VELOCITY(E, tuple(c0.tolist()), (0, 0, 0))
-
-
-def replay(sol, watch):
-    """Call watch() at every stored frame after the first, as a CALLBACK called after every
-    step did during the run; stop when it returns 0. The check so runs on stored results."""
-    t0, t1 = DURATION(sol)
-    SEEK(sol, t0)
-    while sol.time < t1:
-        FORWARD(sol, 1)
-        if not watch():
-            break
 
 
 build()
@@ -136,7 +126,9 @@ def watch():
 RUN(sol, GAUSS_SEIDEL_SOLVER(1E-10, 200), stop)     # nothing in READ mode
 build()                                             # the stored results (READ mode)
 start = {b: np.array(b.conf[9:12]) for b in (A, C, Dball, E)}
-replay(sol, watch)
+for t in stored_frames(sol):      # the frames the check reads (every step)
+    if not watch():
+        break
 
 print('prescribed_motion: largest errors ' + ', '.join('%s %.1e' % kv for kv in sorted(err.items())))
 print('  driven sphere A: VX(0.1) = %.7f (Solfec BM20 0.0615501); at t = %.2f: VX %.7f, DX %.7f'

@@ -14,6 +14,7 @@
 import math
 
 import numpy as np
+from solfec_py.api.results import stored_frames
 
 n, m, k, v0 = 5, 1.0, 100.0, 0.1
 step = 1E-3
@@ -39,17 +40,6 @@ def build():
     return sol, balls
 
 
-def replay(sol, watch):
-    """Call watch() at every stored frame after the first, as a CALLBACK called after every
-    step did during the run; stop when it returns 0. The check so runs on stored results."""
-    t0, t1 = DURATION(sol)
-    SEEK(sol, t0)
-    while sol.time < t1:
-        FORWARD(sol, 1)
-        if not watch():
-            break
-
-
 K = np.diag([2 * k] * (n - 1) + [k]) - k * np.eye(n, k=1) - k * np.eye(n, k=-1)
 lam, phi = np.linalg.eigh(K / m)
 w = np.sqrt(lam)
@@ -72,7 +62,9 @@ def watch():
 sol, balls = build()
 RUN(sol, GAUSS_SEIDEL_SOLVER(1E-8, 200), 3.0)        # nothing in READ mode
 sol, balls = build()                                 # the stored results
-replay(sol, watch)
+for t in stored_frames(sol):      # the frames the check reads (every step)
+    if not watch():
+        break
 
 freq_error = float(np.abs(w - formula).max() / formula.max())
 error = state['err'] / state['amp']

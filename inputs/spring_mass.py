@@ -12,6 +12,7 @@
 #
 # Run:  solfec-py inputs/spring_mass.py
 import math
+from solfec_py.api.results import stored_frames
 
 step = 1E-3
 m, k, c, v0 = 2.0, 50.0, 2.0, 0.3
@@ -33,17 +34,6 @@ def build():
     INITIAL_VELOCITY(damped, (v0, 0, 0), (0, 0, 0))
     PUT_SPRING(damped, (1, 5, 0), wall2, (0, 5, 0), lambda s, v: -k * s - c * v, (-1, 1))
     return sol, ball, damped
-
-
-def replay(sol, watch):
-    """Call watch() at every stored frame after the first, as a CALLBACK called after every
-    step did during the run; stop when it returns 0. The check so runs on stored results."""
-    t0, t1 = DURATION(sol)
-    SEEK(sol, t0)
-    while sol.time < t1:
-        FORWARD(sol, 1)
-        if not watch():
-            break
 
 
 w = math.sqrt(k / m)
@@ -68,7 +58,9 @@ def watch():
 sol, ball, damped = build()
 RUN(sol, GAUSS_SEIDEL_SOLVER(1E-8, 100), 5.2 * T)    # nothing in READ mode
 sol, ball, damped = build()                          # the stored results
-replay(sol, watch)
+for t in stored_frames(sol):      # the frames the check reads (every step)
+    if not watch():
+        break
 
 period = (state['changes'][9] - state['changes'][1]) / 4
 error = abs(period - T) / T
