@@ -108,17 +108,7 @@ def test_spring_anchored_to_an_obstacle(api, order):
     (b1, p1), (b2, p2) = ends
     api.PUT_SPRING(b1, p1, b2, p2, lambda stroke, velocity: -k * stroke, (-1, 1))
     ball.conf = ball.conf[:9] + (1.01, 0.0, 1.0)     # stretched by 0.01 along x
-    crossings = []
-    prev = [0.0]
-
-    def watch():
-        v = ball.velo[3]
-        if v * prev[0] < 0:
-            crossings.append(sol.time)
-        prev[0] = v
-        return 1
-
-    api.CALLBACK(sol, 1e-3, (), watch)
+    crossings = record_vz_sign_changes(api, sol, ball, stop_after=3, component=3)   # v_x
     api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 1000), 0.7)
     period = 2 * math.pi * math.sqrt(1.0 / k)
     assert crossings[2] - crossings[0] == pytest.approx(period, rel=0.01)
