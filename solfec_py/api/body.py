@@ -8,13 +8,13 @@ import numpy as np
 from solfec_py import session, validate as V
 from solfec_py.api.common import readonly, require_body
 from solfec_py.api.materials import bulk_material_of
+from solfec_py.api.shape_utils import shape_mass_properties
 from solfec_py.api.shapes import MESH, mesh_views, take_shape
 from solfec_py.api.solfec import require_solfec
 from solfec_py.api.stored import frame_constraints
 from solfec_py.bodies import BODY_KINDS
 from solfec_py.bodies.base import Body
 from solfec_py.errors import InputError, InputTypeError, NotAvailableError
-from solfec_py.geometry.massprops import mass_properties
 from solfec_py.geometry.mesh import Mesh
 
 FORMS = ("TL", "BC", "BC-MODAL", "BC-RO")
@@ -40,7 +40,8 @@ class BODY(Body):
                  mesh=V.MISSING, base=V.MISSING):
         super().__init__()
         domain = require_solfec("solfec", solfec)
-        kind = V.choice("kind", kind, sorted(BODY_KINDS), what="BODY kind")
+        kind = V.choice("kind", kind, BODY_KINDS, what="BODY kind",
+                        listed=sorted(k for k, spec in BODY_KINDS.items() if spec.block is not None))
         record = bulk_material_of("material", material, domain)
         label = "" if label is V.MISSING else V.string("label", label)
         if V.given(form):
@@ -53,7 +54,8 @@ class BODY(Body):
         primitives = take_shape("shape", shape)
         if kind in ("RIGID", "OBSTACLE"):
             primitives = linear_shapes(primitives, f"BODY ({kind})")
-        volume, center, euler = mass_properties(primitives)
+        volume, center, euler = shape_mass_properties(primitives, density=record.density,
+                                                      what="'shape' with the density of 'material'")
         if not volume > 0:
             raise InputError(
                 f"'shape' has volume {volume!r}; faces must be listed counter-clockwise seen from outside")
@@ -182,9 +184,7 @@ class BODY(Body):
 
     @damping.setter
     def damping(self, value):
-        if not V._is_number(value) or float(value) < 0:
-            raise InputTypeError(f"'damping' must be a number >= 0, got {V.describe(value)}")
-        self._damping = float(value)
+        self._damping = V.setter_number("damping", value, ge=0.0)
         self.block.set_damping(self.row, self._damping)
 
     @property
@@ -239,8 +239,8 @@ def _state_tuple(name: str, value, n: int) -> np.ndarray:
 def BODY_CHARS(body, mass, volume, center, tensor):
     """Overwrite mass, volume, mass centre and inertia tensor (column-major 9-tuple)."""
     body = require_body("body", body)
-    m = V.number("mass", mass)
-    vol = V.number("volume", volume)
+    m = V.positive("mass", mass)
+    vol = V.positive("volume", volume)
     c = V.point("center", center)
     t = V.tuple_of_numbers("tensor", tensor, 9).reshape(3, 3).T
     if not hasattr(body.block, "set_characteristics"):

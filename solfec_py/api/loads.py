@@ -27,10 +27,7 @@ def GRAVITY(solfec, vector):
 
 
 def _direction(name, value, allow_zero=False):
-    d = V.point(name, value)
-    if not allow_zero and not d.any():
-        raise InputError(f"'{name}' must be a non-zero vector, got {value!r}")
-    return d
+    return V.point(name, value) if allow_zero else V.vector(name, value)
 
 
 @V.command

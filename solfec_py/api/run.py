@@ -30,7 +30,7 @@ def RUN(solfec, solver, duration):
     domain = require_solfec("solfec", solfec)
     if not is_solver(solver):
         raise InputTypeError(f"'solver' must be a constraint solver object, got {V.describe(solver)}")
-    duration = V.positive("duration", duration)
+    duration = V.duration("duration", duration, domain.step)
     if solfec.mode == "READ":
         return None
     if solfec.continued and solfec.runs:
@@ -45,7 +45,7 @@ def RUN(solfec, solver, duration):
         if duration <= 1e-9 * domain.step:
             return None
         progress = Progress(solfec._verbose, domain.time, domain.time + duration, session.current().interval,
-                            tty=session.current().progress)
+                            tty=session.current().progress, explicit=solfec.verbose_set)
         hooks = timestep.RunHooks(
             after_step=[recorder.clock_hook(solfec), recorder.output_hook(solfec), progress.update],
             should_stop=_stop_file(solfec))

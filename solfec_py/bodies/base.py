@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from solfec_py.errors import InputTypeError
+
 
 class Body:
     """A body of any kind; the state lives in `self.block` at row `self.row`."""
@@ -63,6 +65,26 @@ class Body:
 
     def critical_step(self) -> float:
         return self.block.critical_step()
+
+
+class DeletedBodyError(InputTypeError, AttributeError):
+    """An attribute of a deleted body was read (also an AttributeError, so that
+    `getattr(body, name, default)` keeps working)."""
+
+
+class DeletedBlock:
+    """Stands in for the block of a deleted body: reading anything of it raises
+    DeletedBodyError naming the body and when it was deleted."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, body: Body, time: float):
+        label = f" ({body.label!r})" if body.label else ""
+        self.message = (f"body {body.id}{label} was deleted at time {time:g} (DELETE, or it left the"
+                        " EXTENTS): its state can no longer be read")
+
+    def __getattr__(self, name):
+        raise DeletedBodyError(object.__getattribute__(self, "message"))
 
 
 class BodyBlock:
