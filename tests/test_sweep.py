@@ -370,3 +370,18 @@ def test_masonry_arch_threshold_study(tmp_path, capsys):
     assert rows[0.1094]["ke"] == pytest.approx(ke_c[-1], rel=1e-3)       # the table holds the log's value
     assert len(joints_s) == 28 and max(joints_s) == 6 and rows[0.1095]["contacts"] == sum(joints_s)
     assert "plot: " in capsys.readouterr().out
+
+
+def test_another_sweep_over_the_same_subdirs_computes_its_runs(tmp_path):
+    """Two sweeps (other --out) of one deck share SUBDIRs: the second computes its run (-w)
+    instead of opening the first one's results in READ mode, where RUN does not move."""
+    name = deck(tmp_path, """\
+        sol = SOLFEC('DYNAMIC', 1E-3, 'out/fall')
+        ball = BODY(sol, 'RIGID', SPHERE((0, 0, float(NON_SOLFEC_ARGV()[0][2:])), 0.1, 1, 1), BULK_MATERIAL(sol))
+        GRAVITY(sol, (0, 0, -10))
+        RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 10), 0.01)
+        SWEEP_RESULT('z_end', ball.conf[11])
+        """, "fall.py")
+    first = run(name, {"z": [1]}, workers=0, out="a")
+    second = run(name, {"z": [1]}, workers=0, out="b")
+    assert first["z_end"][0] == second["z_end"][0] < 1 - 0.5 * 10 * 0.009 ** 2     # fallen for about 0.01 s

@@ -201,8 +201,7 @@ def run(deck: str, params=None, *, mode: str = "grid", samples: int | None = Non
     records, todo = {}, []
     for r in runs:
         rundir = os.path.join(sweepdir, "runs", r.name)
-        t = K.Task(deck=deck, words=r.words, name=r.name, rundir=rundir, cwd=cwd, timeout=timeout, legacy=legacy,
-                   overwrite=force or os.path.isdir(rundir))
+        t = K.Task(deck=deck, words=r.words, name=r.name, rundir=rundir, cwd=cwd, timeout=timeout, legacy=legacy)
         earlier = None if force else K.finished(t)
         if earlier is not None:
             records[r.name] = dict(earlier, resumed=True)

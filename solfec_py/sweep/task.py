@@ -30,12 +30,12 @@ class Task:
     cwd: str                   # absolute: where the run starts (relative outputs resolve here)
     timeout: float | None = None
     legacy: str = "auto"
-    overwrite: bool = False    # -w: redo a run that left (partial) results behind
 
     def command(self) -> list:
-        """The solfec-py arguments of the run (what one would type after `solfec-py`)."""
-        return ((["-w"] if self.overwrite else []) + ["-s", self.name, "--no-progress", "--legacy", self.legacy,
-                                                      self.deck] + list(self.words))
+        """The solfec-py arguments of the run (what one would type after `solfec-py`). With -w:
+        the sweep runs only what it decided to compute, and results found in the SUBDIR (a
+        partial run, another sweep's) would otherwise open in READ mode and not be computed."""
+        return ["-w", "-s", self.name, "--no-progress", "--legacy", self.legacy, self.deck] + list(self.words)
 
 
 def deck_error(stderr: str, deck: str) -> str:
