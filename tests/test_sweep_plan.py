@@ -14,36 +14,28 @@ def test_parse_param():
     assert P.make_param("step", [1e-3, 5e-4, 2]).values == ("0.001", "0.0005", "2")
 
 
-@pytest.mark.parametrize("text, words", [
-    ("mu", "must be NAME=V1,V2"),
-    ("mu:0.1,0.2", "must be NAME=V1,V2"),
-    ("1mu=0.1", "the name '1mu' must be an identifier"),
-    ("=0.1", "the name '' must be an identifier"),
-    ("mu=0.1,,0.2", "every value must be non-empty"),
-    ("mu=", "every value must be non-empty"),
-    ("mu=0.1,0.1", "value '0.1' is given twice"),
-    ("status=1,2", "'status' is a column of the sweep table itself"),
+@pytest.mark.parametrize("parse, text, words", [
+    (P.parse_param, "mu", "must be NAME=V1,V2"),
+    (P.parse_param, "mu:0.1,0.2", "must be NAME=V1,V2"),
+    (P.parse_param, "1mu=0.1", "the name '1mu' must be an identifier"),
+    (P.parse_param, "=0.1", "the name '' must be an identifier"),
+    (P.parse_param, "mu=0.1,,0.2", "every value must be non-empty"),
+    (P.parse_param, "mu=", "every value must be non-empty"),
+    (P.parse_param, "mu=0.1,0.1", "value '0.1' is given twice"),
+    (P.parse_param, "status=1,2", "'status' is a column of the sweep table itself"),
+    (P.parse_dist, "mu", "must be NAME=KIND:A:B"),
+    (P.parse_dist, "mu=gauss:0:1", "unknown kind 'gauss'; expected one of ['loguniform', 'normal', 'randint', 'uniform']"),
+    (P.parse_dist, "mu=uniform:0.1", "uniform takes 2 numbers uniform:A:B, got 1"),
+    (P.parse_dist, "mu=uniform:a:b", "are not all numbers"),
+    (P.parse_dist, "mu=uniform:0.5:0.1", "needs a < b"),
+    (P.parse_dist, "mu=loguniform:0:1", "loguniform needs a > 0"),
+    (P.parse_dist, "mu=normal:0:0", "standard deviation must be > 0"),
+    (P.parse_dist, "n=randint:1:2.5", "bounds must be integers"),
 ])
-def test_bad_param_syntax(text, words):
+def test_bad_param_and_dist_syntax(parse, text, words):
     with pytest.raises(SweepError) as info:
-        P.parse_param(text)
+        parse(text)
     assert words in str(info.value) and repr(text) in str(info.value)
-
-
-@pytest.mark.parametrize("text, words", [
-    ("mu", "must be NAME=KIND:A:B"),
-    ("mu=gauss:0:1", "unknown kind 'gauss'; expected one of ['loguniform', 'normal', 'randint', 'uniform']"),
-    ("mu=uniform:0.1", "uniform takes 2 numbers uniform:A:B, got 1"),
-    ("mu=uniform:a:b", "are not all numbers"),
-    ("mu=uniform:0.5:0.1", "needs a < b"),
-    ("mu=loguniform:0:1", "loguniform needs a > 0"),
-    ("mu=normal:0:0", "standard deviation must be > 0"),
-    ("n=randint:1:2.5", "bounds must be integers"),
-])
-def test_bad_dist_syntax(text, words):
-    with pytest.raises(SweepError) as info:
-        P.parse_dist(text)
-    assert words in str(info.value)
 
 
 def test_grid_and_zip():

@@ -38,24 +38,24 @@ def require(module: str):
                                 f" {EXTRA}; cannot import {module!r} ({exc})") from None
 
 
-def _params(params) -> list:
-    if params is None:
+def _specs(items, cls, parse, from_pair) -> list:
+    """Param (or Dist) objects from None, one text, a list of texts or objects, or a dict
+    name -> values (or name -> 'KIND:A:B')."""
+    if items is None:
         return []
-    if isinstance(params, str):
-        params = [params]
-    if isinstance(params, dict):
-        return [P.make_param(str(k), v) for k, v in params.items()]
-    return [p if isinstance(p, P.Param) else P.parse_param(p) for p in params]
+    if isinstance(items, str):
+        items = [items]
+    if isinstance(items, dict):
+        return [from_pair(str(k), v) for k, v in items.items()]
+    return [i if isinstance(i, cls) else parse(i) for i in items]
+
+
+def _params(params) -> list:
+    return _specs(params, P.Param, P.parse_param, P.make_param)
 
 
 def _dists(dists) -> list:
-    if dists is None:
-        return []
-    if isinstance(dists, str):
-        dists = [dists]
-    if isinstance(dists, dict):
-        return [P.parse_dist(f"{k}={v}") for k, v in dists.items()]
-    return [d if isinstance(d, P.Dist) else P.parse_dist(d) for d in dists]
+    return _specs(dists, P.Dist, P.parse_dist, lambda name, text: P.parse_dist(f"{name}={text}"))
 
 
 def _number(name: str, value, minimum: float, integer: bool = False):
