@@ -24,7 +24,8 @@ def _run_parser() -> argparse.ArgumentParser:
                     "that are not options are returned by NON_SOLFEC_ARGV().",
         epilog="Sub-commands: 'solfec-py translate OLD.py [-o NEW.py]' prints the Python 3 "
                "translation of a legacy deck; 'solfec-py plot OUTDIR' plots stored results; "
-               "'solfec-py sweep deck.py --param NAME=V1,V2' runs a parameter sweep.")
+               "'solfec-py sweep deck.py --param NAME=V1,V2' runs a parameter sweep "
+               "('solfec-py plot SWEEPDIR --x NAME --y NAME' plots its table).")
     p.add_argument("deck", help="deck file (.py) or an output directory holding results")
     p.add_argument("words", nargs="*", help="extra words for NON_SOLFEC_ARGV()")
     p.add_argument("-w", action="store_true", dest="overwrite", help="overwrite existing results (WRITE mode)")
