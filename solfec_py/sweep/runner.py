@@ -80,9 +80,14 @@ def _client(workers: int, scheduler: str | None, connect_timeout: float):
         with client:
             yield client
         return
-    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, scheduler_port=0,
-                                  silence_logs=logging.ERROR) as cluster, distributed.Client(cluster) as client:
+    try:
+        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                           dashboard_address=None, scheduler_port=0, silence_logs=logging.ERROR)
+    except Exception as exc:
+        raise P.SweepError(f"cannot start a local Dask cluster of {workers} worker processes:"
+                           f" {type(exc).__name__}: {exc} (in a script, call solfec_py.sweep.run under"
+                           " `if __name__ == '__main__':`, since the workers import the script again)") from None
+    with cluster, distributed.Client(cluster) as client:
         yield client
 
 
