@@ -153,18 +153,43 @@ def test_cli_sweep_and_plot(tmp_path, capsys):
         in capsys.readouterr().err
 
 
-def test_plot_groups_a_grid_and_scatters_samples(tmp_path):
+@pytest.mark.filterwarnings("ignore:No artists with labels")      # Axes.plot is replaced below
+def test_plot_groups_a_grid_and_scatters_samples(tmp_path, monkeypatch):
+    """The plot of a table made from records (no runs): one curve per value of the other
+    swept parameter, failed runs left out; a sampled study as a scatter."""
+    import matplotlib.image
+    import matplotlib.pyplot as plt
+
+    from solfec_py.sweep import plan as P
     from solfec_py.sweep.plot import plot_sweep
 
-    name = deck(tmp_path, LITE)
-    df = run(name, {"x": [1, 2], "k": ["a", "b"]}, workers=0, out="g")
-    assert df["status"].eq("done").all()
+    runs = P.runs(P.design([P.parse_param("k=a,b"), P.parse_param("x=1,2,3")]))
+    records = {r.name: {"status": "done", "error": "", "wall_s": 1.0, "values": {"y": float(r.params["x"]) ** 2},
+                        "results": []} for r in runs}
+    records[runs[5].name]["status"] = "failed"
+    os.makedirs("g")
+    T.write_csv(os.path.join("g", T.CSV), *T.rows(runs, records, "g"))
+    with open(os.path.join("g", "sweep.json"), "w") as handle:
+        json.dump({"params": {"k": ["a", "b"], "x": ["1", "2", "3"]}, "samples": None}, handle)
+    drawn = []
+    monkeypatch.setattr(plt.Axes, "plot", lambda self, xs, ys, *a, **kw: drawn.append((list(xs), list(ys), kw)))
     path = plot_sweep("g", "x", "y")
-    import matplotlib.image
-
+    assert [(xs, ys, kw["label"]) for xs, ys, kw in drawn] == [([1, 2, 3], [1.0, 4.0, 9.0], "k=a"),
+                                                              ([1, 2], [1.0, 4.0], "k=b")]
     assert matplotlib.image.imread(path).shape[0] > 100
+    with open(os.path.join("g", "sweep.json"), "w") as handle:
+        json.dump({"params": {"k": ["a", "b"]}, "samples": 3}, handle)
+    scattered = []
+    monkeypatch.setattr(plt.Axes, "scatter", lambda self, xs, ys, **kw: scattered.append((list(xs), list(ys))))
+    plot_sweep("g", "x", "y", output="s.png")
+    assert scattered == [([1, 2, 3, 1, 2], [1.0, 4.0, 9.0, 1.0, 4.0])] and os.path.isfile("s.png")
+
+
+def test_sampled_sweep(tmp_path):
+    name = deck(tmp_path, LITE)
     df = run(name, samples=2, dists={"x": "uniform:0:1"}, workers=0, out="smp", plot="x,y")
     assert len(df) == 2 and df["x"].between(0, 1).all() and os.path.isfile(df.attrs["plot"])
+    assert list(df["y"]) == [x * x for x in df["x"]]
 
 
 @pytest.mark.parametrize("args, words", [

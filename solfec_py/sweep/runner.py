@@ -187,9 +187,12 @@ def run(deck: str, params=None, *, mode: str = "grid", samples: int | None = Non
     _number("connect_timeout", connect_timeout, 1e-9)
     if isinstance(words, str):
         words = words.split()
+    words = list(words)
+    if not all(isinstance(w, str) for w in words):
+        raise P.SweepError(f"'words' must be a list of strings, got {words!r}")
     axes = plot_axes(plot)
-    points = P.design(_params(params), mode, samples, _dists(dists), seed)
-    runs = P.runs(points, words)
+    param_specs, dist_specs = _params(params), _dists(dists)
+    runs = P.runs(P.design(param_specs, mode, samples, dist_specs, seed), words)
     if workers is None:
         workers = min(os.cpu_count() or 1, len(runs))
     _number("workers", workers, 0, integer=True)
@@ -197,11 +200,11 @@ def run(deck: str, params=None, *, mode: str = "grid", samples: int | None = Non
     stem = os.path.splitext(os.path.basename(deck))[0]
     sweepdir = os.path.abspath(out or os.path.join("out", f"{stem}_sweep"))
     os.makedirs(os.path.join(sweepdir, "runs"), exist_ok=True)
+    meta = {"deck": os.path.abspath(deck), "cwd": cwd, "params": {p.name: list(p.values) for p in param_specs},
+            "mode": mode, "samples": samples, "seed": seed, "words": words, "runs": len(runs),
+            "dists": [f"{d.name}={d.kind}:{d.args[0]!r}:{d.args[1]!r}" for d in dist_specs]}
     with open(os.path.join(sweepdir, "sweep.json"), "w", encoding="utf-8") as handle:
-        json.dump({"deck": os.path.abspath(deck), "cwd": cwd, "params": {p.name: list(p.values) for p in _params(params)},
-                   "mode": mode, "samples": samples, "dists": [f"{d.name}={d.kind}:{d.args[0]!r}:{d.args[1]!r}"
-                                                               for d in _dists(dists)],
-                   "seed": seed, "words": list(words), "runs": len(runs)}, handle, indent=1)
+        json.dump(meta, handle, indent=1)
 
     records, todo = {}, []
     for r in runs:
