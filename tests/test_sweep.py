@@ -21,7 +21,7 @@ from solfec_py.cli import main
 from solfec_py.sweep import SweepError, SweepWarning, run
 from solfec_py.sweep import table as T
 
-from conftest import INPUTS, REPO
+from conftest import INPUTS, REPO, write_deck
 
 pytest.importorskip("pandas")
 
@@ -70,9 +70,8 @@ def _worktree_on_path(monkeypatch):
 
 
 def deck(tmp_path, text, name="lite.py"):
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(text))
-    return name
+    """Write a deck into the test's directory (where the runs start); its relative name."""
+    return os.path.basename(write_deck(tmp_path / name, text))
 
 
 # ------------------------------------------------------------------ without Dask (workers=0)

@@ -27,6 +27,21 @@ NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _LOCAL: dict = {"session": None, "values": {}}
 
 
+def read_values(path: str | None) -> dict:
+    """The values a sweep run wrote to `path` (name -> last value); lines cut short by a
+    killed run are skipped; {} when there is no file."""
+    values = {}
+    if path and os.path.isfile(path):
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    item = json.loads(line)
+                except ValueError:
+                    continue
+                values[item["name"]] = item["value"]
+    return values
+
+
 def reported() -> dict:
     """The values SWEEP_RESULT recorded in the current program run (session), by name."""
     if _LOCAL["session"] is not session.current():

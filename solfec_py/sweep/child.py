@@ -59,19 +59,6 @@ def results_digest(paths: list, values: dict) -> str | None:
     return sha.hexdigest()
 
 
-def read_values(path: str | None) -> dict:
-    values = {}
-    if path and os.path.isfile(path):
-        with open(path, encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    item = json.loads(line)
-                except ValueError:       # a line cut by a kill
-                    continue
-                values[item["name"]] = item["value"]
-    return values
-
-
 def _written() -> list:
     from solfec_py.output import store
 
@@ -86,7 +73,7 @@ def main(argv: list) -> int:
     if args[:1] == ["--"]:
         args = args[1:]
     _watch_parent()
-    from solfec_py.api.sweep import ENV
+    from solfec_py.api.sweep import ENV, read_values
     from solfec_py.cli import main as solfec_main
 
     try:

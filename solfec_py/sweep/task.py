@@ -16,7 +16,6 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 
-from solfec_py.sweep.child import read_values
 
 RECORD, CHILD, VALUES, STDOUT, STDERR = "record.json", "child.json", "values.jsonl", "stdout.txt", "stderr.txt"
 
@@ -70,9 +69,9 @@ def execute(task: Task) -> dict:
         shutil.rmtree(task.rundir)
     os.makedirs(task.rundir)
     child_record = os.path.join(task.rundir, CHILD)
-    env = dict(os.environ)
-    from solfec_py.api.sweep import ENV
+    from solfec_py.api.sweep import ENV, read_values      # here: the Dask worker imports this module light
 
+    env = dict(os.environ)
     env[ENV] = os.path.join(task.rundir, VALUES)
     cmd = [sys.executable, "-m", "solfec_py.sweep.child", child_record, "--"] + task.command()
     start = time.perf_counter()
