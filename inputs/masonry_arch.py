@@ -18,11 +18,14 @@
 # keeps KE ~1e-10 to 1.5 s, 0.1094 reaches 1.05e-3 at 0.75 s); with GS(1e-4) the 0.1095 arch
 # carries a ~2e-5 solver-noise energy that grows after 0.6 s (above 1e-4 near 1.1 s).
 #
-# Run:  solfec-py inputs/masonry_arch.py [RATIO ...] [stop=SECONDS]
+# Run:  solfec-py inputs/masonry_arch.py [RATIO | ratio=RATIO ...] [stop=SECONDS]
 # RATIO defaults to both 0.1095 and 0.1094 (two SOLFEC objects, results in
 # out/masonry_arch/<ratio>); a ratio >= 0.1095 is expected to stand, one <= 0.1094 to
 # collapse, anything in between is only reported. stop= shortens the run (default 0.75 s);
 # a shortened run only reports (last line NOT CHECKED).
+# Sweep: solfec-py sweep inputs/masonry_arch.py --param ratio=0.1093,0.1094,0.1095 --plot ratio,ke
+# (docs/sweeps.md); a run of one ratio reports ke (kinetic energy at the end), ke_max,
+# gs_iters_max, contacts and, at the full 0.75 s, state (stands / collapses / between).
 from math import pi, sin, cos
 
 STEP = 1E-3
@@ -34,6 +37,8 @@ ratios, stop = [], 0.75
 for word in NON_SOLFEC_ARGV() or []:
     if word.startswith('stop='):
         stop = float(word[5:])
+    elif word.startswith('ratio='):
+        ratios.append(float(word[6:]))
     else:
         ratios.append(float(word))
 ratios = ratios or [STABLE, COLLAPSE]
@@ -103,7 +108,19 @@ for ratio in ratios:                      # the checks read the stored frames (e
           % (ratio, record['t'][-1], ke, max(record['ke']), max(record['iters'])))
     print('  contacts %d (per joint: %s), deepest gap %.2e'
           % (total, ' '.join(map(str, count)), deepest))
+<<<<<<< HEAD
     print('  KE every 0.05 s: ' + ' '.join('%.3e' % e for e in record['ke'][1:]))
+=======
+    samples = [i for i in range(len(record['t'])) if (i + 1) % 50 == 0]
+    print('  KE every 0.05 s: ' + ' '.join('%.3e' % record['ke'][i] for i in samples))
+    if len(cases) == 1:                                  # values for a sweep's table
+        SWEEP_RESULT('ke', ke)
+        SWEEP_RESULT('ke_max', max(record['ke']))
+        SWEEP_RESULT('gs_iters_max', max(record['iters']))
+        SWEEP_RESULT('contacts', total)
+        if record['t'][-1] >= FULL:
+            SWEEP_RESULT('state', 'stands' if ke < KE_STABLE else 'collapses' if ke > KE_COLLAPSE else 'between')
+>>>>>>> sweep
     if record['t'][-1] < FULL:
         print('  shortened run: the checks apply at t = 0.75 s')
         passed = None

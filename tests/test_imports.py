@@ -25,7 +25,7 @@ LAYERS = {
     "contact": 5, "solvers": 5,
     "timestep": 6, "output": 6,
     "api": 7,
-    "lang": 8, "cli": 8, "__main__": 8,
+    "lang": 8, "cli": 8, "__main__": 8, "sweep": 8,
 }
 
 

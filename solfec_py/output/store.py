@@ -54,6 +54,11 @@ def _written_paths() -> dict:
     return _WRITTEN["paths"]
 
 
+def written_paths() -> list:
+    """Absolute paths of the results files the current program run (session) wrote frames to."""
+    return list(_written_paths())
+
+
 def written_this_run(path: str) -> bool:
     """Did the current program run (session) write at least one frame to this results file?"""
     return os.path.abspath(path) in _written_paths()
