@@ -9,7 +9,6 @@ from solfec_py import session, validate as V
 from solfec_py.api.common import readonly, require_body, require_solfec
 from solfec_py.bodies import BODY_KINDS
 from solfec_py.bodies.base import Body
-from solfec_py.bodies.rigid_schemes import SCHEME_CODES
 from solfec_py.errors import InputError, InputTypeError, NotAvailableError
 from solfec_py.geometry.massprops import mass_properties
 
@@ -132,6 +131,7 @@ class BODY(Body):
     @conf.setter
     def conf(self, value):
         self.q[:] = _state_tuple("conf", value, self.q.size)
+        self.block.state_changed(self.row)
 
     @property
     def velo(self):
@@ -140,6 +140,7 @@ class BODY(Body):
     @velo.setter
     def velo(self, value):
         self.u[:] = _state_tuple("velo", value, self.u.size)
+        self.block.state_changed(self.row)
 
     @property
     def scheme(self):
@@ -159,8 +160,7 @@ class BODY(Body):
                 f"Invalid integration scheme {value!r} for a {self.kind} body; expected one of"
                 f" {['DEFAULT', *spec.schemes]}")
         self._scheme = value
-        if value in SCHEME_CODES:
-            self.block.scheme[self.row] = SCHEME_CODES[value]
+        self.block.set_scheme(self.row, value)
 
     @property
     def damping(self):
@@ -241,6 +241,7 @@ def INITIAL_VELOCITY(body, linear, angular):
     w = V.point("angular", angular)
     if body.kind in ("RIGID", "OBSTACLE"):
         body.u[0:3], body.u[3:6] = w, v
+        body.block.state_changed(body.row)
     else:
         raise NotAvailableError(f"INITIAL_VELOCITY of a {body.kind} body is not available yet")
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from solfec_py.bodies.obstacle import OBSTACLE_SCHEMES
 from solfec_py.bodies.rigid import RigidBlock
-from solfec_py.bodies.rigid_schemes import SCHEMES as RIGID_SCHEMES
+from solfec_py.bodies.rigid_schemes import RIGID_SCHEMES
 
 
 @dataclass(frozen=True)

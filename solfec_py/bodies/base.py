@@ -14,6 +14,8 @@ hooks that each kind implements. Subclass contract:
    and end the generalised reactions of constraints are accumulated in `self.reaction`.
 4. `cur_point(row, X)`, `ref_point(row, x)`, `point_velocity(row, X)`: kinematics of a
    referential point; `kinetic_energy()` per row; `bounding_boxes()` of current shapes.
+5. optionally `set_scheme(row, name)` (BODY.scheme) and `state_changed(rows)` (the deck
+   set conf / velo: state a scheme carries between steps is void).
 """
 from __future__ import annotations
 
@@ -126,6 +128,13 @@ class BodyBlock:
 
     def on_change(self) -> None:
         """Hook: the set of bodies changed (rebuild cached index arrays)."""
+
+    def set_scheme(self, row: int, name: str) -> None:
+        """Hook: BODY.scheme of the body of `row` was set to `name` (checked against the
+        kind's schemes)."""
+
+    def state_changed(self, rows) -> None:
+        """Hook: conf / velo of `rows` were set from outside the time step."""
 
     def nonfinite_rows(self) -> np.ndarray:
         n = self.count

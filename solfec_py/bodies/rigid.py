@@ -1,5 +1,6 @@
 """Rigid and obstacle bodies (layer 3): state block, loads, dynamic and quasi-static
-stepping of all rigid bodies at once. Reference: NUMERICS §1 (Solfec bod.c, RIG branch).
+stepping of all rigid bodies at once. Reference: NUMERICS §1 (Solfec bod.c, RIG branch);
+the schemes live in bodies/rigid_schemes (docs/integrators.md).
 
 Storage (LANGUAGE §7.4), one row per body:
   conf = rotation Lambda column-major (9) + mass centre x (3)   -> ROTATION, CENTER
@@ -7,7 +8,10 @@ Storage (LANGUAGE §7.4), one row per body:
          -> ANGULAR, LINEAR
 Motion of a referential point X: x = xc + Lambda (X - X0), X0 = reference mass centre.
 Obstacles share the block (kind flag): they ignore loads and, as in Solfec, take the
-RIG_IMP finish (NUMERICS §1.5 remark).
+RIG_IMP finish (NUMERICS §1.5 remark), or follow a PRESCRIBED_MOTION.
+
+A dynamic step runs each scheme group (`RigidScheme.GROUP`) on the rows that use it: one
+`begin` before the constraint solve and one `finish` after it (rigid_schemes/base.py).
 """
 from __future__ import annotations
 
@@ -17,21 +21,21 @@ import numpy as np
 from solfec_py.bodies.base import BodyBlock
 from solfec_py.bodies.loads import (CONVECTED_FORCE, CONVECTED_TORQUE, SPATIAL_FORCE,
                                     SPATIAL_TORQUE, PointLoads)
-from solfec_py.bodies.rigid_schemes import SCHEME_CODES, SCHEME_LIST
+from solfec_py.bodies.rigid_schemes import CARRY_WIDTH, SCHEME_CODES, SCHEME_FIELDS, SCHEME_LIST
+from solfec_py.bodies.rigid_schemes.base import (ANGULAR, CENTER, LINEAR, ROTATION, mtv, mv,
+                                                 rotations)
+from solfec_py.bodies.rigid_schemes.prescribed import states as prescribed_states
 from solfec_py.errors import InputTypeError, InputError
 from solfec_py.geometry.massprops import inertia_from_euler
 from solfec_py.geometry.rotation import expmap, skew
 
-ROTATION = slice(0, 9)
-CENTER = slice(9, 12)
-ANGULAR = slice(0, 3)
-LINEAR = slice(3, 6)
 IMP_CODE = SCHEME_CODES["RIG_IMP"]
-
-
-def rotations(conf: np.ndarray) -> np.ndarray:
-    """(n, 3, 3) rotation matrices from column-major conf rows."""
-    return conf[:, ROTATION].reshape(-1, 3, 3).transpose(0, 2, 1)
+PRESCRIBED_CODE = SCHEME_CODES["PRESCRIBED"]
+_GROUP_KEYS = list(dict.fromkeys(s.GROUP or s.name for s in SCHEME_LIST))
+_CODE_GROUP = np.array([_GROUP_KEYS.index(s.GROUP or s.name) for s in SCHEME_LIST], dtype=np.int64)
+_CARRYING = np.array([s.CARRY > 0 for s in SCHEME_LIST])
+_mv, _mtv = mv, mtv
+_NO_ADDED_MASS = np.zeros((0, 6, 6))
 
 
 def store_rotations(conf: np.ndarray, R: np.ndarray) -> None:
@@ -82,14 +86,6 @@ def _delassus(rows, Ha, Hb, Jinv, mass):
     return out
 
 
-def _mv(M, v):
-    return np.einsum("nij,nj->ni", M, v)
-
-
-def _mtv(M, v):
-    return np.einsum("nji,nj->ni", M, v)
-
-
 class RigidBlock(BodyBlock):
     CONF_SIZE = 12
     VELO_SIZE = 6
@@ -103,11 +99,19 @@ class RigidBlock(BodyBlock):
         "obstacle": ((), bool),
         "norotation": ((), bool),
         "radius": ((), float),         # bounding radius of the shape about X0
+        # state a scheme carries from step to step (stored with every frame, rigid_schemes)
+        "carry": ((CARRY_WIDTH,), float),
+        "carry_h": ((), float),        # step length that produced it
+        "carry_ok": ((), bool),        # False: the scheme starts afresh at the next step
+        **SCHEME_FIELDS,
     }
 
     def __init__(self, domain, capacity: int = 8):
         super().__init__(domain, capacity)
         self.loads = PointLoads()
+        self.motions: dict = {}               # body -> motion.Motion (PRESCRIBED_MOTION)
+        self.schemes = list(SCHEME_LIST)      # code -> scheme object
+        self._step_groups: list = []
 
     # ------------------------------------------------------------------ bodies
     def _init_row(self, row, body, volume, center, euler):
@@ -125,6 +129,7 @@ class RigidBlock(BodyBlock):
 
     def remove(self, body) -> None:
         self.loads.remove_body(body)
+        self.motions.pop(body, None)
         super().remove(body)
 
     def set_characteristics(self, row, mass, volume, center, inertia) -> None:
@@ -132,6 +137,60 @@ class RigidBlock(BodyBlock):
         self.mass[row], self.volume[row] = mass, volume
         self.center[row] = center
         self.J[row] = inertia
+        self.carry_ok[row] = False
+
+    # ------------------------------------------------------------------ schemes
+    def set_scheme(self, row: int, name: str) -> None:
+        """Integrate the body of `row` with the rigid scheme `name` (a key of SCHEMES);
+        obstacles keep theirs (they accept the deformable names, as in Solfec)."""
+        if name in SCHEME_CODES and (not self.obstacle[row] or name == "PRESCRIBED"):
+            self.scheme[row] = SCHEME_CODES[name]
+            self.carry_ok[row] = False
+
+    def state_changed(self, rows) -> None:
+        """conf or velo of `rows` were set from outside the step: schemes that carry state
+        between steps start afresh."""
+        self.carry_ok[rows] = False
+
+    def prescribe(self, body, motion) -> None:
+        """Drive the obstacle `body` by `motion` (solfec_py.motion.Motion)."""
+        self.motions[body] = motion
+        self.set_scheme(body.row, "PRESCRIBED")
+
+    def scheme_table(self) -> list:
+        """(code, scheme object) pairs."""
+        return list(enumerate(self.schemes))
+
+    def _groups(self) -> list:
+        """(scheme, rows) per scheme group in use; rows is a slice when the group has every row."""
+        n = self.count
+        gid = _CODE_GROUP[self.scheme[:n]]
+        counts = np.bincount(gid, minlength=len(_GROUP_KEYS))
+        out = []
+        for key in np.flatnonzero(counts):
+            first = self.schemes[int(np.flatnonzero(_CODE_GROUP == key)[0])]
+            out.append((first, slice(0, n) if counts[key] == n else np.flatnonzero(gid == key)))
+        return out
+
+    def carried_rows(self) -> np.ndarray:
+        """Rows [body id, scheme code, step, carry...] of the bodies whose scheme carries
+        state between steps (stored with every frame so that -c continues exactly)."""
+        n = self.count
+        codes = self.scheme[:n].astype(np.int64)
+        rows = np.flatnonzero(self.carry_ok[:n] & _CARRYING[codes])
+        out = np.empty((rows.size, 3 + CARRY_WIDTH))
+        out[:, 0] = [self.bodies[r].id for r in rows.tolist()]
+        out[:, 1], out[:, 2], out[:, 3:] = codes[rows], self.carry_h[rows], self.carry[rows]
+        return out
+
+    def restore_carried(self, data: np.ndarray) -> None:
+        """Inverse of `carried_rows` (rows of bodies with another scheme now are skipped)."""
+        row_of = {b.id: b.row for b in self.bodies}
+        for rec in np.atleast_2d(data):
+            row = row_of.get(int(rec[0]))
+            if row is not None and int(rec[1]) == self.scheme[row]:
+                width = min(CARRY_WIDTH, rec.size - 3)
+                self.carry[row, :width], self.carry_h[row], self.carry_ok[row] = rec[3:3 + width], rec[2], True
 
     # ------------------------------------------------------------------ kinematics
     def cur_point(self, row, X):
@@ -226,7 +285,8 @@ class RigidBlock(BodyBlock):
         return np.inf
 
     def dynamic_init(self) -> None:
-        """Invert inertia (after any BODY_CHARS) and set the initial kinetic energy."""
+        """Invert inertia (after any BODY_CHARS), place driven obstacles, set the initial
+        kinetic energy."""
         n = self.count
         live = ~self.obstacle[:n] | (self.mass[:n] > 0)
         bad = np.flatnonzero(live & ~(np.linalg.det(self.J[:n]) > 0))
@@ -234,83 +294,120 @@ class RigidBlock(BodyBlock):
             body = self.bodies[int(bad[0])]
             raise InputError(f"body {body.id} has a singular inertia tensor; check its shape or BODY_CHARS")
         self.Jinv[:n] = np.linalg.inv(self.J[:n])
+        driven = np.flatnonzero(self.scheme[:n] == PRESCRIBED_CODE)
+        if driven.size:
+            self._check_driven(driven)
+            self.conf[driven], self.velo[driven] = prescribed_states(self, driven, self.domain.time)
         energy = self.kinetic_energy()
         energy[self.obstacle[:n]] = 0.0
         self.energy[:n, 0] = energy
 
-    def _loads(self, R, x, t, h):
-        """Force f, spatial torque ts, referential torque tr (n, 3) at configuration (R, x)."""
+    def _check_driven(self, rows) -> None:
+        """A body following a PRESCRIBED_MOTION cannot carry constraints other than contacts."""
+        cset = self.domain.constraints
+        if not len(cset) or not hasattr(cset, "live"):
+            return
+        from solfec_py.constraints import CONTACT, KINDS
+
+        ids = {self.bodies[r].id for r in rows.tolist()}
+        kinds, bid, cid = cset.live("kind"), cset.live("bid"), cset.live("id")
+        for k in np.flatnonzero(kinds != CONTACT).tolist():
+            hit = [b for b in bid[k].tolist() if b in ids]
+            if hit:
+                raise InputError(
+                    f"body {hit[0]} follows a PRESCRIBED_MOTION (scheme PRESCRIBED) and cannot also be"
+                    f" constrained by {KINDS[kinds[k]]} {cid[k]}; its motion alone drives it")
+
+    def loads_at(self, rows, R, x, t, h, conf=None, velo=None):
+        """Force f, spatial torque ts, referential torque tr (k, 3) of `rows` (a slice of
+        every row or an index array) at the configuration (R, x) (k rows) and time t.
+        FORCE callbacks receive `conf`/`velo` (k rows) or, when not given, the block's
+        current conf and the start-of-step velocity (Solfec's half step)."""
         n = self.count
-        f = np.zeros((n, 3))
-        ts = np.zeros((n, 3))
-        tr = np.zeros((n, 3))
+        k = R.shape[0]
+        everything = isinstance(rows, slice)
+        f = np.zeros((k, 3))
+        ts = np.zeros((k, 3))
+        tr = np.zeros((k, 3))
         g = self.domain.gravity_at(t)
         if np.any(g):
-            f += self.mass[:n, None] * g
+            f += self.mass[rows, None] * g
+        where = None
+        if not everything:
+            where = np.full(n, -1, dtype=np.int64)
+            where[rows] = np.arange(k)
         if len(self.loads):
-            rows, kinds, points, dirs = self.loads.arrays()
-            sd = self.loads.magnitudes(t)[:, None] * dirs
-            Rr = R[rows]
+            lrows, kinds, points, dirs = self.loads.arrays()
+            mags = self.loads.magnitudes(t)
+            pos = lrows
+            if where is not None:
+                pos = where[lrows]
+                keep = pos >= 0
+                pos, lrows, kinds, points, dirs, mags = (pos[keep], lrows[keep], kinds[keep], points[keep],
+                                                         dirs[keep], mags[keep])
+            sd = mags[:, None] * dirs
+            Rr = R[pos]
             is_force = kinds <= CONVECTED_FORCE
             force = np.where((kinds == CONVECTED_FORCE)[:, None], _mv(Rr, sd), sd)
-            arm = _mv(Rr, points - self.center[rows])
-            np.add.at(f, rows[is_force], force[is_force])
-            np.add.at(ts, rows[is_force], np.cross(arm, force)[is_force])
-            np.add.at(ts, rows[kinds == SPATIAL_TORQUE], sd[kinds == SPATIAL_TORQUE])
-            np.add.at(tr, rows[kinds == CONVECTED_TORQUE], sd[kinds == CONVECTED_TORQUE])
+            arm = _mv(Rr, points - self.center[lrows])
+            np.add.at(f, pos[is_force], force[is_force])
+            np.add.at(ts, pos[is_force], np.cross(arm, force)[is_force])
+            np.add.at(ts, pos[kinds == SPATIAL_TORQUE], sd[kinds == SPATIAL_TORQUE])
+            np.add.at(tr, pos[kinds == CONVECTED_TORQUE], sd[kinds == CONVECTED_TORQUE])
         for cb in self.loads.callbacks:
             row = cb.body.row
-            out = cb.call(tuple(self.conf[row].tolist()), tuple(self.velo0[row].tolist()), t, h)
-            f[row], ts[row], tr[row] = _callback_result(cb, out, f[row], ts[row], tr[row])
-        obstacles = self.obstacle[:n]
+            p = row if where is None else int(where[row])
+            if p < 0:
+                continue
+            q = self.conf[row] if conf is None else conf[p]
+            u = self.velo0[row] if velo is None else velo[p]
+            out = cb.call(tuple(q.tolist()), tuple(u.tolist()), t, h)
+            f[p], ts[p], tr[p] = _callback_result(cb, out, f[p], ts[p], tr[p])
+        obstacles = self.obstacle[rows]
         if obstacles.any():
             f[obstacles] = ts[obstacles] = tr[obstacles] = 0.0
         return f, ts, tr
 
+    def stage_forces(self, rows, R, x, Omega, v, t, h, accel=None, implicit=False):
+        """Spatial force and torque (k, 3) of `rows` (index array) at a state of a scheme's
+        stage: rotation R, centre x, referential angular velocity Omega, velocity v.
+        `accel`/`implicit` concern added-mass forces, which deck bodies do not have
+        (solfec_py.integrators)."""
+        q = np.concatenate((R.transpose(0, 2, 1).reshape(-1, 9), x), axis=1)
+        u = np.concatenate((Omega, v), axis=1)
+        f, ts, tr = self.loads_at(rows, R, x, t, h, conf=q, velo=u)
+        return f, ts + _mv(R, tr)
+
+    def added_mass(self, rows, implicit: bool) -> np.ndarray:
+        """Spatial added-mass matrices (k, 6, 6) a scheme puts in its mass matrix; none here."""
+        return _NO_ADDED_MASS
+
+    def lagged_accel(self, rows):
+        """Acceleration estimate explicit schemes give added-mass forces; none here."""
+        return None
+
+    def _loads(self, R, x, t, h):
+        """loads_at for every row (Solfec's half step and quasi-static predictor)."""
+        return self.loads_at(slice(0, self.count), R, x, t, h)
+
     def step_begin(self, t: float, h: float) -> None:
-        """First half step (NUMERICS §1.5 items 1-7) for every rigid body."""
+        """Before the constraint solve: every scheme group computes its free motion
+        (NUMERICS §1.5 items 1-7 for Solfec's schemes)."""
         n = self.count
-        conf, velo = self.conf[:n], self.velo[:n]
+        velo = self.velo[:n]
         velo[self.norotation[:n], ANGULAR] = 0.0
         self.velo0[:n] = velo
         self.reaction[:n] = 0.0
-        Omega, v = velo[:, ANGULAR].copy(), velo[:, LINEAR].copy()
-        dR = expmap(0.5 * h * Omega)
-        R_half = rotations(conf) @ dR
-        store_rotations(conf, R_half)
-        conf[:, CENTER] += 0.5 * h * v
-        f, ts, tr = self._loads(R_half, conf[:, CENTER], t + 0.5 * h, h)
-        T = _mtv(R_half, ts) + tr
-        J, Jinv = self.J[:n], self.Jinv[:n]
-        L = _mtv(dR, _mv(J, Omega))                 # dR^T J Omega^t
-        self.momentum[:n] = L + h * T
-        Omega_half = _mv(Jinv, L + 0.5 * h * T)
-        G = T - np.cross(Omega_half, _mv(J, Omega_half))
-        self.fext[:n, ANGULAR], self.fext[:n, LINEAR] = G, f
-        velo[:, ANGULAR] = Omega + h * _mv(Jinv, G)
-        velo[:, LINEAR] = v + (h / np.where(self.mass[:n] > 0, self.mass[:n], 1.0))[:, None] * f
+        self._step_groups = self._groups()
+        for scheme, rows in self._step_groups:
+            scheme.begin(self, rows, t, h)
 
     def step_end(self, t: float, h: float) -> None:
-        """Second half step: reactions, centre update, scheme finish, energies."""
+        """After the solve: reactions, scheme finish, energies."""
         n = self.count
-        conf, velo = self.conf[:n], self.velo[:n]
-        Tc, fc = self.reaction[:n, ANGULAR], self.reaction[:n, LINEAR]
-        mass = np.where(self.mass[:n] > 0, self.mass[:n], 1.0)
-        Omega1 = velo[:, ANGULAR] + h * _mv(self.Jinv[:n], Tc)
-        velo[:, LINEAR] += (h / mass)[:, None] * fc
-        conf[:, CENTER] += 0.5 * h * velo[:, LINEAR]
-        norot = self.norotation[:n]
-        Omega1[norot] = 0.0
-        R_half = rotations(conf)
-        R_end, Omega_end = R_half.copy(), Omega1.copy()
-        codes = self.scheme[:n]
-        for code, scheme in enumerate(SCHEME_LIST):
-            idx = np.flatnonzero(codes == code)
-            if idx.size:
-                R_end[idx], Omega_end[idx] = scheme.finish(self, idx, h, R_half[idx], Omega1[idx], Tc[idx])
-        R_end[norot], Omega_end[norot] = R_half[norot], 0.0
-        store_rotations(conf, R_end)
-        velo[:, ANGULAR] = Omega_end
+        for scheme, rows in self._step_groups:
+            scheme.finish(self, rows, t, h)
+        velo = self.velo[:n]
         self.fext[:n] += self.reaction[:n]
         live = ~self.obstacle[:n]
         work = 0.5 * h * np.einsum("ni,ni->n", self.velo0[:n] + velo, self.fext[:n])
