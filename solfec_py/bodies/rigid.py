@@ -386,6 +386,9 @@ class RigidBlock(BodyBlock):
         """Acceleration estimate explicit schemes give added-mass forces; none here."""
         return None
 
+    def record_accel(self, rows, accel) -> None:
+        """A scheme's estimate of the end-of-step acceleration (for added-mass forces)."""
+
     def _loads(self, R, x, t, h):
         """loads_at for every row (Solfec's half step and quasi-static predictor)."""
         return self.loads_at(slice(0, self.count), R, x, t, h)

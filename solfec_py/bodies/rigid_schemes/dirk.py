@@ -1,9 +1,9 @@
 """Diagonally implicit Runge-Kutta schemes DIRK1-DIRK4 for the Newton-Euler equations
 (layer 3), in Henshaw's momentum form. Reference: W. D. Henshaw, "Moving bodies with
 Overture and the CG solvers" (2016); tableaux: backward Euler, implicit midpoint,
-Crouzeix's two-stage order-3 DIRK and the three-stage order-4 DIRK of Crouzeix (1975) and
-Norsett (1974), both A-stable (R. Alexander, SIAM J. Numer. Anal. 14 (1977) 1006-1021;
-Hairer & Wanner, Solving ODEs II, Sec. IV.6). Derivation: docs/integrators.md.
+Crouzeix's two-stage order-3 DIRK (R. Alexander, SIAM J. Numer. Anal. 14 (1977)
+1006-1021) and the five-stage L-stable SDIRK4 of Hairer & Wanner (Solving ODEs II,
+Sec. IV.6, Table 6.5), all A-stable. Derivation: docs/integrators.md.
 
 The state y = (x, P, R) with P = M(R) (v, w) the generalised momentum (added mass included)
 obeys x' = v, P' = (f, tau), R' = [w]x R. A stage i solves
@@ -60,9 +60,8 @@ class Dirk(OneStepScheme):
         x1 = st.x + h * np.einsum("j,jka->ka", self.b, Kx)
         P1 = P0 + h * np.einsum("j,jka->ka", self.b, KP)
         R1 = st.R + h * np.einsum("j,jkab->kab", self.b, KR)
-        K.orthonormalize(R1)
-        v1, w1 = np.empty((k, 3)), np.empty((k, 3))
-        K.velocities(R1, st.J, st.mass, Ma, P1, v1, w1)
+        R1 = K.orthonormalize(R1)
+        v1, w1 = K.velocities(R1, st.J, st.mass, Ma, P1)
         return R1, x1, mtv(R1, w1), v1
 
     def _stage(self, block, g, ti, h, ci, Rh, xh, Ph, st, Ma, R, x, v, w):
@@ -77,9 +76,8 @@ class Dirk(OneStepScheme):
             Omega = mtv(R[a], w[a])
             F[a] = np.hstack(block.stage_forces(g[a], R[a], x[a], Omega, v[a], ti, h, implicit=True))
             P = Ph[a] + ci * F[a]
-            Ra, xa, va, wa = R[a], x[a], v[a], w[a]
-            bad = K.dirk_stage(Rh[a], xh[a], P, ci, st.J[a], st.mass[a], Ma[a] if Ma.shape[0] else Ma,
-                               wa, Ra, xa, va, self.TOL, self.NEWTON_MAXITER)
+            Ra, xa, va, wa, bad = K.dirk_stage(Rh[a], xh[a], P, ci, st.J[a], st.mass[a],
+                                               Ma[a] if Ma.shape[0] else Ma, w[a], self.TOL, self.NEWTON_MAXITER)
             if bad >= 0:
                 self._fail(block, g[a[bad]], ti, "Newton solve of the rotation")
             R[a], x[a], v[a], w[a] = Ra, xa, va, wa
@@ -128,14 +126,14 @@ class Dirk3(Dirk):
     A, b, c = _tableau([[_G3, 0.0], [1.0 - 2.0 * _G3, _G3]], [0.5, 0.5])
 
 
-_G4 = 0.5 + math.cos(math.pi / 18.0) / math.sqrt(3.0)
-_D4 = 1.0 / (6.0 * (2.0 * _G4 - 1.0) ** 2)
-
-
 class Dirk4(Dirk):
-    """Three-stage DIRK of order 4 of Crouzeix (1975) and Norsett (1974),
-    gamma = 1/2 + cos(pi/18)/sqrt(3), delta = 1/(6 (2 gamma - 1)^2) (A-stable)."""
+    """SDIRK4 of Hairer & Wanner (Solving ODEs II, Sec. IV.6, Table 6.5): five stages,
+    gamma = 1/4, stiffly accurate, order 4, L-stable."""
 
     name, order = "DIRK4", 4
-    A, b, c = _tableau([[_G4, 0.0, 0.0], [0.5 - _G4, _G4, 0.0], [2.0 * _G4, 1.0 - 4.0 * _G4, _G4]],
-                       [_D4, 1.0 - 2.0 * _D4, _D4])
+    A, b, c = _tableau([[1 / 4, 0, 0, 0, 0],
+                        [1 / 2, 1 / 4, 0, 0, 0],
+                        [17 / 50, -1 / 25, 1 / 4, 0, 0],
+                        [371 / 1360, -137 / 2720, 15 / 544, 1 / 4, 0],
+                        [25 / 24, -49 / 48, 125 / 16, -85 / 12, 1 / 4]],
+                       [25 / 24, -49 / 48, 125 / 16, -85 / 12, 1 / 4])

@@ -78,7 +78,8 @@ class GenAlpha(OneStepScheme):
             xn = st.x[a] + h * dq[:, 0:3]
             R1[a], x1[a], u1[a], a1[a] = Rn, xn, un, an
             f, tau = block.stage_forces(g[a], Rn, xn, mtv(Rn, un[:, 3:6]), un[:, 0:3], t + h, h, implicit=True)
-            res, S, scale = _residual(Rn, st.J[a], st.mass[a], Ma[a] if Ma.shape[0] else Ma, un, ud[a],
+            res, S, scale = _residual(K.contiguous(Rn), K.contiguous(st.J[a]), K.contiguous(st.mass[a]),
+                                      K.contiguous(Ma[a] if Ma.shape[0] else Ma), K.contiguous(un), K.contiguous(ud[a]),
                                       np.hstack((f, tau)), gp, bp)
             done = np.abs(res).max(axis=1) <= self.TOL * scale
             active = a[~done]
@@ -100,9 +101,7 @@ def _accelerations(R, J, mass, Ma, w, F):
     A = R @ J @ R.transpose(0, 2, 1)
     rhs = F.copy()
     rhs[:, 3:6] -= np.cross(w, np.einsum("nij,nj->ni", A, w))
-    out_v, out_w = np.empty((R.shape[0], 3)), np.empty((R.shape[0], 3))
-    K.velocities(R, J, mass, Ma, rhs, out_v, out_w)
-    return np.hstack((out_v, out_w))
+    return np.hstack(K.velocities(R, J, mass, Ma, rhs))
 
 
 @njit(cache=True)
@@ -114,7 +113,7 @@ def _residual(R, J, mass, Ma, u, ud, F, gp, bp):
     scale = np.empty(k)
     for n in range(k):
         A = R[n] @ J[n] @ R[n].T
-        w, wd = u[n, 3:6], ud[n, 3:6]
+        w, wd = u[n, 3:6].copy(), ud[n, 3:6].copy()
         Aw, Awd = A @ w, A @ wd
         gyro = np.cross(w, Aw)
         res[n, 0:3] = mass[n] * ud[n, 0:3] - F[n, 0:3]
@@ -126,7 +125,7 @@ def _residual(R, J, mass, Ma, u, ud, F, gp, bp):
         Kr = A @ K._skew(wd) - K._skew(Awd) + Sw @ (A @ Sw - K._skew(Aw))
         S[n, 3:6, 3:6] = A + gp * C + bp * Kr
         if Ma.shape[0]:
-            res[n] += Ma[n] @ ud[n]
+            res[n] += Ma[n] @ ud[n].copy()
             S[n] += Ma[n]
         scale[n] = (np.abs(mass[n] * ud[n, 0:3]).max() + np.abs(Awd).max() + np.abs(gyro).max()
                     + np.abs(F[n]).max() + 1e-300)

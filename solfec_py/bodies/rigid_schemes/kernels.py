@@ -48,10 +48,16 @@ def _spatial_inertia(R, J):
     return R @ J @ R.T
 
 
+def orthonormalize(R) -> np.ndarray:
+    """The nearest rotations (polar factors) of nearly orthogonal R (k, 3, 3), by the
+    Newton iteration X <- X (3 I - X^T X) / 2 (Bjorck & Bowie, SIAM J. Numer. Anal. 8 (1971))."""
+    R = np.array(R, dtype=np.float64, order="C")
+    _orthonormalize(R)
+    return R
+
+
 @njit(cache=True)
-def orthonormalize(R):
-    """Nearest rotation (polar factor) of each nearly orthogonal R[k], in place, by the
-    Newton iteration X <- X (3 I - X^T X) / 2 (Bjorck & Bowie 1971)."""
+def _orthonormalize(R):
     eye = np.eye(3)
     for k in range(R.shape[0]):
         X = R[k].copy()
@@ -64,23 +70,49 @@ def orthonormalize(R):
         R[k] = X
 
 
-@njit(cache=True)
-def momentum(R, J, mass, Ma, v, w):
+def contiguous(a):
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def momentum(R, J, mass, Ma, v, w) -> np.ndarray:
     """P = M(R) (v, w), rows (k, 6): linear part first."""
+    return _momentum(contiguous(R), contiguous(J), contiguous(mass), contiguous(Ma), contiguous(v), contiguous(w))
+
+
+def velocities(R, J, mass, Ma, P) -> tuple[np.ndarray, np.ndarray]:
+    """(v, w) = M(R)^-1 P, rows (k, 3) each."""
+    k = R.shape[0]
+    v, w = np.empty((k, 3)), np.empty((k, 3))
+    _velocities(contiguous(R), contiguous(J), contiguous(mass), contiguous(Ma), contiguous(P), v, w)
+    return v, w
+
+
+def dirk_stage(Rh, xh, P, c, J, mass, Ma, w, tol, maxit):
+    """Solve one DIRK stage (see `_dirk_stage`); returns (R, x, v, w, first failed row or -1)."""
+    k = Rh.shape[0]
+    w = contiguous(w).copy()
+    R, x, v = np.empty((k, 3, 3)), np.empty((k, 3)), np.empty((k, 3))
+    bad = _dirk_stage(contiguous(Rh), contiguous(xh), contiguous(P), float(c), contiguous(J), contiguous(mass), contiguous(Ma), w, R, x, v, tol, maxit)
+    return R, x, v, w, bad
+
+
+@njit(cache=True)
+def _momentum(R, J, mass, Ma, v, w):
     k = R.shape[0]
     P = np.empty((k, 6))
+    u = np.empty(6)
     for n in range(k):
         A = _spatial_inertia(R[n], J[n])
         P[n, 0:3] = mass[n] * v[n]
         P[n, 3:6] = A @ w[n]
         if Ma.shape[0]:
-            P[n] += Ma[n, :, 0:3] @ v[n] + Ma[n, :, 3:6] @ w[n]
+            u[0:3], u[3:6] = v[n], w[n]
+            P[n] += Ma[n] @ u
     return P
 
 
 @njit(cache=True)
-def velocities(R, J, mass, Ma, P, v, w):
-    """(v, w) = M(R)^-1 P into v, w (k, 3)."""
+def _velocities(R, J, mass, Ma, P, v, w):
     for n in range(R.shape[0]):
         A = _spatial_inertia(R[n], J[n])
         if Ma.shape[0]:
@@ -96,7 +128,7 @@ def velocities(R, J, mass, Ma, P, v, w):
 
 
 @njit(cache=True)
-def dirk_stage(Rh, xh, P, c, J, mass, Ma, w, R_out, x_out, v_out, tol, maxit):
+def _dirk_stage(Rh, xh, P, c, J, mass, Ma, w, R_out, x_out, v_out, tol, maxit):
     """Solve one DIRK stage for every row, the stage momentum P (k, 6) given:
         R = (I - c [w]x)^-1 Rh,   x = xh + c v,   M(R) (v, w) = P,
     i.e. Newton on w (3 unknowns) of
@@ -107,10 +139,10 @@ def dirk_stage(Rh, xh, P, c, J, mass, Ma, w, R_out, x_out, v_out, tol, maxit):
     not converge in `maxit` iterations, or -1."""
     eye = np.eye(3)
     for n in range(Rh.shape[0]):
-        Pl, Pa = P[n, 0:3], P[n, 3:6]
+        Pl, Pa = P[n, 0:3].copy(), P[n, 3:6].copy()
         if Ma.shape[0]:
             Mll = Ma[n, 0:3, 0:3] + mass[n] * eye
-            M12, M21, M22 = Ma[n, 0:3, 3:6], Ma[n, 3:6, 0:3], Ma[n, 3:6, 3:6]
+            M12, M21, M22 = Ma[n, 0:3, 3:6].copy(), Ma[n, 3:6, 0:3].copy(), Ma[n, 3:6, 3:6].copy()
         else:
             Mll = mass[n] * eye
             M12 = np.zeros((3, 3))

@@ -51,34 +51,31 @@ class Lfpc(OneStepScheme):
             xp[prev] = c[:, 9:12] + 2.0 * h * st.v[prev]
             vp[prev] = c[:, 15:18] + 2.0 * h * f0[prev] / m[prev]
             Lp[prev] = Lm + 2.0 * h * tau0[prev]
-            if lag is not None:
-                lag = lag.copy()
-                lag[prev] = np.hstack((st.v[prev] - c[:, 15:18], st.w[prev] - mv(Rm, c[:, 12:15]))) / h
-        K.orthonormalize(Rp)
+        Rp = K.orthonormalize(Rp)
         # carry the start state for the next step's predictor
         block.carry[g, 0:9] = st.R.transpose(0, 2, 1).reshape(-1, 9)
         block.carry[g, 9:12], block.carry[g, 12:15], block.carry[g, 15:18] = st.x, st.Omega, st.v
         block.carry_h[g], block.carry_ok[g] = h, True
-        # corrector, repeated with relaxed loads when asked
+        # corrector, repeated with loads under-relaxed from those of t_n when asked
         Jinv = st.Jinv
         Omp = _referential(Rp, Jinv, Lp)
-        F = None
+        F = np.hstack((f0, tau0))
         for it in range(max(1, self.corrector_steps)):
-            accel = None if lag is None else np.hstack((vp - st.v, mv(Rp, Omp) - st.w)) / h
-            fp, taup = block.stage_forces(g, Rp, xp, Omp, vp, t + h, h, accel=accel)
-            Fn = np.hstack((fp, taup))
-            if F is not None:
-                if np.abs(Fn - F).max() <= self.atol + self.rtol * np.abs(Fn).max():
-                    break           # the state is that of loads F, which the new ones confirm
-                Fn = self.relaxation * Fn + (1.0 - self.relaxation) * F
-            F = Fn
+            # added-mass forces (solfec_py.integrators) see the acceleration the trapezoidal
+            # rule implies at t_{n+1}: a = 2 (u - u_n) / h - a_n
+            accel = None if lag is None else 2.0 * np.hstack((vp - st.v, mv(Rp, Omp) - st.w)) / h - lag
+            Fn = np.hstack(block.stage_forces(g, Rp, xp, Omp, vp, t + h, h, accel=accel))
+            if it and np.abs(Fn - F).max() <= self.atol + self.rtol * np.abs(Fn).max():
+                break                   # the state is that of loads F, which the new ones confirm
+            F = self.relaxation * Fn + (1.0 - self.relaxation) * F
             v1 = st.v + 0.5 * h * (f0 + F[:, 0:3]) / m
             x1 = st.x + 0.5 * h * (st.v + v1)
             L1 = L0 + 0.5 * h * (tau0 + F[:, 3:6])
             ws = mv(Rp, _referential(Rp, Jinv, L1))
-            R1 = st.R + 0.5 * h * (W0 + skew(ws) @ Rp)
-            K.orthonormalize(R1)
+            R1 = K.orthonormalize(st.R + 0.5 * h * (W0 + skew(ws) @ Rp))
             Rp, xp, vp, Omp = R1, x1, v1, _referential(R1, Jinv, L1)
+        if lag is not None:
+            block.record_accel(g, 2.0 * np.hstack((vp - st.v, mv(Rp, Omp) - st.w)) / h - lag)
         return Rp, xp, Omp, vp
 
 
