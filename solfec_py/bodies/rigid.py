@@ -36,6 +36,9 @@ _CODE_GROUP = np.array([_GROUP_KEYS.index(s.GROUP or s.name) for s in SCHEME_LIS
 _CARRYING = np.array([s.CARRY > 0 for s in SCHEME_LIST])
 _mv, _mtv = mv, mtv
 _NO_ADDED_MASS = np.zeros((0, 6, 6))
+_DECK_COMMAND = {"FIXPNT": "FIX_POINT", "FIXDIR": "FIX_DIRECTION", "VELODIR": "SET_VELOCITY, SET_DISPLACEMENT or"
+                 " SET_ACCELERATION", "VELODIR3": "SET_VELOCITY3, SET_DISPLACEMENT3 or SET_ACCELERATION3",
+                 "RIGLNK": "PUT_RIGID_LINK", "SPRING": "PUT_SPRING", "CONTACT": "contact"}
 
 
 def store_rotations(conf: np.ndarray, R: np.ndarray) -> None:
@@ -294,29 +297,39 @@ class RigidBlock(BodyBlock):
             body = self.bodies[int(bad[0])]
             raise InputError(f"body {body.id} has a singular inertia tensor; check its shape or BODY_CHARS")
         self.Jinv[:n] = np.linalg.inv(self.J[:n])
+        self._check_constraints()
         driven = np.flatnonzero(self.scheme[:n] == PRESCRIBED_CODE)
         if driven.size:
-            self._check_driven(driven)
             self.conf[driven], self.velo[driven] = prescribed_states(self, driven, self.domain.time)
         energy = self.kinetic_energy()
         energy[self.obstacle[:n]] = 0.0
         self.energy[:n, 0] = energy
 
-    def _check_driven(self, rows) -> None:
-        """A body following a PRESCRIBED_MOTION cannot carry constraints other than contacts."""
+    def _check_constraints(self) -> None:
+        """RUN stops when a body's scheme cannot couple with one of its constraints
+        (RigidScheme.UNSUPPORTED), naming the body, the scheme and the constraint."""
         cset = self.domain.constraints
-        if not len(cset) or not hasattr(cset, "live"):
+        limited = [(code, s) for code, s in enumerate(self.schemes) if s.UNSUPPORTED]
+        if not len(cset) or not hasattr(cset, "live") or not limited:
             return
-        from solfec_py.constraints import CONTACT, KINDS
+        from solfec_py.constraints import KINDS
 
-        ids = {self.bodies[r].id for r in rows.tolist()}
+        codes = self.scheme[:self.count]
+        scheme_of = {self.bodies[r].id: s for code, s in limited for r in np.flatnonzero(codes == code).tolist()}
+        if not scheme_of:
+            return
         kinds, bid, cid = cset.live("kind"), cset.live("bid"), cset.live("id")
-        for k in np.flatnonzero(kinds != CONTACT).tolist():
-            hit = [b for b in bid[k].tolist() if b in ids]
-            if hit:
-                raise InputError(
-                    f"body {hit[0]} follows a PRESCRIBED_MOTION (scheme PRESCRIBED) and cannot also be"
-                    f" constrained by {KINDS[kinds[k]]} {cid[k]}; its motion alone drives it")
+        bad_kinds = [KINDS.index(name) for _, s in limited for name in s.UNSUPPORTED]
+        suspect = np.isin(bid, list(scheme_of)).any(axis=1) & np.isin(kinds, bad_kinds)
+        for k in np.flatnonzero(suspect).tolist():
+            for b in bid[k].tolist():
+                s = scheme_of.get(b)
+                if s is not None and KINDS[kinds[k]] in s.UNSUPPORTED:
+                    kind = KINDS[kinds[k]]
+                    raise InputError(
+                        f"body {b} uses the scheme {s.name}, which cannot couple with its {kind} constraint"
+                        f" {cid[k]} ({_DECK_COMMAND[kind]}; docs/integrators.md); choose another scheme"
+                        " for the body or drop the constraint")
 
     def loads_at(self, rows, R, x, t, h, conf=None, velo=None):
         """Force f, spatial torque ts, referential torque tr (k, 3) of `rows` (a slice of

@@ -22,7 +22,9 @@ Solfec's step (Koziara & Bicanic 2009; docs/integrators.md):
 3. `CARRY`: how many floats of `block.carry` the scheme keeps from step to step (stored in
    the results so that a continued run, `-c`, is bit-identical; 0 for one-step schemes);
 4. `IMPLICIT_ADDED_MASS`: True when added-mass forces (solfec_py.integrators) enter the
-   scheme's implicit equations; otherwise they are lagged by one step.
+   scheme's implicit equations; otherwise they are lagged by one step;
+5. `UNSUPPORTED`: constraint kinds (constraints.KINDS) the scheme cannot couple with; RUN
+   stops with an error naming the body, the scheme and the constraint.
 """
 from __future__ import annotations
 
@@ -67,6 +69,7 @@ class RigidScheme:
     FIELDS: dict = {}
     CARRY = 0
     IMPLICIT_ADDED_MASS = False
+    UNSUPPORTED: tuple = ()
 
     def begin(self, block, rows, t: float, h: float) -> None:  # pragma: no cover - abstract
         raise NotImplementedError(f"{type(self).__name__} must implement begin()")
@@ -83,9 +86,13 @@ class OneStepScheme(RigidScheme):
     keeps its end state in `qfree`; `finish` adds the reaction as a velocity jump.
 
     Subclass contract: `free_step(block, rows, t, h, state) -> (R1, x1, Omega1, v1)` with
-    `state` the `StartState` of the rows; `BETA`, the weight of a constant force's velocity
-    jump in the position update (for a constant extra force r the scheme moves the centre
-    by BETA h^2 r / m more; 1/2 for every second-order scheme here, b.c for a DIRK).
+    `state` the `StartState` of the rows; `BETA`: a constant extra force r moves the centre
+    of the scheme by BETA h^2 r / m (1/2 for every scheme of order 2 or more).
+
+    The finish moves the configuration by BETA h times the velocity jump. Solfec's second
+    half step moves it by h/2 du and the rigid-link solve relies on that (the link keeps
+    its length for q(t+h) = q(t+h/2) + h/2 u(t+h)); a scheme with BETA != 1/2 lists RIGLNK
+    in UNSUPPORTED.
     """
 
     BETA = 0.5
@@ -109,8 +116,8 @@ class OneStepScheme(RigidScheme):
 
     def finish(self, block, rows, t, h):
         """u = u_free + h M^-1 r (what the solver saw); the configuration moves by BETA h du
-        more (exact for the translation under a constant reaction; the rotation correction
-        exp[BETA h dOmega] is its first-order counterpart)."""
+        more (for the centre exactly what adding r to the loads would do; the rotation
+        correction exp[BETA h dOmega] is its first-order counterpart)."""
         Tc, fc = block.reaction[rows, ANGULAR], block.reaction[rows, LINEAR]
         dOmega = h * mv(block.Jinv[rows], Tc)
         dv = (h / safe_mass(block.mass[rows]))[:, None] * fc

@@ -37,7 +37,8 @@ class Dirk(OneStepScheme):
     TOL = 1e-13             # relative stage residual
 
     @property
-    def BETA(self) -> float:     # the centre moves by (b.c) h^2 r/m under a constant force r
+    def BETA(self) -> float:
+        """b.c: a constant force r moves the centre by (b.c) h^2 r / m (1/2 from order 2 on)."""
         return float(self.b @ self.c)
 
     def free_step(self, block, rows, t, h, st):
@@ -103,9 +104,11 @@ def _tableau(A, b):
 
 
 class Dirk1(Dirk):
-    """Backward Euler (order 1, L-stable)."""
+    """Backward Euler (order 1, L-stable). Its finish moves the centre by h du (b.c = 1),
+    where the rigid-link solve assumes h/2 du: DIRK1 bodies cannot carry rigid links."""
 
     name, order = "DIRK1", 1
+    UNSUPPORTED = ("RIGLNK",)
     A, b, c = _tableau([[1.0]], [1.0])
 
 

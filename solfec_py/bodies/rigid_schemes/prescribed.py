@@ -17,6 +17,7 @@ from solfec_py.motion import body_state
 class Prescribed(RigidScheme):
     name, order = "PRESCRIBED", 0
     GROUP = "prescribed"
+    UNSUPPORTED = ("FIXPNT", "FIXDIR", "VELODIR", "VELODIR3", "RIGLNK", "SPRING")   # all but contacts
 
     def begin(self, block, rows, t, h):
         rows = np.arange(block.count)[rows]
