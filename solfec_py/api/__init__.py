@@ -19,16 +19,17 @@ INITIALIZE_STATE RIGID_TO_FEM LOCDYN_DUMP OVERLAPPING MBFCP_EXPORT NON_SOLFEC_AR
 MODAL_ANALYSIS BODY_MM_EXPORT DISPLAY_POINT FRACTURE_EXPORT_YAFFEMS DURATION RENDER
 XDMF_EXPORT SOLFEC_EXPORT REGISTER_BASE COROTATED_DISPLACEMENTS RIGID_DISPLACEMENTS
 FORWARD BACKWARD SEEK DISPLACEMENT VELOCITY STRESS ENERGY TIMING HISTORY CONSTRAINT
-""".split()
+PRESCRIBED_MOTION
+""".split()   # the last line: solfec-py's own commands (docs/integrators.md)
 
 
 def _collect() -> dict:
-    from solfec_py.api import (body, constraints, contact, loads, materials, misc, results, run,
+    from solfec_py.api import (body, constraints, contact, loads, materials, misc, motion, results, run,
                                series, shapes, solfec, solvers, unavailable)
 
     names = dict(unavailable.NAMES)
     for module in (shapes, solfec, materials, body, series, solvers, loads, misc, run, constraints, contact,
-                   results):
+                   results, motion):
         for name in DECK_NAMES:
             if hasattr(module, name):
                 names[name] = getattr(module, name)
