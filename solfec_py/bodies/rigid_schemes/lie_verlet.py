@@ -33,17 +33,21 @@ class LieStormerVerlet(OneStepScheme):
         m = st.mass[:, None]
         lag = block.lagged_accel(g)
         f0, tau0 = block.stage_forces(g, st.R, st.x, st.Omega, st.v, t, h, accel=lag)
-        L0 = mv(st.R, mv(st.J, st.Omega))
-        vh, Lh = st.v + 0.5 * h * f0 / m, L0 + 0.5 * h * tau0
+        # the momenta in the start frame, a = R^nT L^{n+1/2}: R^n never meets its transpose,
+        # so its round-off departure from SO(3) does not leak into L
+        a = mv(st.J, st.Omega) + 0.5 * h * mtv(st.R, tau0)
+        vh = st.v + 0.5 * h * f0 / m
         if self.IMPLICIT_ROTATION:
-            Omh = solve_half_rotation(block, g, self.name, st.J, mtv(st.R, Lh), 0.5 * h, st.Omega)
+            Omh = solve_half_rotation(block, g, self.name, st.J, a, 0.5 * h, st.Omega)
         else:
-            Omh = mv(st.Jinv, mtv(st.R @ expmap(0.5 * h * st.Omega), Lh))
-        R1 = st.R @ expmap(h * Omh)
+            Omh = mv(st.Jinv, mtv(expmap(0.5 * h * st.Omega), a))
+        dR = expmap(h * Omh)
+        R1 = st.R @ dR
         x1 = st.x + h * vh
-        vp, Omp = vh + 0.5 * h * f0 / m, mv(st.Jinv, mtv(R1, Lh + 0.5 * h * tau0))
+        ah = mtv(dR, a)                      # R^{n+1 T} L^{n+1/2}
+        vp, Omp = vh + 0.5 * h * f0 / m, mv(st.Jinv, ah + 0.5 * h * mtv(R1, tau0))
         f1, tau1 = block.stage_forces(g, R1, x1, Omp, vp, t + h, h, accel=lag)
-        return R1, x1, mv(st.Jinv, mtv(R1, Lh + 0.5 * h * tau1)), vh + 0.5 * h * f1 / m
+        return R1, x1, mv(st.Jinv, ah + 0.5 * h * mtv(R1, tau1)), vh + 0.5 * h * f1 / m
 
 
 class LsvExplicit(LieStormerVerlet):
