@@ -19,26 +19,18 @@ import numba
 import numpy as np
 
 from solfec_py.bodies.base import BodyBlock
-from solfec_py.bodies.loads import (CONVECTED_FORCE, CONVECTED_TORQUE, SPATIAL_FORCE,
-                                    SPATIAL_TORQUE, PointLoads)
+from solfec_py.bodies.loads import PointLoads, rigid_loads
 from solfec_py.bodies.rigid_schemes import CARRY_WIDTH, SCHEME_CODES, SCHEME_FIELDS, SCHEME_LIST
-from solfec_py.bodies.rigid_schemes.base import (ANGULAR, CENTER, LINEAR, ROTATION, mtv, mv,
-                                                 rotations)
+from solfec_py.bodies.rigid_schemes.base import ANGULAR, CENTER, LINEAR, ROTATION, mtv, mv, rotations
 from solfec_py.bodies.rigid_schemes.prescribed import states as prescribed_states
-from solfec_py.errors import InputTypeError, InputError
+from solfec_py.bodies.rigid_schemes.support import SchemeSupport
+from solfec_py.errors import InputError
 from solfec_py.geometry.massprops import inertia_from_euler
 from solfec_py.geometry.rotation import expmap, skew
 
 IMP_CODE = SCHEME_CODES["RIG_IMP"]
 PRESCRIBED_CODE = SCHEME_CODES["PRESCRIBED"]
-_GROUP_KEYS = list(dict.fromkeys(s.GROUP or s.name for s in SCHEME_LIST))
-_CODE_GROUP = np.array([_GROUP_KEYS.index(s.GROUP or s.name) for s in SCHEME_LIST], dtype=np.int64)
-_CARRYING = np.array([s.CARRY > 0 for s in SCHEME_LIST])
 _mv, _mtv = mv, mtv
-_NO_ADDED_MASS = np.zeros((0, 6, 6))
-_DECK_COMMAND = {"FIXPNT": "FIX_POINT", "FIXDIR": "FIX_DIRECTION", "VELODIR": "SET_VELOCITY, SET_DISPLACEMENT or"
-                 " SET_ACCELERATION", "VELODIR3": "SET_VELOCITY3, SET_DISPLACEMENT3 or SET_ACCELERATION3",
-                 "RIGLNK": "PUT_RIGID_LINK", "SPRING": "PUT_SPRING", "CONTACT": "contact"}
 
 
 def store_rotations(conf: np.ndarray, R: np.ndarray) -> None:
@@ -89,7 +81,7 @@ def _delassus(rows, Ha, Hb, Jinv, mass):
     return out
 
 
-class RigidBlock(BodyBlock):
+class RigidBlock(SchemeSupport, BodyBlock):
     CONF_SIZE = 12
     VELO_SIZE = 6
     FIELDS = {
@@ -141,59 +133,6 @@ class RigidBlock(BodyBlock):
         self.center[row] = center
         self.J[row] = inertia
         self.carry_ok[row] = False
-
-    # ------------------------------------------------------------------ schemes
-    def set_scheme(self, row: int, name: str) -> None:
-        """Integrate the body of `row` with the rigid scheme `name` (a key of SCHEMES);
-        obstacles keep theirs (they accept the deformable names, as in Solfec)."""
-        if name in SCHEME_CODES and (not self.obstacle[row] or name == "PRESCRIBED"):
-            self.scheme[row] = SCHEME_CODES[name]
-            self.carry_ok[row] = False
-
-    def state_changed(self, rows) -> None:
-        """conf or velo of `rows` were set from outside the step: schemes that carry state
-        between steps start afresh."""
-        self.carry_ok[rows] = False
-
-    def prescribe(self, body, motion) -> None:
-        """Drive the obstacle `body` by `motion` (solfec_py.motion.Motion)."""
-        self.motions[body] = motion
-        self.set_scheme(body.row, "PRESCRIBED")
-
-    def scheme_table(self) -> list:
-        """(code, scheme object) pairs."""
-        return list(enumerate(self.schemes))
-
-    def _groups(self) -> list:
-        """(scheme, rows) per scheme group in use; rows is a slice when the group has every row."""
-        n = self.count
-        gid = _CODE_GROUP[self.scheme[:n]]
-        counts = np.bincount(gid, minlength=len(_GROUP_KEYS))
-        out = []
-        for key in np.flatnonzero(counts):
-            first = self.schemes[int(np.flatnonzero(_CODE_GROUP == key)[0])]
-            out.append((first, slice(0, n) if counts[key] == n else np.flatnonzero(gid == key)))
-        return out
-
-    def carried_rows(self) -> np.ndarray:
-        """Rows [body id, scheme code, step, carry...] of the bodies whose scheme carries
-        state between steps (stored with every frame so that -c continues exactly)."""
-        n = self.count
-        codes = self.scheme[:n].astype(np.int64)
-        rows = np.flatnonzero(self.carry_ok[:n] & _CARRYING[codes])
-        out = np.empty((rows.size, 3 + CARRY_WIDTH))
-        out[:, 0] = [self.bodies[r].id for r in rows.tolist()]
-        out[:, 1], out[:, 2], out[:, 3:] = codes[rows], self.carry_h[rows], self.carry[rows]
-        return out
-
-    def restore_carried(self, data: np.ndarray) -> None:
-        """Inverse of `carried_rows` (rows of bodies with another scheme now are skipped)."""
-        row_of = {b.id: b.row for b in self.bodies}
-        for rec in np.atleast_2d(data):
-            row = row_of.get(int(rec[0]))
-            if row is not None and int(rec[1]) == self.scheme[row]:
-                width = min(CARRY_WIDTH, rec.size - 3)
-                self.carry[row, :width], self.carry_h[row], self.carry_ok[row] = rec[3:3 + width], rec[2], True
 
     # ------------------------------------------------------------------ kinematics
     def cur_point(self, row, X):
@@ -297,7 +236,7 @@ class RigidBlock(BodyBlock):
             body = self.bodies[int(bad[0])]
             raise InputError(f"body {body.id} has a singular inertia tensor; check its shape or BODY_CHARS")
         self.Jinv[:n] = np.linalg.inv(self.J[:n])
-        self._check_constraints()
+        self.check_constraints()
         driven = np.flatnonzero(self.scheme[:n] == PRESCRIBED_CODE)
         if driven.size:
             self.conf[driven], self.velo[driven] = prescribed_states(self, driven, self.domain.time)
@@ -305,130 +244,13 @@ class RigidBlock(BodyBlock):
         energy[self.obstacle[:n]] = 0.0
         self.energy[:n, 0] = energy
 
-    def _check_constraints(self) -> None:
-        """RUN stops when a body's scheme cannot couple with one of its constraints
-        (RigidScheme.UNSUPPORTED), naming the body, the scheme and the constraint."""
-        cset = self.domain.constraints
-        limited = [(code, s) for code, s in enumerate(self.schemes) if s.UNSUPPORTED]
-        if not len(cset) or not hasattr(cset, "live") or not limited:
-            return
-        from solfec_py.constraints import KINDS
-
-        codes = self.scheme[:self.count]
-        scheme_of = {self.bodies[r].id: s for code, s in limited for r in np.flatnonzero(codes == code).tolist()}
-        if not scheme_of:
-            return
-        kinds, bid, cid = cset.live("kind"), cset.live("bid"), cset.live("id")
-        bad_kinds = [KINDS.index(name) for _, s in limited for name in s.UNSUPPORTED]
-        suspect = np.isin(bid, list(scheme_of)).any(axis=1) & np.isin(kinds, bad_kinds)
-        for k in np.flatnonzero(suspect).tolist():
-            for b in bid[k].tolist():
-                s = scheme_of.get(b)
-                if s is not None and KINDS[kinds[k]] in s.UNSUPPORTED:
-                    kind = KINDS[kinds[k]]
-                    raise InputError(
-                        f"body {b} uses the scheme {s.name}, which cannot couple with its {kind} constraint"
-                        f" {cid[k]} ({_DECK_COMMAND[kind]}; docs/integrators.md); choose another scheme"
-                        " for the body or drop the constraint")
-
     def loads_at(self, rows, R, x, t, h, conf=None, velo=None):
-        """Force f, spatial torque ts, referential torque tr (k, 3) of `rows` (a slice of
-        every row or an index array) at the configuration (R, x) (k rows) and time t.
-        FORCE callbacks receive `conf`/`velo` (k rows) or, when not given, the block's
-        current conf and the start-of-step velocity (Solfec's half step)."""
-        n = self.count
-        k = R.shape[0]
-        everything = isinstance(rows, slice)
-        f = np.zeros((k, 3))
-        ts = np.zeros((k, 3))
-        tr = np.zeros((k, 3))
-        g = self.domain.gravity_at(t)
-        if np.any(g):
-            f += self.mass[rows, None] * g
-        where = None
-        if not everything:
-            where = np.full(n, -1, dtype=np.int64)
-            where[rows] = np.arange(k)
-        if len(self.loads):
-            lrows, kinds, points, dirs = self.loads.arrays()
-            mags = self.loads.magnitudes(t)
-            pos = lrows
-            if where is not None:
-                pos = where[lrows]
-                keep = pos >= 0
-                pos, lrows, kinds, points, dirs, mags = (pos[keep], lrows[keep], kinds[keep], points[keep],
-                                                         dirs[keep], mags[keep])
-            sd = mags[:, None] * dirs
-            Rr = R[pos]
-            is_force = kinds <= CONVECTED_FORCE
-            force = np.where((kinds == CONVECTED_FORCE)[:, None], _mv(Rr, sd), sd)
-            arm = _mv(Rr, points - self.center[lrows])
-            np.add.at(f, pos[is_force], force[is_force])
-            np.add.at(ts, pos[is_force], np.cross(arm, force)[is_force])
-            np.add.at(ts, pos[kinds == SPATIAL_TORQUE], sd[kinds == SPATIAL_TORQUE])
-            np.add.at(tr, pos[kinds == CONVECTED_TORQUE], sd[kinds == CONVECTED_TORQUE])
-        for cb in self.loads.callbacks:
-            row = cb.body.row
-            p = row if where is None else int(where[row])
-            if p < 0:
-                continue
-            q = self.conf[row] if conf is None else conf[p]
-            u = self.velo0[row] if velo is None else velo[p]
-            out = cb.call(tuple(q.tolist()), tuple(u.tolist()), t, h)
-            f[p], ts[p], tr[p] = _callback_result(cb, out, f[p], ts[p], tr[p])
-        obstacles = self.obstacle[rows]
-        if obstacles.any():
-            f[obstacles] = ts[obstacles] = tr[obstacles] = 0.0
-        return f, ts, tr
-
-    def stage_forces(self, rows, R, x, Omega, v, t, h, accel=None, implicit=False):
-        """Spatial force and torque (k, 3) of `rows` (index array) at a state of a scheme's
-        stage: rotation R, centre x, referential angular velocity Omega, velocity v.
-        `accel`/`implicit` concern added-mass forces, which deck bodies do not have
-        (solfec_py.integrators)."""
-        q = np.concatenate((R.transpose(0, 2, 1).reshape(-1, 9), x), axis=1)
-        u = np.concatenate((Omega, v), axis=1)
-        f, ts, tr = self.loads_at(rows, R, x, t, h, conf=q, velo=u)
-        return f, ts + _mv(R, tr)
-
-    def added_mass(self, rows, implicit: bool) -> np.ndarray:
-        """Spatial added-mass matrices (k, 6, 6) a scheme puts in its mass matrix; none here."""
-        return _NO_ADDED_MASS
-
-    def lagged_accel(self, rows):
-        """Acceleration estimate explicit schemes give added-mass forces; none here."""
-        return None
-
-    def record_accel(self, rows, accel) -> None:
-        """A scheme's estimate of the end-of-step acceleration (for added-mass forces)."""
+        """Force, spatial and referential torque of `rows` at (R, x) (bodies.loads.rigid_loads)."""
+        return rigid_loads(self, rows, R, x, t, h, conf, velo)
 
     def _loads(self, R, x, t, h):
         """loads_at for every row (Solfec's half step and quasi-static predictor)."""
         return self.loads_at(slice(0, self.count), R, x, t, h)
-
-    def step_begin(self, t: float, h: float) -> None:
-        """Before the constraint solve: every scheme group computes its free motion
-        (NUMERICS §1.5 items 1-7 for Solfec's schemes)."""
-        n = self.count
-        velo = self.velo[:n]
-        velo[self.norotation[:n], ANGULAR] = 0.0
-        self.velo0[:n] = velo
-        self.reaction[:n] = 0.0
-        self._step_groups = self._groups()
-        for scheme, rows in self._step_groups:
-            scheme.begin(self, rows, t, h)
-
-    def step_end(self, t: float, h: float) -> None:
-        """After the solve: reactions, scheme finish, energies."""
-        n = self.count
-        for scheme, rows in self._step_groups:
-            scheme.finish(self, rows, t, h)
-        velo = self.velo[:n]
-        self.fext[:n] += self.reaction[:n]
-        live = ~self.obstacle[:n]
-        work = 0.5 * h * np.einsum("ni,ni->n", self.velo0[:n] + velo, self.fext[:n])
-        self.energy[:n, 1] += np.where(live, work, 0.0)
-        self.energy[:n, 0] = np.where(live, self.kinetic_energy(), 0.0)
 
     def qs_step_begin(self, t: float, h: float) -> None:
         """Quasi-static predictor (NUMERICS §1.6): velocity without memory."""
@@ -457,24 +279,6 @@ class RigidBlock(BodyBlock):
         velo[self.norotation[:n], ANGULAR] = 0.0
         conf[:, CENTER] += h * velo[:, LINEAR]
         store_rotations(conf, rotations(conf) @ expmap(h * velo[:, ANGULAR]))
-
-
-def _callback_result(cb, out, f, ts, tr):
-    """Check a FORCE callback result (a 9-tuple for rigid bodies) and add it to the loads."""
-    name = getattr(cb.function, "__name__", "callback")
-    if not isinstance(out, tuple):
-        raise InputTypeError(
-            f"FORCE callback {name!r} of body {cb.body.id} must return a tuple of 9 numbers"
-            f" (force, spatial torque, referential torque), got {type(out).__name__}")
-    if len(out) != 9:
-        raise InputError(
-            f"FORCE callback {name!r} of body {cb.body.id} returned a tuple of {len(out)} items;"
-            " a rigid body needs 9 (force, spatial torque, referential torque)")
-    try:
-        vals = np.array(out, dtype=float)
-    except (TypeError, ValueError):
-        raise InputTypeError(f"FORCE callback {name!r} of body {cb.body.id} returned non-numbers: {out!r}") from None
-    return f + vals[0:3], ts + vals[3:6], tr + vals[6:9]
 
 
 def _shape_radius(primitives, center) -> float:
