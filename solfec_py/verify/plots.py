@@ -10,6 +10,17 @@ import os
 import numpy as np
 
 LABELS = {"x": "centre x", "v": "velocity v", "omega": "angular velocity \u03c9", "E": "rotation E"}
+MARKERS = "osD^v<>ph*X"
+
+
+def _style(scheme: str) -> dict:
+    """One colour and marker per scheme, the same in every figure (11 schemes: tab20)."""
+    from matplotlib import colormaps
+
+    from solfec_py.integrators import SCHEME_NAMES
+
+    i = SCHEME_NAMES.index(scheme) if scheme in SCHEME_NAMES else 0
+    return {"color": colormaps["tab20"](2 * (i % 10) + i // 10), "marker": MARKERS[i % len(MARKERS)]}
 
 
 def _pyplot():
@@ -20,6 +31,12 @@ def _pyplot():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def _legend(fig, ax) -> None:
+    """The schemes' legend right of the last panel."""
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
 
 
 def convergence(case, studies, path: str) -> str:
@@ -35,7 +52,7 @@ def convergence(case, studies, path: str) -> str:
             e = s.errors[:, k]
             ok = np.isfinite(e) & (e > 0)
             if ok.sum() >= 2:
-                ax.loglog(np.asarray(s.steps)[ok], e[ok], "o-", label=s.scheme, ms=4)
+                ax.loglog(np.asarray(s.steps)[ok], e[ok], "-", label=s.scheme, ms=4, **_style(s.scheme))
                 finest.append(e[ok][-1])
         dt = np.asarray(studies[0].steps) if studies else np.zeros(0)
         if finest and dt.size:
@@ -46,9 +63,8 @@ def convergence(case, studies, path: str) -> str:
         ax.set_xlabel("time step")
         ax.set_ylabel(f"max error of {LABELS[name]}")
         ax.grid(True, which="both", alpha=0.3)
-    axes[0, 0].legend(fontsize=7)
+    _legend(fig, axes[0, -1])
     fig.suptitle(f"{case.name}: {case.title}")
-    fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
@@ -64,15 +80,15 @@ def histories(case, studies, path: str) -> str:
         if not t.size:
             continue
         for k in range(len(q)):
-            axes[0, k].semilogy(t[1:], np.maximum(err[1:, k], 1e-17), label=s.scheme, lw=1)
+            axes[0, k].semilogy(t[1:], np.maximum(err[1:, k], 1e-17), label=s.scheme, lw=1,
+                                color=_style(s.scheme)["color"])
     for k, name in enumerate(q):
         axes[0, k].set_xlabel("time")
         axes[0, k].set_ylabel(f"error of {LABELS[name]}")
         axes[0, k].grid(True, alpha=0.3)
-    axes[0, 0].legend(fontsize=7)
+    _legend(fig, axes[0, -1])
     dt = studies[0].steps[-1] if studies else math.nan
     fig.suptitle(f"{case.name}: error history at dt = {dt:g}")
-    fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
@@ -87,12 +103,13 @@ def heavy_top(runs, period: float, path: str) -> str:
     schemes = list(dict.fromkeys(r.scheme for r in runs))
     for r in runs:
         if r.step == steps[0] and r.H.size:
-            a.semilogy(r.t[1:], np.maximum(np.abs(r.H[1:]), 1e-17), label=r.scheme, lw=1)
+            a.semilogy(r.t[1:], np.maximum(np.abs(r.H[1:]), 1e-17), label=r.scheme, lw=1,
+                       color=_style(r.scheme)["color"])
     a.set_xlabel("time [s]")
     a.set_ylabel("|H - H0| / H0")
     a.set_title(f"Hamiltonian error, h = {steps[0]:g}")
     a.grid(True, alpha=0.3)
-    a.legend(fontsize=7)
+    a.legend(fontsize=7, ncol=2, loc="lower right", framealpha=0.6)
     by = {(r.scheme, r.step): r for r in runs}
     width = 0.8 / max(len(steps), 1)
     for j, h in enumerate(steps):
