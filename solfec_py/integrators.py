@@ -272,14 +272,20 @@ def _vector(name, value, t=None, finite=True) -> np.ndarray:
     return arr
 
 
-def _inertia(value) -> np.ndarray:
+def _array(name: str, value, shapes: tuple, what: str) -> np.ndarray:
+    """`value` as a finite float array of one of `shapes`; else an error naming `what`."""
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        raise InputTypeError(f"'inertia' must be 3 principal moments or a 3 x 3 matrix, got {value!r}") from None
+        arr = None
+    if arr is None or arr.shape not in shapes or not np.isfinite(arr).all():
+        raise InputError(f"'{name}' must be {what}, got {value!r}")
+    return arr
+
+
+def _inertia(value) -> np.ndarray:
+    arr = _array("inertia", value, ((3,), (3, 3)), "3 principal moments or a 3 x 3 matrix")
     J = np.diag(arr) if arr.shape == (3,) else arr
-    if J.shape != (3, 3) or not np.isfinite(J).all():
-        raise InputError(f"'inertia' must be 3 principal moments or a 3 x 3 matrix, got {value!r}")
     if np.abs(J - J.T).max() > 1e-12 * np.abs(J).max():
         raise InputError(f"'inertia' must be symmetric, got {J.tolist()}")
     eig = np.linalg.eigvalsh(J)
@@ -289,12 +295,7 @@ def _inertia(value) -> np.ndarray:
 
 
 def _rotation(value) -> np.ndarray:
-    try:
-        E = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        E = None
-    if E is None or E.shape != (3, 3) or not np.isfinite(E).all():
-        raise InputError(f"'E0' must be a 3 x 3 rotation matrix, got {value!r}")
+    E = _array("E0", value, ((3, 3),), "a 3 x 3 rotation matrix")
     err = float(np.abs(E.T @ E - np.eye(3)).max())
     if err > 1e-10 or np.linalg.det(E) < 0:
         raise InputError(f"'E0' must be a rotation (orthogonal, det +1): max |E^T E - I| = {err:.3g},"
@@ -313,13 +314,7 @@ def _added_mass(value):
         if len(blocks) != 4 or any(b.shape != (3, 3) for b in blocks):
             raise InputError("'added_mass' as blocks must be four 3 x 3 matrices (M11, M12, M21, M22)")
         M = np.block([[blocks[0], blocks[1]], [blocks[2], blocks[3]]])
-    else:
-        try:
-            M = np.asarray(value, dtype=float)
-        except (TypeError, ValueError):
-            M = None
-        if M is None or M.shape != (6, 6):
-            raise InputError(f"'added_mass' must be a 6 x 6 matrix or (M11, M12, M21, M22), got {value!r}")
-    if not np.isfinite(M).all():
-        raise InputError("'added_mass' must be finite")
-    return M
+        if not np.isfinite(M).all():
+            raise InputError("'added_mass' must be finite")
+        return M
+    return _array("added_mass", value, ((6, 6),), "a finite 6 x 6 matrix or (M11, M12, M21, M22)")

@@ -150,7 +150,7 @@ def test_bad_input_is_named():
         integrate("DIRK2", 0.0, (1, 1, 1), dt=0.1, t1=1.0)
     with pytest.raises(InputError, match="whole number of steps"):
         integrate("DIRK2", 1.0, (1, 1, 1), dt=0.3, t1=1.0)
-    with pytest.raises(InputError, match="'added_mass' must be a 6 x 6 matrix"):
+    with pytest.raises(InputError, match="'added_mass' must be a finite 6 x 6 matrix"):
         integrate("DIRK2", added_mass=np.eye(3), **kw)
     with pytest.raises(InputTypeError, match="'force' must be a function"):
         integrate("DIRK2", force=3.0, **kw)
