@@ -103,15 +103,18 @@ def test_prescribed_motion_drives_an_obstacle(api):
 
 
 @pytest.mark.parametrize("motion, error, text", [
-    (("SPIN", (0, 0, 1), 1.0), InputError, r"Invalid motion kind 'SPIN'; expected one of \['ROTATION', 'TRANSLATION'\]"),
+    (("SPIN", (0, 0, 1), 1.0), InputError,
+     r"Invalid motion kind 'SPIN'; expected one of \['ROTATION', 'TRANSLATION'\]"),
     (("TRANSLATION", (0, 0, 0), 1.0), InputError, r"'motion\[1\]' must be a non-zero finite direction"),
-    (("TRANSLATION", (0, 0, 1)), InputError, r"'motion' must be \('TRANSLATION', direction, distance\): 3 items, got 2"),
+    (("TRANSLATION", (0, 0, 1)), InputError,
+     r"'motion' must be \('TRANSLATION', direction, distance\): 3 items, got 2"),
     (("ROTATION", (0, 0), (0, 0, 1), 1.0), InputError, r"'motion\[1\]' must have 3 elements, got 2"),
     (("TRANSLATION", [0, 0, 1], 1.0), InputTypeError, r"'motion\[1\]' must be a tuple of 3 numbers"),
     (("TRANSLATION", (0, 0, 1), "fast"), InputTypeError, r"'motion\[2\]' must be a number, a TIME_SERIES"),
     (("TRANSLATION", (0, 0, 1), ("COS", 1.0, 2.0)), InputError, r"Invalid time function 'COS'"),
     (("TRANSLATION", (0, 0, 1), ("SINE", 1.0)), InputError, r"'motion\[2\]' must be \('SINE', amplitude, frequency"),
-    (("TRANSLATION", (0, 0, 1), ("SINE", 1.0, -2.0)), InputError, r"'motion\[2\]\[2\]' \(frequency\) must be non-negative"),
+    (("TRANSLATION", (0, 0, 1), ("SINE", 1.0, -2.0)), InputError,
+     r"'motion\[2\]\[2\]' \(frequency\) must be non-negative"),
     (("TRANSLATION", (0, 0, 1), ("LINEAR", 1.0, "x")), InputTypeError, r"'motion\[2\]\[2\]' must be a number"),
     ([], InputError, r"'motion' must hold at least one"),
     ([("TRANSLATION", (0, 0, 1), 1.0), 3], InputTypeError, r"'motion\[1\]' must be a \('ROTATION'"),

@@ -104,7 +104,7 @@ class PointLoads:
 def rigid_loads(self, rows, R, x, t, h, conf=None, velo=None):
     """Force f, spatial torque ts, referential torque tr (k, 3) of `rows` of the rigid block
     `self` (a slice of every row or an index array) at the configuration (R, x) (k rows) and
-    time t (NUMERICS §1.3). FORCE callbacks receive `conf`/`velo` (k rows) or, when not
+    time t (Solfec-1.0 bod.c, rig_force). FORCE callbacks receive `conf`/`velo` (k rows) or, when not
     given, the block's current conf and the start-of-step velocity (Solfec's half step)."""
     n = self.count
     k = R.shape[0]

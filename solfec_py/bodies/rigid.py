@@ -1,5 +1,5 @@
 """Rigid and obstacle bodies (layer 3): state block, loads, dynamic and quasi-static
-stepping of all rigid bodies at once. Reference: NUMERICS §1 (Solfec bod.c, RIG branch);
+stepping of all rigid bodies at once. Reference: Solfec-1.0 bod.c (RIG branch);
 the schemes live in bodies/rigid_schemes (docs/integrators.md).
 
 Storage (LANGUAGE §7.4), one row per body:
@@ -8,7 +8,7 @@ Storage (LANGUAGE §7.4), one row per body:
          -> ANGULAR, LINEAR
 Motion of a referential point X: x = xc + Lambda (X - X0), X0 = reference mass centre.
 Obstacles share the block (kind flag): they ignore loads and, as in Solfec, take the
-RIG_IMP finish (NUMERICS §1.5 remark), or follow a PRESCRIBED_MOTION.
+RIG_IMP finish (Solfec's obstacle quirk), or follow a PRESCRIBED_MOTION.
 
 A dynamic step runs each scheme group (`RigidScheme.GROUP`) on the rows that use it: one
 `begin` before the constraint solve and one `finish` after it (rigid_schemes/base.py).

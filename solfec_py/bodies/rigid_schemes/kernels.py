@@ -76,7 +76,8 @@ def contiguous(a):
 
 def momentum(R, J, mass, Ma, v, w) -> np.ndarray:
     """P = M(R) (v, w), rows (k, 6): linear part first."""
-    return _momentum(contiguous(R), contiguous(J), contiguous(mass), contiguous(Ma), contiguous(v), contiguous(w))
+    return _momentum(contiguous(R), contiguous(J), contiguous(mass), contiguous(Ma), contiguous(v),
+                     contiguous(w))
 
 
 def velocities(R, J, mass, Ma, P) -> tuple[np.ndarray, np.ndarray]:
@@ -92,7 +93,8 @@ def dirk_stage(Rh, xh, P, c, J, mass, Ma, w, tol, maxit):
     k = Rh.shape[0]
     w = contiguous(w).copy()
     R, x, v = np.empty((k, 3, 3)), np.empty((k, 3)), np.empty((k, 3))
-    bad = _dirk_stage(contiguous(Rh), contiguous(xh), contiguous(P), float(c), contiguous(J), contiguous(mass), contiguous(Ma), w, R, x, v, tol, maxit)
+    bad = _dirk_stage(contiguous(Rh), contiguous(xh), contiguous(P), float(c), contiguous(J), contiguous(mass),
+                      contiguous(Ma), w, R, x, v, tol, maxit)
     return R, x, v, w, bad
 
 

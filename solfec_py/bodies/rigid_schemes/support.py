@@ -126,7 +126,7 @@ class SchemeSupport:
 
     def step_begin(self, t: float, h: float) -> None:
         """Before the constraint solve: every scheme group computes its free motion
-        (NUMERICS §1.5 items 1-7 for Solfec's schemes)."""
+        (Solfec's half step for RIG_POS / RIG_NEG / RIG_IMP, docs/integrators.md)."""
         n = self.count
         velo = self.velo[:n]
         velo[self.norotation[:n], ANGULAR] = 0.0
