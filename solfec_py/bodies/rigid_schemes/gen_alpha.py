@@ -111,8 +111,9 @@ def _residual(R, J, mass, Ma, u, ud, F, gp, bp):
     res = np.empty((k, 6))
     S = np.zeros((k, 6, 6))
     scale = np.empty(k)
+    RJ, A = np.empty((3, 3)), np.empty((3, 3))
     for n in range(k):
-        A = R[n] @ J[n] @ R[n].T
+        K._spatial_inertia(R[n], J[n], RJ, A)
         w, wd = u[n, 3:6].copy(), ud[n, 3:6].copy()
         Aw, Awd = A @ w, A @ wd
         gyro = np.cross(w, Aw)

@@ -18,9 +18,8 @@ from numba import njit
 
 
 @njit(cache=True)
-def inv3(M):
-    """Inverse of a 3 x 3 matrix by cofactors."""
-    out = np.empty((3, 3))
+def inv3(M, out):
+    """out = M^-1 (3 x 3, cofactors); returns det M."""
     out[0, 0] = M[1, 1] * M[2, 2] - M[1, 2] * M[2, 1]
     out[0, 1] = M[0, 2] * M[2, 1] - M[0, 1] * M[2, 2]
     out[0, 2] = M[0, 1] * M[1, 2] - M[0, 2] * M[1, 1]
@@ -31,7 +30,33 @@ def inv3(M):
     out[2, 1] = M[0, 1] * M[2, 0] - M[0, 0] * M[2, 1]
     out[2, 2] = M[0, 0] * M[1, 1] - M[0, 1] * M[1, 0]
     det = M[0, 0] * out[0, 0] + M[0, 1] * out[1, 0] + M[0, 2] * out[2, 0]
-    return out / det
+    for i in range(3):
+        for j in range(3):
+            out[i, j] /= det
+    return det
+
+
+@njit(cache=True)
+def _mm(A, B, out):
+    """out = A @ B (3 x 3), out distinct from A and B."""
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
+
+
+@njit(cache=True)
+def _mmt(A, B, out):
+    """out = A @ B^T (3 x 3)."""
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = A[i, 0] * B[j, 0] + A[i, 1] * B[j, 1] + A[i, 2] * B[j, 2]
+
+
+@njit(cache=True)
+def _mv(A, x, out):
+    """out = A @ x (3)."""
+    for i in range(3):
+        out[i] = A[i, 0] * x[0] + A[i, 1] * x[1] + A[i, 2] * x[2]
 
 
 @njit(cache=True)
@@ -44,8 +69,10 @@ def _skew(w):
 
 
 @njit(cache=True)
-def _spatial_inertia(R, J):
-    return R @ J @ R.T
+def _spatial_inertia(R, J, RJ, A):
+    """RJ = R J, A = R J R^T."""
+    _mm(R, J, RJ)
+    _mmt(RJ, R, A)
 
 
 def orthonormalize(R) -> np.ndarray:
@@ -58,13 +85,23 @@ def orthonormalize(R) -> np.ndarray:
 
 @njit(cache=True)
 def _orthonormalize(R):
-    eye = np.eye(3)
+    X, G, Y = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
     for k in range(R.shape[0]):
-        X = R[k].copy()
+        X[:, :] = R[k]
         for _ in range(8):
-            Y = 0.5 * X @ (3.0 * eye - X.T @ X)
-            change = np.abs(Y - X).max()
-            X = Y
+            for i in range(3):                     # X^T X
+                for j in range(3):
+                    G[i, j] = X[0, i] * X[0, j] + X[1, i] * X[1, j] + X[2, i] * X[2, j]
+            for i in range(3):
+                for j in range(3):
+                    G[i, j] = (3.0 if i == j else 0.0) - G[i, j]
+            _mm(X, G, Y)
+            change = 0.0
+            for i in range(3):
+                for j in range(3):
+                    Y[i, j] *= 0.5
+                    change = max(change, abs(Y[i, j] - X[i, j]))
+            X[:, :] = Y
             if change < 1e-16:
                 break
         R[k] = X
@@ -102,31 +139,38 @@ def dirk_stage(Rh, xh, P, c, J, mass, Ma, w, tol, maxit):
 def _momentum(R, J, mass, Ma, v, w):
     k = R.shape[0]
     P = np.empty((k, 6))
-    u = np.empty(6)
+    RJ, A, Aw = np.empty((3, 3)), np.empty((3, 3)), np.empty(3)
     for n in range(k):
-        A = _spatial_inertia(R[n], J[n])
-        P[n, 0:3] = mass[n] * v[n]
-        P[n, 3:6] = A @ w[n]
+        _spatial_inertia(R[n], J[n], RJ, A)
+        _mv(A, w[n], Aw)
+        for i in range(3):
+            P[n, i] = mass[n] * v[n, i]
+            P[n, 3 + i] = Aw[i]
         if Ma.shape[0]:
-            u[0:3], u[3:6] = v[n], w[n]
-            P[n] += Ma[n] @ u
+            for i in range(6):
+                for j in range(3):
+                    P[n, i] += Ma[n, i, j] * v[n, j] + Ma[n, i, 3 + j] * w[n, j]
     return P
 
 
 @njit(cache=True)
 def _velocities(R, J, mass, Ma, P, v, w):
+    RJ, A, Ainv = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
     for n in range(R.shape[0]):
-        A = _spatial_inertia(R[n], J[n])
+        _spatial_inertia(R[n], J[n], RJ, A)
         if Ma.shape[0]:
             M = Ma[n].copy()
             for i in range(3):
                 M[i, i] += mass[n]
-            M[3:6, 3:6] += A
+                for j in range(3):
+                    M[3 + i, 3 + j] += A[i, j]
             u = np.linalg.solve(M, P[n].copy())
             v[n], w[n] = u[0:3], u[3:6]
         else:
-            v[n] = P[n, 0:3] / mass[n]
-            w[n] = np.linalg.solve(A, P[n, 3:6].copy())
+            inv3(A, Ainv)
+            _mv(Ainv, P[n, 3:6], w[n])
+            for i in range(3):
+                v[n, i] = P[n, i] / mass[n]
 
 
 @njit(cache=True)
@@ -138,44 +182,81 @@ def _dirk_stage(Rh, xh, P, c, J, mass, Ma, w, R_out, x_out, v_out, tol, maxit):
     with the analytic Jacobian A + M22 - M21 (m I + M11)^-1 M12 + sum_k (dA/dw_k w) e_k^T,
     dR/dw_k = c (I - c[w])^-1 [e_k] R, dA/dw_k = dR_k J R^T + R J dR_k^T (docs/integrators.md).
     `w` (k, 3) holds the initial guess and the result. Returns the first row that did
-    not converge in `maxit` iterations, or -1."""
-    eye = np.eye(3)
+    not converge in `maxit` iterations, or -1. 3 x 3 algebra in place (no allocation per row)."""
+    Mll, Mll_inv, M12, M21, M22 = (np.zeros((3, 3)), np.zeros((3, 3)), np.zeros((3, 3)), np.zeros((3, 3)),
+                                   np.zeros((3, 3)))
+    schur, T1, T2, Mi, Mi_inv = (np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)),
+                                 np.empty((3, 3)))
+    R, RJ, A, jac, jinv = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
+    SkR, dR, X, Y = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
+    v, r, tmp, wn, Aw, Mw = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     for n in range(Rh.shape[0]):
-        Pl, Pa = P[n, 0:3].copy(), P[n, 3:6].copy()
-        if Ma.shape[0]:
-            Mll = Ma[n, 0:3, 0:3] + mass[n] * eye
-            M12, M21, M22 = Ma[n, 0:3, 3:6].copy(), Ma[n, 3:6, 0:3].copy(), Ma[n, 3:6, 3:6].copy()
-        else:
-            Mll = mass[n] * eye
-            M12 = np.zeros((3, 3))
-            M21 = np.zeros((3, 3))
-            M22 = np.zeros((3, 3))
-        Mll_inv = inv3(Mll)
-        schur = M22 - M21 @ Mll_inv @ M12
-        wn = w[n].copy()
+        for i in range(3):
+            for j in range(3):
+                Mll[i, j] = Ma[n, i, j] if Ma.shape[0] else 0.0
+                if Ma.shape[0]:
+                    M12[i, j], M21[i, j], M22[i, j] = Ma[n, i, 3 + j], Ma[n, 3 + i, j], Ma[n, 3 + i, 3 + j]
+            Mll[i, i] += mass[n]
+        inv3(Mll, Mll_inv)
+        _mm(M21, Mll_inv, T1)
+        _mm(T1, M12, T2)
+        for i in range(3):
+            for j in range(3):
+                schur[i, j] = M22[i, j] - T2[i, j]
+        wn[:] = w[n]
         ok = False
         for _ in range(maxit):
-            Mi_inv = inv3(eye - c * _skew(wn))
-            R = Mi_inv @ Rh[n]
-            A = _spatial_inertia(R, J[n])
-            v = Mll_inv @ (Pl - M12 @ wn)
-            r = M21 @ v + (A + M22) @ wn - Pa
-            scale = np.abs(Pa).max() + np.abs(A @ wn).max() + 1e-300
-            if np.abs(r).max() <= tol * scale:
+            Mi[0, 0], Mi[0, 1], Mi[0, 2] = 1.0, c * wn[2], -c * wn[1]          # I - c [w]x
+            Mi[1, 0], Mi[1, 1], Mi[1, 2] = -c * wn[2], 1.0, c * wn[0]
+            Mi[2, 0], Mi[2, 1], Mi[2, 2] = c * wn[1], -c * wn[0], 1.0
+            inv3(Mi, Mi_inv)
+            _mm(Mi_inv, Rh[n], R)
+            _spatial_inertia(R, J[n], RJ, A)
+            _mv(M12, wn, Mw)
+            for i in range(3):
+                tmp[i] = P[n, i] - Mw[i]
+            _mv(Mll_inv, tmp, v)
+            _mv(A, wn, Aw)
+            _mv(M21, v, tmp)
+            _mv(M22, wn, Mw)
+            err, scale = 0.0, 1e-300
+            for i in range(3):
+                r[i] = tmp[i] + Aw[i] + Mw[i] - P[n, 3 + i]
+                err = max(err, abs(r[i]))
+                scale = max(scale, abs(P[n, 3 + i]))
+            scale += max(abs(Aw[0]), abs(Aw[1]), abs(Aw[2]))
+            if err <= tol * scale:
                 ok = True
                 break
-            jac = A + schur
+            for i in range(3):
+                for j in range(3):
+                    jac[i, j] = A[i, j] + schur[i, j]
             for kk in range(3):
-                ek = np.zeros(3)
-                ek[kk] = 1.0
-                dR = c * Mi_inv @ _skew(ek) @ R
-                dA = dR @ J[n] @ R.T + R @ J[n] @ dR.T
-                jac[:, kk] += dA @ wn
-            wn = wn - np.linalg.solve(jac, r)
+                # [e_k]x R: the rows of R crossed by e_k
+                SkR[:, :] = 0.0
+                a, b = (kk + 1) % 3, (kk + 2) % 3
+                for j in range(3):
+                    SkR[b, j] = R[a, j]
+                    SkR[a, j] = -R[b, j]
+                _mm(Mi_inv, SkR, dR)
+                for i in range(3):
+                    for j in range(3):
+                        dR[i, j] *= c
+                _mm(dR, J[n], T1)
+                _mmt(T1, R, X)               # dR J R^T
+                _mmt(RJ, dR, Y)              # R J dR^T
+                for i in range(3):
+                    jac[i, kk] += ((X[i, 0] + Y[i, 0]) * wn[0] + (X[i, 1] + Y[i, 1]) * wn[1]
+                                   + (X[i, 2] + Y[i, 2]) * wn[2])
+            inv3(jac, jinv)
+            _mv(jinv, r, tmp)
+            for i in range(3):
+                wn[i] -= tmp[i]
         if not ok:
             return n
         w[n] = wn
         R_out[n] = R
         v_out[n] = v
-        x_out[n] = xh[n] + c * v
+        for i in range(3):
+            x_out[n, i] = xh[n, i] + c * v[i]
     return -1
