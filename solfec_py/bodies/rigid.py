@@ -121,6 +121,7 @@ class RigidBlock(SchemeSupport, BodyBlock):
 
     def on_change(self) -> None:
         self.loads.invalidate()
+        self._group_cache = None
 
     def remove(self, body) -> None:
         self.loads.remove_body(body)

@@ -31,6 +31,7 @@ class SchemeSupport:
         if name in SCHEME_CODES and (not self.obstacle[row] or name == "PRESCRIBED"):
             self.scheme[row] = SCHEME_CODES[name]
             self.carry_ok[row] = False
+            self._group_cache = None
 
     def state_changed(self, rows) -> None:
         """conf or velo of `rows` were set from outside the step: schemes that carry state
@@ -47,7 +48,11 @@ class SchemeSupport:
         return list(enumerate(self.schemes))
 
     def _groups(self) -> list:
-        """(scheme, rows) per scheme group in use; rows is a slice when the group has every row."""
+        """(scheme, rows) per scheme group in use; rows is a slice when the group has every row.
+        Cached until a scheme or the set of bodies changes (`set_scheme`, `on_change`)."""
+        cache = getattr(self, "_group_cache", None)
+        if cache is not None and cache[0] == self.count:
+            return cache[1]
         n = self.count
         gid = _CODE_GROUP[self.scheme[:n]]
         counts = np.bincount(gid, minlength=len(_GROUP_KEYS))
@@ -55,6 +60,7 @@ class SchemeSupport:
         for key in np.flatnonzero(counts):
             first = self.schemes[int(np.flatnonzero(_CODE_GROUP == key)[0])]
             out.append((first, slice(0, n) if counts[key] == n else np.flatnonzero(gid == key)))
+        self._group_cache = (n, out)
         return out
 
     def carried_rows(self) -> np.ndarray:
