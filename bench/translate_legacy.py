@@ -44,7 +44,8 @@ def generated_deck(lines: int) -> str:
 
 
 def main() -> int:
-    from solfec_py.lang import legacy, legacy_parse
+    from solfec_py.lang import legacy
+    from solfec_py.lang.legacy import parse as legacy_parse
 
     deck = generated_deck(5000)
     t0 = time.perf_counter()

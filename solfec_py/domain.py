@@ -16,7 +16,7 @@ import numpy as np
 from solfec_py.bodies import BODY_KINDS
 from solfec_py.bodies.base import Body, BodyBlock
 from solfec_py.constraints import ConstraintSet
-from solfec_py.errors import InputError, NotAvailableError
+from solfec_py.errors import NotAvailableError
 from solfec_py.materials import BulkMaterial, SurfaceMaterialTable
 from solfec_py.timeseries import evaluate
 
@@ -156,7 +156,3 @@ class Domain:
                     f"non-finite state of body {body.id}"
                     f"{' (' + repr(body.label) + ')' if body.label else ''} at time {self.time:g}"
                     f" after {self.steps_done} steps; reduce the time step or check loads")
-
-
-def unknown_kind(kind: str) -> InputError:
-    return InputError(f"Invalid BODY kind {kind!r}; expected one of {sorted(BODY_KINDS)}")

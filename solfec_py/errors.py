@@ -34,7 +34,3 @@ class NotAvailableError(SolfecError, RuntimeError):
 
 class ResultsError(SolfecError, RuntimeError):
     """Stored results are missing, corrupt or do not hold what was asked for."""
-
-
-class StopRun(Exception):
-    """Internal signal: a CALLBACK returned 0 or a STOP file appeared; RUN returns."""

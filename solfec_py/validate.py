@@ -11,7 +11,7 @@ import functools
 import inspect
 import math
 import numbers
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -137,9 +137,12 @@ def choice(name: str, value: Any, options: Iterable[str], what: str | None = Non
     return text
 
 
-def on_off(name: str, value: Any) -> bool:
-    """Solfec's 'ON'/'OFF' switches as a bool."""
-    return choice(name, value, ["ON", "OFF"]) == "ON"
+ON_OFF = ("ON", "OFF")
+
+
+def on_off(name: str, value: Any, what: str | None = None) -> bool:
+    """Solfec's 'ON'/'OFF' switches as a bool (`what` names the switch in the error)."""
+    return choice(name, value, ON_OFF, what=what) == "ON"
 
 
 def positive(name: str, value: Any) -> float:
@@ -229,13 +232,6 @@ def list_of_ints(name: str, value: Any, minlen: int = 0) -> list[int]:
     if len(value) < minlen:
         raise InputError(f"'{name}' must have at least {minlen} elements, got {len(value)}")
     return [integer(f"{name}[{i}]", v) for i, v in enumerate(value)]
-
-
-def finite_array(name: str, values: Sequence[float]) -> np.ndarray:
-    arr = np.asarray(values, dtype=float)
-    if not np.all(np.isfinite(arr)):
-        raise InputError(f"'{name}' must hold finite numbers, got {describe(values)}")
-    return arr
 
 
 def setter_number(name: str, value: Any, *, gt: float | None = None, ge: float | None = None,

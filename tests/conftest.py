@@ -3,6 +3,7 @@ so decks writing to 'out/...' never touch the repository."""
 from __future__ import annotations
 
 import os
+import textwrap
 
 import matplotlib
 import pytest
@@ -11,6 +12,50 @@ matplotlib.use("Agg")
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INPUTS = os.path.join(REPO, "inputs")
+
+
+def write_deck(path, text: str) -> str:
+    """Write the deck `text` (dedented) to the file `path`; returns the path as a string."""
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+CUBE = "[0,0,0, 1,0,0, 1,1,0, 0,1,0, 0,0,1, 1,0,1, 1,1,1, 0,1,1]"   # HEX nodes of the unit cube
+
+
+def free_flight_deck(output: str) -> str:
+    """The start of a deck: SOLFEC `sol` writing to `output` (verbose off), gravity 9.81, a
+    rigid ball 'ball' (radius 0.1 at (-1, 0, 0)) and a unit HEX cube 'box' 1 m apart, so
+    they never touch, with initial velocities: free flight, whose exact solution the
+    result tests compare against."""
+    return f"""\
+import json
+sol = SOLFEC('DYNAMIC', 1E-3, '{output}')
+sol.verbose = 'OFF'
+GRAVITY(sol, (0, 0, -9.81))
+mat = BULK_MATERIAL(sol, density=1000.0)
+ball = BODY(sol, 'RIGID', SPHERE((-1, 0, 0), 0.1, 1, 1), mat, label='ball')
+box = BODY(sol, 'RIGID', HEX({CUBE}, 1, 1, 1, 1, [1]*6), mat, label='box')
+INITIAL_VELOCITY(ball, (1, 0, 2), (0, 0, 0))
+INITIAL_VELOCITY(box, (0, 1, 0), (1, 2, 3))
+"""
+
+
+def record_vz_sign_changes(api, sol, body, stop_after: int = 5) -> list:
+    """A CALLBACK (every 1e-3 s) that appends sol.time whenever the vertical velocity of
+    `body` (velo[5]) changes sign, and stops RUN once `stop_after` times are recorded;
+    returns the list it fills (a pendulum's v_z changes sign 4 times per period)."""
+    crossings, prev = [], [0.0]
+
+    def watch():
+        v = body.velo[5]
+        if v * prev[0] < 0:
+            crossings.append(sol.time)
+        prev[0] = v
+        return 1 if len(crossings) < stop_after else 0
+
+    api.CALLBACK(sol, 1e-3, (), watch)
+    return crossings
 
 
 @pytest.fixture(autouse=True)

@@ -5,22 +5,16 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
 from solfec_py.cli import main
 
-from conftest import INPUTS
-
-
-def write(path, text):
-    path.write_text(textwrap.dedent(text))
-    return str(path)
+from conftest import INPUTS, write_deck
 
 
 def test_deck_error_reports_deck_line(tmp_path, capsys):
-    deck = write(tmp_path / "bad.py", """\
+    deck = write_deck(tmp_path / "bad.py", """\
         sol = SOLFEC('DYNAMIC', 1E-3, 'out/bad')
         mat = BULK_MATERIAL(sol)
 
@@ -44,7 +38,7 @@ def test_deck_error_reports_deck_line(tmp_path, capsys):
     ("MODAL_ANALYSIS(path='x')", "not available"),
 ])
 def test_cli_prints_message_at_line(tmp_path, capsys, line, exc_word):
-    deck = write(tmp_path / "d.py", "x = 1\n" + line + "\n")
+    deck = write_deck(tmp_path / "d.py", "x = 1\n" + line + "\n")
     assert main([deck]) == 1
     err = capsys.readouterr().err
     assert f"{deck}:2: " in err
@@ -53,7 +47,7 @@ def test_cli_prints_message_at_line(tmp_path, capsys, line, exc_word):
 
 
 def test_error_inside_helper_function_points_at_deck_call_site(tmp_path, capsys):
-    deck = write(tmp_path / "f.py", """\
+    deck = write_deck(tmp_path / "f.py", """\
         def make(sol):
             return SPHERE([0, 0, 0], 1, 1, 1)
         sol = SOLFEC('DYNAMIC', 1E-3, 'out/f')
@@ -65,20 +59,20 @@ def test_error_inside_helper_function_points_at_deck_call_site(tmp_path, capsys)
 
 
 def test_python_error_in_deck_is_reported_with_line(tmp_path, capsys):
-    deck = write(tmp_path / "n.py", "a = 1\nb = undefined_name + a\n")
+    deck = write_deck(tmp_path / "n.py", "a = 1\nb = undefined_name + a\n")
     assert main([deck]) == 1
     assert f"{deck}:2: NameError" in capsys.readouterr().err
 
 
 def test_syntax_error_has_line_and_caret(tmp_path, capsys):
-    deck = write(tmp_path / "s.py", "x = (1,\ny = 2 +\n")
+    deck = write_deck(tmp_path / "s.py", "x = (1,\ny = 2 +\n")
     assert main([deck, "--legacy", "off"]) == 1
     err = capsys.readouterr().err
     assert f"{deck}:" in err and "^" in err
 
 
 def test_non_solfec_argv_and_file(tmp_path, capsys):
-    deck = write(tmp_path / "a.py", """\
+    deck = write_deck(tmp_path / "a.py", """\
         import os
         print(NON_SOLFEC_ARGV(), os.path.basename(__file__), __name__, VIEWER(), RANK(), NCPU())
     """)
@@ -90,7 +84,7 @@ def test_non_solfec_argv_and_file(tmp_path, capsys):
 
 
 def test_subdir_switch(tmp_path, capsys):
-    deck = write(tmp_path / "o.py", "sol = SOLFEC('DYNAMIC', 1E-3, 'out/o')\nprint(sol.outpath, SUBDIR())\n")
+    deck = write_deck(tmp_path / "o.py", "sol = SOLFEC('DYNAMIC', 1E-3, 'out/o')\nprint(sol.outpath, SUBDIR())\n")
     assert main(["-s", "case1", deck]) == 0
     assert capsys.readouterr().out.split() == ["out/o/case1", "case1"]
     assert os.path.isfile(tmp_path / "out/o/case1/case1.py")   # the deck copy (LANGUAGE §1.4)
@@ -102,12 +96,12 @@ def test_missing_deck_exit_code(tmp_path, capsys):
 
 
 def test_solfec_module_star_import(tmp_path, capsys):
-    helper = write(tmp_path / "helper_lib.py", """\
+    helper = write_deck(tmp_path / "helper_lib.py", """\
         from solfec import *
         def ball(sol, mat):
             return BODY(sol, 'RIGID', SPHERE((0, 0, 0), 1, 1, 1), mat)
     """)
-    deck = write(tmp_path / "uses.py", """\
+    deck = write_deck(tmp_path / "uses.py", """\
         from helper_lib import ball
         import solfec as solfec_module
         sol = SOLFEC('DYNAMIC', 1E-3, 'out/u')
@@ -120,7 +114,7 @@ def test_solfec_module_star_import(tmp_path, capsys):
 
 
 def test_python_dash_m_entry_point(tmp_path):
-    deck = write(tmp_path / "m.py", "print(SOLFEC('DYNAMIC', 1.0, 'out/m').mode)\n")
+    deck = write_deck(tmp_path / "m.py", "print(SOLFEC('DYNAMIC', 1.0, 'out/m').mode)\n")
     res = subprocess.run([sys.executable, "-m", "solfec_py", deck], capture_output=True, text=True,
                          cwd=tmp_path)
     assert res.returncode == 0, res.stderr
@@ -128,7 +122,7 @@ def test_python_dash_m_entry_point(tmp_path):
 
 
 def test_percent_verbose_meter(tmp_path, capsys):
-    deck = write(tmp_path / "p.py", """\
+    deck = write_deck(tmp_path / "p.py", """\
         sol = SOLFEC('DYNAMIC', 0.1, 'out/p')
         sol.verbose = '%'
         BODY(sol, 'RIGID', SPHERE((0, 0, 0), 1, 1, 1), BULK_MATERIAL(sol))

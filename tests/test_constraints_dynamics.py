@@ -8,6 +8,8 @@ import math
 import numpy as np
 import pytest
 
+from conftest import record_vz_sign_changes
+
 G = math.pi ** 2
 PERIOD = 4 * math.sqrt(1 / G) * 1.854074677301372       # 2.360682 s (VERIFICATION §7.2)
 
@@ -52,16 +54,7 @@ def test_pendulum_energy_over_ten_periods(api):
 @pytest.mark.parametrize("scheme", ['RIG_POS', 'RIG_NEG', 'RIG_IMP'])
 def test_pendulum_period_for_each_scheme(api, scheme):
     sol, ball = pendulum(api, scheme)
-    crossings, prev = [], [0.0]
-
-    def watch():
-        v = ball.velo[5]
-        if v * prev[0] < 0:
-            crossings.append(sol.time)
-        prev[0] = v
-        return 1 if len(crossings) < 5 else 0
-
-    api.CALLBACK(sol, 1e-3, (), watch)
+    crossings = record_vz_sign_changes(api, sol, ball)
     api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-6, 1000), 3.0)
     # 4 sign changes of v_z per period; sampled every h = 1e-3 (0.04 % of T)
     assert crossings[4] - crossings[0] == pytest.approx(PERIOD, rel=0.005)

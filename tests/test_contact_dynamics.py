@@ -17,6 +17,8 @@ import pytest
 
 from solfec_py.cli import main
 
+from conftest import write_deck
+
 INPUTS = os.path.join(os.path.dirname(__file__), os.pardir, "inputs")
 _PATHS = itertools.count()
 
@@ -143,15 +145,10 @@ def test_double_pendulum_matches_solfec(tmp_path, capsys):
     assert (tmp_path / "out" / "double_pendulum" / "double_pendulum.png").stat().st_size > 0
 
 
-def write(path, text):
-    path.write_text(text)
-    return str(path)
-
-
 def test_polyhedral_contact_runs_from_a_deck(tmp_path, capsys):
     """Two stacked HEX cubes (the pair once refused with a "not available" error): one
     polyhedral contact whose normal reaction carries the top cube's weight (GS tolerance 1e-10)."""
-    deck = write(tmp_path / "boxes.py", """\
+    deck = write_deck(tmp_path / "boxes.py", """\
 sol = SOLFEC('DYNAMIC', 1E-3, 'out/boxes')
 mat = BULK_MATERIAL(sol, density=100.0)
 GRAVITY(sol, (0, 0, -10))
@@ -171,7 +168,7 @@ print('contact', con.kind, con.R[2], top.mass * 10, top.velo[5])
 
 
 def test_unphysical_penetration_stops_the_run(tmp_path, capsys):
-    deck = write(tmp_path / "fast.py", """\
+    deck = write_deck(tmp_path / "fast.py", """\
 sol = SOLFEC('DYNAMIC', 1E-3, 'out/fast')
 mat = BULK_MATERIAL(sol)
 pts = [-1,-1,-1, 1,-1,-1, -1,1,-1, 1,1,-1, -1,-1,0, 1,-1,0, -1,1,0, 1,1,0]
@@ -234,7 +231,7 @@ def test_contact_counts_and_gaps_in_the_history(tmp_path, capsys):
     """A ball dropped 1 mm onto the floor with e = 0 (lands within ~14 steps and stays):
     HISTORY 'CONS' is 0 then 1, 'NEWCONS' adds up to 1, and the minimum contact gap is 0 or
     a penetration smaller than one step's fall."""
-    deck = write(tmp_path / "land.py", """\
+    deck = write_deck(tmp_path / "land.py", """\
 import json
 sol = SOLFEC('DYNAMIC', 1E-3, 'out/land')
 sol.verbose = 'OFF'
@@ -302,7 +299,7 @@ def test_contact_exclusion_arguments(api):
 
 def test_excluded_polyhedral_pair_runs(tmp_path, capsys):
     """Two touching boxes whose contact is excluded: no contact is made."""
-    deck = write(tmp_path / "boxes_ok.py", """\
+    deck = write_deck(tmp_path / "boxes_ok.py", """\
 sol = SOLFEC('DYNAMIC', 1E-3, 'out/boxes_ok')
 mat = BULK_MATERIAL(sol)
 cube = [0,0,0, 1,0,0, 1,1,0, 0,1,0, 0,0,1, 1,0,1, 1,1,1, 0,1,1]

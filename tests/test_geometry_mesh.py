@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 import pytest
 
-from solfec_py.geometry import mesh_tables as T
+from solfec_py.geometry import mesh_tables
 from solfec_py.geometry.hexgen import hex_mesh, pipe_mesh
 from solfec_py.geometry.massprops import mass_properties, polyhedral_integrals
 from solfec_py.geometry.mesh import Mesh
@@ -29,25 +29,25 @@ REF_VOLUME = {4: 1 / 6, 5: 4 / 3, 6: 1.0, 8: 8.0}   # tet, pyramid on [-1,1]^2 o
 
 # ---------------------------------------------------------------------- element tables
 
-@pytest.mark.parametrize("etype", T.ETYPES)
+@pytest.mark.parametrize("etype", mesh_tables.ETYPES)
 def test_shape_functions_are_interpolating_partition_of_unity(etype):
-    N = T.shape_functions(etype, REF_NODES[etype])
+    N = mesh_tables.shape_functions(etype, REF_NODES[etype])
     np.testing.assert_allclose(N, np.eye(etype), atol=1e-14)           # N_k(node_j) = delta_kj
     rng = np.random.default_rng(etype)
     xi = rng.uniform(0.05, 0.3, (20, 3))
-    np.testing.assert_allclose(T.shape_functions(etype, xi).sum(axis=1), 1.0, atol=1e-14)
+    np.testing.assert_allclose(mesh_tables.shape_functions(etype, xi).sum(axis=1), 1.0, atol=1e-14)
     # linear completeness: sum_k N_k(xi) X_k = xi for the reference nodes
-    np.testing.assert_allclose(T.shape_functions(etype, xi) @ REF_NODES[etype], xi, atol=1e-14)
+    np.testing.assert_allclose(mesh_tables.shape_functions(etype, xi) @ REF_NODES[etype], xi, atol=1e-14)
 
 
-@pytest.mark.parametrize("etype", T.ETYPES)
+@pytest.mark.parametrize("etype", mesh_tables.ETYPES)
 def test_face_table_is_closed_and_outward(etype):
     # the fan triangles of the faces enclose the reference element with positive volume
-    tri = REF_NODES[etype][T.TRI_TABLE[etype]]
+    tri = REF_NODES[etype][mesh_tables.TRI_TABLE[etype]]
     vol, _, _ = polyhedral_integrals(tri, np.zeros(3))
     assert vol == pytest.approx(REF_VOLUME[etype], rel=1e-14)
     # every edge of the face polygons is used twice, once in each direction
-    edges = [(f[a], f[(a + 1) % len(f)]) for f in T.FACES[etype] for a in range(len(f))]
+    edges = [(f[a], f[(a + 1) % len(f)]) for f in mesh_tables.FACES[etype] for a in range(len(f))]
     assert sorted(edges) == sorted((b, a) for a, b in edges)
 
 
@@ -213,7 +213,7 @@ def test_integration_points():
     tets = cube_as_six_tetrahedra()
     assert tets.volume_points().shape == (24, 3) and tets.surface_points().shape == (12, 3)
     X = UNIT[tets.conn[0, :4]]
-    np.testing.assert_allclose(tets.volume_points()[:4], T.VOLUME_N[4] @ X, atol=1e-14)
+    np.testing.assert_allclose(tets.volume_points()[:4], mesh_tables.VOLUME_N[4] @ X, atol=1e-14)
     centroids = np.sort(tets.surface_points(), axis=0)
     nodes, _, _, _ = tets.boundary_faces()
     np.testing.assert_allclose(centroids, np.sort(UNIT[nodes[:, :3]].mean(axis=1), axis=0), atol=1e-14)

@@ -10,6 +10,8 @@ import contextlib
 import io
 import os
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -34,6 +36,54 @@ def test_grammar_ships_inside_the_package():
     grammar = resources.files("solfec_py") / "grammar" / "python2.lark"
     assert grammar.is_file()
     assert "print_stmt" in grammar.read_text(encoding="utf-8")
+
+
+def test_grammar_is_found_in_the_source_tree_too(monkeypatch, tmp_path):
+    """Without the packaged copy (e.g. a checkout where the solfec_py/grammar link is not
+    followed) the parser reads grammar/python2.lark of the source tree."""
+    from solfec_py.lang.legacy import parse as legacy_parse
+
+    packaged = legacy_parse._grammar_path()
+    assert packaged.is_file()
+    monkeypatch.setattr(legacy_parse.resources, "files", lambda package: tmp_path)
+    source_tree = legacy_parse._grammar_path()
+    assert source_tree.is_file() and source_tree.parent.name == "grammar"
+    assert source_tree.read_text(encoding="utf-8") == packaged.read_text(encoding="utf-8")
+
+
+# `solfec-py translate` output of a Python 2 deck, written before the translator moved into
+# the solfec_py/lang/legacy/ package: such files import solfec_py.lang.legacy_runtime.
+OLD_TRANSLATIONS = {
+    "helpers": (
+        "from solfec_py.lang.legacy_runtime import _p2_attr, _p2_div, _p2_exec, _p2_flushline,"
+        " _p2_print, map, range, reduce, xrange  # Python 2 semantics (added by solfec-py translate)\n"
+        "import _solfec_py2_string as string\n"
+        "d = {1: 2}\n"
+        "for i in xrange(3):\n"
+        "    _p2_print(_p2_div(i * 7, 2))\n"
+        "_p2_print(_p2_attr(d, 'has_key')(1)); _p2_print(string.letters[:2]);"
+        " _p2_print(reduce(lambda a, b: a + b, map(str, range(3)))); _p2_print()\n"
+        "_p2_exec(\"x = 9 / 2\")\n"
+        "_p2_print(x); _p2_print()\n"
+        "_p2_flushline()\n",
+        # Python 2: 0*7/2, 7/2, 14/2 floor; has_key; string.letters; '0'+'1'+'2'; 9/2 floor
+        "0 3 7 True ab 012\n4\n"),
+    "module names only": (
+        "import solfec_py.lang.legacy_runtime  # Python 2 module names (solfec-py translate)\n"
+        "import _solfec_py2_string as string\n"
+        "print(string.letters[:3], string.uppercase[-1])\n",
+        "abc Z\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OLD_TRANSLATIONS))
+def test_translations_written_before_the_package_move_still_run(name, tmp_path):
+    code, expected = OLD_TRANSLATIONS[name]
+    deck = tmp_path / "old.py"
+    deck.write_text(code, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(deck)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == expected
 
 
 def test_comments_and_plain_lines_are_kept():
@@ -110,7 +160,7 @@ def test_execfile_runs_python3_files_too(tmp_path):
 
 
 def test_gui_module_import_is_a_clear_import_error():
-    from solfec_py.lang.legacy_shims import LegacyImportError
+    from solfec_py.lang.legacy.shims import LegacyImportError
 
     with pytest.raises(LegacyImportError, match="Tkinter.*without a GUI"):
         run(legacy.translate("import Tkinter\n"))

@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 
 import h5py
@@ -18,7 +17,9 @@ import numpy as np
 import pytest
 
 from solfec_py.cli import main
-from solfec_py.output import frames as L
+from solfec_py.output import frames
+
+from conftest import write_deck
 from solfec_py.output.store import ResultsStore
 
 CUBE = "[0,0,0, 1,0,0, 1,1,0, 0,1,0, 0,0,1, 1,0,1, 1,1,1, 0,1,1]"
@@ -47,11 +48,6 @@ RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 1.0)
 """
 
 
-def write(path, text):
-    path.write_text(textwrap.dedent(text))
-    return str(path)
-
-
 def stored(path):
     with h5py.File(path, "r") as f:
         table = f["frames"][()]
@@ -59,12 +55,12 @@ def stored(path):
         state = f["state/rigid"][()]
     # timers are wall-clock; offsets locate rows in the file (a continued run stores its
     # body-id block anew): neither is part of the state
-    keep = [i for i, c in enumerate(cols) if c not in L.TIMERS and not c.endswith("OFF")]
+    keep = [i for i, c in enumerate(cols) if c not in frames.TIMERS and not c.endswith("OFF")]
     return table[:, keep], state
 
 
 def test_continue_is_bit_identical_to_an_uninterrupted_run(tmp_path, capsys):
-    deck = write(tmp_path / "split.py", SPLIT)
+    deck = write_deck(tmp_path / "split.py", SPLIT)
     assert main([deck, "out/straight"]) == 0
     assert main([deck, "out/split", "0.5"]) == 0
     t_stop = ResultsStore.open_existing(str(tmp_path / "out/split/split.h5")).duration()[1]
@@ -140,8 +136,8 @@ def frame_constraints(path):
 
 def contacts(rows):
     """{id: (body 1, body 2)} of the contacts among constraint rows."""
-    C = L.CCOL
-    con = rows[rows[:, C["KIND"]] == L.CON_KIND_CODE["CONTACT"]]
+    C = frames.CCOL
+    con = rows[rows[:, C["KIND"]] == frames.CON_KIND_CODE["CONTACT"]]
     return {int(r[C["ID"]]): (int(r[C["BID1"]]), int(r[C["BID2"]])) for r in con}
 
 
@@ -150,7 +146,7 @@ def test_continue_with_links_and_contacts_is_bit_identical(tmp_path, capsys):
     constraint rows (ids, order, reactions, points, cohesion ...) equal the uninterrupted
     run's bit for bit, including contacts that end and are created after the split and
     reuse freed ids. Reference: the uninterrupted run."""
-    deck = write(tmp_path / "linked.py", LINKED)
+    deck = write_deck(tmp_path / "linked.py", LINKED)
     assert main([deck, "out/straight"]) == 0
     assert main([deck, "out/split", "0.5"]) == 0
     assert ResultsStore.open_existing(str(tmp_path / "out/split/split.h5")).duration()[1] == pytest.approx(0.5)
@@ -158,7 +154,7 @@ def test_continue_with_links_and_contacts_is_bit_identical(tmp_path, capsys):
     a_cons, times = frame_constraints(tmp_path / "out/straight/straight.h5")
     b_cons, _ = frame_constraints(tmp_path / "out/split/split.h5")
     # the scenario the test is about (read from the uninterrupted run)
-    C, K = L.CCOL, L.CON_KIND_CODE
+    C, K = frames.CCOL, frames.CON_KIND_CODE
     split = int(np.flatnonzero(np.isclose(times, 0.5))[0])
     at_split = a_cons[split]
     assert times.size == 101 and at_split[:, C["KIND"]].tolist().count(K["RIGLNK"]) == 2  # link 3 broke
@@ -185,11 +181,11 @@ def test_continue_with_links_and_contacts_is_bit_identical(tmp_path, capsys):
 def test_continue_with_another_deck_is_refused(tmp_path, capsys):
     """-c with a deck that no longer creates a stored link: a clear error at the RUN line
     (the stored constraint set cannot be rebuilt), the results file left as it was."""
-    deck = write(tmp_path / "linked.py", LINKED)
+    deck = write_deck(tmp_path / "linked.py", LINKED)
     assert main([deck, "out/other", "0.05"]) == 0
     h5 = str(tmp_path / "out/other/other.h5")
     n = ResultsStore.open_existing(h5).nframes
-    other = write(tmp_path / "other.py", LINKED.replace("PUT_RIGID_LINK(p2, p1, c, b)", ""))
+    other = write_deck(tmp_path / "other.py", LINKED.replace("PUT_RIGID_LINK(p2, p1, c, b)", ""))
     capsys.readouterr()
     assert main(["-c", other, "out/other"]) != 0
     err = capsys.readouterr().err
@@ -224,7 +220,7 @@ def _frames_written(path):
 
 
 def test_sigkill_keeps_flushed_frames_and_continue_finishes_the_run(tmp_path, capsys):
-    deck = write(tmp_path / "kill.py", KILL)
+    deck = write_deck(tmp_path / "kill.py", KILL)
     h5 = tmp_path / "out/kill/kill.h5"
     proc = subprocess.Popen([sys.executable, "-m", "solfec_py", "--no-progress", deck, "0.002"],
                             cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -256,7 +252,7 @@ def test_sigkill_keeps_flushed_frames_and_continue_finishes_the_run(tmp_path, ca
     assert 0 < len(xtimes) <= n
     np.testing.assert_allclose(xtimes, t[: len(xtimes)], atol=1e-12)
     # the killed results open in READ mode ...
-    probe = write(tmp_path / "kill.py", KILL + "import json\njson.dump([sol.mode, DURATION(sol)], open('d.json', 'w'))\n")
+    probe = write_deck(tmp_path / "kill.py", KILL + "import json\njson.dump([sol.mode, DURATION(sol)], open('d.json', 'w'))\n")
     assert main([probe]) == 0
     mode, duration = json.load(open(tmp_path / "d.json"))
     assert mode == "READ" and duration[1] == pytest.approx(t[-1], abs=1e-12)
@@ -300,7 +296,7 @@ else:   # created in the other order: ids differ, labels match
 
 
 def test_initialize_state_by_id_and_by_label(tmp_path, capsys):
-    deck = write(tmp_path / "init.py", INIT)
+    deck = write_deck(tmp_path / "init.py", INIT)
     assert main([deck, "source"]) == 0
     src = ResultsStore.open_existing(str(tmp_path / "out/source/source.h5"))
     i = src.frame_index(0.2)

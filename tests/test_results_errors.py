@@ -4,13 +4,14 @@ stored range, -w overwriting, -c with two RUNs."""
 from __future__ import annotations
 
 import os
-import textwrap
 
 import h5py
 import numpy as np
 import pytest
 
 from solfec_py.cli import main
+
+from conftest import write_deck
 
 DECK = """\
 sol = SOLFEC('DYNAMIC', 1E-2, 'out/r')
@@ -24,17 +25,12 @@ print('MODE', sol.mode)
 """
 
 
-def write(path, text):
-    path.write_text(textwrap.dedent(text))
-    return str(path)
-
-
 def run_twice(tmp_path, capsys, extra):
     """Write results with DECK, then run DECK + extra lines (READ mode); (rc, stderr)."""
-    deck = write(tmp_path / "r.py", DECK)
+    deck = write_deck(tmp_path / "r.py", DECK)
     assert main([deck]) == 0
     capsys.readouterr()
-    deck = write(tmp_path / "r.py", DECK + extra)
+    deck = write_deck(tmp_path / "r.py", DECK + extra)
     rc = main([deck])
     cap = capsys.readouterr()
     return deck, rc, cap.out, cap.err
@@ -42,7 +38,7 @@ def run_twice(tmp_path, capsys, extra):
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "empty"])
 def test_corrupt_results_file_names_the_file(tmp_path, capsys, damage):
-    deck = write(tmp_path / "r.py", DECK)
+    deck = write_deck(tmp_path / "r.py", DECK)
     assert main([deck]) == 0
     path = tmp_path / "out/r/r.h5"
     if damage == "garbage":
@@ -63,7 +59,7 @@ def test_foreign_hdf5_file_is_rejected(tmp_path, capsys):
     os.makedirs(tmp_path / "out/r")
     with h5py.File(tmp_path / "out/r/r.h5", "w") as f:
         f["x"] = [1, 2, 3]
-    deck = write(tmp_path / "r.py", DECK)
+    deck = write_deck(tmp_path / "r.py", DECK)
     assert main([deck]) == 1
     err = capsys.readouterr().err
     assert f"{deck}:1: " in err and "not a solfec-py results file" in err
@@ -89,7 +85,7 @@ def test_bad_history_items_report_the_deck_line(tmp_path, capsys, line, words):
 
 
 def test_history_in_write_mode_is_none(tmp_path, capsys):
-    deck = write(tmp_path / "w.py", DECK + "print('H', HISTORY(sol, (sol, 'KINETIC'), 0, 1))\n")
+    deck = write_deck(tmp_path / "w.py", DECK + "print('H', HISTORY(sol, (sol, 'KINETIC'), 0, 1))\n")
     assert main([deck]) == 0
     assert "H None" in capsys.readouterr().out
 
@@ -106,7 +102,7 @@ def test_seek_outside_the_stored_range_clamps_with_a_warning(tmp_path, capsys):
 
 
 def test_overwrite_switch_rewrites_results_with_a_warning(tmp_path, capsys):
-    deck = write(tmp_path / "r.py", DECK)
+    deck = write_deck(tmp_path / "r.py", DECK)
     assert main([deck]) == 0
     assert main(["-w", deck]) == 0
     cap = capsys.readouterr()
@@ -116,9 +112,9 @@ def test_overwrite_switch_rewrites_results_with_a_warning(tmp_path, capsys):
 
 
 def test_continue_allows_a_single_run(tmp_path, capsys):
-    deck = write(tmp_path / "r.py", DECK)
+    deck = write_deck(tmp_path / "r.py", DECK)
     assert main([deck]) == 0
-    deck = write(tmp_path / "r.py", DECK + "RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 1.0)\n")
+    deck = write_deck(tmp_path / "r.py", DECK + "RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 1.0)\n")
     capsys.readouterr()
     assert main(["-c", deck]) == 1
     err = capsys.readouterr().err.strip().splitlines()[-1]
@@ -126,14 +122,14 @@ def test_continue_allows_a_single_run(tmp_path, capsys):
 
 
 def test_initialize_state_arguments(tmp_path, capsys):
-    deck = write(tmp_path / "i.py", DECK.replace("RUN(", "INITIALIZE_STATE(sol, 'out/none', 0.0)\nRUN("))
+    deck = write_deck(tmp_path / "i.py", DECK.replace("RUN(", "INITIALIZE_STATE(sol, 'out/none', 0.0)\nRUN("))
     assert main([deck]) == 1
     err = capsys.readouterr().err
     assert f"{deck}:7: " in err and "State initialization has failed" in err and "out/none" in err
-    deck = write(tmp_path / "i.py", DECK.replace("RUN(", "INITIALIZE_STATE(sol, 'out/r', -1.0)\nRUN("))
+    deck = write_deck(tmp_path / "i.py", DECK.replace("RUN(", "INITIALIZE_STATE(sol, 'out/r', -1.0)\nRUN("))
     assert main([deck]) == 1
     assert "'time' must be >= 0" in capsys.readouterr().err
-    deck = write(tmp_path / "i.py", DECK.replace("RUN(", "INITIALIZE_STATE(sol, 'out/r', 0.0, ['a', 3])\nRUN("))
+    deck = write_deck(tmp_path / "i.py", DECK.replace("RUN(", "INITIALIZE_STATE(sol, 'out/r', 0.0, ['a', 3])\nRUN("))
     assert main([deck]) == 1
     assert "All elements of the 'subset' list must be strings" in capsys.readouterr().err
 
@@ -168,7 +164,7 @@ def test_same_output_path_twice_in_one_run_reads_the_new_results(tmp_path, capsy
     # path in the same program and read HISTORY from it. The second object opens the
     # frames just written (READ), even with -w (which applies to results older than the
     # program): its own step 0.05 is not used, the stored frames at h = 0.1 are read.
-    deck = write(tmp_path / "p.py", PENDULUM)
+    deck = write_deck(tmp_path / "p.py", PENDULUM)
     if switch:
         assert main([deck]) == 0                      # results older than the program: -w overwrites
         capsys.readouterr()
@@ -191,7 +187,7 @@ def test_same_output_path_twice_in_one_run_reads_the_new_results(tmp_path, capsy
 def test_same_output_path_with_continue(tmp_path, capsys):
     # -c continues the results that existed before the program; a second object with the
     # same path in that program reads what the continued run wrote
-    deck = write(tmp_path / "p.py", PENDULUM)
+    deck = write_deck(tmp_path / "p.py", PENDULUM)
     os.makedirs(tmp_path / "out/p")
     (tmp_path / "out/p/STOP").write_text("")       # the first run stops after one step
     assert main([deck]) == 0

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import json
-import textwrap
 
 import numpy as np
 import pytest
@@ -13,6 +12,8 @@ from matplotlib.figure import Figure
 
 from solfec_py.cli import main
 from solfec_py.output import plot
+
+from conftest import write_deck
 
 DECK = """\
 import json
@@ -32,14 +33,9 @@ if sol.mode == 'READ':
 """
 
 
-def write(path, text):
-    path.write_text(textwrap.dedent(text))
-    return str(path)
-
-
 @pytest.fixture
 def results(tmp_path):
-    deck = write(tmp_path / "p.py", DECK)
+    deck = write_deck(tmp_path / "p.py", DECK)
     assert main([deck]) == 0 and main([deck]) == 0
     return tmp_path, json.load(open(tmp_path / "h.json"))
 

@@ -6,26 +6,16 @@ from __future__ import annotations
 
 import json
 import math
-import textwrap
 
 import numpy as np
 import pytest
 
 from solfec_py.cli import main
 
-CUBE = "[0,0,0, 1,0,0, 1,1,0, 0,1,0, 0,0,1, 1,0,1, 1,1,1, 0,1,1]"
+from conftest import free_flight_deck, write_deck
 
-FALL = f"""\
-import json
-sol = SOLFEC('DYNAMIC', 1E-3, 'out/fall')
-sol.verbose = 'OFF'
-GRAVITY(sol, (0, 0, -9.81))
-mat = BULK_MATERIAL(sol, density=1000.0)
 # the ball starts 1 m from the cube so that the two never touch (free flight)
-ball = BODY(sol, 'RIGID', SPHERE((-1, 0, 0), 0.1, 1, 1), mat, label='ball')
-box = BODY(sol, 'RIGID', HEX({CUBE}, 1, 1, 1, 1, [1]*6), mat, label='box')
-INITIAL_VELOCITY(ball, (1, 0, 2), (0, 0, 0))
-INITIAL_VELOCITY(box, (0, 1, 0), (1, 2, 3))
+FALL = free_flight_deck('out/fall') + f"""\
 OUTPUT(sol, 0.01)
 P = (0.5, 1.0, 0.5)
 rec = []
@@ -67,14 +57,9 @@ json.dump(out, open('result_' + sol.mode + '.json', 'w'))
 """
 
 
-def write(path, text):
-    path.write_text(textwrap.dedent(text))
-    return str(path)
-
-
 @pytest.fixture
 def fall(tmp_path):
-    deck = write(tmp_path / "fall.py", FALL)
+    deck = write_deck(tmp_path / "fall.py", FALL)
     assert main([deck]) == 0
     assert main([deck]) == 0
     w = json.load(open(tmp_path / "result_WRITE.json"))
@@ -170,7 +155,7 @@ if sol.mode == 'READ':
 
 
 def test_bodies_created_later_and_deleted_by_extents(tmp_path):
-    deck = write(tmp_path / "born.py", BORN)
+    deck = write_deck(tmp_path / "born.py", BORN)
     assert main([deck]) == 0 and main([deck]) == 0
     t, late, bx, az, bods, ke = (np.array(v, dtype=float) for v in json.load(open(tmp_path / "born.json")))
     np.testing.assert_allclose(t, 0.1 * np.arange(8), atol=1e-12)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import textwrap
 import xml.etree.ElementTree as ET
 
 import h5py
@@ -16,19 +15,10 @@ import pytest
 from solfec_py.cli import main
 from solfec_py.output.store import ResultsStore
 
-CUBE = "[0,0,0, 1,0,0, 1,1,0, 0,1,0, 0,0,1, 1,0,1, 1,1,1, 0,1,1]"
+from conftest import free_flight_deck, write_deck
 
-DECK = f"""\
-import json
-sol = SOLFEC('DYNAMIC', 1E-3, 'out/vis')
-sol.verbose = 'OFF'
-GRAVITY(sol, (0, 0, -9.81))
-mat = BULK_MATERIAL(sol, density=1000.0)
 # the ball starts 1 m from the cube: they never touch (no contacts, free flight)
-ball = BODY(sol, 'RIGID', SPHERE((-1, 0, 0), 0.1, 1, 1), mat, label='ball')
-box = BODY(sol, 'RIGID', HEX({CUBE}, 1, 1, 1, 1, [1]*6), mat, label='box')
-INITIAL_VELOCITY(ball, (1, 0, 2), (0, 0, 0))
-INITIAL_VELOCITY(box, (0, 1, 0), (1, 2, 3))
+DECK = free_flight_deck('out/vis') + f"""\
 npts = [sum(len(p.surface_triangles()[0]) for p in b.shape) for b in (ball, box)]
 ntri = [sum(len(p.surface_triangles()[1]) for p in b.shape) for b in (ball, box)]
 # the live series draws spheres as level-1 icospheres: 10 * 4 + 2 points, 20 * 4 triangles
@@ -37,11 +27,6 @@ OUTPUT(sol, 0.02)
 RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 0.2)
 json.dump({{'npts': npts, 'ntri': ntri, 'mode': sol.mode}}, open('counts.json', 'w'))
 """
-
-
-def write(path, text):
-    path.write_text(textwrap.dedent(text))
-    return str(path)
 
 
 def check_references(xmf: str) -> list:
@@ -67,7 +52,7 @@ def check_references(xmf: str) -> list:
 
 @pytest.fixture
 def vis(tmp_path):
-    deck = write(tmp_path / "vis.py", DECK)
+    deck = write_deck(tmp_path / "vis.py", DECK)
     assert main([deck]) == 0
     counts = json.load(open(tmp_path / "counts.json"))
     return tmp_path, deck, counts
@@ -204,7 +189,7 @@ def test_xdmf_export_of_stored_frames(vis, capsys):
     import meshio
 
     tmp_path, deck, counts = vis
-    deck = write(tmp_path / "vis.py", DECK + "SEEK(sol, 0.04)\n" + EXPORT)
+    deck = write_deck(tmp_path / "vis.py", DECK + "SEEK(sol, 0.04)\n" + EXPORT)
     assert main([deck]) == 0
     assert "TIME 0.04" in capsys.readouterr().out                # the model is back at its frame
     times = check_references(str(tmp_path / "exp/range/range_grids.xmf"))
@@ -222,7 +207,7 @@ def test_xdmf_export_of_stored_frames(vis, capsys):
 def test_xdmf_export_in_write_mode_is_the_current_geometry(tmp_path):
     import meshio
 
-    deck = write(tmp_path / "w.py", DECK.replace("RUN(", "XDMF_EXPORT(sol, 1.0, 'exp/t0')\nRUN("))
+    deck = write_deck(tmp_path / "w.py", DECK.replace("RUN(", "XDMF_EXPORT(sol, 1.0, 'exp/t0')\nRUN("))
     assert main([deck]) == 0
     with meshio.xdmf.TimeSeriesReader(str(tmp_path / "exp/t0/t0_grids.xmf")) as reader:
         assert reader.num_steps == 1
@@ -242,7 +227,7 @@ def test_xdmf_export_in_write_mode_is_the_current_geometry(tmp_path):
 ])
 def test_xdmf_export_argument_errors(vis, capsys, call, message):
     tmp_path, _, _ = vis
-    deck = write(tmp_path / "vis.py", DECK + call + "\n")
+    deck = write_deck(tmp_path / "vis.py", DECK + call + "\n")
     capsys.readouterr()
     assert main([deck]) == 1
     err = capsys.readouterr().err.strip().splitlines()[-1]
@@ -251,7 +236,7 @@ def test_xdmf_export_argument_errors(vis, capsys, call, message):
 
 def test_live_export_can_be_switched_off(tmp_path, monkeypatch):
     monkeypatch.setenv("SOLFEC_PY_XDMF", "0")
-    deck = write(tmp_path / "vis.py", DECK)
+    deck = write_deck(tmp_path / "vis.py", DECK)
     assert main([deck]) == 0
     assert (tmp_path / "out/vis/vis.h5").is_file()
     assert not (tmp_path / "out/vis/vis_grids.xmf").exists() and not (tmp_path / "out/vis/vis_xdmf.h5").exists()

@@ -17,7 +17,7 @@ from solfec_py.bodies.rigid_schemes import (RIGID_SCHEMES, SCHEME_CODES, SCHEMES
                                             Dirk4)
 from solfec_py.cli import main
 from solfec_py.errors import InputError
-from solfec_py.output import frames as L
+from solfec_py.output import frames
 
 NEW = ("LFPC", "DIRK1", "DIRK2", "DIRK3", "DIRK4", "LSV_EXPLICIT", "LSV_IMPLICIT", "GEN_ALPHA")
 
@@ -156,7 +156,7 @@ def _stored(path):
     with h5py.File(path, "r") as f:
         table, cols = f["frames"][()], [str(c) for c in f["frames"].attrs["columns"]]
         state, carry = f["state/rigid"][()], f["carry/rigid"][()]
-    keep = [i for i, c in enumerate(cols) if c not in L.TIMERS and not c.endswith("OFF")]
+    keep = [i for i, c in enumerate(cols) if c not in frames.TIMERS and not c.endswith("OFF")]
     return table[:, keep], state, carry
 
 

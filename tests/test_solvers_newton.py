@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from conftest import record_vz_sign_changes
 from test_solvers_gauss_seidel import chain, sliding_block
 
 
@@ -46,16 +47,7 @@ def test_pendulum_period(api):
     ball = api.BODY(sol, 'RIGID', api.SPHERE((1, 0, 1), 0.05, 1, 1), api.BULK_MATERIAL(sol))
     api.BODY_CHARS(ball, 1.0, 1.0, (1, 0, 1), (1, 0, 0, 0, 1, 0, 0, 0, 1))
     api.PUT_RIGID_LINK(ball, None, (1, 0, 1), (0, 0, 1))
-    crossings, prev = [], [0.0]
-
-    def watch():
-        v = ball.velo[5]
-        if v * prev[0] < 0:
-            crossings.append(sol.time)
-        prev[0] = v
-        return 1 if len(crossings) < 5 else 0
-
-    api.CALLBACK(sol, 1e-3, (), watch)
+    crossings = record_vz_sign_changes(api, sol, ball)
     api.RUN(sol, api.NEWTON_SOLVER(), 3.0)
     period = 4 * math.sqrt(1 / G) * 1.854074677301372
     assert crossings[4] - crossings[0] == pytest.approx(period, rel=0.005)

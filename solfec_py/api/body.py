@@ -1,4 +1,4 @@
-"""BODY and the body utilities BODY_CHARS, INITIAL_VELOCITY, DELETE, BYLABEL (layer 7).
+"""BODY and the body utilities BODY_CHARS, INITIAL_VELOCITY (layer 7).
 Reference: LANGUAGE §7 and §14 (Solfec lng.c BODY type).
 """
 from __future__ import annotations
@@ -6,7 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py import session, validate as V
-from solfec_py.api.common import readonly, require_body, require_solfec
+from solfec_py.api.common import readonly, require_body
+from solfec_py.api.materials import bulk_material_of
+from solfec_py.api.shapes import MESH, mesh_views, take_shape
+from solfec_py.api.solfec import require_solfec
+from solfec_py.api.stored import frame_constraints
 from solfec_py.bodies import BODY_KINDS
 from solfec_py.bodies.base import Body
 from solfec_py.errors import InputError, InputTypeError, NotAvailableError
@@ -21,9 +25,6 @@ class BODY(Body):
     @V.command
     def __init__(self, solfec, kind, shape, material, label=V.MISSING, form=V.MISSING,
                  mesh=V.MISSING, base=V.MISSING):
-        from solfec_py.api.materials import bulk_material_of
-        from solfec_py.api.shapes import MESH, take_shape
-
         super().__init__()
         domain = require_solfec("solfec", solfec)
         kind = V.choice("kind", kind, sorted(BODY_KINDS), what="BODY kind")
@@ -96,8 +97,6 @@ class BODY(Body):
         of the stored frame (contacts included), as SOLFEC.constraints shows them."""
         owner = getattr(self._domain_or_none(), "owner", None)
         if owner is not None and owner._showing_frame():
-            from solfec_py.api.results import frame_constraints
-
             return [c for c in reversed(frame_constraints(owner)) if _involves(c, self)]
         return list(self._constraints)
 
@@ -119,9 +118,7 @@ class BODY(Body):
 
     @readonly
     def mesh(self):
-        from solfec_py.api import shapes
-
-        return shapes.mesh_views(self) if hasattr(shapes, "mesh_views") else None
+        return mesh_views(self)
 
     # ---------------------------------------------------------------- read-write
     @property
@@ -178,7 +175,7 @@ class BODY(Body):
 
     @selfcontact.setter
     def selfcontact(self, value):
-        on = V.choice("selfcontact", value, ("ON", "OFF"), what="self-contact flag") == "ON"
+        on = V.on_off("selfcontact", value, what="self-contact flag")
         if self.kind != "FINITE_ELEMENT":
             raise InputError("Self-contact is only valid for FINITE_ELEMENT bodies")
         self._flags["selfcontact"] = on
@@ -189,11 +186,11 @@ class BODY(Body):
 
     @fracturecheck.setter
     def fracturecheck(self, value):
-        on = V.choice("fracturecheck", value, ("ON", "OFF"), what="fracturecheck value (neither 'ON' nor 'OFF')")
+        on = V.on_off("fracturecheck", value, what="fracturecheck value (neither 'ON' nor 'OFF')")
         if self.kind != "FINITE_ELEMENT":
             session.runtime_warning("Unable to check fracture criterion for non FEM bodies!")
             return
-        self._flags["fracturecheck"] = on == "ON"
+        self._flags["fracturecheck"] = on
 
     @property
     def disable_rotation(self):
@@ -201,11 +198,11 @@ class BODY(Body):
 
     @disable_rotation.setter
     def disable_rotation(self, value):
-        on = V.choice("disable_rotation", value, ("ON", "OFF"), what="disable_rotation value (neither 'ON' nor 'OFF')")
+        on = V.on_off("disable_rotation", value, what="disable_rotation value (neither 'ON' nor 'OFF')")
         if self.kind != "RIGID":
             session.runtime_warning("disable_rotation applies to RIGID bodies only; ignored")
             return
-        self.block.norotation[self.row] = on == "ON"
+        self.block.norotation[self.row] = on
 
     def __repr__(self) -> str:
         label = f" {self.label!r}" if self.label else ""
@@ -244,44 +241,6 @@ def INITIAL_VELOCITY(body, linear, angular):
         body.block.state_changed(body.row)
     else:
         raise NotAvailableError(f"INITIAL_VELOCITY of a {body.kind} body is not available yet")
-
-
-@V.command
-def DELETE(solfec, object):
-    """Remove a BODY (with its constraints and loads) or a CONSTRAINT from the model."""
-    domain = require_solfec("solfec", solfec)
-    if isinstance(object, BODY):
-        if object.deleted:
-            raise InputTypeError(f"'object' is a recently deleted BODY object (id {object.id})")
-        if object.block.domain is not domain:
-            raise InputError(f"'object' (body {object.id}) belongs to another SOLFEC object")
-        domain.delete(object)
-        return None
-    from solfec_py.api.constraints import is_constraint
-
-    if is_constraint(object):
-        object.delete()
-        return None
-    raise InputTypeError(f"'object' must be a BODY or a CONSTRAINT object, got {V.describe(object)}")
-
-
-@V.command
-def BYLABEL(solfec, kind, label):
-    """The SURFACE_MATERIAL, BULK_MATERIAL, FIELD or BODY with `label`, or None."""
-    domain = require_solfec("solfec", solfec)
-    kind = V.choice("kind", kind, ("SURFACE_MATERIAL", "BULK_MATERIAL", "FIELD", "BODY"), what="object kind")
-    label = V.string("label", label)
-    if kind == "BODY":
-        return domain.labels.get(label)
-    if kind == "SURFACE_MATERIAL":
-        from solfec_py.api.materials import surface_material_object
-
-        return surface_material_object(domain, label)
-    if kind == "BULK_MATERIAL":
-        from solfec_py.api.materials import bulk_material_object
-
-        return bulk_material_object(domain, label)
-    return domain.fields.get(label)
 
 
 def _involves(constraint, body) -> bool:

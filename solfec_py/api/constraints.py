@@ -18,6 +18,7 @@ from solfec_py import constraints as C, session, validate as V
 from solfec_py.api.common import readonly, require_body
 from solfec_py.api.series import TIME_SERIES, number_or_series
 from solfec_py.bodies import BODY_KINDS
+from solfec_py.bodies.base import Body
 from solfec_py.errors import InputError, InputTypeError, SimulationError
 from solfec_py.timeseries import evaluate
 
@@ -320,9 +321,7 @@ def SET_ACCELERATION3(body, point, base, tms):
 def _body_or_none(name, value):
     if value is None:
         return None
-    from solfec_py.api.body import BODY
-
-    if not isinstance(value, BODY):
+    if not isinstance(value, Body):
         raise InputTypeError(f"'{name}' must be a BODY object or None, got {V.describe(value)}")
     return require_body(name, value)
 

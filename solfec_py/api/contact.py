@@ -5,7 +5,8 @@ NUMERICS §5.2 (body pairs filtered before the narrow phase, surface pairs after
 from __future__ import annotations
 
 from solfec_py import session, validate as V
-from solfec_py.api.common import require_body, require_solfec
+from solfec_py.api.common import require_body
+from solfec_py.api.solfec import require_solfec
 from solfec_py.contact.sparsify import Settings
 from solfec_py.errors import InputError
 

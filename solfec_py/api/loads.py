@@ -4,7 +4,9 @@ Reference: LANGUAGE §11 (Solfec lng.c), NUMERICS §1.3.
 from __future__ import annotations
 
 from solfec_py import validate as V
-from solfec_py.api.common import require_body, require_solfec
+from solfec_py.api.common import require_body
+from solfec_py.api.series import number_or_series
+from solfec_py.api.solfec import require_solfec
 from solfec_py.bodies.loads import (CONVECTED_FORCE, CONVECTED_TORQUE, SPATIAL_FORCE,
                                     SPATIAL_TORQUE, ForceCallback)
 from solfec_py.bodies.obstacle import LOAD_ERROR
@@ -16,8 +18,6 @@ KINDS = ("SPATIAL", "CONVECTED")
 @V.command
 def GRAVITY(solfec, vector):
     """Set the gravitational acceleration g(t): a 3-tuple of numbers or TIME_SERIES."""
-    from solfec_py.api.series import number_or_series
-
     domain = require_solfec("solfec", solfec)
     if not isinstance(vector, tuple):
         raise InputTypeError(f"'vector' must be a tuple of 3 numbers or TIME_SERIES objects, got {V.describe(vector)}")
@@ -36,8 +36,6 @@ def _direction(name, value, allow_zero=False):
 @V.command
 def FORCE(body, kind, point, direction, value, data=V.MISSING):
     """Point force at a referential point; `value` a number, TIME_SERIES or callback."""
-    from solfec_py.api.series import number_or_series
-
     body = require_body("body", body)
     if body.kind == "OBSTACLE":
         raise InputError(f"{LOAD_ERROR} (body {body.id}: FORCE)")
@@ -61,8 +59,6 @@ def FORCE(body, kind, point, direction, value, data=V.MISSING):
 @V.command
 def TORQUE(body, kind, direction, value):
     """Torque about a global (SPATIAL) or body-fixed (CONVECTED) axis; RIGID bodies only."""
-    from solfec_py.api.series import number_or_series
-
     body = require_body("body", body)
     if body.kind != "RIGID":
         raise InputError(f"Torque can be applied to RIGID bodies only (body {body.id} is {body.kind})")

@@ -14,14 +14,15 @@ from __future__ import annotations
 from typing import Any
 
 from solfec_py import validate as V
-from solfec_py.api.common import readonly, require_solfec
+from solfec_py.api.common import readonly, require_body
+from solfec_py.api.solfec import require_solfec
 from solfec_py.domain import Domain
 from solfec_py.errors import InputError, InputTypeError, NotAvailableError
 from solfec_py.materials import (ANY_SURFACE, BULK_MODELS, PARAMETERS, SURFACE_MODELS,
                                  BulkMaterial, SurfaceMaterial)
 
-__all__ = ["FIELD", "SURFACE_MATERIAL", "BULK_MATERIAL", "APPLY_BULKMAT", "require_solfec",
-           "bulk_material_of", "bulk_material_object", "surface_material_object", "field_of"]
+__all__ = ["FIELD", "SURFACE_MATERIAL", "BULK_MATERIAL", "APPLY_BULKMAT", "bulk_material_of",
+           "bulk_material_object", "surface_material_object", "field_of"]
 
 
 # --------------------------------------------------------------------------- FIELD
@@ -77,6 +78,54 @@ def field_of(name: str, value: Any, domain: Domain) -> FIELD:
     raise InputTypeError(f"'{name}' must be a FIELD object or a valid field label, got {V.describe(value)}")
 
 
+# --------------------------------------------------------------------------- material handles
+
+def _rw_record_number(name: str, doc: str, **bounds) -> property:
+    """A number parameter of the record behind a material object, read-write; the setter
+    raises TypeError on a bad value or one out of `bounds` (LANGUAGE §6.2)."""
+
+    def getter(self):
+        return getattr(self._record, name)
+
+    def setter(self, value):
+        setattr(self._record, name, V.setter_number(name, value, **bounds))
+
+    return property(getter, setter, doc=doc)
+
+
+class _MaterialHandle:
+    """What SURFACE_MATERIAL and BULK_MATERIAL objects share: a thin handle over a record
+    (`record`, `domain`), its read-only `label` and its `model`, writable through the
+    subclass's `_model_check`."""
+
+    __slots__ = ("_record", "domain")
+
+    @staticmethod
+    def _model_check(value: Any) -> str:  # pragma: no cover - each subclass has its own
+        raise NotImplementedError
+
+    @readonly
+    def label(self):
+        return self._record.label
+
+    @property
+    def model(self):
+        return self._record.model
+
+    @model.setter
+    def model(self, value):
+        self._record.model = self._model_check(value)
+
+
+def _handle(cls, record, domain: Domain):
+    """The one deck object of a material record (made on first use, kept in `record.handle`)."""
+    if record.handle is None:
+        obj = object.__new__(cls)
+        obj._record, obj.domain = record, domain
+        record.handle = obj
+    return record.handle
+
+
 # --------------------------------------------------------------------------- SURFACE_MATERIAL
 
 def _surface_model(name: str, value: Any) -> str:
@@ -91,18 +140,11 @@ def _surface_id(name: str, value: Any) -> int:
 
 
 def _rw_surface_number(name: str, **bounds) -> property:
-    """A SURFACE_MATERIAL parameter; the setter raises TypeError on a bad value (LANGUAGE §6.2)."""
-
-    def getter(self):
-        return getattr(self._record, name)
-
-    def setter(self, value):
-        setattr(self._record, name, V.setter_number(name, value, **bounds))
-
-    return property(getter, setter, doc=f"{name} (read-write)")
+    """A SURFACE_MATERIAL parameter."""
+    return _rw_record_number(name, f"{name} (read-write)", **bounds)
 
 
-class SURFACE_MATERIAL:
+class SURFACE_MATERIAL(_MaterialHandle):
     """`SURFACE_MATERIAL(solfec | surf1, surf2, model, label, friction, cohesion,
     restitution, spring, dashpot, hpow)` — the contact law of an unordered surface pair.
 
@@ -112,7 +154,7 @@ class SURFACE_MATERIAL:
     {a, b} -> (a, any) -> (b, any) -> (any, any) (`SurfaceMaterialTable.lookup`).
     """
 
-    __slots__ = ("_record", "domain")
+    __slots__ = ()
 
     @V.command(name="SURFACE_MATERIAL")
     def __new__(cls, solfec, surf1=V.MISSING, surf2=V.MISSING, model=V.MISSING, label=V.MISSING,
@@ -134,7 +176,7 @@ class SURFACE_MATERIAL:
         if V.given(dashpot):  # not bounded: a negative dashpot asks for critical damping
             params["dashpot"] = V.number("dashpot", dashpot)
         record = domain.surface_materials.insert(s1, s2, label if V.given(label) else None, **params)
-        return _surface_handle(cls, record, domain)
+        return _handle(cls, record, domain)
 
     # read-only
     @readonly
@@ -145,18 +187,10 @@ class SURFACE_MATERIAL:
     def surf2(self):
         return self._record.surf2
 
-    @readonly
-    def label(self):
-        return self._record.label
-
-    # read-write
-    @property
-    def model(self):
-        return self._record.model
-
-    @model.setter
-    def model(self, value):
-        self._record.model = _surface_model("model", value)
+    # read-write (and model)
+    @staticmethod
+    def _model_check(value: Any) -> str:
+        return _surface_model("model", value)
 
     friction = _rw_surface_number("friction", ge=0.0)
     cohesion = _rw_surface_number("cohesion", ge=0.0)
@@ -180,18 +214,10 @@ class SURFACE_MATERIAL:
         return f"SURFACE_MATERIAL({r.label!r}, surfaces ({pair}), {params})"
 
 
-def _surface_handle(cls, record: SurfaceMaterial, domain: Domain) -> SURFACE_MATERIAL:
-    if record.handle is None:
-        obj = object.__new__(cls)
-        obj._record, obj.domain = record, domain
-        record.handle = obj
-    return record.handle
-
-
 def surface_material_object(domain: Domain, label: str) -> SURFACE_MATERIAL | None:
     """BYLABEL(solfec, 'SURFACE_MATERIAL', label): the object, or None."""
     record = domain.surface_materials.by_label(label)
-    return None if record is None else _surface_handle(SURFACE_MATERIAL, record, domain)
+    return None if record is None else _handle(SURFACE_MATERIAL, record, domain)
 
 
 # --------------------------------------------------------------------------- BULK_MATERIAL
@@ -205,17 +231,10 @@ def _bulk_model(name: str, value: Any, allowed=BULK_MODELS) -> str:
 
 def _rw_bulk_number(name: str) -> property:
     """young / poisson / density: read-write, number >= 0, TypeError otherwise."""
-
-    def getter(self):
-        return getattr(self._record, name)
-
-    def setter(self, value):
-        setattr(self._record, name, V.setter_number(name, value, ge=0.0))
-
-    return property(getter, setter, doc=f"{name} (read-write, >= 0)")
+    return _rw_record_number(name, f"{name} (read-write, >= 0)", ge=0.0)
 
 
-class BULK_MATERIAL:
+class BULK_MATERIAL(_MaterialHandle):
     """`BULK_MATERIAL(solfec | model, label, young, poisson, density, tensile, fields, fracene)`.
 
     Re-using a label overwrites all parameters of that material (unspecified ones take
@@ -226,7 +245,7 @@ class BULK_MATERIAL:
     `record` only, as in Solfec.
     """
 
-    __slots__ = ("_record", "domain")
+    __slots__ = ()
 
     @V.command(name="BULK_MATERIAL")
     def __new__(cls, solfec, model=V.MISSING, label=V.MISSING, young=V.MISSING, poisson=V.MISSING,
@@ -248,19 +267,11 @@ class BULK_MATERIAL:
         record.model = model
         for name, value in values.items():
             setattr(record, name, value)
-        return _bulk_handle(cls, record, domain)
+        return _handle(cls, record, domain)
 
-    @readonly
-    def label(self):
-        return self._record.label
-
-    @property
-    def model(self):
-        return self._record.model
-
-    @model.setter
-    def model(self, value):
-        self._record.model = _bulk_model("model", value, allowed=("KIRCHHOFF",))
+    @staticmethod
+    def _model_check(value: Any) -> str:
+        return _bulk_model("model", value, allowed=("KIRCHHOFF",))
 
     young = _rw_bulk_number("young")
     poisson = _rw_bulk_number("poisson")
@@ -292,18 +303,10 @@ def _fields(value: Any, model: str, domain: Domain) -> tuple:
     return tuple(field_of(f"fields[{i}]", v, domain) for i, v in enumerate(value))
 
 
-def _bulk_handle(cls, record: BulkMaterial, domain: Domain) -> BULK_MATERIAL:
-    if record.handle is None:
-        obj = object.__new__(cls)
-        obj._record, obj.domain = record, domain
-        record.handle = obj
-    return record.handle
-
-
 def bulk_material_object(domain: Domain, label: str) -> BULK_MATERIAL | None:
     """BYLABEL(solfec, 'BULK_MATERIAL', label): the object, or None."""
     record = domain.bulk_materials.get(label)
-    return None if record is None else _bulk_handle(BULK_MATERIAL, record, domain)
+    return None if record is None else _handle(BULK_MATERIAL, record, domain)
 
 
 def bulk_material_of(name: str, value: Any, domain: Domain) -> BulkMaterial:
@@ -325,8 +328,6 @@ def APPLY_BULKMAT(solfec, body, volid, material):
     The arguments are checked (with the intended integer `volid`, LANGUAGE §6.4); the
     assignment itself needs finite-element bodies, which solfec-py does not provide yet.
     """
-    from solfec_py.api.common import require_body
-
     domain = require_solfec("solfec", solfec)
     body = require_body("body", body)
     V.integer("volid", volid)

@@ -1,11 +1,16 @@
-"""Global settings and the serial answers of Solfec's parallel helpers: GEOMETRIC_EPSILON,
-WARNINGS, VIEWER, RANK, NCPU, HERE, BARRIER, SUBDIR, NON_SOLFEC_ARGV, IMBALANCE_TOLERANCE,
-REGISTER_CALLBACK, DISPLAY_POINT (layer 7). Reference: LANGUAGE §13.5-§13.8, §14.
+"""Global settings, the serial answers of Solfec's parallel helpers and the model-wide
+lookups: GEOMETRIC_EPSILON, WARNINGS, VIEWER, RANK, NCPU, HERE, BARRIER, SUBDIR,
+NON_SOLFEC_ARGV, IMBALANCE_TOLERANCE, REGISTER_CALLBACK, DISPLAY_POINT, DELETE, BYLABEL
+(layer 7). Reference: LANGUAGE §13.5-§13.8, §14.
 """
 from __future__ import annotations
 
 from solfec_py import session, validate as V
-from solfec_py.api.common import require_body, require_solfec
+from solfec_py.api.common import require_body
+from solfec_py.api.constraints import is_constraint
+from solfec_py.api.materials import bulk_material_object, surface_material_object
+from solfec_py.api.solfec import require_solfec
+from solfec_py.bodies.base import Body
 from solfec_py.errors import InputError, InputTypeError
 
 
@@ -17,7 +22,7 @@ def GEOMETRIC_EPSILON(epsilon):
 
 @V.command
 def WARNINGS(state):
-    session.current().warnings = V.choice("state", state, ("ON", "OFF"), what="state (only 'ON' or 'OFF' are valid)") == "ON"
+    session.current().warnings = V.on_off("state", state, what="state (only 'ON' or 'OFF' are valid)")
 
 
 @V.command
@@ -89,3 +94,35 @@ def DISPLAY_POINT(body, point, label=V.MISSING):
     if not any(p.contains(X) for p in body.shape):
         raise InputError(f"Point outside of the body: 'point' {point!r} is not inside body {body.id}")
     body.display_points_list.append((lab, X))
+
+
+@V.command
+def DELETE(solfec, object):
+    """Remove a BODY (with its constraints and loads) or a CONSTRAINT from the model."""
+    domain = require_solfec("solfec", solfec)
+    if isinstance(object, Body):
+        if object.deleted:
+            raise InputTypeError(f"'object' is a recently deleted BODY object (id {object.id})")
+        if object.block.domain is not domain:
+            raise InputError(f"'object' (body {object.id}) belongs to another SOLFEC object")
+        domain.delete(object)
+        return None
+    if is_constraint(object):
+        object.delete()
+        return None
+    raise InputTypeError(f"'object' must be a BODY or a CONSTRAINT object, got {V.describe(object)}")
+
+
+@V.command
+def BYLABEL(solfec, kind, label):
+    """The SURFACE_MATERIAL, BULK_MATERIAL, FIELD or BODY with `label`, or None."""
+    domain = require_solfec("solfec", solfec)
+    kind = V.choice("kind", kind, ("SURFACE_MATERIAL", "BULK_MATERIAL", "FIELD", "BODY"), what="object kind")
+    label = V.string("label", label)
+    if kind == "BODY":
+        return domain.labels.get(label)
+    if kind == "SURFACE_MATERIAL":
+        return surface_material_object(domain, label)
+    if kind == "BULK_MATERIAL":
+        return bulk_material_object(domain, label)
+    return domain.fields.get(label)

@@ -1,6 +1,6 @@
-"""Deck commands over stored results (layer 7): HISTORY item checking, XDMF_EXPORT,
-INITIALIZE_STATE and the READ-mode constraint list. Reference: LANGUAGE §13.9, §14.2, §15.6,
-§10.1, §1.3 (Solfec lng.c HISTORY, XDMF_EXPORT, INITIALIZE_STATE, CONSTRAINT).
+"""Deck commands over stored results (layer 7): HISTORY item checking, XDMF_EXPORT and
+INITIALIZE_STATE (the READ-mode constraint list is `api/stored.py`). Reference: LANGUAGE
+§13.9, §14.2, §15.6 (Solfec lng.c HISTORY, XDMF_EXPORT, INITIALIZE_STATE).
 """
 from __future__ import annotations
 
@@ -10,26 +10,24 @@ import re
 import numpy as np
 
 from solfec_py import session, validate as V
-from solfec_py.api.common import readonly, require_body, require_solfec
-from solfec_py.api.constraints import CONSTRAINT
+from solfec_py.api.common import require_body
+from solfec_py.api.solfec import SOLFEC, require_solfec
+from solfec_py.bodies.base import Body
 from solfec_py.errors import InputError, InputTypeError, ResultsError
-from solfec_py.output import history as H
+from solfec_py.output import history
 from solfec_py.output import replay
-from solfec_py.output.frames import BASE, CCOL, CON_KINDS, POINT, REAC, RELV
+from solfec_py.output.frames import CCOL, constraint_rows
 from solfec_py.output.xdmf import ATTRIBUTES, DEFAULT_ATTRIBUTES, XdmfSeries
 
 
 # ---------------------------------------------------------------------- HISTORY items
 def _body_set(solfec, obj, where: str):
     """None for the SOLFEC object (all bodies), else a tuple of body ids."""
-    from solfec_py.api.body import BODY
-    from solfec_py.api.solfec import SOLFEC
-
     if isinstance(obj, SOLFEC):
         return None
-    if isinstance(obj, BODY):
+    if isinstance(obj, Body):
         return (require_body(where, obj).id,)
-    if isinstance(obj, list) and all(isinstance(b, BODY) for b in obj):
+    if isinstance(obj, list) and all(isinstance(b, Body) for b in obj):
         return tuple(require_body(f"{where}[{i}]", b).id for i, b in enumerate(obj))
     raise InputTypeError(f"{where}: 'object' must be a SOLFEC a BODY object or a list of BODY objects,"
                          f" got {V.describe(obj)}")
@@ -45,36 +43,34 @@ def _entity(where: str, value, options) -> str:
 
 def history_item(solfec, item, where: str):
     """One HISTORY item (LANGUAGE §15.6) as an output.history item."""
-    from solfec_py.api.body import BODY
-
     if isinstance(item, str):
-        if item not in H.STRINGS:
+        if item not in history.STRINGS:
             raise InputError(f"{where}: Invalid string value {item!r}; expected an energy/point/constraint"
-                             f" tuple or one of {list(H.STRINGS)}")
-        return H.StringItem(item)
+                             f" tuple or one of {list(history.STRINGS)}")
+        return history.StringItem(item)
     if not isinstance(item, tuple):
         raise InputError(f"{where}: Invalid history item {V.describe(item)}; expected a tuple or a string")
     if len(item) == 2:
         bodies = _body_set(solfec, item[0], where)
-        kind = _entity(where, item[1], tuple(H.ENERGY_KINDS) + H.CONSTRAINT_ENTITIES)
-        return H.TotalItem(bodies, kind)
+        kind = _entity(where, item[1], tuple(history.ENERGY_KINDS) + history.CONSTRAINT_ENTITIES)
+        return history.TotalItem(bodies, kind)
     if len(item) == 3:
         body, point, entity = item
-        if isinstance(body, BODY):
+        if isinstance(body, Body):
             ref = require_body(f"{where} body", body).id
         elif isinstance(body, str):
             ref = body
         else:
             raise InputTypeError(f"{where}: the body must be a BODY object or a label string, got {V.describe(body)}")
         X = V.point(f"{where} point", point)
-        return H.PointItem(ref, tuple(X.tolist()), _entity(where, entity, H.POINT_ENTITIES))
+        return history.PointItem(ref, tuple(X.tolist()), _entity(where, entity, history.POINT_ENTITIES))
     if len(item) == 4:
         obj, direction, pair, entity = item
         bodies = _body_set(solfec, obj, where)
         d = None if direction is None else tuple(V.point(f"{where} direction", direction).tolist())
         if pair is not None:
             pair = tuple(V.tuple_of_numbers(f"{where} surface pair", pair, 2).tolist())
-        return H.ConstraintItem(bodies, d, pair, _entity(where, entity, H.CONSTRAINT_ENTITIES))
+        return history.ConstraintItem(bodies, d, pair, _entity(where, entity, history.CONSTRAINT_ENTITIES))
     raise InputError(f"{where}: Invalid tuple size {len(item)}; a history tuple has 2, 3 or 4 items")
 
 
@@ -93,8 +89,6 @@ def _bbox_overlaps(body, box) -> bool:
 
 def subset_bodies(domain, subset) -> list:
     """Bodies selected by a subset specification (LANGUAGE §14.2)."""
-    from solfec_py.api.body import BODY
-
     items = subset if isinstance(subset, list) else [subset]
     chosen: dict = {}
     for item in items:
@@ -104,7 +98,7 @@ def subset_bodies(domain, subset) -> list:
             except re.error as exc:
                 raise InputError(f"Invalid subset definition: bad regular expression {item!r} ({exc})") from None
             found = [b for b in domain.bodies if b.label and pattern.search(b.label)]
-        elif isinstance(item, BODY):
+        elif isinstance(item, Body):
             found = [require_body("subset", item)]
         elif isinstance(item, int) and not isinstance(item, bool):
             found = [domain.by_id[item]] if item in domain.by_id else []
@@ -174,14 +168,12 @@ def XDMF_EXPORT(solfec, time, path, subset=V.MISSING, attributes=V.MISSING):
 def _export(solfec, domain, series, how, times, subset) -> None:
     if solfec.mode != "READ":
         bodies = subset_bodies(domain, subset) if V.given(subset) else list(domain.bodies)
-        from solfec_py.output.frames import constraint_rows
-
         series.write_frame(0, domain.time, bodies, constraint_rows(domain))
         return
     replay.ensure_loaded(solfec)
     store = solfec.store
     if how == "range":
-        frames = H.all_frames(store, *times)
+        frames = history.all_frames(store, *times)
     else:
         frames = sorted({store.frame_index(t) for t in times})
     before = store.current
@@ -193,8 +185,6 @@ def _export(solfec, domain, series, how, times, subset) -> None:
                 bodies = subset_bodies(domain, subset) if V.given(subset) else list(domain.bodies)
             cons = store.frame_constraints(int(i))
             if bodies is not domain.bodies and V.given(subset) and cons.shape[0]:
-                from solfec_py.output.frames import CCOL
-
                 ids = [b.id for b in bodies]
                 cons = cons[np.isin(cons[:, CCOL["BID1"]], ids) | np.isin(cons[:, CCOL["BID2"]], ids)]
             series.write_frame(k, domain.time, bodies, cons)
@@ -233,153 +223,3 @@ def INITIALIZE_STATE(solfec, path, time, subset=V.MISSING):
         return None
     replay.initialize_state(domain, path, t, patterns)
     return None
-
-
-# ---------------------------------------------------------------------- stored constraints
-_VELO = slice(CCOL["VT1"], CCOL["VN"] + 1)
-_POINT2 = slice(CCOL["P2X"], CCOL["P2Z"] + 1)
-
-
-def _kind(r) -> str:
-    return CON_KINDS[int(r[CCOL["KIND"]]) - 1]
-
-
-def _stored(fn):
-    """A read-only attribute computed from the stored row (None when there is none)."""
-
-    def getter(self):
-        r = self._stored_row()
-        return None if r is None else fn(self, r)
-
-    getter.__name__ = fn.__name__
-    getter.__doc__ = fn.__doc__
-    return readonly(getter)
-
-
-class STORED_CONSTRAINT(CONSTRAINT):
-    """A constraint of the stored frame shown by a READ-mode SOLFEC object that the deck did
-    not create (a contact, or a constraint missing from the rebuilt model): the attributes
-    of CONSTRAINT read from the results. Like CONSTRAINT it refers to its constraint by id:
-    after SEEK / FORWARD / BACKWARD the attributes read the row of the frame shown with the
-    same id, kind and bodies, or None when that frame has no such constraint. A row stored
-    without an id (ID 0) is bound to the frame it was listed in."""
-
-    __slots__ = ("_solfec", "_key", "_frame", "_index")
-
-    @classmethod
-    def _of(cls, solfec, key, frame, index):
-        obj = object.__new__(cls)
-        obj.cset, obj.cid, obj.serial = None, key[0], 0
-        obj._solfec, obj._key, obj._frame, obj._index = solfec, key, frame, index
-        return obj
-
-    @property
-    def row(self):                      # never a row of the live ConstraintSet
-        return None
-
-    def _stored_row(self):
-        store = self._solfec.store
-        i = store.current
-        if i is None:
-            return None
-        if self._key[0] == 0:
-            return store.frame_constraints(i)[self._index] if i == self._frame else None
-        k = store.constraint_index(i).get(self._key)
-        return None if k is None else store.frame_constraints(i)[k]
-
-    @_stored
-    def kind(self, r):
-        return _kind(r)
-
-    @_stored
-    def id(self, r):
-        return int(r[CCOL["ID"]]) or None
-
-    @_stored
-    def R(self, r):
-        return tuple(r[REAC].tolist())
-
-    @_stored
-    def U(self, r):
-        return tuple(r[RELV].tolist())
-
-    @_stored
-    def V(self, r):
-        return tuple(r[_VELO].tolist())
-
-    @_stored
-    def base(self, r):
-        """Column-major 9-tuple (t1, t2, n)."""
-        return tuple(r[BASE].tolist())
-
-    @_stored
-    def point(self, r):
-        p = r[POINT].tolist()
-        return tuple(p + r[_POINT2].tolist() if _kind(r) == "RIGLNK" else p)
-
-    @_stored
-    def area(self, r):
-        return float(r[CCOL["AREA"]])
-
-    @_stored
-    def gap(self, r):
-        """Contact gap, spring stroke; 0 for the other kinds."""
-        return float(r[CCOL["GAP"]]) if _kind(r) in ("CONTACT", "SPRING") else 0.0
-
-    @_stored
-    def merit(self, r):
-        return float(r[CCOL["MERIT"]])
-
-    @_stored
-    def adjbod(self, r):
-        by_id = self._solfec.domain.by_id
-        b1, b2 = int(r[CCOL["BID1"]]), int(r[CCOL["BID2"]])
-        return by_id.get(b1) if b2 == 0 else (by_id.get(b1), by_id.get(b2))
-
-    @_stored
-    def spair(self, r):
-        return (int(r[CCOL["SURF1"]]), int(r[CCOL["SURF2"]])) if _kind(r) == "CONTACT" else None
-
-    @_stored
-    def matlab(self, r):
-        """The label of the SURFACE_MATERIAL of the surface pair in the rebuilt model."""
-        table = getattr(self._solfec.domain, "surface_materials", None)
-        if _kind(r) != "CONTACT" or table is None:
-            return None
-        return getattr(table.lookup(int(r[CCOL["SURF1"]]), int(r[CCOL["SURF2"]])), "label", None)
-
-    def delete(self) -> None:
-        """Stored results are not changed: nothing happens."""
-
-    def __repr__(self) -> str:
-        r = self._stored_row()
-        if r is None:
-            return f"<CONSTRAINT {self._key[0]} (not in the frame shown)>"
-        return f"<CONSTRAINT {self._key[0]} {_kind(r)} (stored)>"
-
-
-def frame_constraints(solfec) -> list:
-    """READ mode, a frame shown: the constraints of that frame, newest first (LANGUAGE §10.1,
-    §1.3) — the deck's CONSTRAINT object where the model holds the same constraint (same
-    id, kind and bodies; replay shows the stored values through it), else a
-    STORED_CONSTRAINT (one object per constraint and SOLFEC object, reused across frames)."""
-    store = solfec.store
-    i = store.current
-    rows = store.frame_constraints(i)
-    cset = solfec.domain.constraints
-    src, dst = replay.match_constraints(cset, rows)
-    live = dict(zip(src.tolist(), dst.tolist()))
-    cache = solfec._stored_constraints
-    keys = store.constraint_keys(i)
-    out = []
-    for k in range(rows.shape[0] - 1, -1, -1):
-        if k in live:
-            out.append(cset.handle(int(cset.id[live[k]])))
-            continue
-        key = keys[k]
-        ck = (0, i, k) if key[0] == 0 else key          # no id: bound to this frame and row
-        obj = cache.get(ck)
-        if obj is None:
-            obj = cache[ck] = STORED_CONSTRAINT._of(solfec, key, i, k)
-        out.append(obj)
-    return out

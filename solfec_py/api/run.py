@@ -7,14 +7,15 @@ from __future__ import annotations
 import os
 
 from solfec_py import session, timestep, validate as V
-from solfec_py.api.common import require_body, require_solfec
+from solfec_py.api.common import require_body
+from solfec_py.api.results import history_items
+from solfec_py.api.solfec import SOLFEC, require_solfec
+from solfec_py.api.solvers import is_solver
+from solfec_py.bodies.base import Body
 from solfec_py.domain import Callback
 from solfec_py.errors import InputError, InputTypeError
-from solfec_py.output import recorder, replay
+from solfec_py.output import history, recorder, replay
 from solfec_py.output.progress import Progress
-
-TIMER_NAMES = ("TIMINT", "CONUPD", "CONDET", "LOCDYN", "CONSOL", "PARBAL", "GSINIT", "GSRUN",
-               "GSCOM", "GSMCOM", "LININIT", "LINUPD", "LINMV", "LINPRE", "LINRUN", "LINCOM")
 
 
 def _stop_file(solfec):
@@ -26,8 +27,6 @@ def _stop_file(solfec):
 def RUN(solfec, solver, duration):
     """Integrate `duration` from the current time (no-op in READ mode); with -c the first
     RUN continues from the last stored frame (LANGUAGE §1.2)."""
-    from solfec_py.api.solvers import is_solver
-
     domain = require_solfec("solfec", solfec)
     if not is_solver(solver):
         raise InputTypeError(f"'solver' must be a constraint solver object, got {V.describe(solver)}")
@@ -64,8 +63,7 @@ def OUTPUT(solfec, interval, compression=V.MISSING):
     """Store a frame every `interval` of simulated time (0 = every step)."""
     domain = require_solfec("solfec", solfec)
     interval = V.nonnegative("interval", interval)
-    on = V.given(compression) and V.choice("compression", compression, ("OFF", "ON"),
-                                            what="compression mode") == "ON"
+    on = V.given(compression) and V.on_off("compression", compression, what="compression mode")
     if solfec.mode == "READ":
         return None
     solfec.output_compression = on
@@ -119,14 +117,11 @@ def DURATION(solfec):
 
 
 def _bodies_of(name, value, domain):
-    from solfec_py.api.body import BODY
-    from solfec_py.api.solfec import SOLFEC
-
     if V.given(value) is False or isinstance(value, SOLFEC):
         return None
-    if isinstance(value, BODY):
+    if isinstance(value, Body):
         return [require_body(name, value)]
-    if isinstance(value, list) and all(isinstance(b, BODY) for b in value):
+    if isinstance(value, list) and all(isinstance(b, Body) for b in value):
         return [require_body(f"{name}[{i}]", b) for i, b in enumerate(value)]
     raise InputTypeError(f"'{name}' must be a SOLFEC a BODY object or a list of BODY objects, got {V.describe(value)}")
 
@@ -215,19 +210,16 @@ def BACKWARD(solfec, steps):
 @V.command
 def HISTORY(solfec, list, t0, t1, skip=V.MISSING, progress=V.MISSING):
     """READ mode: (times, values...) from stored frames (LANGUAGE §15.6); WRITE mode: None."""
-    from solfec_py.api.results import history_items
-    from solfec_py.output import history
-
     domain = require_solfec("solfec", solfec)
     t0 = V.number("t0", t0)
     t1 = V.number("t1", t1)
     if V.given(skip):
         V.positive_int("skip", skip)
-    if V.given(progress):
-        V.choice("progress", progress, ("ON", "OFF"), what="progress value (neither 'ON' nor 'OFF')")
+    show = V.given(progress) and V.on_off("progress", progress,
+                                          what="progress value (neither 'ON' nor 'OFF')")
     if solfec.mode != "READ":
         return None
     items = history_items(solfec, domain, list)
     replay.ensure_loaded(solfec)
     return history.history(solfec.store, items, t0, t1, skip if V.given(skip) else 1,
-                           progress=V.given(progress) and progress == "ON")
+                           progress=show)

@@ -6,11 +6,16 @@ from __future__ import annotations
 import os
 import shutil
 
+from typing import Any
+
 from solfec_py import session, validate as V
 from solfec_py.api.common import readonly
+from solfec_py.api.stored import frame_constraints
 from solfec_py.contact.sparsify import Settings as SparsifySettings
 from solfec_py.domain import Domain
-from solfec_py.errors import InputError
+from solfec_py.errors import InputError, InputTypeError
+from solfec_py.output.store import ResultsStore, release_writer, results_path, written_this_run
+from solfec_py.output.xdmf import remove_live_files
 
 ANALYSES = ("DYNAMIC", "QUASI_STATIC")
 VERBOSE = ("ON", "OFF", "%", "%\n")
@@ -51,7 +56,7 @@ class SOLFEC:
         self.clock = None            # [base, h, k, last time]: time = base + k h (output.recorder)
         self.xdmf_live = None        # live ParaView series (output.xdmf), False when off
         self._run_solver = None      # solver of the last RUN (statistics for the frames)
-        self._stored_constraints = {}  # READ mode: STORED_CONSTRAINT objects (api.results)
+        self._stored_constraints = {}  # READ mode: STORED_CONSTRAINT objects (api.stored)
         self.runs = 0
         self._open_results()
         if self._mode == "WRITE":
@@ -65,9 +70,6 @@ class SOLFEC:
         this same program run wrote frames (an earlier SOLFEC object with the same output
         path) are always opened READ, as Solfec does (its tests re-create the model after
         RUN to read the histories back)."""
-        from solfec_py.output.store import ResultsStore, release_writer, results_path, written_this_run
-
-        s = session.current()
         path = results_path(self._outpath)
         if written_this_run(path):
             release_writer(path)                       # the writer's frames, flushed and closed
@@ -77,33 +79,40 @@ class SOLFEC:
                     self.store, self._mode = store, "READ"
                     return
         if not os.path.isfile(path):
-            if s.continue_run:
+            if session.current().continue_run:
                 session.warn(f"-c: no results to continue at {path!r}; starting a new run")
             self.store = ResultsStore(path)
             return
-        if s.continue_run:
-            store = ResultsStore.open_existing(path)
-            if store.nframes:
-                self.store, self.continued = store, True
-                return
-            session.warn(f"-c: results at {path!r} hold no frames; starting a new run")
-        elif not s.overwrite:
-            store = ResultsStore.open_existing(path)   # ResultsError naming the file if unreadable
-            if store.nframes:
-                self.store, self._mode = store, "READ"
-                session.note(f"results exist in {self._outpath}: opened in READ mode (-w overwrites)")
-                return
-            session.warn(f"results at {path!r} hold no frames; they are overwritten")
-        else:
-            session.warn(f"-w: overwriting the existing results at {path!r}")
-        from solfec_py.output.xdmf import remove_live_files
-
+        if self._use_existing_results(path):
+            return
         try:
             os.remove(path)
         except OSError:
             pass
         remove_live_files(self._outpath)
         self.store = ResultsStore(path)
+
+    def _use_existing_results(self, path: str) -> bool:
+        """Results that existed when the program started are at `path`: open them READ, or
+        for appending with -c, when they hold frames (True); otherwise say that they are
+        overwritten (False)."""
+        s = session.current()
+        if s.continue_run:
+            store = ResultsStore.open_existing(path)
+            if store.nframes:
+                self.store, self.continued = store, True
+                return True
+            session.warn(f"-c: results at {path!r} hold no frames; starting a new run")
+        elif not s.overwrite:
+            store = ResultsStore.open_existing(path)   # ResultsError naming the file if unreadable
+            if store.nframes:
+                self.store, self._mode = store, "READ"
+                session.note(f"results exist in {self._outpath}: opened in READ mode (-w overwrites)")
+                return True
+            session.warn(f"results at {path!r} hold no frames; they are overwritten")
+        else:
+            session.warn(f"-w: overwriting the existing results at {path!r}")
+        return False
 
     def _prepare_output(self) -> None:
         """WRITE mode: create the directory and keep a copy of the deck (LANGUAGE §1.4)."""
@@ -148,8 +157,6 @@ class SOLFEC:
         """All constraints, most recently created first; in READ mode, once a frame is
         shown, the constraints stored in that frame (contacts included)."""
         if self._showing_frame():
-            from solfec_py.api.results import frame_constraints
-
             return frame_constraints(self)
         return list(reversed(self.domain.constraints))
 
@@ -189,8 +196,15 @@ class SOLFEC:
 
     @cleanup.setter
     def cleanup(self, value):
-        self._cleanup = V.choice("cleanup", value, ("ON", "OFF"), what="cleanup value (ON/OFF accepted)") == "ON"
+        self._cleanup = V.on_off("cleanup", value, what="cleanup value (ON/OFF accepted)")
 
     def __repr__(self) -> str:
         return (f"SOLFEC({self.domain.analysis!r}, {self.domain.step!r}, {self._outpath!r})"
                 f" [{self._mode}, t={self.domain.time:g}, {len(self.domain.bodies)} bodies]")
+
+
+def require_solfec(name: str, value: Any):
+    """`value` must be a SOLFEC object; returns its Domain."""
+    if not isinstance(value, SOLFEC):
+        raise InputTypeError(f"'{name}' must be a SOLFEC object, got {V.describe(value)}")
+    return value.domain

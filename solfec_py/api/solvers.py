@@ -194,7 +194,7 @@ class GAUSS_SEIDEL_SOLVER(ConstraintSolver):
     diagepsilon = _rw_number("diagepsilon", gt=0.0)
     diagmaxiter = _rw_number("diagmaxiter", integral=True, gt=0.0)
     diagsolver = _rw_keyword("diagsolver", DIAGONAL_SOLVERS, "Invalid diagonal solver")
-    reverse = _rw_keyword("reverse", ("ON", "OFF"), "Invalid reverse switch (ON/OFF accepted)")
+    reverse = _rw_keyword("reverse", V.ON_OFF, "Invalid reverse switch (ON/OFF accepted)")
     variant = _rw_keyword("variant", GS_VARIANTS, "Invalid variant")
     innerloops = _rw_number("innerloops", integral=True, ge=1.0)
 
@@ -283,7 +283,7 @@ class NEWTON_SOLVER(ConstraintSolver):
         self._meritval = opt(meritval, 1e-8, lambda v: V.positive("meritval", v))
         self._maxiter = opt(maxiter, 1000, lambda v: _count("maxiter", v))
         self._locdyn = opt(locdyn, "ON", lambda v: _keyword(
-            "locdyn", v, ("ON", "OFF"), "Invalid locdyn value: neither ON nor OFF"))
+            "locdyn", v, V.ON_OFF, "Invalid locdyn value: neither ON nor OFF"))
         self._linver = opt(linver, "GMRES", lambda v: _keyword(
             "linver", v, ("GMRES", "DIAG"), "Invalid linver value: neither GMRES nor DIAG"))
         self._linmaxiter = opt(linmaxiter, 10, lambda v: _count("linmaxiter", v))
@@ -293,13 +293,13 @@ class NEWTON_SOLVER(ConstraintSolver):
         self._theta = opt(theta, 0.25, lambda v: V.setter_number("theta", v, gt=0.0, le=1.0))
         self._omega = opt(omega, 1e-10, lambda v: V.positive("omega", v))
         self._gsflag = opt(gsflag, "ON", lambda v: _keyword(
-            "gsflag", v, ("ON", "OFF"), "Invalid gsflag value: neither ON nor OFF"))
+            "gsflag", v, V.ON_OFF, "Invalid gsflag value: neither ON nor OFF"))
         self.reldelta_mode = opt(reldelta, "OFF", lambda v: _keyword(
             "reldelta", v, RELDELTA, "Invalid reldelta value: neither of {OFF, avgWii, minWii, maxWii}"))
 
     meritval = _rw_number("meritval", gt=0.0)
     maxiter = _rw_number("maxiter", integral=True, gt=0.0)
-    locdyn = _rw_keyword("locdyn", ("ON", "OFF"), "Invalid locdyn value: neither ON nor OFF")
+    locdyn = _rw_keyword("locdyn", V.ON_OFF, "Invalid locdyn value: neither ON nor OFF")
     linver = _rw_keyword("linver", ("GMRES", "DIAG"), "Invalid linver value: neither GMRES nor DIAG")
     linmaxiter = _rw_number("linmaxiter", integral=True, gt=0.0)
     maxmatvec = _rw_number("maxmatvec", integral=True, gt=0.0)
@@ -307,7 +307,7 @@ class NEWTON_SOLVER(ConstraintSolver):
     delta = _rw_number("delta", ge=0.0)
     theta = _rw_number("theta", gt=0.0, le=0.5)
     omega = _rw_number("omega", gt=0.0)
-    gsflag = _rw_keyword("gsflag", ("ON", "OFF"), "Invalid gsflag value: neither ON nor OFF")
+    gsflag = _rw_keyword("gsflag", V.ON_OFF, "Invalid gsflag value: neither ON nor OFF")
 
     @readonly
     def iters(self):

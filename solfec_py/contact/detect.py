@@ -165,7 +165,7 @@ def _update(domain, table, geo, cset, eps) -> np.ndarray:
     cohesive = known & ~touch & (cset.cohesion[rows] > 0)
     if cohesive.any():                 # keeps its material points; the frame follows them
         r = rows[cohesive]
-        pm = _points(domain, table, om[cohesive], cset.mpnt[r])
+        pm = O.current_points(domain, table, om[cohesive], cset.mpnt[r])
         cset.point[r] = pm
     gone = rows[~touch & ~cohesive]
     live = rows[touch]
@@ -181,16 +181,6 @@ def _update(domain, table, geo, cset, eps) -> np.ndarray:
     keys = _keys(om[keep], os[keep], table.count)
     cset.remove_rows(gone)
     return keys
-
-
-def _points(domain, table, obj, X) -> np.ndarray:
-    out = np.empty_like(X)
-    fam = table.family[obj]
-    for code, name in enumerate(table.families):
-        m = fam == code
-        if m.any():
-            out[m] = domain.blocks[name].cur_points(table.row[obj[m]], X[m])
-    return out
 
 
 def _excluded(a: np.ndarray, b: np.ndarray, pairs: set) -> np.ndarray:

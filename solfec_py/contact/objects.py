@@ -116,15 +116,115 @@ def _convex_parts(shape) -> list:
     return []
 
 
+def _array(values: list, dtype, shape=(0,)) -> np.ndarray:
+    return np.asarray(values, dtype=dtype) if len(values) else np.zeros(shape, dtype=dtype)
+
+
+def _joined(values: list, dtype, shape=(0,)) -> np.ndarray:
+    return np.concatenate(values).astype(dtype) if values else np.zeros(shape, dtype=dtype)
+
+
+@dataclass
+class _ObjectRows:
+    """The per-object columns of the table while it is built."""
+
+    bodies: list = field(default_factory=list)
+    columns: dict = field(default_factory=lambda: {k: [] for k in (
+        "family", "row", "bid", "elem", "kind", "inert", "part")})
+
+    def add(self, body, **values) -> None:
+        self.bodies.append(body)
+        for key, value in values.items():
+            self.columns[key].append(value)
+
+    def arrays(self) -> dict:
+        cols = self.columns
+        out = {k: _array(cols[k], np.int64) for k in ("family", "row", "bid", "elem", "kind", "part")}
+        return dict(out, bodies=self.bodies, inert=_array(cols["inert"], bool))
+
+
+@dataclass
+class _SphereRows:
+    """The sphere arrays (s_*) while the table is built."""
+
+    obj: list = field(default_factory=list)
+    ref: list = field(default_factory=list)
+    radius: list = field(default_factory=list)
+    sid: list = field(default_factory=list)
+
+    def add(self, index: int, sphere: Sphere) -> int:
+        """Append the sphere of object `index`; its position in the sphere arrays."""
+        self.obj.append(index)
+        self.ref.append(sphere.ref_center)
+        self.radius.append(sphere.radius)
+        self.sid.append(sphere.surfid)
+        return len(self.obj) - 1
+
+    def arrays(self) -> dict:
+        return {"s_obj": _array(self.obj, np.int64), "s_ref": _array(self.ref, float, (0, 3)),
+                "s_radius": _array(self.radius, float), "s_sid": _array(self.sid, np.int64)}
+
+
+@dataclass
+class _ConvexRows:
+    """The convex arrays (c_*, v_*, tri, t_face, f_*) while the table is built: vertex,
+    triangle and face ranges per convex, indices global across convexes."""
+
+    obj: list = field(default_factory=list)
+    v_ref: list = field(default_factory=list)
+    v_obj: list = field(default_factory=list)
+    tri: list = field(default_factory=list)
+    t_face: list = field(default_factory=list)
+    f_sid: list = field(default_factory=list)
+    f_surface: list = field(default_factory=list)
+    vstart: list = field(default_factory=lambda: [0])
+    tstart: list = field(default_factory=lambda: [0])
+    fstart: list = field(default_factory=lambda: [0])
+
+    def add(self, index: int, convex: Convex) -> int:
+        """Append the convex of object `index`; its position in the convex arrays."""
+        nv, nf, nt = self.vstart[-1], self.fstart[-1], self.tstart[-1]
+        self.obj.append(index)
+        self.v_ref.append(convex.ref)
+        self.v_obj.append(np.full(convex.nver, index))
+        tr, owner = convex.triangles()
+        self.tri.append(tr + nv)
+        self.t_face.append(owner + nf)
+        self.f_sid.append(convex.surfids)
+        self.f_surface.append(convex.surfids != INTERIOR_SURFID)
+        self.vstart.append(nv + convex.nver)
+        self.fstart.append(nf + convex.surfids.size)
+        self.tstart.append(nt + tr.shape[0])
+        return len(self.obj) - 1
+
+    def arrays(self) -> dict:
+        return {"c_obj": _array(self.obj, np.int64), "v_ref": _joined(self.v_ref, float, (0, 3)),
+                "v_obj": _joined(self.v_obj, np.int64), "c_vstart": np.asarray(self.vstart, np.int64),
+                "tri": _joined(self.tri, np.int64, (0, 3)), "t_face": _joined(self.t_face, np.int64),
+                "c_tstart": np.asarray(self.tstart, np.int64), "f_sid": _joined(self.f_sid, np.int64),
+                "f_surface": _joined(self.f_surface, bool), "c_fstart": np.asarray(self.fstart, np.int64)}
+
+
+def _contact_parts(body, unsupported: list) -> list:
+    """The spheres and convex polyhedra of a body's shape, in order; primitives that take
+    no part in contact yet are listed in `unsupported` as (body, kind name)."""
+    parts = []
+    for shape in body.shape:
+        if isinstance(shape, Sphere):
+            parts.append(shape)
+            continue
+        convex = _convex_parts(shape)
+        if not convex and not isinstance(shape, Mesh):
+            unsupported.append((body, type(shape).__name__.upper()))
+        parts += convex
+    return parts
+
+
 def build(domain) -> ObjectTable:
     """Split every body of every block into contact objects (a setup pass over bodies)."""
     families = sorted(domain.blocks)
-    obj = {k: [] for k in ("family", "row", "bid", "elem", "kind", "inert", "part")}
-    bodies, first, unsupported = [], {}, []
-    s_obj, s_ref, s_rad, s_sid = [], [], [], []
-    c_obj, v_ref, v_obj, c_vstart, tri, t_face, c_tstart = [], [], [], [0], [], [], [0]
-    f_sid, f_surface, c_fstart = [], [], [0]
-    nv = nf = nt = 0
+    objects, spheres, convexes = _ObjectRows(), _SphereRows(), _ConvexRows()
+    first, unsupported = {}, []
     for code, name in enumerate(families):
         block = domain.blocks[name]
         n = block.count
@@ -132,66 +232,19 @@ def build(domain) -> ObjectTable:
         starts = np.zeros(n + 1, dtype=np.int64)
         for r in range(n):
             body = block.bodies[r]
-            starts[r] = len(bodies)
-            local = 0
-            for shape in body.shape:
-                if isinstance(shape, Sphere):
-                    parts = [shape]
+            starts[r] = len(objects.bodies)
+            for local, p in enumerate(_contact_parts(body, unsupported)):
+                index = len(objects.bodies)
+                if isinstance(p, Sphere):
+                    kind, part = SPHERE, spheres.add(index, p)
                 else:
-                    parts = _convex_parts(shape)
-                    if not parts and not isinstance(shape, Mesh):
-                        unsupported.append((body, type(shape).__name__.upper()))
-                for p in parts:
-                    index = len(bodies)
-                    bodies.append(body)
-                    for key, value in (("family", code), ("row", r), ("bid", body.id), ("elem", local),
-                                       ("inert", bool(inert[r]))):
-                        obj[key].append(value)
-                    local += 1
-                    if isinstance(p, Sphere):
-                        obj["kind"].append(SPHERE)
-                        obj["part"].append(len(s_obj))
-                        s_obj.append(index)
-                        s_ref.append(p.ref_center)
-                        s_rad.append(p.radius)
-                        s_sid.append(p.surfid)
-                        continue
-                    obj["kind"].append(CONVEX)
-                    obj["part"].append(len(c_obj))
-                    c_obj.append(index)
-                    v_ref.append(p.ref)
-                    v_obj.append(np.full(p.nver, index))
-                    tr, owner = p.triangles()
-                    tri.append(tr + nv)
-                    t_face.append(owner + nf)
-                    f_sid.append(p.surfids)
-                    f_surface.append(p.surfids != INTERIOR_SURFID)
-                    nv += p.nver
-                    nf += p.surfids.size
-                    nt += tr.shape[0]
-                    c_vstart.append(nv)
-                    c_fstart.append(nf)
-                    c_tstart.append(nt)
-        starts[n] = len(bodies)
+                    kind, part = CONVEX, convexes.add(index, p)
+                objects.add(body, family=code, row=r, bid=body.id, elem=local, kind=kind,
+                            inert=bool(inert[r]), part=part)
+        starts[n] = len(objects.bodies)
         first[name] = starts
-
-    def arr(values, dtype, shape=(0,)):
-        return np.asarray(values, dtype=dtype) if len(values) else np.zeros(shape, dtype=dtype)
-
-    def cat(values, dtype, shape=(0,)):
-        return np.concatenate(values).astype(dtype) if values else np.zeros(shape, dtype=dtype)
-
-    return ObjectTable(
-        families=families, bodies=bodies,
-        family=arr(obj["family"], np.int64), row=arr(obj["row"], np.int64), bid=arr(obj["bid"], np.int64),
-        elem=arr(obj["elem"], np.int64), kind=arr(obj["kind"], np.int64), inert=arr(obj["inert"], bool),
-        part=arr(obj["part"], np.int64), first=first,
-        s_obj=arr(s_obj, np.int64), s_ref=arr(s_ref, float, (0, 3)), s_radius=arr(s_rad, float),
-        s_sid=arr(s_sid, np.int64),
-        c_obj=arr(c_obj, np.int64), v_ref=cat(v_ref, float, (0, 3)), v_obj=cat(v_obj, np.int64),
-        c_vstart=np.asarray(c_vstart, np.int64), tri=cat(tri, np.int64, (0, 3)), t_face=cat(t_face, np.int64),
-        c_tstart=np.asarray(c_tstart, np.int64), f_sid=cat(f_sid, np.int64), f_surface=cat(f_surface, bool),
-        c_fstart=np.asarray(c_fstart, np.int64), unsupported=unsupported)
+    return ObjectTable(families=families, first=first, unsupported=unsupported,
+                       **objects.arrays(), **spheres.arrays(), **convexes.arrays())
 
 
 @dataclass
@@ -207,7 +260,8 @@ class Geometry:
     hi: np.ndarray
 
 
-def _current_points(domain, table: ObjectTable, obj: np.ndarray, X: np.ndarray) -> np.ndarray:
+def current_points(domain, table: ObjectTable, obj: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Current places of referential points X[k] of objects obj[k] (family by family)."""
     out = np.empty_like(X)
     fam = table.family[obj]
     for code, name in enumerate(table.families):
@@ -219,8 +273,8 @@ def _current_points(domain, table: ObjectTable, obj: np.ndarray, X: np.ndarray) 
 
 def current(domain, table: ObjectTable, eps: float) -> Geometry:
     """Current geometry of every object (bodies at their present configuration)."""
-    s_center = _current_points(domain, table, table.s_obj, table.s_ref)
-    v_cur = _current_points(domain, table, table.v_obj, table.v_ref)
+    s_center = current_points(domain, table, table.s_obj, table.s_ref)
+    v_cur = current_points(domain, table, table.v_obj, table.v_ref)
     # face normals: sums of fan-triangle area vectors; offsets from one vertex of each face
     nf = table.f_sid.size
     if table.tri.size:

@@ -14,7 +14,7 @@ import numpy as np
 
 from solfec_py.geometry.pointset import PointSetMotion
 
-from solfec_py.geometry import mesh_tables as T
+from solfec_py.geometry import mesh_tables
 from solfec_py.geometry.convex import Convex, tolerance
 
 INTERIOR_SURFID = -2147483647      # surface id of faces interior to a mesh (MESH2CONVEX)
@@ -53,14 +53,14 @@ class _Topology:
 
     def __init__(self, etype: np.ndarray, conn: np.ndarray):
         ne = etype.size
-        table = T.FACE_TABLE[etype]                                   # (ne, 6, 4)
-        glob = np.where(table >= 0, np.take_along_axis(conn[:, None, :].repeat(T.MAX_FACES, 1),
+        table = mesh_tables.FACE_TABLE[etype]                                   # (ne, 6, 4)
+        glob = np.where(table >= 0, np.take_along_axis(conn[:, None, :].repeat(mesh_tables.MAX_FACES, 1),
                                                        np.maximum(table, 0), axis=2), -1)
-        exists = np.arange(T.MAX_FACES)[None, :] < T.FACE_COUNT[etype][:, None]
-        self.elem = np.repeat(np.arange(ne), T.MAX_FACES).reshape(ne, -1)[exists]
-        self.local = np.tile(np.arange(T.MAX_FACES), (ne, 1))[exists]
+        exists = np.arange(mesh_tables.MAX_FACES)[None, :] < mesh_tables.FACE_COUNT[etype][:, None]
+        self.elem = np.repeat(np.arange(ne), mesh_tables.MAX_FACES).reshape(ne, -1)[exists]
+        self.local = np.tile(np.arange(mesh_tables.MAX_FACES), (ne, 1))[exists]
         self.nodes = glob[exists]                                      # (nf, 4), ccw outward
-        self.size = T.FACE_SIZE[etype][exists]
+        self.size = mesh_tables.FACE_SIZE[etype][exists]
         self.keys = face_keys(self.nodes)
         self.group, counts = group_rows(self.keys)
         self.count = counts[self.group]                                # sharing count per face
@@ -90,7 +90,7 @@ class Mesh(PointSetMotion):
         if self.face_sids.size != self.face_nodes.shape[0]:
             raise ValueError("Mesh: one surface id per listed face is required")
         bad = (self.etype[:, None] > np.arange(8)) != (self.conn >= 0)
-        if bad.any() or not np.isin(self.etype, T.ETYPES).all():
+        if bad.any() or not np.isin(self.etype, mesh_tables.ETYPES).all():
             raise ValueError("Mesh: element types and padded connectivity disagree")
         self._topo = None
         self._bsurf = None
@@ -154,12 +154,12 @@ class Mesh(PointSetMotion):
         """Every element as a Convex (faces from the element table, boundary surface ids,
         INTERIOR_SURFID on interior faces, the element's volume id)."""
         sids = self.face_surfids()
-        start = np.concatenate([[0], np.cumsum(T.FACE_COUNT[self.etype])[:-1]])
+        start = np.concatenate([[0], np.cumsum(mesh_tables.FACE_COUNT[self.etype])[:-1]])
         out = []
         for e in range(self.nele):
             k = self.etype[e]
             nodes = self.conn[e, :k]
-            faces = [np.asarray(f) for f in T.FACES[k]]
+            faces = [np.asarray(f) for f in mesh_tables.FACES[k]]
             cvx = Convex(self.ref[nodes], faces, sids[start[e]: start[e] + len(faces)], self.volids[e],
                          cur=self.cur[nodes])
             out.append(cvx)
@@ -173,8 +173,8 @@ class Mesh(PointSetMotion):
         sel = np.arange(self.nele) if elements is None else np.asarray(elements, dtype=np.int64)
         for lo in range(0, sel.size, _CHUNK):
             part = sel[lo: lo + _CHUNK]
-            local = T.TRI_TABLE[self.etype[part]]                          # (m, 12, 3)
-            glob = np.take_along_axis(self.conn[part][:, None, :].repeat(T.MAX_TRIS, 1), local, axis=2)
+            local = mesh_tables.TRI_TABLE[self.etype[part]]                          # (m, 12, 3)
+            glob = np.take_along_axis(self.conn[part][:, None, :].repeat(mesh_tables.MAX_TRIS, 1), local, axis=2)
             yield x[glob].reshape(-1, 3, 3)
 
     # ------------------------------------------------------------------ volume ids (motion: PointSetMotion)
@@ -204,7 +204,7 @@ class Mesh(PointSetMotion):
         if tol is None:
             tol = tolerance(self.ref.min(axis=0), self.ref.max(axis=0))
         for pts in self.triangle_chunks("ref", self.surface_elements()):
-            pts = pts.reshape(-1, T.MAX_TRIS, 3, 3)
+            pts = pts.reshape(-1, mesh_tables.MAX_TRIS, 3, 3)
             a, b, c = pts[:, :, 0], pts[:, :, 1], pts[:, :, 2]
             n = np.cross(b - a, c - a)
             d = np.einsum("eti,eti->et", n, p - a)
@@ -219,11 +219,11 @@ class Mesh(PointSetMotion):
         npts = np.array([0, 0, 0, 0, 4, 8, 6, 0, 8])[self.etype[elems]]
         offset = np.concatenate([[0], np.cumsum(npts)])
         out = np.empty((offset[-1], 3))
-        for e in T.ETYPES:
+        for e in mesh_tables.ETYPES:
             sel = np.flatnonzero(self.etype[elems] == e)
             if sel.size:
-                x = np.einsum("pk,eki->epi", T.VOLUME_N[e], self.cur[self.conn[elems[sel], :e]])
-                rows = offset[sel][:, None] + np.arange(T.VOLUME_N[e].shape[0])
+                x = np.einsum("pk,eki->epi", mesh_tables.VOLUME_N[e], self.cur[self.conn[elems[sel], :e]])
+                rows = offset[sel][:, None] + np.arange(mesh_tables.VOLUME_N[e].shape[0])
                 out[rows.reshape(-1)] = x.reshape(-1, 3)
         return out
 
@@ -238,7 +238,7 @@ class Mesh(PointSetMotion):
         for s in (3, 4):
             sel = np.flatnonzero(sizes[keep] == s)
             if sel.size:
-                x = np.einsum("pk,fki->fpi", T.FACE_N[s], self.cur[nodes[keep][sel, :s]])
-                rows = offset[sel][:, None] + np.arange(T.FACE_N[s].shape[0])
+                x = np.einsum("pk,fki->fpi", mesh_tables.FACE_N[s], self.cur[nodes[keep][sel, :s]])
+                rows = offset[sel][:, None] + np.arange(mesh_tables.FACE_N[s].shape[0])
                 out[rows.reshape(-1)] = x.reshape(-1, 3)
         return out

@@ -1,6 +1,7 @@
 """Tables of the first-order elements as data (layer 1): faces, fan triangles, shape
-functions and the integration points used to list MESH integration points.
-Reference: LANGUAGE §3.4 (face table), NUMERICS §3.1-§3.2 (shape functions, rules).
+functions and the integration points used to list MESH integration points, all derived
+from the element types of :mod:`solfec_py.fem.elements` (Solfec's node orders and face
+table, its order-2 rules).
 
 Tables are indexed directly by the element's node count (4 tetrahedron, 5 pyramid,
 6 wedge, 8 hexahedron) and padded so that a whole mesh is handled with fancy indexing:
@@ -11,16 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from solfec_py.fem.elements import FIRST_ORDER, Quad4, Tri3
+
 ETYPES = (4, 5, 6, 8)
 NAMES = {4: "tetrahedron", 5: "pyramid", 6: "wedge", 8: "hexahedron"}
 
 # faces listed counter-clockwise seen from outside (zero-based local node numbers)
-FACES = {
-    4: [(0, 2, 1), (0, 1, 3), (1, 2, 3), (2, 0, 3)],
-    5: [(0, 3, 2, 1), (0, 1, 4), (1, 2, 4), (2, 3, 4), (3, 0, 4)],
-    6: [(0, 2, 1), (3, 4, 5), (0, 1, 4, 3), (1, 2, 5, 4), (2, 0, 3, 5)],
-    8: [(0, 3, 2, 1), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (0, 4, 7, 3), (4, 5, 6, 7)],
-}
+FACES = {e: [tuple(f) for f in FIRST_ORDER[e].faces] for e in ETYPES}
 MAX_FACES, MAX_TRIS = 6, 12
 
 FACE_TABLE = np.full((9, MAX_FACES, 4), -1, dtype=np.int64)
@@ -43,50 +41,16 @@ for _e, _faces in FACES.items():
 # ---------------------------------------------------------------------- shape functions
 
 def shape_functions(etype: int, xi: np.ndarray) -> np.ndarray:
-    """N (p, etype) at local points xi (p, 3) (NUMERICS §3.1 coordinates)."""
-    x, y, z = np.asarray(xi, float).T
-    if etype == 4:
-        return np.column_stack([1 - x - y - z, x, y, z])
-    if etype == 5:
-        r = np.where(z < 1.0, x * y * z / np.where(z < 1.0, 1.0 - z, 1.0), 0.0)
-        return 0.25 * np.column_stack([(1 + x) * (1 + y) - z + r, (1 - x) * (1 + y) - z - r,
-                                       (1 - x) * (1 - y) - z + r, (1 + x) * (1 - y) - z - r,
-                                       4.0 * z])
-    if etype == 6:
-        L = np.column_stack([1 - x - y, x, y])
-        return 0.5 * np.hstack([L * (1 - z)[:, None], L * (1 + z)[:, None]])
-    if etype == 8:
-        s = np.array([[-1, -1, -1], [1, -1, -1], [1, 1, -1], [-1, 1, -1],
-                      [-1, -1, 1], [1, -1, 1], [1, 1, 1], [-1, 1, 1]], dtype=float)
-        return 0.125 * (1 + x[:, None] * s[:, 0]) * (1 + y[:, None] * s[:, 1]) * (1 + z[:, None] * s[:, 2])
-    raise ValueError(f"no element with {etype} nodes")
+    """N (p, etype) at local points xi (p, 3) (the element's reference coordinates)."""
+    if etype not in FIRST_ORDER:
+        raise ValueError(f"no element with {etype} nodes")
+    return FIRST_ORDER[etype].shape(xi)
 
 
-def _volume_points() -> dict:
-    a, b = 0.1381966011250105, 0.5854101966249684
-    g = 1.0 / np.sqrt(3.0)
-    pa, z1 = 0.263184055569714, 0.544151844011225
-    pb, z2 = 0.506616303349788, 0.122514822655441
-    sq = np.array([[1, 1], [-1, 1], [-1, -1], [1, -1]], dtype=float)
-    tri = np.array([[2 / 3, 1 / 6], [1 / 6, 2 / 3], [1 / 6, 1 / 6]])
-    return {
-        4: np.array([[a, a, a], [a, a, b], [a, b, a], [b, a, a]]),
-        5: np.vstack([np.column_stack([pa * sq, np.full(4, z1)]), np.column_stack([pb * sq, np.full(4, z2)])]),
-        6: np.vstack([np.column_stack([tri, np.full(3, -g)]), np.column_stack([tri, np.full(3, g)])]),
-        8: np.array([[sx, sy, sz] for sz in (-g, g) for sy in (-g, g) for sx in (-g, g)]),
-    }
-
-
-# order-2 volume rules (the ones Solfec uses for everything except the HEX8 mass)
-VOLUME_POINTS = _volume_points()
-# values of the shape functions at the volume points: (npoints, etype)
-VOLUME_N = {e: shape_functions(e, VOLUME_POINTS[e]) for e in ETYPES}
+# order-2 volume rules (the ones Solfec uses for everything except the HEX8 mass), in
+# Solfec's point order, and the values of the shape functions there: (npoints, etype)
+VOLUME_POINTS = {e: FIRST_ORDER[e].rules["stiffness"].points for e in ETYPES}
+VOLUME_N = {e: FIRST_ORDER[e].tables("stiffness")[0] for e in ETYPES}
 
 # face rules: triangles 1 point (centroid), quadrilaterals 2 x 2 Gauss, as node weights
-_g = 1.0 / np.sqrt(3.0)
-_quad_xi = np.array([[-_g, -_g], [_g, -_g], [_g, _g], [-_g, _g]])
-_quad_nodes = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], dtype=float)
-FACE_N = {
-    3: np.full((1, 3), 1.0 / 3.0),
-    4: 0.25 * (1 + _quad_xi[:, None, 0] * _quad_nodes[:, 0]) * (1 + _quad_xi[:, None, 1] * _quad_nodes[:, 1]),
-}
+FACE_N = {3: Tri3.tables()[0], 4: Quad4.tables()[0]}

@@ -89,10 +89,3 @@ def axis_angle(axis: np.ndarray, degrees: float) -> np.ndarray:
     axis = np.asarray(axis, dtype=float)
     n = axis / np.linalg.norm(axis)
     return expmap(n * np.deg2rad(degrees))
-
-
-def rotation_vector(R: np.ndarray) -> np.ndarray:
-    """Inverse of `expmap` for rotation angles below pi (used by tests and exports)."""
-    from scipy.spatial.transform import Rotation
-
-    return Rotation.from_matrix(R).as_rotvec()

@@ -10,7 +10,6 @@ import sys
 import traceback
 from dataclasses import dataclass
 
-from solfec_py import session
 from solfec_py.errors import SolfecError
 
 
@@ -115,7 +114,3 @@ def run_deck(path: str, legacy: str = "auto") -> dict:
         except ValueError:
             pass
     return ns
-
-
-def start_session(path: str, **settings) -> session.Session:
-    return session.start(deck_path=path, **settings)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solfec_py.errors import NotAvailableError
-from solfec_py.output import frames as L
+from solfec_py.output import frames
 from solfec_py.output.store import KIND_FAMILY
 
 POINT_ENTITIES = ("CX", "CY", "CZ", "DX", "DY", "DZ", "VX", "VY", "VZ",
@@ -26,7 +26,7 @@ POINT_ENTITIES = ("CX", "CY", "CZ", "DX", "DY", "DZ", "VX", "VY", "VZ",
 ENERGY_KINDS = {"KINETIC": 0, "EXTERNAL": 1, "CONTACT": 2, "FRICTION": 3, "INTERNAL": 4}
 CONSTRAINT_ENTITIES = ("GAP", "R", "CR", "U", "CU")
 COUNTS = ("STEP", "CONS", "BODS")
-STRINGS = L.TIMERS + COUNTS + L.STATISTICS
+STRINGS = frames.TIMERS + COUNTS + frames.STATISTICS
 
 
 @dataclass(frozen=True)
@@ -184,7 +184,7 @@ def _evaluate_one(store, fr: _Frames, item) -> np.ndarray:
 def _state(store, fr: _Frames, family: str, body_ids) -> np.ndarray:
     """(frames, len(body_ids), width) state rows, NaN where a body is absent."""
     rows = fr.rows(family, body_ids)
-    width = L.state_width(family)
+    width = frames.state_width(family)
     out = np.full(rows.shape + (width,), np.nan)
     ok = rows >= 0
     if ok.any():
@@ -235,18 +235,18 @@ def _energy(store, fr: _Frames, item: TotalItem) -> np.ndarray:
         if fam is not None:
             by_family.setdefault(fam, []).append(int(bid))
     for fam, ids in by_family.items():
-        if fam not in L.FAMILIES:
+        if fam not in frames.FAMILIES:
             raise NotAvailableError(f"HISTORY energies of {fam.replace('_', ' ')} bodies are not available yet")
-        nc, nv = L.FAMILIES[fam]
+        nc, nv = frames.FAMILIES[fam]
         s = _state(store, fr, fam, ids)[:, :, nc + nv + k]
         total += np.nansum(s, axis=1)
     return total
 
 
 def _constraint_values(store, fr: _Frames, item: ConstraintItem) -> np.ndarray:
-    C = L.CCOL
+    C = frames.CCOL
     out = np.zeros(fr.idx.size)
-    contact = L.CON_KIND_CODE["CONTACT"]
+    contact = frames.CON_KIND_CODE["CONTACT"]
     bodies = None if item.bodies is None else np.asarray(item.bodies, dtype=float)
     d = None if item.direction is None else np.asarray(item.direction, float)
     for k, i in enumerate(fr.idx):
@@ -271,11 +271,11 @@ def _constraint_values(store, fr: _Frames, item: ConstraintItem) -> np.ndarray:
         if item.entity == "GAP":
             out[k] = r[:, C["GAP"]].min()
             continue
-        local = r[:, L.REAC] if item.entity in ("R", "CR") else r[:, L.RELV]
+        local = r[:, frames.REAC] if item.entity in ("R", "CR") else r[:, frames.RELV]
         if d is None:
             values = local[:, 2]
         else:
-            B = r[:, L.BASE].reshape(-1, 3, 3).transpose(0, 2, 1)   # columns t1, t2, n
+            B = r[:, frames.BASE].reshape(-1, 3, 3).transpose(0, 2, 1)   # columns t1, t2, n
             values = np.einsum("nij,nj->ni", B, local) @ d
         out[k] = values.sum() if item.entity in ("R", "CR") else values.mean()
     return out

@@ -14,7 +14,7 @@ import sys
 import numpy as np
 
 from solfec_py.errors import ResultsError
-from solfec_py.output import history as H
+from solfec_py.output import history
 from solfec_py.output.store import ResultsStore, results_path
 
 ENTITY_HELP = """\
@@ -58,14 +58,14 @@ def _body(text: str):
 def parse_entity(text: str, store: ResultsStore):
     """An entity string (see ENTITY_HELP) as an output.history item."""
     parts = _split(text)
-    totals = tuple(H.ENERGY_KINDS) + H.CONSTRAINT_ENTITIES
+    totals = tuple(history.ENERGY_KINDS) + history.CONSTRAINT_ENTITIES
     if len(parts) == 1:
         name = parts[0].upper()
         if name in totals:
-            return H.TotalItem(None, name)
-        if name in H.STRINGS:
-            return H.StringItem(name)
-        raise ResultsError(f"unknown entity {text!r}: expected one of {list(totals) + list(H.STRINGS)} or"
+            return history.TotalItem(None, name)
+        if name in history.STRINGS:
+            return history.StringItem(name)
+        raise ResultsError(f"unknown entity {text!r}: expected one of {list(totals) + list(history.STRINGS)} or"
                            " BODY,KIND or BODY,(X,Y,Z),ENTITY")
     body = _body(parts[0])
     if isinstance(body, str):
@@ -81,7 +81,7 @@ def parse_entity(text: str, store: ResultsStore):
         if isinstance(body, str):
             reg = store.registry
             body = int(reg["id"][reg["label"].index(body)])
-        return H.TotalItem((body,), kind)
+        return history.TotalItem((body,), kind)
     if len(parts) == 3:
         try:
             point = tuple(float(v) for v in parts[1].strip("()[] ").split(","))
@@ -90,10 +90,10 @@ def parse_entity(text: str, store: ResultsStore):
         if len(point) != 3:
             raise ResultsError(f"entity {text!r}: the point must be (X,Y,Z), got {parts[1]!r}")
         entity = parts[2].upper()
-        if entity not in H.POINT_ENTITIES:
+        if entity not in history.POINT_ENTITIES:
             raise ResultsError(f"entity {text!r}: unknown point entity {parts[2]!r}; expected one of"
-                               f" {list(H.POINT_ENTITIES)}")
-        return H.PointItem(body, point, entity)
+                               f" {list(history.POINT_ENTITIES)}")
+        return history.PointItem(body, point, entity)
     raise ResultsError(f"entity {text!r}: expected 1, 2 or 3 comma-separated parts, got {len(parts)}")
 
 
@@ -109,7 +109,7 @@ def open_results(path: str) -> ResultsStore:
 
 
 def default_entities(store: ResultsStore) -> list:
-    names = list(H.ENERGY_KINDS)
+    names = list(history.ENERGY_KINDS)
     for stat in ("GSITERS", "NTITERS", "MERIT"):
         if np.any(store.column(stat)):
             names.append(stat)
@@ -119,8 +119,8 @@ def default_entities(store: ResultsStore) -> list:
 def series(store: ResultsStore, entities, t0=None, t1=None, skip: int = 1):
     """(times, [(label, values), ...]) over every frame in [t0, t1]."""
     items = [parse_entity(e, store) for e in entities]
-    idx = H.all_frames(store, t0, t1, skip)
-    values = H.evaluate(store, items, idx)
+    idx = history.all_frames(store, t0, t1, skip)
+    values = history.evaluate(store, items, idx)
     return store.times[idx], list(zip(entities, values))
 
 
@@ -128,7 +128,7 @@ def _groups(curves):
     """Consecutive energies share one axes; every other entity gets its own."""
     groups = []
     for label, values in curves:
-        energy = _split(label)[-1].upper() in H.ENERGY_KINDS
+        energy = _split(label)[-1].upper() in history.ENERGY_KINDS
         if energy and groups and groups[-1][0]:
             groups[-1][1].append((label, values))
         else:

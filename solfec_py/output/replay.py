@@ -15,10 +15,10 @@ import re
 import numpy as np
 
 from solfec_py.errors import ResultsError
-from solfec_py.output import frames as L
+from solfec_py.output import frames
 from solfec_py.output.store import ResultsStore, results_path
 
-PHASE_TIMERS = L.TIMERS[:5]   # TIMINT, CONUPD, CONDET, LOCDYN, CONSOL: exist after any read
+PHASE_TIMERS = frames.TIMERS[:5]   # TIMINT, CONUPD, CONDET, LOCDYN, CONSOL: exist after any read
 
 
 def block_ids(block) -> np.ndarray:
@@ -41,7 +41,7 @@ def apply_rows(block, family: str, src_rows: np.ndarray, dst: np.ndarray,
                parts=("conf", "velo", "energy")) -> None:
     """Write stored state rows (conf | velo | energy) into rows `dst` of `block` (state a
     scheme carried between steps is void for them, `block.state_changed`)."""
-    nc, nv = L.FAMILIES[family]
+    nc, nv = frames.FAMILIES[family]
     block.state_changed(dst)
     if "conf" in parts:
         block.conf[dst] = src_rows[:, :nc]
@@ -67,7 +67,7 @@ def load(solfec, i: int) -> None:
     if store.built is None:
         store.built = _snapshot(domain)
     for fam, block in domain.blocks.items():
-        if fam not in L.FAMILIES or not block.count:
+        if fam not in frames.FAMILIES or not block.count:
             continue
         ids0, rows0 = store.built.get(fam, (np.zeros(0, np.int64), None))
         src, dst = match(block, ids0)
@@ -81,7 +81,7 @@ def load(solfec, i: int) -> None:
     domain.time = float(row[store.col("TIME")])
     domain.step = float(row[store.col("STEP")]) or domain.step
     timers = {name: 0.0 for name in PHASE_TIMERS}
-    for name in L.TIMERS:
+    for name in frames.TIMERS:
         value = row[store.col(name)]
         if np.isfinite(value):
             timers[name] = float(value)
@@ -91,12 +91,12 @@ def load(solfec, i: int) -> None:
 
 
 # stored columns -> ConstraintSet fields shown by the deck's CONSTRAINT objects
-_CON_FIELDS = (("point", L.POINT), ("point2", L.POINT2), ("R", L.REAC), ("U", L.RELV), ("V", L.VELO),
-               ("gap", L.CCOL["GAP"]), ("area", L.CCOL["AREA"]), ("merit", L.CCOL["MERIT"]))
+_CON_FIELDS = (("point", frames.POINT), ("point2", frames.POINT2), ("R", frames.REAC), ("U", frames.RELV), ("V", frames.VELO),
+               ("gap", frames.CCOL["GAP"]), ("area", frames.CCOL["AREA"]), ("merit", frames.CCOL["MERIT"]))
 # ... and the further fields a continued run (-c) restores (format version 3)
-_RESTART_FIELDS = _CON_FIELDS + (("mpnt", L.MPNT), ("spnt", L.SPNT), ("elem", L.ELEM),
-                                 ("spair", slice(L.CCOL["SURF1"], L.CCOL["SURF2"] + 1)),
-                                 ("cohesion", L.CCOL["COHESION"]))
+_RESTART_FIELDS = _CON_FIELDS + (("mpnt", frames.MPNT), ("spnt", frames.SPNT), ("elem", frames.ELEM),
+                                 ("spair", slice(frames.CCOL["SURF1"], frames.CCOL["SURF2"] + 1)),
+                                 ("cohesion", frames.CCOL["COHESION"]))
 
 
 def match_constraints(cset, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -106,7 +106,7 @@ def match_constraints(cset, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     none = np.zeros(0, np.int64), np.zeros(0, np.int64)
     if not hasattr(cset, "live") or not len(cset) or not rows.shape[0]:
         return none
-    C = L.CCOL
+    C = frames.CCOL
     ids = cset.live("id")
     want = rows[:, C["ID"]].astype(np.int64)
     order = np.argsort(ids, kind="stable")
@@ -147,7 +147,7 @@ def load_constraints(solfec, i: int) -> None:
     r = rows[src]
     for name, col in _CON_FIELDS:
         getattr(cset, name)[dst] = r[:, col]
-    cset.base[dst] = r[:, L.BASE].reshape(-1, 3, 3).transpose(0, 2, 1)   # stored column-major
+    cset.base[dst] = r[:, frames.BASE].reshape(-1, 3, 3).transpose(0, 2, 1)   # stored column-major
 
 
 def ensure_loaded(solfec) -> None:
@@ -183,14 +183,14 @@ def restore_last(solfec) -> tuple | None:
     i = store.nframes - 1
     keep = set()
     for fam, block in list(domain.blocks.items()):
-        if fam not in L.FAMILIES:
+        if fam not in frames.FAMILIES:
             continue
         ids, rows = store.frame_state(fam, i)
         keep.update(int(v) for v in ids)
         src, dst = match(block, ids)
         if src.size:
             apply_rows(block, fam, rows[src], dst)
-        if fam in L.CARRIED:
+        if fam in frames.CARRIED:
             block.restore_carried(store.frame_carry(fam, i))
     for body in list(domain.bodies):      # deleted during the stored run (EXTENTS)
         if body.id not in keep:
@@ -225,7 +225,7 @@ def restore_constraints(domain, rows: np.ndarray) -> None:
             return
         cons = C.constraint_set(domain)
     cset = cons
-    col = L.CCOL
+    col = frames.CCOL
     ids = rows[:, col["ID"]].astype(np.int64)
     if (ids <= 0).any():
         raise ResultsError("the stored constraint rows have no ids (results of an older solfec-py);"
@@ -244,7 +244,7 @@ def restore_constraints(domain, rows: np.ndarray) -> None:
         raise ResultsError(f"stored constraint ids are not distinct: {ids.tolist()}")
     for name, c in _RESTART_FIELDS:
         getattr(cset, name)[live] = rows[:, c]
-    cset.base[live] = rows[:, L.BASE].reshape(-1, 3, 3).transpose(0, 2, 1)   # stored column-major
+    cset.base[live] = rows[:, frames.BASE].reshape(-1, 3, 3).transpose(0, 2, 1)   # stored column-major
     cset.reorder(live)
     cset.reset_ids()
 
@@ -257,7 +257,7 @@ def _recreate_contacts(domain, cset, rows: np.ndarray) -> None:
     from solfec_py.bodies import BODY_KINDS
     from solfec_py.contact.detect import assign_material
 
-    col = L.CCOL
+    col = frames.CCOL
     kind = rows[:, col["KIND"]].astype(np.int64) - 1
     ids = rows[:, col["ID"]].astype(np.int64)
     bid = rows[:, col["BID1"]:col["BID2"] + 1].astype(np.int64)
@@ -300,7 +300,7 @@ def initialize_state(domain, path: str, time: float, patterns=None) -> int:
     label_of = dict(zip(reg["id"].tolist(), reg["label"]))
     done = 0
     for fam, block in domain.blocks.items():
-        if fam not in L.FAMILIES or not block.count:
+        if fam not in frames.FAMILIES or not block.count:
             continue
         ids, rows = store.frame_state(fam, i)
         if patterns is None:

@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 from solfec_py.errors import ResultsError
-from solfec_py.output import frames as L
+from solfec_py.output import frames
 
 FORMAT = "solfec-py results"
 VERSION = 4          # 4: frames address carry/<family> rows (scheme state between steps, exact -c)
@@ -82,6 +82,41 @@ def _h5py():
     return h5py
 
 
+def _create_file(path: str, domain, compression: bool):
+    """A new, empty results file at `path` with every dataset of the layout (see the module
+    docstring), flushed; ResultsError naming the path when it cannot be created."""
+    h5py = _h5py()
+    try:
+        f = h5py.File(path, "w", locking=False)
+    except OSError as exc:
+        raise ResultsError(f"cannot create results file {path!r}: {exc}") from None
+    f.attrs["format"], f.attrs["version"] = FORMAT, VERSION
+    f.attrs["kinds"] = list(KINDS)
+    comp = {"compression": "gzip", "compression_opts": 1, "shuffle": True} if compression else {}
+    ds = f.create_dataset("frames", (0, len(frames.FRAME_COLUMNS)), maxshape=(None, len(frames.FRAME_COLUMNS)),
+                          chunks=(64, len(frames.FRAME_COLUMNS)), dtype="f8")
+    ds.attrs["columns"] = list(frames.FRAME_COLUMNS)
+    for fam in frames.FAMILIES:
+        w = frames.state_width(fam)
+        block = domain.blocks.get(fam) if domain is not None else None
+        rows = min(max(block.count if block is not None else 0, 64), 4096)
+        f.create_dataset(f"state/{fam}", (0, w), maxshape=(None, w), chunks=(rows, w),
+                         dtype="f8", **comp)
+        f.create_dataset(f"ids/{fam}", (0,), maxshape=(None,), chunks=(4096,), dtype="i8", **comp)
+    for fam, w in frames.CARRIED.items():
+        f.create_dataset(f"carry/{fam}", (0, w), maxshape=(None, w), chunks=(64, w), dtype="f8", **comp)
+    c = f.create_dataset("constraints", (0, len(frames.CON_COLUMNS)), maxshape=(None, len(frames.CON_COLUMNS)),
+                         chunks=(1024, len(frames.CON_COLUMNS)), dtype="f8", **comp)
+    c.attrs["columns"] = list(frames.CON_COLUMNS)
+    c.attrs["kinds"] = list(frames.CON_KINDS)
+    r = f.create_dataset("bodies", (0, len(REGISTRY_COLUMNS)), maxshape=(None, len(REGISTRY_COLUMNS)),
+                         chunks=(256, len(REGISTRY_COLUMNS)), dtype="f8")
+    r.attrs["columns"] = list(REGISTRY_COLUMNS)
+    f.create_dataset("labels", (0,), maxshape=(None,), chunks=(4096,), dtype="u1")
+    f.flush()
+    return f
+
+
 class ResultsStore:
     """One results file. Writing keeps the file open during a RUN (`close()` after it);
     reading opens the file for each query, so no handle outlives a deck command."""
@@ -94,7 +129,7 @@ class ResultsStore:
         self._last_bodies: dict = {}   # family -> (bodies list copy, ids offset, ids)
         self._registered: dict = {}    # body id -> (kind code, X0 tuple)
         self._frames = None            # cached frame table (reading)
-        self._columns: dict = dict(L.COL)
+        self._columns: dict = dict(frames.COL)
         self._registry = None
         self._created = False
         self._flushed = -np.inf        # time.monotonic() of the last flush
@@ -150,12 +185,12 @@ class ResultsStore:
                 sizes = {name: ds.shape[0] for name, ds in _datasets(f)}
                 registry = f["bodies"][()]
                 labels = f["labels"][()].tobytes()
-                con_names = [str(c) for c in f["constraints"].attrs.get("columns", L.CON_COLUMNS)]
+                con_names = [str(c) for c in f["constraints"].attrs.get("columns", frames.CON_COLUMNS)]
             except (OSError, KeyError, ValueError) as exc:
                 raise ResultsError(f"cannot read results file {self.path!r}: {exc}") from None
         self._columns = {name: i for i, name in enumerate(names)}
-        self._con_src = None if tuple(con_names) == L.CON_COLUMNS else \
-            [(L.CCOL[c], k) for k, c in enumerate(con_names) if c in L.CCOL]
+        self._con_src = None if tuple(con_names) == frames.CON_COLUMNS else \
+            [(frames.CCOL[c], k) for k, c in enumerate(con_names) if c in frames.CCOL]
         self._con_cache = (None, None)
         self._keys = (None, None, None)
         self._pending = []
@@ -167,13 +202,13 @@ class ResultsStore:
         col = self._columns
         ok = table[:, col["VALID"]] == 1.0 if "VALID" in col else np.ones(n, dtype=bool)
         ok &= table[:, col["CON_OFF"]] + table[:, col["CON_CNT"]] <= sizes.get("constraints", 0)
-        for fam in L.FAMILIES:
+        for fam in frames.FAMILIES:
             key = f"{fam.upper()}_OFF"
             if key in col:
                 cnt = table[:, col[f"{fam.upper()}_CNT"]]
                 ok &= table[:, col[key]] + cnt <= sizes.get(f"state/{fam}", 0)
                 ok &= table[:, col[f"{fam.upper()}_IDOFF"]] + cnt <= sizes.get(f"ids/{fam}", 0)
-        for fam in L.CARRIED:
+        for fam in frames.CARRIED:
             key = f"{fam.upper()}_CARRY_OFF"
             if key in col:
                 cnt = table[:, col[f"{fam.upper()}_CARRY_CNT"]]
@@ -191,50 +226,24 @@ class ResultsStore:
         if compression is not None:
             self.compression = compression
         if (append or self._created) and os.path.isfile(self.path):
-            self.refresh()
-            if self._con_src is not None or any(c not in self._columns for c in L.FRAME_COLUMNS):
-                raise ResultsError(f"results file {self.path!r} was written by an older solfec-py (format"
-                                   f" version < {VERSION}): its frames lack what an exact continuation"
-                                   " needs; it can be read but not continued (use -w)")
-            self.file = self._open("r+")
-            self._resume_counters()
+            self._reopen_for_appending()
             return
-        h5py = _h5py()
-        try:
-            f = h5py.File(self.path, "w", locking=False)
-        except OSError as exc:
-            raise ResultsError(f"cannot create results file {self.path!r}: {exc}") from None
-        f.attrs["format"], f.attrs["version"] = FORMAT, VERSION
-        f.attrs["kinds"] = list(KINDS)
-        comp = {"compression": "gzip", "compression_opts": 1, "shuffle": True} if self.compression else {}
-        ds = f.create_dataset("frames", (0, len(L.FRAME_COLUMNS)), maxshape=(None, len(L.FRAME_COLUMNS)),
-                              chunks=(64, len(L.FRAME_COLUMNS)), dtype="f8")
-        ds.attrs["columns"] = list(L.FRAME_COLUMNS)
-        for fam in L.FAMILIES:
-            w = L.state_width(fam)
-            block = domain.blocks.get(fam) if domain is not None else None
-            rows = min(max(block.count if block is not None else 0, 64), 4096)
-            f.create_dataset(f"state/{fam}", (0, w), maxshape=(None, w), chunks=(rows, w),
-                             dtype="f8", **comp)
-            f.create_dataset(f"ids/{fam}", (0,), maxshape=(None,), chunks=(4096,), dtype="i8", **comp)
-        for fam, w in L.CARRIED.items():
-            f.create_dataset(f"carry/{fam}", (0, w), maxshape=(None, w), chunks=(64, w), dtype="f8", **comp)
-        c = f.create_dataset("constraints", (0, len(L.CON_COLUMNS)), maxshape=(None, len(L.CON_COLUMNS)),
-                             chunks=(1024, len(L.CON_COLUMNS)), dtype="f8", **comp)
-        c.attrs["columns"] = list(L.CON_COLUMNS)
-        c.attrs["kinds"] = list(L.CON_KINDS)
-        r = f.create_dataset("bodies", (0, len(REGISTRY_COLUMNS)), maxshape=(None, len(REGISTRY_COLUMNS)),
-                             chunks=(256, len(REGISTRY_COLUMNS)), dtype="f8")
-        r.attrs["columns"] = list(REGISTRY_COLUMNS)
-        f.create_dataset("labels", (0,), maxshape=(None,), chunks=(4096,), dtype="u1")
-        f.flush()
-        self.file = f
+        self.file = _create_file(self.path, domain, self.compression)
         self._created = True
-        self._next = {name: 0 for name, _ in _datasets(f)}
+        self._next = {name: 0 for name, _ in _datasets(self.file)}
         self._last_bodies, self._registered = {}, {}
-        self._frames = np.zeros((0, len(L.FRAME_COLUMNS)))
-        self._columns = dict(L.COL)
+        self._frames = np.zeros((0, len(frames.FRAME_COLUMNS)))
+        self._columns = dict(frames.COL)
         self._registry = _registry_dict(np.zeros((0, 7)), b"")
+
+    def _reopen_for_appending(self) -> None:
+        self.refresh()
+        if self._con_src is not None or any(c not in self._columns for c in frames.FRAME_COLUMNS):
+            raise ResultsError(f"results file {self.path!r} was written by an older solfec-py (format"
+                               f" version < {VERSION}): its frames lack what an exact continuation"
+                               " needs; it can be read but not continued (use -w)")
+        self.file = self._open("r+")
+        self._resume_counters()
 
     def _resume_counters(self) -> None:
         """After reopening for appending: the next rows follow the last complete frame."""
@@ -246,11 +255,11 @@ class ResultsStore:
         if self._frames.shape[0]:
             last = self._frames[-1]
             self._next["constraints"] = int(last[col["CON_OFF"]] + last[col["CON_CNT"]])
-            for fam in L.FAMILIES:
+            for fam in frames.FAMILIES:
                 F = fam.upper()
                 self._next[f"state/{fam}"] = int(last[col[f"{F}_OFF"]] + last[col[f"{F}_CNT"]])
                 self._next[f"ids/{fam}"] = int(last[col[f"{F}_IDOFF"]] + last[col[f"{F}_CNT"]])
-            for fam in L.CARRIED:
+            for fam in frames.CARRIED:
                 F = fam.upper()
                 self._next[f"carry/{fam}"] = int(last[col[f"{F}_CARRY_OFF"]] + last[col[f"{F}_CARRY_CNT"]])
         reg = self._registry
@@ -338,14 +347,14 @@ class ResultsStore:
         domain = solfec.domain
         if getattr(self, "_registry_next_id", None) != domain.next_body_id:
             self.register_bodies(domain)
-        row = L.table_row(solfec, clock, 0, domain.energy(stepped=domain.initialized))
-        for fam in L.FAMILIES:
+        row = frames.table_row(solfec, clock, 0, domain.energy(stepped=domain.initialized))
+        for fam in frames.FAMILIES:
             block = domain.blocks.get(fam)
             bodies = block.bodies if block is not None else []
             n = len(bodies)
             cached = self._last_bodies.get(fam)
             if cached is None or cached[0] != bodies:
-                ids = L.family_state(block)[0] if n else np.zeros(0, np.int64)
+                ids = frames.family_state(block)[0] if n else np.zeros(0, np.int64)
                 cached = self._last_bodies[fam] = (list(bodies), self._append(f"ids/{fam}", ids))
             if n:
                 off, view = self._reserve(f"state/{fam}", n)
@@ -354,15 +363,15 @@ class ResultsStore:
                 off = self._next[f"state/{fam}"]
             c = _FAMILY_COLS[fam]
             row[c[0]], row[c[1]], row[c[2]] = off, n, cached[1]
-        for fam in L.CARRIED:
+        for fam in frames.CARRIED:
             block = domain.blocks.get(fam)
             carried = block.carried_rows() if block is not None and block.count else np.zeros((0, 0))
             c = _CARRY_COLS[fam]
             row[c[0]] = self._append(f"carry/{fam}", carried) if carried.shape[0] else self._next[f"carry/{fam}"]
             row[c[1]] = carried.shape[0]
-        cons = L.constraint_rows(domain)
-        row[L.COL["CON_OFF"]] = self._append("constraints", cons)
-        row[L.COL["CON_CNT"]] = row[L.COL["CONS"]] = cons.shape[0]
+        cons = frames.constraint_rows(domain)
+        row[frames.COL["CON_OFF"]] = self._append("constraints", cons)
+        row[frames.COL["CON_CNT"]] = row[frames.COL["CONS"]] = cons.shape[0]
         index = self._append("frames", row[None, :])
         if not self._marked:
             _written_paths()[os.path.abspath(self.path)] = self
@@ -487,16 +496,16 @@ class ResultsStore:
         in files of format version < 4."""
         F = family.upper()
         if f"{F}_CARRY_OFF" not in self._columns:
-            return np.zeros((0, L.CARRIED.get(family, 3)))
+            return np.zeros((0, frames.CARRIED.get(family, 3)))
         row = self.table[i]
         off, cnt = int(row[self.col(f"{F}_CARRY_OFF")]), int(row[self.col(f"{F}_CARRY_CNT")])
-        return self.read_slab(f"carry/{family}", off, cnt) if cnt else np.zeros((0, L.CARRIED[family]))
+        return self.read_slab(f"carry/{family}", off, cnt) if cnt else np.zeros((0, frames.CARRIED[family]))
 
     def constraint_keys(self, i: int) -> list:
         """(id, kind code, body 1, body 2) of every constraint row of frame i."""
         rows = self.frame_constraints(i)
         if self._keys[0] != i:
-            cols = [L.CCOL[c] for c in ("ID", "KIND", "BID1", "BID2")]
+            cols = [frames.CCOL[c] for c in ("ID", "KIND", "BID1", "BID2")]
             keys = [tuple(k) for k in rows[:, cols].astype(np.int64).tolist()]
             self._keys = (i, keys, None)
         return self._keys[1]
@@ -516,7 +525,7 @@ class ResultsStore:
         row = self.table[i]
         rows = self.read_slab("constraints", int(row[self.col("CON_OFF")]), int(row[self.col("CON_CNT")]))
         if self._con_src is not None:
-            out = np.zeros((rows.shape[0], len(L.CON_COLUMNS)))
+            out = np.zeros((rows.shape[0], len(frames.CON_COLUMNS)))
             for dst, src in self._con_src:
                 out[:, dst] = rows[:, src]
             rows = out
@@ -525,8 +534,9 @@ class ResultsStore:
         return rows
 
 
-_FAMILY_COLS = {fam: tuple(L.family_col(fam, w) for w in ("OFF", "CNT", "IDOFF")) for fam in L.FAMILIES}
-_CARRY_COLS = {fam: (L.COL[f"{fam.upper()}_CARRY_OFF"], L.COL[f"{fam.upper()}_CARRY_CNT"]) for fam in L.CARRIED}
+_FAMILY_COLS = {fam: tuple(frames.family_col(fam, w) for w in ("OFF", "CNT", "IDOFF")) for fam in frames.FAMILIES}
+_CARRY_COLS = {fam: (frames.COL[f"{fam.upper()}_CARRY_OFF"], frames.COL[f"{fam.upper()}_CARRY_CNT"])
+               for fam in frames.CARRIED}
 
 
 def h5s_create(shape):

@@ -19,7 +19,7 @@ import os
 
 import numpy as np
 
-from solfec_py.output import frames as L
+from solfec_py.output import frames
 from solfec_py.output.surface import SurfaceSet
 
 ATTRIBUTES = ("DISP", "VELO", "STRESS", "REAC", "RELV", "GAP")
@@ -122,18 +122,18 @@ class XdmfSeries:
         self.close()
         if keep_frames and os.path.isfile(self.heavy):
             f = self._file()
-            frames = f.require_group("frames")
+            frame_groups = f.require_group("frames")
             if "index" not in f:                    # written before the table existed: group attributes
-                old = [[int(k)] + [float(frames[k].attrs[c]) for c in META[1:-1]] + [1.0] for k in frames]
+                old = [[int(k)] + [float(frame_groups[k].attrs[c]) for c in META[1:-1]] + [1.0] for k in frame_groups]
                 f.create_dataset("index", data=np.array(old).reshape(-1, len(META)), maxshape=(None, len(META)),
                                  chunks=(256, len(META)), dtype="f8")
             latest = {}                             # a frame written twice: its last row
             for r in f["index"][()]:
-                if r[-1] == 1.0 and 0 <= r[0] < keep_frames and str(int(r[0])) in frames:
+                if r[-1] == 1.0 and 0 <= r[0] < keep_frames and str(int(r[0])) in frame_groups:
                     latest[int(r[0])] = r
             keep = [latest[i] for i in sorted(latest)]
-            for key in [k for k in frames if int(k) >= keep_frames]:
-                del frames[key]
+            for key in [k for k in frame_groups if int(k) >= keep_frames]:
+                del frame_groups[key]
             self._metas = [(int(r[0]), dict(zip(META[1:-1], r[1:-1].tolist()))) for r in keep]
             f["index"].resize(len(keep), axis=0)
             if keep:
@@ -168,7 +168,7 @@ class XdmfSeries:
             new_mesh = False
         s = self.surface
         x, disp, v = s.current()
-        cons = np.zeros((0, len(L.CON_COLUMNS))) if constraint_rows is None else constraint_rows
+        cons = np.zeros((0, len(frames.CON_COLUMNS))) if constraint_rows is None else constraint_rows
         f = self._file()
         if new_mesh:
             g = f.require_group(f"mesh/{self.mesh}")
@@ -179,10 +179,10 @@ class XdmfSeries:
             _put(g, "BID", s.bid.astype(np.int32))
         if self._frames_group is None:
             self._frames_group = f["frames"]
-        frames = self._frames_group
-        if self._metas and index <= self._metas[-1][0] and str(index) in frames:   # rewritten
-            del frames[str(index)]
-        g = _group(frames, str(index))
+        frame_groups = self._frames_group
+        if self._metas and index <= self._metas[-1][0] and str(index) in frame_groups:   # rewritten
+            del frame_groups[str(index)]
+        g = _group(frame_groups, str(index))
         _put(g, "points", x)
         if "DISP" in self.attributes:
             _put(g, "DISP", disp)
@@ -196,8 +196,8 @@ class XdmfSeries:
                     ncons=cons.shape[0])
         self._append_index(f, index, meta)
         if cons.shape[0] and not self.has_constraints:   # frames without constraints show this point
-            dummy = np.zeros((1, len(L.CON_COLUMNS)))
-            dummy[0, L.POINT] = x.mean(axis=0) if x.shape[0] else 0.0
+            dummy = np.zeros((1, len(frames.CON_COLUMNS)))
+            dummy[0, frames.POINT] = x.mean(axis=0) if x.shape[0] else 0.0
             _write_constraints(_group(f, "placeholder"), dummy, self.attributes)
             self.has_constraints = True
         self._metas.append((index, meta))
@@ -310,16 +310,16 @@ class XdmfSeries:
 
 def _write_constraints(g, cons: np.ndarray, attributes) -> None:
     """Constraint points and attributes (global reaction and relative velocity)."""
-    B = cons[:, L.BASE].reshape(-1, 3, 3).transpose(0, 2, 1)      # columns t1, t2, n
-    _put(g, "cpoints", cons[:, L.POINT].astype(np.float32))
-    _put(g, "KIND", cons[:, L.CCOL["KIND"]].astype(np.int32))
+    B = cons[:, frames.BASE].reshape(-1, 3, 3).transpose(0, 2, 1)      # columns t1, t2, n
+    _put(g, "cpoints", cons[:, frames.POINT].astype(np.float32))
+    _put(g, "KIND", cons[:, frames.CCOL["KIND"]].astype(np.int32))
     _put(g, "vertices", np.arange(cons.shape[0], dtype=np.int32)[:, None])
     if "REAC" in attributes:
-        _put(g, "REAC", np.einsum("nij,nj->ni", B, cons[:, L.REAC]).astype(np.float32))
+        _put(g, "REAC", np.einsum("nij,nj->ni", B, cons[:, frames.REAC]).astype(np.float32))
     if "RELV" in attributes:
-        _put(g, "RELV", np.einsum("nij,nj->ni", B, cons[:, L.RELV]).astype(np.float32))
+        _put(g, "RELV", np.einsum("nij,nj->ni", B, cons[:, frames.RELV]).astype(np.float32))
     if "GAP" in attributes:
-        _put(g, "GAP", cons[:, L.CCOL["GAP"]].astype(np.float32))
+        _put(g, "GAP", cons[:, frames.CCOL["GAP"]].astype(np.float32))
 
 
 # ---------------------------------------------------------------------- low-level HDF5

@@ -99,22 +99,36 @@ def contact_residual(dynamic, h, par, U, V, R, C, tmp):
 
 # --------------------------------------------------------------------------- contact solvers
 @njit(cache=True)
-def projected_gradient(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws):
+def _fixed_point(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, dsf):
+    """The two fixed-point contact solvers: R <- proj(R - rho (U_T, u_N)) onto the friction
+    cone (projected gradient, `dsf` False) or R <- proj_cone(R - rho (U_T, u_N + mu |U_T|))
+    (De Saxce-Feng, `dsf` True), with cohesion c shifting R_N. Stops when the relative
+    change sqrt(|dR|^2 / max(|R|^2, 1)) <= eps or after maxiter sweeps; -1 when R is no
+    longer finite, else the iteration count."""
     mu, e, c, gap = par[0], par[1], par[2], par[3]
+    tau, out = ws[0], ws[1]
     it = 0
     while True:
         r0, r1, r2 = R[0], R[1], R[2]
         _set_u(W, b, R, U)
         un = _ubar(dynamic, h, e, gap, U[2], V[2])
-        R[0] -= rho * U[0]
-        R[1] -= rho * U[1]
-        R[2] = max(0.0, R[2] - rho * un + c)
-        t = math.sqrt(R[0] * R[0] + R[1] * R[1])
-        if t >= mu * R[2]:
-            f = mu * R[2] / t if t > 0.0 else 0.0
-            R[0] *= f
-            R[1] *= f
-        R[2] -= c
+        if dsf:
+            ut = math.sqrt(U[0] * U[0] + U[1] * U[1])
+            tau[0] = R[0] - rho * U[0]
+            tau[1] = R[1] - rho * U[1]
+            tau[2] = R[2] + c - rho * (un + mu * ut)
+            cone_project(mu, tau, out)
+            R[0], R[1], R[2] = out[0], out[1], out[2] - c
+        else:
+            R[0] -= rho * U[0]
+            R[1] -= rho * U[1]
+            R[2] = max(0.0, R[2] - rho * un + c)
+            t = math.sqrt(R[0] * R[0] + R[1] * R[1])
+            if t >= mu * R[2]:
+                f = mu * R[2] / t if t > 0.0 else 0.0
+                R[0] *= f
+                R[1] *= f
+            R[2] -= c
         d = (R[0] - r0) ** 2 + (R[1] - r1) ** 2 + (R[2] - r2) ** 2
         it += 1
         if not math.isfinite(d):
@@ -126,28 +140,13 @@ def projected_gradient(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws):
 
 
 @njit(cache=True)
+def projected_gradient(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws):
+    return _fixed_point(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, False)
+
+
+@njit(cache=True)
 def de_saxce_feng(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws):
-    mu, e, c, gap = par[0], par[1], par[2], par[3]
-    tau, out = ws[0], ws[1]
-    it = 0
-    while True:
-        r0, r1, r2 = R[0], R[1], R[2]
-        _set_u(W, b, R, U)
-        un = _ubar(dynamic, h, e, gap, U[2], V[2])
-        ut = math.sqrt(U[0] * U[0] + U[1] * U[1])
-        tau[0] = R[0] - rho * U[0]
-        tau[1] = R[1] - rho * U[1]
-        tau[2] = R[2] + c - rho * (un + mu * ut)
-        cone_project(mu, tau, out)
-        R[0], R[1], R[2] = out[0], out[1], out[2] - c
-        d = (R[0] - r0) ** 2 + (R[1] - r1) ** 2 + (R[2] - r2) ** 2
-        it += 1
-        if not math.isfinite(d):
-            return -1
-        if it >= maxiter or math.sqrt(d / max(R[0] ** 2 + R[1] ** 2 + R[2] ** 2, 1.0)) <= eps:
-            break
-    _set_u(W, b, R, U)
-    return it
+    return _fixed_point(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, True)
 
 
 @njit(cache=True)

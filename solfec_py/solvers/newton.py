@@ -29,7 +29,8 @@ from scipy.sparse.linalg import LinearOperator, gmres
 
 from solfec_py import constraints as C
 from solfec_py.constraints import CONTACT, FIXDIR, FIXPNT, RIGLNK, SPRING, VELODIR, VELODIR3
-from solfec_py.solvers import finish, gauss_seidel as gs, spring_forces, timed_assemble
+from solfec_py.solvers import gauss_seidel as gs
+from solfec_py.solvers.common import finish, spring_forces, timed_assemble
 from solfec_py.solvers.diagonal import _cone_derivative, cone_project, contact_residual
 from solfec_py.solvers.gauss_seidel import _spring_locked, merit
 

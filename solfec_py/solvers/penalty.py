@@ -11,7 +11,8 @@ import numpy as np
 from numba import njit
 
 from solfec_py import constraints as C
-from solfec_py.solvers import finish, gauss_seidel as gs, spring_forces, timed_assemble
+from solfec_py.solvers import gauss_seidel as gs
+from solfec_py.solvers.common import finish, spring_forces, timed_assemble
 from solfec_py.solvers.diagonal import spring_dashpot
 
 SETTINGS = gs.Settings(epsilon=1e-4, maxiter=1000, meritval=1.0, diagsolver=0, diagepsilon=1e-9,

@@ -10,6 +10,8 @@ Points are mapped family by family with the block methods `cur_points`, `ref_poi
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from solfec_py import constraints as C, session
@@ -28,6 +30,92 @@ def _map(domain, cset, brow, idx, side, method, values):
     return out
 
 
+@dataclass
+class _Step:
+    """What the refreshers below read: the constraint set, its body rows (count, 2), the
+    kinds, the two-body mask, the end time t + h of the step and the geometric epsilon."""
+
+    domain: object
+    cset: C.ConstraintSet
+    brow: np.ndarray
+    kind: np.ndarray
+    two: np.ndarray
+    time: float
+    eps: float
+
+    def map(self, idx, side, method, values) -> np.ndarray:
+        return _map(self.domain, self.cset, self.brow, idx, side, method, values)
+
+
+def _point_on_body1(step: _Step, idx: np.ndarray) -> None:
+    """The constrained point moves with the first body."""
+    cset = step.cset
+    cset.point[idx] = step.map(idx, 0, "cur_points", cset.mpnt[idx])
+
+
+def _slider(step: _Step, idx: np.ndarray) -> None:
+    """FIXDIR between two bodies: the point follows body 2, the direction body 1."""
+    cset = step.cset
+    x = step.map(idx, 1, "cur_points", cset.spnt[idx])
+    cset.point[idx] = x
+    cset.mpnt[idx] = step.map(idx, 0, "ref_points", x)
+    nrm = step.map(idx, 0, "cur_vectors", cset.direction[idx])
+    cset.base[idx] = C.local_base(nrm, step.eps)
+
+
+def _prescribed_values(step: _Step, idx: np.ndarray) -> None:
+    """VELODIR / VELODIR3 targets at t + h (few rows: a loop over their series)."""
+    cset, kind = step.cset, step.kind
+    for k in idx.tolist():
+        series = cset.series[k]
+        values = [evaluate(s, step.time) for s in series]
+        if kind[k] == C.VELODIR:
+            cset.target[k] = (0.0, 0.0, values[0])
+        else:
+            cset.target[k] = values
+
+
+def _links(step: _Step, idx: np.ndarray) -> None:
+    """RIGLNK and SPRING: both ends, the link vector, the normal (along the link, or the
+    spring's fixed / convected direction), the gap (stroke - length) and the local base."""
+    cset, kind = step.cset, step.kind
+    x1 = step.map(idx, 0, "cur_points", cset.mpnt[idx])
+    x2 = cset.spnt[idx].copy()                  # fixed spatial point unless a slave exists
+    s2 = np.flatnonzero(step.two[idx])
+    if s2.size:
+        x2[s2] = step.map(idx[s2], 1, "cur_points", cset.spnt[idx[s2]])
+    cset.point[idx], cset.point2[idx] = x1, x2
+    v = x1 - x2
+    length = np.linalg.norm(v, axis=1)
+    nrm = np.zeros_like(v)
+    nrm[:, 2] = 1.0
+    follow = (kind[idx] == C.RIGLNK) | (cset.update[idx] == C.FOLLOW)
+    ok = follow & (length > 0)
+    nrm[ok] = v[ok] / length[ok, None]
+    stroke = length.copy()
+    for upd, side in ((C.FIXED, None), (C.CONV1, 0), (C.CONV2, 1)):
+        m = np.flatnonzero(~follow & (cset.update[idx] == upd))
+        if m.size:
+            d = cset.direction[idx[m]]
+            nrm[m] = d if side is None else step.map(idx[m], side, "cur_vectors", d)
+            stroke[m] = np.einsum("ki,ki->k", nrm[m], v[m])
+    cset.link[idx] = v
+    cset.gap[idx] = stroke - cset.length[idx]
+    cset.base[idx] = C.local_base(nrm, step.eps)
+
+
+# constraint kinds -> their per-step refresh, applied in this order; `bodies` 1 or 2 keeps
+# only the constraints on that many bodies (a one-body FIXDIR keeps its point on body 1,
+# a two-body FIXDIR is a slider), None keeps all
+REFRESH = (
+    ((C.FIXPNT, C.VELODIR, C.VELODIR3), None, _point_on_body1),
+    ((C.FIXDIR,), 1, _point_on_body1),
+    ((C.FIXDIR,), 2, _slider),
+    ((C.VELODIR, C.VELODIR3), None, _prescribed_values),
+    ((C.RIGLNK, C.SPRING), None, _links),
+)
+
+
 def update(domain, t: float, h: float) -> np.ndarray:
     """Refresh all constraints for the step [t, t + h] with the bodies at the mid-step;
     returns the body rows (count, 2) used (input of local_dynamics.assemble)."""
@@ -41,55 +129,14 @@ def update(domain, t: float, h: float) -> np.ndarray:
         n = cset.count
     kind = cset.kind[:n]
     two = cset.bid[:n, 1] > 0
-    eps = session.geometric_epsilon()
-
-    idx = np.flatnonzero(((kind == C.FIXPNT) | (kind == C.VELODIR) | (kind == C.VELODIR3)
-                          | ((kind == C.FIXDIR) & ~two)))
-    if idx.size:
-        cset.point[idx] = _map(domain, cset, brow, idx, 0, "cur_points", cset.mpnt[idx])
-
-    idx = np.flatnonzero((kind == C.FIXDIR) & two)   # slider: point follows body 2
-    if idx.size:
-        x = _map(domain, cset, brow, idx, 1, "cur_points", cset.spnt[idx])
-        cset.point[idx] = x
-        cset.mpnt[idx] = _map(domain, cset, brow, idx, 0, "ref_points", x)
-        nrm = _map(domain, cset, brow, idx, 0, "cur_vectors", cset.direction[idx])
-        cset.base[idx] = C.local_base(nrm, eps)
-
-    idx = np.flatnonzero((kind == C.VELODIR) | (kind == C.VELODIR3))
-    for k in idx.tolist():                          # prescribed values at t + h (few rows)
-        series = cset.series[k]
-        values = [evaluate(s, t + h) for s in series]
-        if kind[k] == C.VELODIR:
-            cset.target[k] = (0.0, 0.0, values[0])
-        else:
-            cset.target[k] = values
-
-    idx = np.flatnonzero((kind == C.RIGLNK) | (kind == C.SPRING))
-    if idx.size:
-        x1 = _map(domain, cset, brow, idx, 0, "cur_points", cset.mpnt[idx])
-        x2 = cset.spnt[idx].copy()                  # fixed spatial point unless a slave exists
-        s2 = np.flatnonzero(two[idx])
-        if s2.size:
-            x2[s2] = _map(domain, cset, brow, idx[s2], 1, "cur_points", cset.spnt[idx[s2]])
-        cset.point[idx], cset.point2[idx] = x1, x2
-        v = x1 - x2
-        length = np.linalg.norm(v, axis=1)
-        nrm = np.zeros_like(v)
-        nrm[:, 2] = 1.0
-        follow = (kind[idx] == C.RIGLNK) | (cset.update[idx] == C.FOLLOW)
-        ok = follow & (length > 0)
-        nrm[ok] = v[ok] / length[ok, None]
-        stroke = length.copy()
-        for upd, side in ((C.FIXED, None), (C.CONV1, 0), (C.CONV2, 1)):
-            m = np.flatnonzero(~follow & (cset.update[idx] == upd))
-            if m.size:
-                d = cset.direction[idx[m]]
-                nrm[m] = d if side is None else _map(domain, cset, brow, idx[m], side, "cur_vectors", d)
-                stroke[m] = np.einsum("ki,ki->k", nrm[m], v[m])
-        cset.link[idx] = v
-        cset.gap[idx] = stroke - cset.length[idx]
-        cset.base[idx] = C.local_base(nrm, eps)
+    step = _Step(domain, cset, brow, kind, two, t + h, session.geometric_epsilon())
+    for kinds, bodies, refresh in REFRESH:
+        rows = np.isin(kind, kinds)
+        if bodies is not None:
+            rows &= two if bodies == 2 else ~two
+        idx = np.flatnonzero(rows)
+        if idx.size:
+            refresh(step, idx)
     return brow
 
 

@@ -1,6 +1,7 @@
 """Parsing legacy (Python 2.7) decks with `grammar/python2.lark`: the lark LALR(1) parser,
 an Indenter post-lexer that reads tabs as Python 2 did (next multiple of 8 columns) and
-tracks brackets, cheap guards against pathological input, and syntax errors in plain words.
+tracks brackets, and cheap guards against pathological input. The parse itself, with its
+errors in plain words (`messages.py`), is `dialect._parse`.
 Reference: LANGUAGE §18; Python 2.7 Language Reference §2.1.8 (indentation), §2.3 (tokens).
 """
 from __future__ import annotations
@@ -10,7 +11,7 @@ import threading
 from importlib import resources
 from pathlib import Path
 
-from solfec_py.lang.legacy_errors import LegacySyntaxError
+from solfec_py.lang.legacy.errors import LegacySyntaxError
 
 MAX_NESTING = 200   # brackets; Python 3 stops at 200 too ("too many nested parentheses")
 MAX_INDENT = 100    # indentation levels; Python 2's tokenizer limit (MAXINDENT)
@@ -20,10 +21,10 @@ PY2_KEYWORDS = frozenset(
     "and as assert break class continue def del elif else except exec finally for from "
     "global if import in is lambda not or pass print raise return try while with yield".split())
 
-_OPEN = {"LPAR": "(", "LSQB": "[", "LBRACE": "{"}
-_CLOSE = {"RPAR": "(", "RSQB": "[", "RBRACE": "{"}
-_BRACKET_WORD = {"(": "parenthesis", "[": "bracket", "{": "brace"}
-_CLOSER = {"(": ")", "[": "]", "{": "}"}
+OPEN = {"LPAR": "(", "LSQB": "[", "LBRACE": "{"}
+CLOSE = {"RPAR": "(", "RSQB": "[", "RBRACE": "{"}
+BRACKET_WORD = {"(": "parenthesis", "[": "bracket", "{": "brace"}
+CLOSER = {"(": ")", "[": "]", "{": "}"}
 
 # the same string syntax as the grammar's STRING terminal, plus comments: used to blank
 # them out before counting brackets
@@ -48,7 +49,19 @@ def _grammar_path() -> Path:
     packaged = resources.files("solfec_py") / "grammar" / "python2.lark"
     if packaged.is_file():
         return Path(str(packaged))
-    return Path(__file__).resolve().parents[2] / "grammar" / "python2.lark"  # source tree
+    return Path(__file__).resolve().parents[3] / "grammar" / "python2.lark"  # source tree
+
+
+def keyword_message(word: str) -> str:
+    if word == "else":
+        return "'else' does not follow an 'if', 'for', 'while' or 'try' block at this indentation"
+    if word == "elif":
+        return "'elif' does not follow an 'if' block at this indentation"
+    if word in ("except", "finally"):
+        return f"'{word}' does not follow a 'try' block at this indentation"
+    if word in ("print", "exec"):
+        return f"'{word}' is a statement in Python 2 and cannot be used inside an expression"
+    return f"invalid syntax: '{word}' is a keyword and cannot be used here"
 
 
 def column_of(indent: str) -> int:
@@ -64,7 +77,7 @@ def column_of(indent: str) -> int:
     return col
 
 
-def _position(source: str, pos: int) -> tuple[int, int]:
+def position(source: str, pos: int) -> tuple[int, int]:
     """(line, column), both 1-based, of character index `pos`."""
     line = source.count("\n", 0, pos) + 1
     return line, pos - (source.rfind("\n", 0, pos) + 1) + 1
@@ -81,8 +94,8 @@ def _indenter_class():
         stays as it was when the parser stopped, for the error message.
         """
         NL_type = "_NEWLINE"
-        OPEN_PAREN_types = list(_OPEN)
-        CLOSE_PAREN_types = list(_CLOSE)
+        OPEN_PAREN_types = list(OPEN)
+        CLOSE_PAREN_types = list(CLOSE)
         INDENT_type = "_INDENT"
         DEDENT_type = "_DEDENT"
         tab_len = TAB_STOP
@@ -125,22 +138,22 @@ def _indenter_class():
                     yield from self.handle_NL(token)
                     continue
                 kind = token.type
-                if kind in _CLOSE:
+                if kind in CLOSE:
                     if not self.brackets:
-                        raise self._error(f"unmatched closing {_BRACKET_WORD[_CLOSE[kind]]} "
+                        raise self._error(f"unmatched closing {BRACKET_WORD[CLOSE[kind]]} "
                                           f"'{token}'", token)
                     opener = self.brackets[-1]
-                    if _OPEN[opener.type] != _CLOSE[kind]:
+                    if OPEN[opener.type] != CLOSE[kind]:
                         raise self._error(
                             f"closing '{token}' does not match the opening '{opener}' "
                             f"on line {opener.line}", token)
                 yield token
-                if kind in _OPEN:
+                if kind in OPEN:
                     if len(self.brackets) >= MAX_NESTING:
                         raise self._error("too many nested parentheses "
                                           f"(more than {MAX_NESTING} levels)", token)
                     self.brackets.append(token)
-                elif kind in _CLOSE:
+                elif kind in CLOSE:
                     self.brackets.pop()
             while len(self.indent_level) > 1:
                 self.indent_level.pop()
@@ -162,21 +175,19 @@ def _after(token):
     return _After(token)
 
 
-_LOCK = threading.RLock()
+LOCK = threading.RLock()
 _PARSERS: dict[bool, object] = {}
 
 
 def parser(print_function: bool = False):
     """The lark parser (built once per process per variant; ~0.3 s)."""
-    with _LOCK:
+    with LOCK:
         if print_function not in _PARSERS:
             from lark import Lark
 
             postlex = _indenter_class()()
 
             def keyword_as_name(token):
-                from solfec_py.lang.legacy_messages import keyword_message
-
                 if token in PY2_KEYWORDS and not (print_function and token == "print"):
                     raise LegacySyntaxError.at(keyword_message(str(token)), postlex.filename,
                                                postlex.source, token.line, token.column)
@@ -215,7 +226,7 @@ def check_nesting(source: str, filename: str) -> None:
     if run is not None:   # a banner comment of dashes is no expression: look again without
         run = _UNARY_RUN.search(_blank_strings(source))
     if run is not None:
-        line, col = _position(source, run.start())
+        line, col = position(source, run.start())
         raise LegacySyntaxError.at(f"expression nested too deeply (a run of more than "
                                    f"{MAX_UNARY} unary operators)", filename, source, line, col)
     pos = first_too_deep(source)
@@ -224,7 +235,7 @@ def check_nesting(source: str, filename: str) -> None:
     if any(c in source for c in "'\"#"):
         pos = first_too_deep(_blank_strings(source))
     if pos is not None:
-        line, col = _position(source, pos)
+        line, col = position(source, pos)
         raise LegacySyntaxError.at(f"too many nested parentheses (more than {MAX_NESTING} levels)",
                                    filename, source, line, col)
 
@@ -251,23 +262,3 @@ def unclosed_bracket(source: str, open_tokens) -> object | None:
         if tail_min[token.start_pos] >= level:  # never drops below: never closed
             return token
     return None
-
-
-def parse(source: str, filename: str, print_function: bool):
-    """Parse tree and newline tokens of `source` (which ends with a newline)."""
-    from lark.exceptions import UnexpectedCharacters, UnexpectedInput
-
-    from solfec_py.lang.legacy_messages import characters_error, token_error
-
-    with _LOCK:
-        lark_parser = parser(print_function)
-        post = lark_parser.options.postlex
-        post.source, post.filename = source, filename
-        try:
-            tree = lark_parser.parse(source)
-        except UnexpectedCharacters as err:
-            raise characters_error(err, source, filename) from None
-        except UnexpectedInput as err:
-            open_now = list(getattr(post, "brackets", []))
-            raise token_error(err, source, filename, open_now, print_function) from None
-        return tree, list(post.newlines)

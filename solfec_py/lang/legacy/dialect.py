@@ -1,14 +1,17 @@
-"""Legacy Solfec-1.0 decks (Python 2.7): dialect detection, translation to Python 3 with
-the same behaviour and the same line numbers, and the names translated decks need.
-Reference: LANGUAGE §1.1 (decks run in __main__ by execfile), §18 (Python-2-only
+"""Legacy Solfec-1.0 decks (Python 2.7), the front end: dialect detection, translation to
+Python 3 with the same behaviour and the same line numbers, and the names translated decks
+need. Reference: LANGUAGE §1.1 (decks run in __main__ by execfile), §18 (Python-2-only
 constructs in the shipped decks); DESIGN §3; docs/legacy.md.
 
-Public interface used by the deck runner (`lang.runner`) and the CLI:
+Public interface, re-exported by the package (`solfec_py.lang.legacy`) for the deck runner
+(`lang.runner`) and the CLI:
 
 * `detect_and_prepare(source, filename, mode)` -> (python3_source, is_legacy)
 * `translate(source, filename, standalone=False)` -> python3_source
-* `legacy_builtins()` -> names to put in a translated deck's globals
-* `compiles_as_python3(source, filename)`, `flush_softspace()`, `LegacySyntaxError`
+* `compiles_as_python3(source, filename)`, `prepare_for_exec(source, filename)`,
+  `LegacySyntaxError`
+(`legacy_builtins()` and `flush_softspace()` come from `runtime.py`, through the package:
+the run time imports this module, so this module does not import the run time.)
 """
 from __future__ import annotations
 
@@ -16,10 +19,10 @@ import re
 import warnings
 
 from solfec_py.errors import InputError
-from solfec_py.lang.legacy_errors import LegacySyntaxError
+from solfec_py.lang.legacy.errors import LegacySyntaxError
 
-__all__ = ["LegacySyntaxError", "compiles_as_python3", "translate", "legacy_builtins",
-           "detect_and_prepare", "flush_softspace", "prepare_for_exec", "MODES"]
+__all__ = ["LegacySyntaxError", "compiles_as_python3", "translate", "detect_and_prepare",
+           "prepare_for_exec", "MODES"]
 
 MODES = ("auto", "off", "on")
 FLUSH_LINE = "_p2_flushline()\n"
@@ -77,15 +80,15 @@ def _checked_text(source: str, filename: str) -> str:
 def translate(source: str, filename: str = "<deck>", *, standalone: bool = False) -> str:
     """Python 3 source with the behaviour of the Python 2 `source`, line for line.
 
-    The result calls `_p2_*` helpers and Python 2 builtins (`legacy_builtins()`), which
+    The result calls `_p2_*` helpers and Python 2 builtins (`runtime.legacy_namespace()`), which
     the runner puts in the deck's globals.  With `standalone=True` (for `solfec-py
     translate`) an import line for exactly the names used is added before the first
     statement (after a docstring and `from __future__` imports) and a final
     `_p2_flushline()`, so the file runs on its own; lines after the header move down one.
     Raises LegacySyntaxError when `source` is not valid Python 2.
     """
-    from solfec_py.lang.legacy_translate import Translator
-    from solfec_py.lang import legacy_parse as lp
+    from solfec_py.lang.legacy.translator import Translator
+    from solfec_py.lang.legacy import parse as lp
 
     text = _checked_text(source, filename).replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
@@ -99,11 +102,11 @@ def translate(source: str, filename: str = "<deck>", *, standalone: bool = False
                                    len(first) - len(first.lstrip()) + 1)
     lp.check_nesting(text, filename)
     print_function = lp.uses_print_function(text)
-    tree, newlines = lp.parse(text, filename, print_function)
+    tree, newlines = _parse(text, filename, print_function)
     futures = _future_imports(tree)
     if ("print_function" in futures) != print_function:
         print_function = not print_function
-        tree, newlines = lp.parse(text, filename, print_function)
+        tree, newlines = _parse(text, filename, print_function)
         futures = _future_imports(tree)
     translator = Translator(text, filename, "division" in futures)
     out = translator.translate(tree, newlines)
@@ -118,6 +121,28 @@ def translate(source: str, filename: str = "<deck>", *, standalone: bool = False
     if standalone:
         out = _with_header(out, tree, translator.used)
     return out
+
+
+def _parse(source: str, filename: str, print_function: bool):
+    """Parse tree and newline tokens of `source` (which ends with a newline); a syntax
+    error in plain words (messages.py) when it is not Python 2."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedInput
+
+    from solfec_py.lang.legacy.messages import characters_error, token_error
+    from solfec_py.lang.legacy.parse import LOCK, parser
+
+    with LOCK:
+        lark_parser = parser(print_function)
+        post = lark_parser.options.postlex
+        post.source, post.filename = source, filename
+        try:
+            tree = lark_parser.parse(source)
+        except UnexpectedCharacters as err:
+            raise characters_error(err, source, filename) from None
+        except UnexpectedInput as err:
+            open_now = list(getattr(post, "brackets", []))
+            raise token_error(err, source, filename, open_now, print_function) from None
+        return tree, list(post.newlines)
 
 
 def _mapped_error(err: SyntaxError, filename: str, text: str, out: str) -> LegacySyntaxError:
@@ -159,8 +184,8 @@ def _with_header(out: str, tree, used: set[str]) -> str:
     before the first statement that is not the docstring or a `from __future__` import."""
     from lark import Token
 
-    from solfec_py.lang.legacy_edits import first_token
-    from solfec_py.lang.legacy_runtime import BUILTIN_NAMES
+    from solfec_py.lang.legacy.edits import first_token
+    from solfec_py.lang.legacy.shims import BUILTIN_NAMES
 
     names = set(used) | {str(t) for t in tree.scan_values(
         lambda v: isinstance(v, Token) and v.type == "NAME" and v in BUILTIN_NAMES)}
@@ -199,20 +224,6 @@ def _is_preamble(stmt, first: bool) -> bool:
         if not (doc or future):
             return False
     return True
-
-
-def legacy_builtins() -> dict:
-    """Names to add to a translated deck's globals (helpers and Python 2 builtins)."""
-    from solfec_py.lang.legacy_runtime import legacy_namespace
-
-    return legacy_namespace()
-
-
-def flush_softspace() -> None:
-    """Write the newline Python 2 wrote at exit after a trailing-comma print."""
-    from solfec_py.lang.legacy_runtime import _p2_flushline
-
-    _p2_flushline()
 
 
 def detect_and_prepare(source: str, filename: str, mode: str = "auto") -> tuple[str, bool]:

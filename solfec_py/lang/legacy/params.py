@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from lark import Token, Tree
 
-from solfec_py.lang.legacy_edits import end, start
+from solfec_py.lang.legacy.edits import end, start
+from solfec_py.lang.legacy.strings import rename
 
 
 def _is_tok(node, value: str) -> bool:
@@ -77,8 +78,6 @@ class ParamsMixin:
 
     def _rewrite_params(self, varargslist, edits):
         """Replace tuple parameters by fresh names: ([(shape, name)], [children to visit])."""
-        from solfec_py.lang.legacy_translate import rename
-
         tuples, todo = [], []
         if varargslist is None:
             return tuples, todo

@@ -37,6 +37,13 @@ MODULE_RENAMES = {
 }
 
 
+# Python 2 builtins a translated deck gets from runtime.py (which defines one object per
+# name); `solfec-py translate` lists those a deck uses in its import line
+BUILTIN_NAMES = frozenset(
+    "xrange raw_input input unicode basestring long unichr file reduce cmp apply execfile map "
+    "filter zip range round sorted oct intern reload StandardError".split())
+
+
 class LegacyImportError(SolfecError, ImportError):
     """A Python 2 module that legacy decks cannot have under solfec-py."""
 

@@ -1,4 +1,5 @@
-"""Python 2 number and string literals as Python 3 literals with the same value.
+"""Python 2 number and string literals as Python 3 literals with the same value, and
+identifiers that became Python 3 keywords (`async` -> `async_`).
 Reference: Python 2.7 Language Reference §2.4.1 (string literals), §2.4.4 (integers).
 
 * `0777` -> `0o777`; the long suffix goes (`12L` -> `12`, `0x1fL` -> `0x1f`).
@@ -15,6 +16,12 @@ _OCTAL = re.compile(r"0[0-7]+\Z")
 _PREFIX = re.compile(r"[uUbBrR]*")
 _PY2_BYTES_ESCAPE = re.compile(r"\\(.)", re.S)
 _UR_ESCAPE = re.compile(r"(\\+)(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8})?")
+PY3_ONLY_KEYWORDS = frozenset(("nonlocal", "async", "await"))
+
+
+def rename(name: str) -> str:
+    """A Python 2 identifier as a Python 3 identifier (`async` -> `async_`)."""
+    return name + "_" if name in PY3_ONLY_KEYWORDS else name
 
 
 def number_literal(text: str) -> str | None:

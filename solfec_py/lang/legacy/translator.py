@@ -1,6 +1,6 @@
 """Python 2 parse tree -> Python 3 source with the same behaviour, by edits on the original
 text (comments, layout and line numbers are kept).  What each construct becomes is listed
-in docs/legacy.md; the `_p2_*` helpers it calls live in `legacy_runtime`.
+in docs/legacy.md; the `_p2_*` helpers it calls live in `legacy/runtime.py`.
 Reference: LANGUAGE §18; Python 2.7 Language Reference chapters 5-7.
 """
 from __future__ import annotations
@@ -9,27 +9,21 @@ import re
 
 from lark import Token, Tree
 
-from solfec_py.lang.legacy_edits import Edits, end, start
-from solfec_py.lang.legacy_errors import LegacySyntaxError
-from solfec_py.lang.legacy_params import ParamsMixin
-from solfec_py.lang.legacy_parse import column_of
-from solfec_py.lang.legacy_shims import MODULE_RENAMES
-from solfec_py.lang.legacy_strings import number_literal, string_literal
+from solfec_py.lang.legacy.edits import Edits, end, start
+from solfec_py.lang.legacy.errors import LegacySyntaxError
+from solfec_py.lang.legacy.params import ParamsMixin
+from solfec_py.lang.legacy.parse import column_of
+from solfec_py.lang.legacy.shims import MODULE_RENAMES
+from solfec_py.lang.legacy.strings import PY3_ONLY_KEYWORDS, number_literal, rename, string_literal
 
 MAX_DEPTH = 1000   # parse-tree depth; Python 2's parser stack held 1500 entries
 # attributes whose Python 2 meaning differs on built-in objects: read through _p2_attr
 COMPAT_ATTRS = frozenset(
     "keys values items iteritems iterkeys itervalues viewitems viewkeys viewvalues has_key "
     "next sort write getcwdu maxint xreadlines message".split())
-PY3_ONLY_KEYWORDS = frozenset(("nonlocal", "async", "await"))
 _PASS_CONTEXT = frozenset(("testlist", "exprlist", "paren", "list_display", "testlist_comp",
                            "listmaker"))
 _SIMPLE_DEST = re.compile(r"[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*\Z")
-
-
-def rename(name: str) -> str:
-    """A Python 2 identifier as a Python 3 identifier (`async` -> `async_`)."""
-    return name + "_" if name in PY3_ONLY_KEYWORDS else name
 
 
 class Translator(ParamsMixin):

@@ -6,21 +6,9 @@ own messages where it had one ("EOL while scanning string literal", ...).
 """
 from __future__ import annotations
 
-from solfec_py.lang.legacy_errors import LegacySyntaxError
-from solfec_py.lang.legacy_parse import (_BRACKET_WORD, _CLOSER, _LOCK, _OPEN, _position,
-                                         parser, unclosed_bracket)
-
-
-def keyword_message(word: str) -> str:
-    if word == "else":
-        return "'else' does not follow an 'if', 'for', 'while' or 'try' block at this indentation"
-    if word == "elif":
-        return "'elif' does not follow an 'if' block at this indentation"
-    if word in ("except", "finally"):
-        return f"'{word}' does not follow a 'try' block at this indentation"
-    if word in ("print", "exec"):
-        return f"'{word}' is a statement in Python 2 and cannot be used inside an expression"
-    return f"invalid syntax: '{word}' is a keyword and cannot be used here"
+from solfec_py.lang.legacy.errors import LegacySyntaxError
+from solfec_py.lang.legacy.parse import (BRACKET_WORD, CLOSER, LOCK, OPEN, keyword_message,
+                                         parser, position, unclosed_bracket)
 
 
 def characters_error(err, source: str, filename: str) -> LegacySyntaxError:
@@ -47,14 +35,14 @@ def token_error(err, source, filename, open_now, print_function) -> LegacySyntax
     kind = getattr(token, "type", "$END")
     at_end = kind == "$END" or token is None
     if at_end:
-        line, col = _position(source, len(source.rstrip("\n")))
+        line, col = position(source, len(source.rstrip("\n")))
     else:
         line, col = token.line, token.column
     opener = unclosed_bracket(source, open_now)
     if opener is not None:
-        word = _BRACKET_WORD[_OPEN[opener.type]]
+        word = BRACKET_WORD[OPEN[opener.type]]
         msg = (f"missing closing {word}: the '{opener}' opened here is never closed "
-               f"(expected '{_CLOSER[_OPEN[opener.type]]}')")
+               f"(expected '{CLOSER[OPEN[opener.type]]}')")
         return LegacySyntaxError.at(msg, filename, source, opener.line, opener.column)
     expected = _expected(err)
     if kind == "_INDENT":
@@ -65,7 +53,7 @@ def token_error(err, source, filename, open_now, print_function) -> LegacySyntax
         msg = keyword_message(str(token))
     elif kind == "NUMBER" and token.start_pos > 0 and source[token.start_pos - 1].isdigit():
         msg = "invalid number: a leading 0 makes an octal number (digits 0-7 only)"
-        line, col = _position(source, token.start_pos - 1)
+        line, col = position(source, token.start_pos - 1)
     elif "_INDENT" in expected:
         msg = "expected an indented block"
         line, col = _indent_position(source, line + (1 if kind == "_NEWLINE" else 0))
@@ -169,7 +157,7 @@ def _catalogue_index():
 def _catalogue_message(err, print_function: bool, in_brackets: bool) -> str | None:
     if print_function:
         return None   # the catalogue's parser states belong to the other grammar variant
-    with _LOCK:
+    with LOCK:
         saved = parser(False).options.postlex.source, parser(False).options.postlex.filename
         try:
             index = _catalogue_index()
