@@ -15,8 +15,21 @@ from solfec_py.bodies import BODY_KINDS
 from solfec_py.bodies.base import Body
 from solfec_py.errors import InputError, InputTypeError, NotAvailableError
 from solfec_py.geometry.massprops import mass_properties
+from solfec_py.geometry.mesh import Mesh
 
 FORMS = ("TL", "BC", "BC-MODAL", "BC-RO")
+
+
+def linear_shapes(primitives: list, who: str) -> list:
+    """Meshes with quadratic cells as their straight-sided corner elements (with a note)."""
+    out = []
+    for p in primitives:
+        if isinstance(p, Mesh) and p.is_quadratic:
+            session.inform(f"{who}: quadratic cells {sorted(p.quadratic)} used by their corners (straight-sided"
+                         " elements; the mid-edge nodes are dropped)")
+            p = p.linear()
+        out.append(p)
+    return out
 
 
 class BODY(Body):
@@ -36,6 +49,8 @@ class BODY(Body):
             V.instance("mesh", mesh, MESH, "a MESH object")
         block = domain.block_for(kind)          # NotAvailableError for kinds still to come
         primitives = take_shape("shape", shape)
+        if kind in ("RIGID", "OBSTACLE"):
+            primitives = linear_shapes(primitives, f"BODY ({kind})")
         volume, center, euler = mass_properties(primitives)
         if not volume > 0:
             raise InputError(

@@ -1,8 +1,7 @@
 """Shape handling common to the deck commands (layer 7): the user-shape base class with
 Solfec's "emptying" semantics, `take_shape`/`peek_shape`, and the shape utilities
-TRANSLATE, ROTATE, SCALE, COPY, MASS_CENTER plus the not-yet-available SPLIT, MESH_SPLIT,
-BEND, OVERLAPPING, ROUGH_HEX, ELLIP_MESH, TETRAHEDRALIZE. Reference: LANGUAGE §2, §4
-(Solfec lng.c shape routines).
+TRANSLATE, ROTATE, SCALE, COPY, MASS_CENTER (SPLIT, MESH_SPLIT, BEND, OVERLAPPING are in
+`shape_ops`). Reference: LANGUAGE §2, §4 (Solfec lng.c shape routines).
 """
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from solfec_py import validate as V
-from solfec_py.errors import InputError, InputTypeError, NotAvailableError
+from solfec_py.errors import InputError, InputTypeError
 from solfec_py.geometry.massprops import mass_properties
 from solfec_py.geometry.rotation import axis_angle
 
@@ -230,66 +229,3 @@ def MASS_CENTER(shape):
     if not volume > 0:
         raise InputError(f"'shape' has non-positive volume {volume!r}; check the face orientation")
     return tuple(center.tolist())
-
-
-# ---------------------------------------------------------------------- not available
-
-def _unavailable(name: str, what: str = "") -> NotAvailableError:
-    return NotAvailableError(f"{name} is not available in solfec-py yet{what}")
-
-
-@V.command
-def SPLIT(shape, point, normal, surfid=V.MISSING, topoadj=V.MISSING, remesh=V.MISSING):
-    """Not available yet (LANGUAGE §4.4, under development in Solfec too)."""
-    raise _unavailable("SPLIT")
-
-
-@V.command
-def MESH_SPLIT(mesh, nodeset=V.MISSING, faceset=V.MISSING, surfid1=V.MISSING, surfid2=V.MISSING):
-    """Not available yet (LANGUAGE §4.5)."""
-    raise _unavailable("MESH_SPLIT")
-
-
-@V.command
-def BEND(shape, point, direction, angle):
-    """Not available yet (LANGUAGE §4.7)."""
-    raise _unavailable("BEND")
-
-
-_OVERLAPPING_ARGS = ("obstacles", "shapes", "not", "gap")
-
-
-def OVERLAPPING(*args, **kwargs):
-    """`OVERLAPPING(obstacles, shapes | not, gap)`: not available yet (LANGUAGE §4.9).
-    The keyword `not` is a Python keyword, so the arguments are bound by hand."""
-    if len(args) > len(_OVERLAPPING_ARGS):
-        raise InputTypeError("OVERLAPPING: too many positional arguments")
-    bound = dict(zip(_OVERLAPPING_ARGS, args))
-    for key in kwargs:
-        if key not in _OVERLAPPING_ARGS:
-            raise InputTypeError(f"OVERLAPPING: got an unexpected keyword argument {key!r}")
-        if key in bound:
-            raise InputTypeError(f"OVERLAPPING: multiple values for argument {key!r}")
-    bound.update(kwargs)
-    for key in _OVERLAPPING_ARGS[:2]:
-        if key not in bound:
-            raise InputTypeError(f"OVERLAPPING: missing a required argument: {key!r}")
-    raise _unavailable("OVERLAPPING")
-
-
-@V.command
-def ROUGH_HEX(shape, i, j, k, dx=V.MISSING, dy=V.MISSING, dz=V.MISSING):
-    """Not available yet (LANGUAGE §3.6)."""
-    raise _unavailable("ROUGH_HEX")
-
-
-@V.command
-def ELLIP_MESH(center, radii, error, volid, surfid):
-    """Not available yet (LANGUAGE §3.8)."""
-    raise _unavailable("ELLIP_MESH", " (use ELLIP for a rigid ellipsoid)")
-
-
-@V.command
-def TETRAHEDRALIZE(shape, path, volume=V.MISSING, quality=V.MISSING, volid=V.MISSING, surid=V.MISSING):
-    """Not available yet (LANGUAGE §3.9; Solfec uses TetGen)."""
-    raise _unavailable("TETRAHEDRALIZE")

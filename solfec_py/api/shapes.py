@@ -1,6 +1,7 @@
 """Geometric objects of the deck language (layer 7): CONVEX, HULL, MESH2CONVEX, MESH, HEX,
 PIPE, SPHERE, ELLIP, plus `mesh_views` for BODY.mesh; the shape utilities are re-exported
-from `shape_utils`. Reference: LANGUAGE §3 (Solfec lng.c CONVEX/MESH/SPHERE/ELLIP types).
+from `shape_utils` (mesh files and generators: `mesh_io`; cutting and bending: `shape_ops`).
+Reference: LANGUAGE §3 (Solfec lng.c CONVEX/MESH/SPHERE/ELLIP types).
 
 The user objects wrap internal primitives (solfec_py.geometry); passing them to BODY
 empties them (`take_shape`). Read-only members raise ValueError "Writing to a read-only
@@ -8,13 +9,15 @@ member"; members of an emptied object raise ValueError "The MESH object is empty
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from solfec_py import session, validate as V
 from solfec_py.api.common import readonly
 from solfec_py.api.shape_utils import (  # noqa: F401  (re-exported deck names)
-    BEND, COPY, ELLIP_MESH, MASS_CENTER, MESH_SPLIT, OVERLAPPING, ROTATE, ROUGH_HEX, SCALE, SPLIT,
-    TETRAHEDRALIZE, TRANSLATE, UserShape, gather_records, int_list, peek_shape, take_shape, walk_records)
+    COPY, MASS_CENTER, ROTATE, SCALE, TRANSLATE, UserShape, gather_records, int_list, peek_shape, take_shape,
+    walk_records)
 from solfec_py.errors import InputError, InputTypeError
 from solfec_py.errors import GeometryError
 from solfec_py.geometry.convex import Convex
@@ -22,6 +25,7 @@ from solfec_py.geometry.ellip import Ellip
 from solfec_py.geometry.hexgen import hex_mesh, pipe_mesh
 from solfec_py.geometry.hull import convex_hull
 from solfec_py.geometry.mesh import Mesh
+from solfec_py.geometry.mesh_export import write_formats, write_mesh
 from solfec_py.geometry.sphere import Sphere
 
 
@@ -225,6 +229,16 @@ class MESH(UserShape):
         faces = ftab[np.arange(6)[None, :] <= (fsizes[keep] + 1)[:, None]]
         return mesh.cur.reshape(-1).tolist(), elements.tolist(), [0] + faces.tolist()
 
+    @V.command(name="MESH.export")
+    def export(self, path, format=V.MISSING):  # noqa: A002 - the meshio keyword
+        """Write the mesh (current configuration) to `path` in any format meshio writes
+        ('vtu', 'gmsh', 'gmsh22', 'abaqus', 'med', ...; default from the extension), with
+        volume and surface ids as cell data; returns the format written."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise InputTypeError(f"'path' must be a string, got {V.describe(path)}")
+        fmt = None if not V.given(format) else V.choice("format", format, write_formats(), what="mesh format")
+        return write_mesh(self._current_mesh(), path, fmt)
+
     @V.command(name="MESH.set_volid")
     def set_volid(self, volid):
         """Set the volume id of every element; returns it."""
@@ -319,6 +333,15 @@ class SPHERE(UserShape):
         return float(self._data()[0].radius)
 
 
+def positive_radii(radii) -> np.ndarray:
+    """`radii`: a tuple of three positive numbers (semi-axes)."""
+    r = V.tuple_of_numbers("radii", radii, 3)
+    bad = np.flatnonzero(~(r > 0))
+    if bad.size:
+        raise InputError(f"'radii' must be positive, got radii[{bad[0]}] = {float(r[bad[0]])!r}")
+    return r
+
+
 class ELLIP(UserShape):
     """`ELLIP(center, radii, volid, surfid)`: semi-axes along global x, y, z initially."""
 
@@ -326,11 +349,7 @@ class ELLIP(UserShape):
 
     @V.command
     def __init__(self, center, radii, volid, surfid):
-        c = V.point("center", center)
-        r = V.tuple_of_numbers("radii", radii, 3)
-        bad = np.flatnonzero(~(r > 0))
-        if bad.size:
-            raise InputError(f"'radii' must be positive, got radii[{bad[0]}] = {float(r[bad[0]])!r}")
+        c, r = V.point("center", center), positive_radii(radii)
         volid, surfid = V.integer("volid", volid), V.integer("surfid", surfid)
         self._prims, self._body = [Ellip(c, r, volid, surfid)], None
 
