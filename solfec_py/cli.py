@@ -4,6 +4,7 @@
     solfec-py [-w] [-c] [-s SUBDIR] [-i SECONDS] [--legacy auto|on|off] deck.py [words...]
     solfec-py translate old_deck.py [-o new_deck.py]
     solfec-py sweep deck.py --param NAME=V1,V2,... (solfec_py.sweep.cli, docs/sweeps.md)
+    solfec-py verify [--scheme S] [--case C]     (rigid schemes against exact solutions)
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import traceback
 
 from solfec_py import __version__
 
-SUBCOMMANDS = ("translate", "plot", "sweep")
+SUBCOMMANDS = ("translate", "plot", "sweep", "verify")
 
 
 def _run_parser() -> argparse.ArgumentParser:
@@ -95,6 +96,10 @@ def main(argv: list[str] | None = None) -> int:
         from solfec_py.sweep.cli import main as sweep_main
 
         return sweep_main(argv[1:])
+    if argv and argv[0] == "verify":      # convergence studies of the rigid schemes (docs/integrators.md)
+        from solfec_py.verify import main as verify_main
+
+        return verify_main(argv[1:])
     if argv and argv[0] in SUBCOMMANDS:
         return _translate(argv[1:]) if argv[0] == "translate" else _plot(argv[1:])
     args, unknown = _run_parser().parse_known_args(argv)

@@ -149,6 +149,7 @@ class BODY(Body):
     @conf.setter
     def conf(self, value):
         self.q[:] = _state_tuple("conf", value, self.q.size)
+        self.block.state_changed(self.row)
 
     @property
     def velo(self):
@@ -157,6 +158,7 @@ class BODY(Body):
     @velo.setter
     def velo(self, value):
         self.u[:] = _state_tuple("velo", value, self.u.size)
+        self.block.state_changed(self.row)
 
     @property
     def scheme(self):
@@ -256,6 +258,7 @@ def INITIAL_VELOCITY(body, linear, angular):
     v = V.point("linear", linear)
     w = V.point("angular", angular)
     body.block.initial_velocity(body.row, v, w)
+    body.block.state_changed(body.row)
 
 
 def _involves(constraint, body) -> bool:

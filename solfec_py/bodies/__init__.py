@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from solfec_py.bodies.obstacle import OBSTACLE_SCHEMES
 from solfec_py.bodies.pseudo_rigid import SCHEMES as PSEUDO_RIGID_SCHEMES, PseudoRigidBlock
 from solfec_py.bodies.rigid import RigidBlock
-from solfec_py.bodies.rigid_schemes import SCHEMES as RIGID_SCHEMES
+from solfec_py.bodies.rigid_schemes import RIGID_SCHEMES
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ hooks that each kind implements. Subclass contract:
    inserted), `set_scheme(row, name)`, `set_damping(row, eta)`, `initial_velocity(row,
    linear, angular)`, `point_stress(row, X)` (zero: rigid bodies carry no stress) and
    `TENSOR`, the name of the (3, 3) field BODY.tensor shows and BODY_CHARS sets.
+6. `state_changed(rows)` (the deck set conf / velo: state a scheme carries between steps is
+   void; a no-op here).
 """
 from __future__ import annotations
 
@@ -153,6 +155,13 @@ class BodyBlock:
     def on_change(self) -> None:
         """Hook: the set of bodies changed (rebuild cached index arrays)."""
 
+    def set_scheme(self, row: int, name: str) -> None:
+        """Hook: BODY.scheme of the body of `row` was set to `name` (checked against the
+        kind's schemes)."""
+
+    def state_changed(self, rows) -> None:
+        """Hook: conf / velo of `rows` were set from outside the time step."""
+
     def nonfinite_rows(self) -> np.ndarray:
         n = self.count
         ok = np.isfinite(self.conf[:n]).all(axis=1) & np.isfinite(self.velo[:n]).all(axis=1)
@@ -167,9 +176,6 @@ class BodyBlock:
     def admit(self, body) -> None:
         """Raise an InputError if `body` (kind, shape, material set; not inserted yet)
         cannot become a row of this block."""
-
-    def set_scheme(self, row: int, name: str) -> None:
-        """BODY.scheme = name (already checked against the kind's schemes)."""
 
     def set_damping(self, row: int, value: float) -> None:
         """BODY.damping = value (ignored by kinds without damping)."""

@@ -5,7 +5,8 @@ prb_dynamic_force for pseudo-rigid bodies, docs/pseudo_rigid.md).
 Records are appended by FORCE/TORQUE/PRESSURE; `values(t)` evaluates all magnitudes at once (each
 distinct time series is interpolated once, constants are one array), so evaluating the
 loads of 10^5 bodies is a handful of numpy calls. Callback forces are Python calls by
-nature and are kept in a separate list.
+nature and are kept in a separate list. `rigid_loads` evaluates them for rows of the rigid
+block at any configuration (a scheme's half step or stages).
 """
 from __future__ import annotations
 
@@ -136,3 +137,60 @@ class PointLoads:
         for ts, idx in groups:
             s[idx] = ts(t)
         return s
+
+
+def rigid_loads(self, rows, R, x, t, h, conf=None, velo=None):
+    """Force f, spatial torque ts, referential torque tr (k, 3) of `rows` of the rigid block
+    `self` (a slice of every row or an index array) at the configuration (R, x) (k rows) and
+    time t (Solfec-1.0 bod.c, rig_force). FORCE callbacks receive `conf`/`velo` (k rows) or, when not
+    given, the block's current conf and the start-of-step velocity (Solfec's half step)."""
+    n = self.count
+    k = R.shape[0]
+    everything = isinstance(rows, slice)
+    f = np.zeros((k, 3))
+    ts = np.zeros((k, 3))
+    tr = np.zeros((k, 3))
+    g = self.domain.gravity_at(t)
+    if np.any(g):
+        f += self.mass[rows, None] * g
+    where = None
+    if not everything:
+        where = np.full(n, -1, dtype=np.int64)
+        where[rows] = np.arange(k)
+    if len(self.loads):
+        lrows, kinds, points, dirs = self.loads.arrays()
+        mags = self.loads.magnitudes(t)
+        pos = lrows
+        if where is not None:
+            pos = where[lrows]
+            keep = pos >= 0
+            pos, lrows, kinds, points, dirs, mags = (pos[keep], lrows[keep], kinds[keep], points[keep],
+                                                     dirs[keep], mags[keep])
+        sd = mags[:, None] * dirs
+        Rr = R[pos]
+        is_force = kinds <= CONVECTED_FORCE
+        force = np.where((kinds == CONVECTED_FORCE)[:, None], _mv(Rr, sd), sd)
+        arm = _mv(Rr, points - self.center[lrows])
+        np.add.at(f, pos[is_force], force[is_force])
+        np.add.at(ts, pos[is_force], np.cross(arm, force)[is_force])
+        np.add.at(ts, pos[kinds == SPATIAL_TORQUE], sd[kinds == SPATIAL_TORQUE])
+        np.add.at(tr, pos[kinds == CONVECTED_TORQUE], sd[kinds == CONVECTED_TORQUE])
+    for cb in self.loads.callbacks:
+        row = cb.body.row
+        p = row if where is None else int(where[row])
+        if p < 0:
+            continue
+        q = self.conf[row] if conf is None else conf[p]
+        u = self.velo0[row] if velo is None else velo[p]
+        vals = cb.values(tuple(q.tolist()), tuple(u.tolist()), t, h, 9, "force, spatial torque, referential torque")
+        f[p] += vals[0:3]
+        ts[p] += vals[3:6]
+        tr[p] += vals[6:9]
+    obstacles = self.obstacle[rows]
+    if obstacles.any():
+        f[obstacles] = ts[obstacles] = tr[obstacles] = 0.0
+    return f, ts, tr
+
+
+def _mv(M, v):
+    return np.einsum("nij,nj->ni", M, v)
