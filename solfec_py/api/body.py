@@ -8,14 +8,13 @@ import numpy as np
 from solfec_py import session, validate as V
 from solfec_py.api.common import readonly, require_body
 from solfec_py.api.materials import bulk_material_of
+from solfec_py.api.shape_utils import shape_mass_properties
 from solfec_py.api.shapes import MESH, mesh_views, take_shape
 from solfec_py.api.solfec import require_solfec
 from solfec_py.api.stored import frame_constraints
 from solfec_py.bodies import BODY_KINDS
 from solfec_py.bodies.base import Body
-from solfec_py.bodies.rigid_schemes import SCHEME_CODES
 from solfec_py.errors import InputError, InputTypeError, NotAvailableError
-from solfec_py.geometry.massprops import mass_properties
 from solfec_py.geometry.mesh import Mesh
 
 FORMS = ("TL", "BC", "BC-MODAL", "BC-RO")
@@ -41,7 +40,8 @@ class BODY(Body):
                  mesh=V.MISSING, base=V.MISSING):
         super().__init__()
         domain = require_solfec("solfec", solfec)
-        kind = V.choice("kind", kind, sorted(BODY_KINDS), what="BODY kind")
+        kind = V.choice("kind", kind, BODY_KINDS, what="BODY kind",
+                        listed=sorted(k for k, spec in BODY_KINDS.items() if spec.block is not None))
         record = bulk_material_of("material", material, domain)
         label = "" if label is V.MISSING else V.string("label", label)
         if V.given(form):
@@ -49,16 +49,21 @@ class BODY(Body):
         if V.given(mesh):
             V.instance("mesh", mesh, MESH, "a MESH object")
         block = domain.block_for(kind)          # NotAvailableError for kinds still to come
+        self.kind, self.bulk_material = kind, record
+        block.admit(self)                       # e.g. a material the kind cannot use
         primitives = take_shape("shape", shape)
         if kind in ("RIGID", "OBSTACLE"):
             primitives = linear_shapes(primitives, f"BODY ({kind})")
-        volume, center, euler = mass_properties(primitives)
+        volume, center, euler = shape_mass_properties(primitives, density=record.density,
+                                                      what="'shape' with the density of 'material'")
         if not volume > 0:
             raise InputError(
                 f"'shape' has volume {volume!r}; faces must be listed counter-clockwise seen from outside")
-        self.kind, self.label, self.shape, self.bulk_material = kind, label, primitives, record
+        self.label, self.shape = label, primitives
         self._material_object = material
-        self._scheme = BODY_KINDS[kind].default_scheme
+        # deformable kinds (and obstacles) report DEF_LIM in quasi-statics (Solfec forces it)
+        quasi_static = domain.analysis == "QUASI_STATIC" and kind != "RIGID"
+        self._scheme = "DEF_LIM" if quasi_static else BODY_KINDS[kind].default_scheme
         self._damping = 0.0
         self._flags = {"selfcontact": False, "fracturecheck": False}
         self.display_points_list: list = []
@@ -100,8 +105,8 @@ class BODY(Body):
 
     @readonly
     def tensor(self):
-        """Inertia tensor (rigid, obstacle), column-major 9-tuple."""
-        return tuple(self.block.J[self.row].T.reshape(-1).tolist())
+        """Inertia tensor (rigid, obstacle) or Euler tensor (pseudo-rigid), column-major 9-tuple."""
+        return tuple(getattr(self.block, self.block.TENSOR)[self.row].T.reshape(-1).tolist())
 
     @readonly
     def material(self):
@@ -144,6 +149,7 @@ class BODY(Body):
     @conf.setter
     def conf(self, value):
         self.q[:] = _state_tuple("conf", value, self.q.size)
+        self.block.state_changed(self.row)
 
     @property
     def velo(self):
@@ -152,6 +158,7 @@ class BODY(Body):
     @velo.setter
     def velo(self, value):
         self.u[:] = _state_tuple("velo", value, self.u.size)
+        self.block.state_changed(self.row)
 
     @property
     def scheme(self):
@@ -171,8 +178,7 @@ class BODY(Body):
                 f"Invalid integration scheme {value!r} for a {self.kind} body; expected one of"
                 f" {['DEFAULT', *spec.schemes]}")
         self._scheme = value
-        if value in SCHEME_CODES:
-            self.block.scheme[self.row] = SCHEME_CODES[value]
+        self.block.set_scheme(self.row, value)
 
     @property
     def damping(self):
@@ -180,9 +186,8 @@ class BODY(Body):
 
     @damping.setter
     def damping(self, value):
-        if not V._is_number(value) or float(value) < 0:
-            raise InputTypeError(f"'damping' must be a number >= 0, got {V.describe(value)}")
-        self._damping = float(value)
+        self._damping = V.setter_number("damping", value, ge=0.0)
+        self.block.set_damping(self.row, self._damping)
 
     @property
     def selfcontact(self):
@@ -236,25 +241,24 @@ def _state_tuple(name: str, value, n: int) -> np.ndarray:
 def BODY_CHARS(body, mass, volume, center, tensor):
     """Overwrite mass, volume, mass centre and inertia tensor (column-major 9-tuple)."""
     body = require_body("body", body)
-    m = V.number("mass", mass)
-    vol = V.number("volume", volume)
+    m = V.positive("mass", mass)
+    vol = V.positive("volume", volume)
     c = V.point("center", center)
     t = V.tuple_of_numbers("tensor", tensor, 9).reshape(3, 3).T
-    if body.kind not in ("RIGID", "OBSTACLE"):
+    if not hasattr(body.block, "set_characteristics"):
         raise NotAvailableError(f"BODY_CHARS of a {body.kind} body is not available yet")
     body.block.set_characteristics(body.row, m, vol, c, t)
 
 
 @V.command
 def INITIAL_VELOCITY(body, linear, angular):
-    """Rigid/obstacle: velo = (angular as referential Omega, linear)."""
+    """Rigid/obstacle: velo = (angular as referential Omega, linear); pseudo-rigid:
+    dF/dt = [angular]x and the centre velocity `linear`."""
     body = require_body("body", body)
     v = V.point("linear", linear)
     w = V.point("angular", angular)
-    if body.kind in ("RIGID", "OBSTACLE"):
-        body.u[0:3], body.u[3:6] = w, v
-    else:
-        raise NotAvailableError(f"INITIAL_VELOCITY of a {body.kind} body is not available yet")
+    body.block.initial_velocity(body.row, v, w)
+    body.block.state_changed(body.row)
 
 
 def _involves(constraint, body) -> bool:

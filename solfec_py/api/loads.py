@@ -27,10 +27,7 @@ def GRAVITY(solfec, vector):
 
 
 def _direction(name, value, allow_zero=False):
-    d = V.point(name, value)
-    if not allow_zero and not d.any():
-        raise InputError(f"'{name}' must be a non-zero vector, got {value!r}")
-    return d
+    return V.point(name, value) if allow_zero else V.vector(name, value)
 
 
 @V.command
@@ -72,9 +69,16 @@ def TORQUE(body, kind, direction, value):
 
 @V.command
 def PRESSURE(body, surfid, value):
+    """Traction value * (outward normal) on the faces `surfid` of a single-MESH body."""
     body = require_body("body", body)
-    V.integer("surfid", surfid)
-    raise NotAvailableError("PRESSURE is not available in solfec-py yet (it arrives with finite-element bodies)")
+    surfid = V.integer("surfid", surfid)
+    magnitude = number_or_series("value", value)
+    add = getattr(body.block, "add_pressure", None)
+    if add is None:
+        raise NotAvailableError(f"PRESSURE on {body.kind} bodies is not available in solfec-py yet"
+                                " (pseudo-rigid bodies take it)")
+    add(body, surfid, magnitude)
+    return None
 
 
 def _block_loads(body):

@@ -203,7 +203,8 @@ def OVERLAPPING(*args, **kwargs):
     bound = dict(zip(_OVERLAPPING_ARGS, args))
     for key in kwargs:
         if key not in _OVERLAPPING_ARGS:
-            raise InputTypeError(f"OVERLAPPING: got an unexpected keyword argument {key!r}")
+            raise InputTypeError(f"OVERLAPPING: got an unexpected keyword argument {key!r}"
+                                 f"{V.suggest(key, _OVERLAPPING_ARGS)}")
         if key in bound:
             raise InputTypeError(f"OVERLAPPING: multiple values for argument {key!r}")
     bound.update(kwargs)

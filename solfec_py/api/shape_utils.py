@@ -112,15 +112,17 @@ def int_list(name: str, value: Any, minlen: int = 0) -> np.ndarray:
         raise InputError(f"'{name}' must have at least {minlen} elements, got {len(value)}")
     try:
         arr = np.asarray(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         arr = np.asarray(value, dtype=object)
-    if arr.ndim == 1 and arr.dtype.kind in "iub":
+    in_range = arr.ndim == 1 and arr.dtype.kind in "iubf" and (
+        arr.size == 0 or (V.INT_MIN <= arr.min() and arr.max() <= V.INT_MAX))
+    if in_range and arr.dtype.kind in "iub":
         return arr.astype(np.int64)
-    if arr.ndim == 1 and arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.floor(arr)):
+    if in_range and np.all(np.isfinite(arr)) and np.all(arr == np.floor(arr)):
         return arr.astype(np.int64)
     for k, item in enumerate(value):
         if isinstance(item, (float, np.floating)) and np.isfinite(item) and item == int(item):
-            continue
+            item = int(item)                # Solfec converts list items with int()
         V.integer(f"{name}[{k}]", item)
     raise InputTypeError(f"'{name}' must be a list of integers, got {V.describe(value)}")  # pragma: no cover
 
@@ -164,15 +166,47 @@ def gather_records(name: str, vals, starts, sizes, width: int, count: int, item:
     return rows, ids
 
 
+# ---------------------------------------------------------------------- mass properties
+
+def shape_mass_properties(prims: list, config: str = "ref", density: float = 1.0, what: str = "'shape'"):
+    """(volume, center, euler) of primitives; InputError naming `what` when the volume,
+    centre or Euler tensor (times `density`) cannot be represented as floats."""
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            volume, center, euler = mass_properties(prims, config)
+    except OverflowError:
+        volume, center, euler = float("inf"), np.zeros(3), np.zeros((3, 3))
+    with np.errstate(over="ignore", invalid="ignore"):
+        derived = [volume, volume * density, *np.asarray(center, float), *(np.asarray(euler, float).ravel() * density)]
+    V.representable(f"the volume, mass and inertia of {what}", derived, "scale the shape or the density down")
+    return volume, center, euler
+
+
 # ---------------------------------------------------------------------- transformations
+
+def _placed(name: str, prims: list, scale: float, shift: float) -> list:
+    """`prims` if coordinates of size `scale` x (their largest) + 3 `shift` are finite
+    floats (checked before any primitive is changed), else InputError naming `name`."""
+    size = max((float(np.abs(np.asarray(p.bounding_box())).max()) for p in prims), default=0.0)
+    with np.errstate(over="ignore"):
+        extent = np.float64(scale) * size + 3.0 * np.float64(shift)
+    V.representable(f"the shape coordinates after this '{name}'", extent,
+                    f"'{name}' moves the shape out of the range of floats")
+    return prims
+
+
+def _tuple_result(name: str, value: np.ndarray) -> tuple:
+    V.representable(f"the point after this '{name}'", value, f"'{name}' is too large")
+    return tuple(value.tolist())
+
 
 @V.command
 def TRANSLATE(shape, vector):
     """Translate shapes in place (returned) or return a translated (x, y, z) tuple."""
     d = V.point("vector", vector)
     if isinstance(shape, tuple):
-        return tuple((_tuple_point(shape) + d).tolist())
-    for p in _live_prims("shape", shape, _OR_TUPLE):
+        return _tuple_result("vector", _tuple_point(shape) + d)
+    for p in _placed("vector", _live_prims("shape", shape, _OR_TUPLE), 1.0, np.abs(d).max()):
         p.transform(np.eye(3), d)
     return shape
 
@@ -185,11 +219,12 @@ def ROTATE(shape, point, vector, angle):
     deg = V.number("angle", angle)
     if not np.any(axis):
         raise InputError(f"Rotation direction is zero: 'vector' = {vector!r}")
+    V.representable("the length of 'vector'", np.linalg.norm(axis), "use a shorter axis vector")
     R = axis_angle(axis, deg)
     b = q - R @ q
     if isinstance(shape, tuple):
-        return tuple((R @ _tuple_point(shape) + b).tolist())
-    for p in _live_prims("shape", shape, _OR_TUPLE):
+        return _tuple_result("point", R @ _tuple_point(shape) + b)
+    for p in _placed("point", _live_prims("shape", shape, _OR_TUPLE), 3.0, 2.0 * float(np.abs(q).max())):
         p.transform(R, b)
     return shape
 
@@ -200,8 +235,8 @@ def SCALE(shape, coefs):
     and keeps its centre (Solfec's documented behaviour, LANGUAGE §4.1)."""
     c = V.point("coefs", coefs)
     if isinstance(shape, tuple):
-        return tuple((_tuple_point(shape) * c).tolist())
-    for p in _live_prims("shape", shape, _OR_TUPLE):
+        return _tuple_result("coefs", _tuple_point(shape) * c)
+    for p in _placed("coefs", _live_prims("shape", shape, _OR_TUPLE), float(np.abs(c).max()), 0.0):
         p.scale(c)
     return shape
 
@@ -225,7 +260,7 @@ def MASS_CENTER(shape):
     else:
         prims = peek_shape("shape", shape, f"{KINDS} object, a list of those or a BODY object")
         config = "cur"
-    volume, center, _ = mass_properties(prims, config)
+    volume, center, _ = shape_mass_properties(prims, config)
     if not volume > 0:
         raise InputError(f"'shape' has non-positive volume {volume!r}; check the face orientation")
     return tuple(center.tolist())

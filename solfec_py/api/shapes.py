@@ -285,7 +285,7 @@ def _positive_list(name: str, value, n: int) -> np.ndarray:
 def HEX(nodes, i, j, k, volid, surids, dx=V.MISSING, dy=V.MISSING, dz=V.MISSING):
     """Structured hexahedral MESH of the block with corners `nodes` (LANGUAGE §3.5)."""
     corners = V.list_of_numbers("nodes", nodes, div=3, minlen=24).reshape(-1, 3)[:8]
-    i, j, k = V.positive_int("i", i), V.positive_int("j", j), V.positive_int("k", k)
+    i, j, k = V.divisions("HEX", i=i, j=j, k=k)
     volid = V.integer("volid", volid)
     sids = V.list_of_ints("surids", surids, minlen=6)
     grading = [_positive_list(name, value, n) if V.given(value) else None
@@ -300,7 +300,7 @@ def PIPE(pnt, dir, rin, thi, ndri, nrad, nthi, volid, surids):  # noqa: A002 - S
     if not np.any(axis):
         raise InputError(f"'dir' must be non-zero (its length is the pipe length), got {dir!r}")
     rin, thi = V.positive("rin", rin), V.positive("thi", thi)
-    ndri, nrad, nthi = V.positive_int("ndri", ndri), V.positive_int("nrad", nrad), V.positive_int("nthi", nthi)
+    ndri, nrad, nthi = V.divisions("PIPE", ndri=ndri, nrad=nrad, nthi=nthi)
     if nrad < 3:
         raise InputError(f"'nrad' must be at least 3 (subdivisions around the circumference), got {nrad}")
     volid = V.integer("volid", volid)

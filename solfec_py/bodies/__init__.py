@@ -7,8 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from solfec_py.bodies.obstacle import OBSTACLE_SCHEMES
+from solfec_py.bodies.pseudo_rigid import SCHEMES as PSEUDO_RIGID_SCHEMES, PseudoRigidBlock
 from solfec_py.bodies.rigid import RigidBlock
-from solfec_py.bodies.rigid_schemes import SCHEMES as RIGID_SCHEMES
+from solfec_py.bodies.rigid_schemes import RIGID_SCHEMES
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,6 @@ class KindSpec:
 BODY_KINDS = {
     "OBSTACLE": KindSpec("rigid", RigidBlock, 12, 6, "DEF_EXP", OBSTACLE_SCHEMES),
     "RIGID": KindSpec("rigid", RigidBlock, 12, 6, "RIG_NEG", tuple(RIGID_SCHEMES)),
-    "PSEUDO_RIGID": KindSpec("pseudo_rigid", None, 12, 12, "DEF_EXP", ("DEF_EXP", "DEF_LIM")),
+    "PSEUDO_RIGID": KindSpec("pseudo_rigid", PseudoRigidBlock, 12, 12, "DEF_EXP", tuple(PSEUDO_RIGID_SCHEMES)),
     "FINITE_ELEMENT": KindSpec("finite_element", None, 0, 0, "DEF_EXP", ("DEF_EXP", "DEF_LIM")),
 }

@@ -14,10 +14,18 @@ hooks that each kind implements. Subclass contract:
    and end the generalised reactions of constraints are accumulated in `self.reaction`.
 4. `cur_point(row, X)`, `ref_point(row, x)`, `point_velocity(row, X)`: kinematics of a
    referential point; `kinetic_energy()` per row; `bounding_boxes()` of current shapes.
+5. Deck-facing hooks with defaults here: `admit(body)` (refuse a body before it is
+   inserted), `set_scheme(row, name)`, `set_damping(row, eta)`, `initial_velocity(row,
+   linear, angular)`, `point_stress(row, X)` (zero: rigid bodies carry no stress) and
+   `TENSOR`, the name of the (3, 3) field BODY.tensor shows and BODY_CHARS sets.
+6. `state_changed(rows)` (the deck set conf / velo: state a scheme carries between steps is
+   void; a no-op here).
 """
 from __future__ import annotations
 
 import numpy as np
+
+from solfec_py.errors import InputTypeError
 
 
 class Body:
@@ -59,6 +67,26 @@ class Body:
 
     def critical_step(self) -> float:
         return self.block.critical_step()
+
+
+class DeletedBodyError(InputTypeError, AttributeError):
+    """An attribute of a deleted body was read (also an AttributeError, so that
+    `getattr(body, name, default)` keeps working)."""
+
+
+class DeletedBlock:
+    """Stands in for the block of a deleted body: reading anything of it raises
+    DeletedBodyError naming the body and when it was deleted."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, body: Body, time: float):
+        label = f" ({body.label!r})" if body.label else ""
+        self.message = (f"body {body.id}{label} was deleted at time {time:g} (DELETE, or it left the"
+                        " EXTENTS): its state can no longer be read")
+
+    def __getattr__(self, name):
+        raise DeletedBodyError(object.__getattribute__(self, "message"))
 
 
 class BodyBlock:
@@ -127,11 +155,34 @@ class BodyBlock:
     def on_change(self) -> None:
         """Hook: the set of bodies changed (rebuild cached index arrays)."""
 
+    def set_scheme(self, row: int, name: str) -> None:
+        """Hook: BODY.scheme of the body of `row` was set to `name` (checked against the
+        kind's schemes)."""
+
+    def state_changed(self, rows) -> None:
+        """Hook: conf / velo of `rows` were set from outside the time step."""
+
     def nonfinite_rows(self) -> np.ndarray:
         n = self.count
         ok = np.isfinite(self.conf[:n]).all(axis=1) & np.isfinite(self.velo[:n]).all(axis=1)
         return np.flatnonzero(~ok)
 
     # hooks ----------------------------------------------------------------------
+    TENSOR = ""
+
     def _init_row(self, row, body, volume, center, euler):  # pragma: no cover - abstract
         raise AttributeError(f"{type(self).__name__} must implement _init_row")
+
+    def admit(self, body) -> None:
+        """Raise an InputError if `body` (kind, shape, material set; not inserted yet)
+        cannot become a row of this block."""
+
+    def set_damping(self, row: int, value: float) -> None:
+        """BODY.damping = value (ignored by kinds without damping)."""
+
+    def initial_velocity(self, row: int, linear, angular) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError(f"{type(self).__name__} must implement initial_velocity")
+
+    def point_stress(self, row: int, X) -> np.ndarray:
+        """(sx, sy, sz, sxy, sxz, syz, von Mises) at referential X: zero by default."""
+        return np.zeros(7)

@@ -1,6 +1,6 @@
 """Stored frames back into a live model (layer 6): READ-mode navigation (first data command
 loads frame 0, SEEK, FORWARD, BACKWARD), continuation of a run from its last frame (-c:
-bodies, clock and the whole constraint set, contacts included), and INITIALIZE_STATE from
+bodies, the state their schemes carry, clock and the whole constraint set, contacts included), and INITIALIZE_STATE from
 another analysis. Reference: LANGUAGE §1.2 (-c), §1.3, §13.9,
 §15.1-§15.2 (Solfec sol.c read / SOLFEC_Seek_To, dom.c DOM_Read_State, -c in solfec.c).
 
@@ -39,8 +39,10 @@ def match(block, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def apply_rows(block, family: str, src_rows: np.ndarray, dst: np.ndarray,
                parts=("conf", "velo", "energy")) -> None:
-    """Write stored state rows (conf | velo | energy) into rows `dst` of `block`."""
+    """Write stored state rows (conf | velo | energy) into rows `dst` of `block` (state a
+    scheme carried between steps is void for them, `block.state_changed`)."""
     nc, nv = frames.FAMILIES[family]
+    block.state_changed(dst)
     if "conf" in parts:
         block.conf[dst] = src_rows[:, :nc]
     if "velo" in parts:
@@ -188,6 +190,8 @@ def restore_last(solfec) -> tuple | None:
         src, dst = match(block, ids)
         if src.size:
             apply_rows(block, fam, rows[src], dst)
+        if fam in frames.CARRIED:
+            block.restore_carried(store.frame_carry(fam, i))
     for body in list(domain.bodies):      # deleted during the stored run (EXTENTS)
         if body.id not in keep:
             domain.delete(body)

@@ -7,6 +7,8 @@ Datasets (all chunked and resizable along the first axis):
   frames              (F, len(columns)) float64 — one row per frame, columns in attr `columns`
   state/<family>      (rows, conf+velo+5) float64 — body states, blocks addressed by the frame row
   ids/<family>        (rows,) int64 — body ids of those blocks (a block is reused while unchanged)
+  carry/<family>      (rows, 3 + width) float64 — body id, scheme code, step, state the body's
+                      integration scheme carries between steps (bodies without any have no row)
   constraints         (rows, len(CON_COLUMNS)) float64 — columns in attr `columns`
   bodies              (B, 7) float64 — registry: id, kind code, X0 (3), label offset, label length
   labels              (chars,) uint8 — label characters of the registry
@@ -27,7 +29,8 @@ from solfec_py.errors import ResultsError
 from solfec_py.output import frames
 
 FORMAT = "solfec-py results"
-VERSION = 3          # 3: constraint rows also hold ELEM1/2, MPNT, SPNT, COHESION (exact -c)
+VERSION = 4          # 4: frames address carry/<family> rows (scheme state between steps, exact -c)
+                     # 3: constraint rows also hold ELEM1/2, MPNT, SPNT, COHESION (exact -c)
                      # 2: constraint rows end with the constraint ID (1: without it)
 KINDS = ("OBSTACLE", "RIGID", "PSEUDO_RIGID", "FINITE_ELEMENT")
 KIND_FAMILY = {"OBSTACLE": "rigid", "RIGID": "rigid", "PSEUDO_RIGID": "pseudo_rigid",
@@ -52,6 +55,11 @@ def _written_paths() -> dict:
     if _WRITTEN["session"] is not session.current():      # a new program run (session.start)
         _WRITTEN["session"], _WRITTEN["paths"] = session.current(), {}
     return _WRITTEN["paths"]
+
+
+def written_paths() -> list:
+    """Absolute paths of the results files the current program run (session) wrote frames to."""
+    return list(_written_paths())
 
 
 def written_this_run(path: str) -> bool:
@@ -100,6 +108,8 @@ def _create_file(path: str, domain, compression: bool):
         f.create_dataset(f"state/{fam}", (0, w), maxshape=(None, w), chunks=(rows, w),
                          dtype="f8", **comp)
         f.create_dataset(f"ids/{fam}", (0,), maxshape=(None,), chunks=(4096,), dtype="i8", **comp)
+    for fam, w in frames.CARRIED.items():
+        f.create_dataset(f"carry/{fam}", (0, w), maxshape=(None, w), chunks=(64, w), dtype="f8", **comp)
     c = f.create_dataset("constraints", (0, len(frames.CON_COLUMNS)), maxshape=(None, len(frames.CON_COLUMNS)),
                          chunks=(1024, len(frames.CON_COLUMNS)), dtype="f8", **comp)
     c.attrs["columns"] = list(frames.CON_COLUMNS)
@@ -203,6 +213,11 @@ class ResultsStore:
                 cnt = table[:, col[f"{fam.upper()}_CNT"]]
                 ok &= table[:, col[key]] + cnt <= sizes.get(f"state/{fam}", 0)
                 ok &= table[:, col[f"{fam.upper()}_IDOFF"]] + cnt <= sizes.get(f"ids/{fam}", 0)
+        for fam in frames.CARRIED:
+            key = f"{fam.upper()}_CARRY_OFF"
+            if key in col:
+                cnt = table[:, col[f"{fam.upper()}_CARRY_CNT"]]
+                ok &= table[:, col[key]] + cnt <= sizes.get(f"carry/{fam}", 0)
         bad = np.flatnonzero(~ok)
         return int(bad[0]) if bad.size else n
 
@@ -228,10 +243,10 @@ class ResultsStore:
 
     def _reopen_for_appending(self) -> None:
         self.refresh()
-        if self._con_src is not None:
+        if self._con_src is not None or any(c not in self._columns for c in frames.FRAME_COLUMNS):
             raise ResultsError(f"results file {self.path!r} was written by an older solfec-py (format"
-                               f" version < {VERSION}): its constraint rows lack what an exact"
-                               " continuation needs; it can be read but not continued (use -w)")
+                               f" version < {VERSION}): its frames lack what an exact continuation"
+                               " needs; it can be read but not continued (use -w)")
         self.file = self._open("r+")
         self._resume_counters()
 
@@ -249,6 +264,9 @@ class ResultsStore:
                 F = fam.upper()
                 self._next[f"state/{fam}"] = int(last[col[f"{F}_OFF"]] + last[col[f"{F}_CNT"]])
                 self._next[f"ids/{fam}"] = int(last[col[f"{F}_IDOFF"]] + last[col[f"{F}_CNT"]])
+            for fam in frames.CARRIED:
+                F = fam.upper()
+                self._next[f"carry/{fam}"] = int(last[col[f"{F}_CARRY_OFF"]] + last[col[f"{F}_CARRY_CNT"]])
         reg = self._registry
         self._registered = {int(i): (int(k), tuple(float(v) for v in x))
                             for i, k, x in zip(reg["id"], reg["kind_code"], reg["X0"])}
@@ -350,6 +368,12 @@ class ResultsStore:
                 off = self._next[f"state/{fam}"]
             c = _FAMILY_COLS[fam]
             row[c[0]], row[c[1]], row[c[2]] = off, n, cached[1]
+        for fam in frames.CARRIED:
+            block = domain.blocks.get(fam)
+            carried = block.carried_rows() if block is not None and block.count else np.zeros((0, 0))
+            c = _CARRY_COLS[fam]
+            row[c[0]] = self._append(f"carry/{fam}", carried) if carried.shape[0] else self._next[f"carry/{fam}"]
+            row[c[1]] = carried.shape[0]
         cons = frames.constraint_rows(domain)
         row[frames.COL["CON_OFF"]] = self._append("constraints", cons)
         row[frames.COL["CON_CNT"]] = row[frames.COL["CONS"]] = cons.shape[0]
@@ -472,6 +496,16 @@ class ResultsStore:
         off, cnt = int(row[self.col(f"{F}_OFF")]), int(row[self.col(f"{F}_CNT")])
         return self.frame_ids(family, i), self.read_slab(f"state/{family}", off, cnt)
 
+    def frame_carry(self, family: str, i: int) -> np.ndarray:
+        """Rows (body id, scheme code, step, carried state) of one family at frame i; none
+        in files of format version < 4."""
+        F = family.upper()
+        if f"{F}_CARRY_OFF" not in self._columns:
+            return np.zeros((0, frames.CARRIED.get(family, 3)))
+        row = self.table[i]
+        off, cnt = int(row[self.col(f"{F}_CARRY_OFF")]), int(row[self.col(f"{F}_CARRY_CNT")])
+        return self.read_slab(f"carry/{family}", off, cnt) if cnt else np.zeros((0, frames.CARRIED[family]))
+
     def constraint_keys(self, i: int) -> list:
         """(id, kind code, body 1, body 2) of every constraint row of frame i."""
         rows = self.frame_constraints(i)
@@ -506,6 +540,8 @@ class ResultsStore:
 
 
 _FAMILY_COLS = {fam: tuple(frames.family_col(fam, w) for w in ("OFF", "CNT", "IDOFF")) for fam in frames.FAMILIES}
+_CARRY_COLS = {fam: (frames.COL[f"{fam.upper()}_CARRY_OFF"], frames.COL[f"{fam.upper()}_CARRY_CNT"])
+               for fam in frames.CARRIED}
 
 
 def h5s_create(shape):

@@ -6,8 +6,9 @@ XDMF export, the viewer's rendering of rigid shapes).
 The reference surface of a body comes from its shape primitives' `surface_triangles()`
 -> (points, triangles, surface ids); the surface ids go to ParaView as cell data. Rigid
 bodies (and obstacles) move their reference points with x = xc + Λ (X − X0) and
-v = vc + Λ (Ω × (X − X0)), vectorised over all points of all bodies; other kinds place
-their current primitives.
+v = vc + Λ (Ω × (X − X0)), vectorised over all points of all bodies; other kinds are asked
+for the current places and velocities of their surface points (`cur_points`,
+`point_velocities`), one call per block.
 """
 from __future__ import annotations
 
@@ -85,6 +86,7 @@ class SurfaceSet:
         self.start = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)   # points of body k
         self._rows = None            # (block bodies list, block rows of self.bodies)
         self._out = None             # reused output arrays of current()
+        self._groups = None          # the other bodies by block (see _deformable)
 
     def same_bodies(self, bodies) -> bool:
         return self.bodies == list(bodies)
@@ -109,11 +111,41 @@ class SurfaceSet:
             block = next(b.block for b, r in zip(self.bodies, rigid) if r)
             rows = self._block_rows(block)
             _rigid_kernel(block.conf, block.velo, block.center, rows, rigid, self.start, self.X, x, d, v)
-        for k in np.flatnonzero(~rigid):
-            sel = self.owner == k
-            xk, vk = _placed(self.bodies[k])
-            x[sel], d[sel], v[sel] = xk, xk - self.X[sel], vk
+        for group in self._deformable():
+            block, bodies, points, owner = group[:4]
+            if group[4] is None or group[4][0] != block.bodies:    # rows change when bodies go
+                group[4] = (list(block.bodies), np.array([self.bodies[k].row for k in bodies], dtype=np.int64))
+            rows, X = group[4][1][owner], self.X[points]
+            xk = block.cur_points(rows, X)
+            x[points], d[points] = xk, xk - X
+            velocities = getattr(block, "point_velocities", None)
+            v[points] = 0.0 if velocities is None else velocities(rows, X)
         return x, d, v
+
+    def stresses(self) -> np.ndarray:
+        """(points, 6) float32 Cauchy stress (sx, sy, sz, sxy, sxz, syz) of the present state
+        (zero on rigid bodies and on kinds without `point_stresses`)."""
+        out = np.zeros((self.X.shape[0], 6), np.float32)
+        for group in self._deformable():
+            block, points = group[0], group[2]
+            stresses = getattr(block, "point_stresses", None)
+            if stresses is not None and group[4] is not None:
+                out[points] = stresses(group[4][1][group[3]], self.X[points])[:, :6]
+        return out
+
+    def _deformable(self) -> list:
+        """[block, body indices, point indices, owner (position in the body indices) per
+        point, cached block rows] of the non-rigid bodies, one entry per block."""
+        if self._groups is None:
+            by_block: dict = {}
+            for k in np.flatnonzero(~self.rigid).tolist():
+                by_block.setdefault(id(self.bodies[k].block), (self.bodies[k].block, []))[1].append(k)
+            self._groups = []
+            for block, ks in by_block.values():
+                points = np.concatenate([np.arange(self.start[k], self.start[k + 1]) for k in ks])
+                owner = np.repeat(np.arange(len(ks)), np.diff(self.start)[ks])
+                self._groups.append([block, np.array(ks), points, owner, None])
+        return self._groups
 
 
 @njit(cache=True, fastmath=True)
@@ -154,11 +186,3 @@ def _cached_reference(body, coarse: bool):
         except AttributeError:  # pragma: no cover - bodies with __slots__
             pass
     return cache[1]
-
-
-def _placed(body) -> tuple[np.ndarray, np.ndarray]:
-    """Current points of a non-rigid body from its current primitives (velocity: zero
-    until the kind provides point velocities of its surface)."""
-    pts = [primitive_triangles(p, body)[0] for p in body.current_primitives()]
-    x = np.concatenate(pts) if pts else np.zeros((0, 3))
-    return x, np.zeros_like(x)

@@ -194,7 +194,7 @@ class XdmfSeries:
         if "VELO" in self.attributes:
             _put(g, "VELO", v)
         if "STRESS" in self.attributes:
-            _put(g, "STRESS", np.zeros((x.shape[0], 6), np.float32))
+            _put(g, "STRESS", s.stresses())
         if cons.shape[0]:
             _write_constraints(g, cons, self.attributes)
         meta = dict(time=float(time), mesh=self.mesh, npoints=x.shape[0], ntri=s.triangles.shape[0],
