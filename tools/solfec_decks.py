@@ -4,8 +4,9 @@ test: a survey of how far solfec-py gets with the decks shipped in Solfec's sour
     python tools/solfec_decks.py /path/to/solfec-1.0 [-t SECONDS] [-j JOBS] [-k WORD] [--json FILE]
 
 Every `*.py` under inp/, tests/, examples/ and validation/ runs with `python -m solfec_py`
-from a scratch copy of the tree's root (symbolic links to its folders and a fresh `out/`,
-so the decks' relative paths work and their results never land in the source tree), with
+from a scratch copy of the tree's root (copies of the deck folders, links to the rest and
+a fresh `out/`, so the decks' relative paths work and nothing they write lands in the
+source tree), with
 stdin closed and a short time limit. The aim is to see that each deck starts and fails only
 for capabilities solfec-py does not have yet. Outcomes:
 
@@ -54,10 +55,13 @@ def decks(root: str) -> list[str]:
 
 
 def scratch_root(root: str) -> str:
-    """A directory with links to every entry of `root` except `out` (decks write there)."""
+    """A scratch tree: copies of the deck folders (decks write plots and meshes beside
+    themselves), links to the other entries of `root`, and an empty `out`."""
     work = tempfile.mkdtemp(prefix="solfec-decks-")
     for name in os.listdir(root):
-        if name != "out":
+        if name in FOLDERS:
+            shutil.copytree(os.path.join(root, name), os.path.join(work, name), symlinks=True)
+        elif name != "out":
             os.symlink(os.path.join(root, name), os.path.join(work, name))
     os.mkdir(os.path.join(work, "out"))
     return work
