@@ -41,7 +41,9 @@ LANGUAGE_ERRORS = ("SyntaxError", "IndentationError", "TabError", "LegacySyntaxE
                    "NameError", "ImportError", "ModuleNotFoundError", "LegacyImportError",
                    "AttributeError", "UnboundLocalError")
 REFUSALS = ("InputError", "InputTypeError", "GeometryError", "ResultsError", "DeletedBodyError")
-_EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)): ?(.*)$")
+# `Name: message`, also after the CLI's `deck.py:LINE[:COL]: ` prefix
+_EXC_LINE = re.compile(r"^(?:\S+?:\d+(?::\d+)?: )?"
+                       r"([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)): ?(.*)$")
 
 
 def decks(root: str) -> list[str]:
