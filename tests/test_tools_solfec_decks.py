@@ -26,6 +26,7 @@ spec.loader.exec_module(decks)
     (1, "", "ModuleNotFoundError: No module named 'x'", "language"),
     (1, "", "ZeroDivisionError: division by zero", "crash"),
     (1, "READ ERROR\n", "", "failed check"),
+    (1, "usage: deck.py N\n", "", "exited"),
 ])
 def test_classify(code, out, err, outcome):
     assert decks.classify(code, out, err)[0] == outcome

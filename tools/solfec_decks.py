@@ -13,6 +13,7 @@ for capabilities solfec-py does not have yet. Outcomes:
 * passed       the deck printed its own PASSED (and no FAILED) and exited 0
 * failed check the deck ran and printed FAILED (its own check against its reference values)
 * ran          exited 0 without a verdict, or was still running at the time limit
+* exited       the deck ended itself with sys.exit(code != 0), no error (usage, missing file)
 * not available stopped by a capability solfec-py does not provide yet (NotAvailableError)
 * refused      stopped by a solfec-py input error (the deck asks for something it checks)
 * language     a Python-level error: syntax, a missing Python 2 name or module, ...
@@ -36,7 +37,8 @@ import tempfile
 import time
 
 FOLDERS = ("inp", "tests", "examples", "validation")
-OUTCOMES = ("passed", "failed check", "ran", "not available", "refused", "language", "crash")
+OUTCOMES = ("passed", "failed check", "ran", "exited", "not available", "refused", "language",
+            "crash")
 LANGUAGE_ERRORS = ("SyntaxError", "IndentationError", "TabError", "LegacySyntaxError",
                    "NameError", "ImportError", "ModuleNotFoundError", "LegacyImportError",
                    "AttributeError", "UnboundLocalError")
@@ -90,7 +92,7 @@ def classify(code: int | None, out: str, err: str) -> tuple[str, str]:
     if exc is None:
         if "FAILED" in out or "READ ERROR" in out:
             return "failed check", "printed FAILED" if "FAILED" in out else "READ ERROR"
-        return ("ran", last) if code == 1 and not lines else ("crash", last)
+        return ("exited", f"exit code {code}") if not lines else ("crash", last)
     kind, message = exc
     detail = f"{kind}: {message}"[:160]
     if kind == "NotAvailableError":
