@@ -13,7 +13,6 @@ from solfec_py.api.solfec import require_solfec
 from solfec_py.api.stored import frame_constraints
 from solfec_py.bodies import BODY_KINDS
 from solfec_py.bodies.base import Body
-from solfec_py.bodies.rigid_schemes import SCHEME_CODES
 from solfec_py.errors import InputError, InputTypeError, NotAvailableError
 from solfec_py.geometry.massprops import mass_properties
 
@@ -35,8 +34,12 @@ class BODY(Body):
             V.choice("form", form, FORMS, what="FEM formulation")
         if V.given(mesh):
             V.instance("mesh", mesh, MESH, "a MESH object")
+            if kind == "FINITE_ELEMENT":
+                raise NotAvailableError("BODY 'mesh' (a background mesh carrying CONVEX shapes) is not"
+                                        " available in solfec-py yet; pass the MESH as 'shape'")
         block = domain.block_for(kind)          # NotAvailableError for kinds still to come
         primitives = take_shape("shape", shape)
+        block.check_new(kind, primitives, record, label=label, form=form if V.given(form) else None)
         volume, center, euler = mass_properties(primitives)
         if not volume > 0:
             raise InputError(
@@ -44,11 +47,15 @@ class BODY(Body):
         self.kind, self.label, self.shape, self.bulk_material = kind, label, primitives, record
         self._material_object = material
         self._scheme = BODY_KINDS[kind].default_scheme
+        if kind == "FINITE_ELEMENT" and domain.analysis == "QUASI_STATIC":
+            self._scheme = "DEF_LIM"            # LANGUAGE §7.1: quasi-statics is linearly implicit
         self._damping = 0.0
         self._flags = {"selfcontact": False, "fracturecheck": False}
         self.display_points_list: list = []
         domain.insert(self)
         block.add(self, volume, center, euler)
+        if self._scheme != BODY_KINDS[kind].default_scheme:
+            block.set_scheme(self.row, self._scheme)
 
     # ---------------------------------------------------------------- read-only
     @readonly
@@ -85,8 +92,8 @@ class BODY(Body):
 
     @readonly
     def tensor(self):
-        """Inertia tensor (rigid, obstacle), column-major 9-tuple."""
-        return tuple(self.block.J[self.row].T.reshape(-1).tolist())
+        """Inertia tensor (rigid, obstacle) or Euler tensor (deformable), column-major 9-tuple."""
+        return tuple(self.block.tensor(self.row).T.reshape(-1).tolist())
 
     @readonly
     def material(self):
@@ -156,8 +163,7 @@ class BODY(Body):
                 f"Invalid integration scheme {value!r} for a {self.kind} body; expected one of"
                 f" {['DEFAULT', *spec.schemes]}")
         self._scheme = value
-        if value in SCHEME_CODES:
-            self.block.scheme[self.row] = SCHEME_CODES[value]
+        self.block.set_scheme(self.row, value)
 
     @property
     def damping(self):
@@ -168,6 +174,7 @@ class BODY(Body):
         if not V._is_number(value) or float(value) < 0:
             raise InputTypeError(f"'damping' must be a number >= 0, got {V.describe(value)}")
         self._damping = float(value)
+        self.block.set_damping(self.row, self._damping)
 
     @property
     def selfcontact(self):
@@ -232,14 +239,12 @@ def BODY_CHARS(body, mass, volume, center, tensor):
 
 @V.command
 def INITIAL_VELOCITY(body, linear, angular):
-    """Rigid/obstacle: velo = (angular as referential Omega, linear)."""
+    """Velocity of a rigid motion with centre velocity `linear` and angular velocity
+    `angular` (rigid: velo = (Omega, v); finite elements: nodal v + omega x (X - X0))."""
     body = require_body("body", body)
     v = V.point("linear", linear)
     w = V.point("angular", angular)
-    if body.kind in ("RIGID", "OBSTACLE"):
-        body.u[0:3], body.u[3:6] = w, v
-    else:
-        raise NotAvailableError(f"INITIAL_VELOCITY of a {body.kind} body is not available yet")
+    body.block.set_initial_velocity(body.row, v, w)
 
 
 def _involves(constraint, body) -> bool:

@@ -11,6 +11,7 @@ from solfec_py.bodies.loads import (CONVECTED_FORCE, CONVECTED_TORQUE, SPATIAL_F
                                     SPATIAL_TORQUE, ForceCallback)
 from solfec_py.bodies.obstacle import LOAD_ERROR
 from solfec_py.errors import InputError, InputTypeError, NotAvailableError
+from solfec_py.geometry.mesh import Mesh
 
 KINDS = ("SPATIAL", "CONVECTED")
 
@@ -72,9 +73,17 @@ def TORQUE(body, kind, direction, value):
 
 @V.command
 def PRESSURE(body, surfid, value):
+    """Surface load value(t) times the outward normal on the faces with `surfid` of a body
+    whose shape is one MESH (positive values pull outward; a dead load on finite-element
+    bodies, as Solfec's)."""
     body = require_body("body", body)
-    V.integer("surfid", surfid)
-    raise NotAvailableError("PRESSURE is not available in solfec-py yet (it arrives with finite-element bodies)")
+    sid = V.integer("surfid", surfid)
+    magnitude = number_or_series("value", value)
+    meshes = [p for p in body.shape if isinstance(p, Mesh)]
+    if len(meshes) != 1 or len(body.shape) != 1:
+        raise InputError(f"Pressure can be applied to a body with a single MESH based shape (body {body.id})")
+    body.block.add_pressure(body.row, sid, magnitude)
+    return None
 
 
 def _block_loads(body):

@@ -323,15 +323,15 @@ def bulk_material_of(name: str, value: Any, domain: Domain) -> BulkMaterial:
 
 @V.command
 def APPLY_BULKMAT(solfec, body, volid, material):
-    """Assign `material` to the parts of `body` with volume id `volid` (FE bodies).
-
-    The arguments are checked (with the intended integer `volid`, LANGUAGE §6.4); the
-    assignment itself needs finite-element bodies, which solfec-py does not provide yet.
-    """
+    """Assign `material` to the elements of a finite-element `body` with volume id `volid`
+    (the intended integer `volid`, LANGUAGE §6.4); the body keeps its global material
+    elsewhere."""
     domain = require_solfec("solfec", solfec)
     body = require_body("body", body)
-    V.integer("volid", volid)
-    bulk_material_of("material", material, domain)
-    raise NotAvailableError(
-        "APPLY_BULKMAT is not available in solfec-py yet: per-volume materials arrive with"
-        f" FINITE_ELEMENT bodies (body {body.id} keeps its global material)")
+    vid = V.integer("volid", volid)
+    record = bulk_material_of("material", material, domain)
+    apply = getattr(body.block, "apply_material", None)
+    if apply is None:
+        raise NotAvailableError(f"APPLY_BULKMAT is not available for {body.kind} bodies in solfec-py yet"
+                                f" (body {body.id} keeps its global material)")
+    apply(body.row, vid, record)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 from solfec_py import session, timestep, validate as V
 from solfec_py.api.common import require_body
 from solfec_py.api.results import history_items
@@ -162,10 +164,11 @@ def VELOCITY(body, point):
 
 @V.command
 def STRESS(body, point):
-    """(sx, sy, sz, sxy, sxz, syz, mises): zero for rigid bodies (LANGUAGE §15.3)."""
+    """(sx, sy, sz, sxy, sxz, syz, mises) Cauchy stress at a referential point: zero for
+    rigid bodies (LANGUAGE §15.3); at a finite-element mesh node the mean over its elements."""
     body = require_body("body", body)
-    V.point("point", point)
-    return (0.0,) * 7
+    X = V.point("point", point)
+    return tuple(np.asarray(body.stress(X), float).tolist())
 
 
 @V.command

@@ -1,5 +1,6 @@
 """Body kinds (layer 3): the registry `BODY_KINDS` maps Solfec's kind names to the block
-class that stores and steps them (one module per kind, as bod.c / fem.c split them).
+class that stores and steps them (one module per kind, as bod.c / fem.c split them), with
+every per-kind fact the other layers need (family, stored kind code, state sizes, schemes).
 Kinds whose block is None are part of the language but not implemented yet.
 """
 from __future__ import annotations
@@ -15,15 +16,31 @@ from solfec_py.bodies.rigid_schemes import SCHEMES as RIGID_SCHEMES
 class KindSpec:
     family: str            # bodies of one family share a block
     block: type | None     # BodyBlock subclass, None = not available yet
-    conf_size: int
-    velo_size: int
+    code: int              # kind code stored in results files (1-based, never reused)
+    conf_size: int | None  # None: depends on the body (3 per node of a finite-element mesh)
+    velo_size: int | None
     default_scheme: str    # what BODY.scheme reads after 'DEFAULT'
     schemes: tuple         # values BODY.scheme accepts for this kind
 
 
 BODY_KINDS = {
-    "OBSTACLE": KindSpec("rigid", RigidBlock, 12, 6, "DEF_EXP", OBSTACLE_SCHEMES),
-    "RIGID": KindSpec("rigid", RigidBlock, 12, 6, "RIG_NEG", tuple(RIGID_SCHEMES)),
-    "PSEUDO_RIGID": KindSpec("pseudo_rigid", None, 12, 12, "DEF_EXP", ("DEF_EXP", "DEF_LIM")),
-    "FINITE_ELEMENT": KindSpec("finite_element", None, 0, 0, "DEF_EXP", ("DEF_EXP", "DEF_LIM")),
+    "OBSTACLE": KindSpec("rigid", RigidBlock, 1, 12, 6, "DEF_EXP", OBSTACLE_SCHEMES),
+    "RIGID": KindSpec("rigid", RigidBlock, 2, 12, 6, "RIG_NEG", tuple(RIGID_SCHEMES)),
+    "PSEUDO_RIGID": KindSpec("pseudo_rigid", None, 3, 12, 12, "DEF_EXP", ("DEF_EXP", "DEF_LIM")),
+    "FINITE_ELEMENT": KindSpec("finite_element", None, 4, None, None, "DEF_EXP", ("DEF_EXP", "DEF_LIM")),
 }
+
+KIND_BY_CODE = {spec.code: name for name, spec in BODY_KINDS.items()}
+
+
+def families() -> dict:
+    """Family name -> (conf size, velo size) of its rows, or None when they differ per body."""
+    out: dict = {}
+    for spec in BODY_KINDS.values():
+        sizes = None if spec.conf_size is None else (spec.conf_size, spec.velo_size)
+        out.setdefault(spec.family, sizes)
+    return out
+
+
+def family_of(kind: str) -> str:
+    return BODY_KINDS[kind].family
