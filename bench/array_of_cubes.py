@@ -10,10 +10,13 @@ height against the ideal stacked height (centres at 0.05 + 0.1 k), the most nega
 contacts (mean / final), kinetic energy at the end, the phase timers (domain.timers; LOCDYN is
 part of CONSOL) and peak RSS.
 
-    python bench/array_of_cubes.py [M ...] [--steps K] [--dt H] [--profile FILE]
+    python bench/array_of_cubes.py [M ...] [--steps K] [--dt H] [--profile FILE] [--kifo RG|PR] [--mesh N]
 
 M is the array edge (3, 5, 8, 10; default 3 5). --steps K runs K steps instead of 1 s.
---profile writes cProfile statistics of the run to FILE (the last M given).
+--profile writes cProfile statistics of the run to FILE (the last M given). --kifo is the
+cubes' kinematics as in Solfec's example: RG rigid (default), PR pseudo-rigid (DEF_LIM,
+damping = h, young 1e9, poisson 0.25, as Solfec's array-of-cubes.py sets them). --mesh N
+makes each cube a HEX N x N x N (default 1; Solfec's example uses 2).
 
 Observed (2-core machine): the arrays settle within about 40 steps, then a slow rocking mode grows
 (e-folding about 50 steps) and saturates near 1e-4 J (M = 5), because a HEX 1x1x1 face pair gets
@@ -38,12 +41,15 @@ def _box(lo, hi):
             x0, y0, z1, x1, y0, z1, x1, y1, z1, x0, y1, z1]
 
 
-def build(A, side: int, h: float, outdir: str):
+KINDS = {"RG": "RIGID", "PR": "PSEUDO_RIGID"}      # Solfec's kifo names
+
+
+def build(A, side: int, h: float, outdir: str, kifo: str = "RG", mesh: int = 1):
     """The model; returns (SOLFEC, list of cube bodies, layer index of each cube)."""
     sol = A["SOLFEC"]("DYNAMIC", h, outdir)
     sol.verbose = "OFF"
     A["GRAVITY"](sol, (0.0, 0.0, -G))
-    mat = A["BULK_MATERIAL"](sol, density=DENSITY)
+    mat = A["BULK_MATERIAL"](sol, young=1e9, poisson=0.25, density=DENSITY)
     A["SURFACE_MATERIAL"](sol, model="SIGNORINI_COULOMB", friction=FRICTION)
     span = side * (EDGE + GAP) - GAP
     floor = A["HEX"](_box((-FLOOR_MARGIN, -FLOOR_MARGIN, -0.1), (span + FLOOR_MARGIN,) * 2 + (0.0,)),
@@ -54,13 +60,17 @@ def build(A, side: int, h: float, outdir: str):
         for j in range(side):
             for i in range(side):
                 lo = (i * (EDGE + GAP), j * (EDGE + GAP), GAP + k * (EDGE + GAP))
-                shape = A["HEX"](_box(lo, tuple(c + EDGE for c in lo)), 1, 1, 1, 0, [1] * 6)
-                cubes.append(A["BODY"](sol, "RIGID", shape, mat))
+                shape = A["HEX"](_box(lo, tuple(c + EDGE for c in lo)), mesh, mesh, mesh, 0, [1] * 6)
+                cube = A["BODY"](sol, KINDS[kifo], shape, mat)
+                if kifo != "RG":
+                    cube.scheme, cube.damping = "DEF_LIM", h      # as Solfec's example
+                cubes.append(cube)
                 layer.append(k)
     return sol, cubes, np.array(layer)
 
 
-def scene(side: int, h: float, steps: int | None, profile: str | None = None) -> dict:
+def scene(side: int, h: float, steps: int | None, profile: str | None = None, kifo: str = "RG",
+          mesh: int = 1) -> dict:
     from solfec_py import session, timestep
     from solfec_py.api import NAMES as A
 
@@ -68,7 +78,7 @@ def scene(side: int, h: float, steps: int | None, profile: str | None = None) ->
     steps = steps if steps is not None else round(1.0 / h)
     session.start(progress=False)
     with tempfile.TemporaryDirectory() as tmp:
-        sol, cubes, layer = build(A, side, h, f"{tmp}/out")
+        sol, cubes, layer = build(A, side, h, f"{tmp}/out", kifo, mesh)
         domain = sol.domain
         timestep.initialize(domain)
         block = cubes[0].block
@@ -82,7 +92,7 @@ def scene(side: int, h: float, steps: int | None, profile: str | None = None) ->
         kinetic = float(block.kinetic_energy()[rows].sum())
         drop = float(np.sum(block.mass[rows] * G * (z_start - z)))
         lost = count - int(sum(b.row >= 0 and not b.deleted for b in cubes))
-    return report("S2 array of cubes", count, h, run, M=side,
+    return report("S2 array of cubes", count, h, run, M=side, kifo=kifo, mesh=mesh,
                   mean_height=round(float(z.mean()), 6), ideal_mean_height=round(float(ideal.mean()), 6),
                   mean_height_start=round(float(z_start.mean()), 6),
                   height_error_max=float(f"{np.abs(z - ideal).max():.3e}"),
@@ -93,4 +103,6 @@ def scene(side: int, h: float, steps: int | None, profile: str | None = None) ->
 
 
 if __name__ == "__main__":
-    main(scene, "M", [3, 5], __doc__)
+    main(scene, "M", [3, 5], __doc__, options={
+        "--kifo": {"choices": sorted(KINDS), "default": "RG", "help": "cube kinematics (Solfec's kifo)"},
+        "--mesh": {"type": int, "default": 1, "help": "HEX N x N x N per cube"}})

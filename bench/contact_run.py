@@ -69,9 +69,10 @@ def report(scene: str, n: int, h: float, run: dict, **figures) -> dict:
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
 
 
-def main(scene, sizes: str, default: list, doc: str, argv=None) -> None:
-    """Command line of a contact benchmark: sizes, --steps, --dt, --profile; one JSON line
-    per size from scene(size, dt, steps, profile)."""
+def main(scene, sizes: str, default: list, doc: str, argv=None, options: dict | None = None) -> None:
+    """Command line of a contact benchmark: sizes, --steps, --dt, --profile and the scene's
+    own `options` ({"--flag": argparse keywords}, passed to the scene by name); one JSON
+    line per size from scene(size, dt, steps, profile, **options)."""
     import argparse
     import json
 
@@ -80,6 +81,9 @@ def main(scene, sizes: str, default: list, doc: str, argv=None) -> None:
     p.add_argument("--steps", type=int, default=None, help="steps to run (default: 1 s)")
     p.add_argument("--dt", type=float, default=1e-3)
     p.add_argument("--profile", default=None, help="cProfile output file (last configuration)")
+    for flag, kwargs in (options or {}).items():
+        p.add_argument(flag, **kwargs)
     args = p.parse_args(argv)
+    extra = {flag.lstrip("-"): getattr(args, flag.lstrip("-")) for flag in (options or {})}
     for size in getattr(args, sizes):
-        print(json.dumps(scene(size, args.dt, args.steps, args.profile)), flush=True)
+        print(json.dumps(scene(size, args.dt, args.steps, args.profile, **extra)), flush=True)

@@ -2,9 +2,10 @@
 
 n rigid bodies (spheres) under gravity, each with a torque-free spin, no contact; prints one
 JSON line per n with body-steps per second for the whole step (all three rigid schemes mixed
-in equal parts, RIG_NEG being Solfec's default), the energy drift, and the peak RSS.
+in equal parts, RIG_NEG being Solfec's default, or every body with the scheme given by
+--scheme, e.g. DIRK4: docs/integrators.md), the energy drift, and the peak RSS.
 
-    python bench/rigid_free_flight.py [n ...]        (default: 10 1000 100000)
+    python bench/rigid_free_flight.py [--scheme S] [n ...]     (default: 10 1000 100000)
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import time
 import numpy as np
 
 
-def scene(n: int, steps: int, scheme_mix: bool = True) -> dict:
+def scene(n: int, steps: int, scheme_mix: bool = True, scheme: str | None = None) -> dict:
     from solfec_py import session, timestep
     from solfec_py.api import NAMES as A
 
@@ -33,7 +34,9 @@ def scene(n: int, steps: int, scheme_mix: bool = True) -> dict:
         for i in range(n):
             b = A["BODY"](sol, "RIGID", A["ELLIP"]((float(i), 0.0, 0.0), (0.1, 0.2, 0.3), 1, 1), mat)
             b.velo = tuple(spins[i]) + (0.0, 0.0, 1.0)
-            if scheme_mix:
+            if scheme:
+                b.scheme = scheme
+            elif scheme_mix:
                 b.scheme = schemes[i % 3]
         A["OUTPUT"](sol, 1.0)    # measure stepping, not output (bench/output_overhead.py does that)
         timestep.initialize(sol.domain)
@@ -46,7 +49,8 @@ def scene(n: int, steps: int, scheme_mix: bool = True) -> dict:
         drift = abs((e1[0] - e1[1]) - (e0[0] - e0[1])) / e0[0]
     from solfec_py import __version__
 
-    return {"code": "solfec-py", "version": __version__, "scene": "rigid free flight", "n": n,
+    extra = {"scheme": scheme} if scheme else {}
+    return {"code": "solfec-py", "version": __version__, "scene": "rigid free flight", **extra, "n": n,
             "dt": 1e-3, "steps": steps, "wall_s": round(wall, 4),
             "body_steps_per_s": round(n * steps / wall, 1), "contacts": 0, "max_penetration": 0.0,
             "energy_drift": float(f"{drift:.3e}"),
@@ -54,10 +58,13 @@ def scene(n: int, steps: int, scheme_mix: bool = True) -> dict:
 
 
 def main(argv: list[str]) -> None:
+    scheme = None
+    if argv[:1] == ["--scheme"]:
+        scheme, argv = argv[1], argv[2:]
     sizes = [int(a) for a in argv] or [10, 1000, 100000]
     for n in sizes:
         steps = max(10, min(2000, 2_000_000 // n))
-        print(json.dumps(scene(n, steps)), flush=True)
+        print(json.dumps(scene(n, steps, scheme=scheme)), flush=True)
 
 
 if __name__ == "__main__":

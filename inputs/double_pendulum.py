@@ -60,6 +60,7 @@ for index, ref in REFERENCE:
     print('step %4d: total energy %.6f, reference %.6f, error %.1e' % (index, total[index], ref, error))
     passed = passed and error <= 1E-3
 print('PASSED' if passed else 'FAILED')
+assert passed, 'double pendulum energies differ from Solfec by more than 1e-3'
 
 import matplotlib
 matplotlib.use('Agg')

@@ -9,19 +9,24 @@
 # potential = pi^2 at the start) stays within 1 % and the rod length within 1e-6.
 #
 # Run:  solfec-py inputs/math_pendulum.py
+# Every step is stored; the deck then builds the model again on the same path (READ mode)
+# and checks the stored frames. Run again, it only re-checks them (-w recomputes).
 import math
+from solfec_py.api.results import stored_frames
 
 step = 1E-3
-sol = SOLFEC('DYNAMIC', step, 'out/math_pendulum')
-sol.verbose = 'OFF'
-OUTPUT(sol, 0.05)
-mat = BULK_MATERIAL(sol, model='KIRCHHOFF', young=1E6, poisson=0.25, density=1E3)
 g = math.pi ** 2
-GRAVITY(sol, (0, 0, -g))
 
-ball = BODY(sol, 'RIGID', SPHERE((1, 0, 1), 0.05, 1, 1), mat)
-BODY_CHARS(ball, 1.0, 1.0, (1, 0, 1), (1, 0, 0, 0, 1, 0, 0, 0, 1))
-link = PUT_RIGID_LINK(ball, None, (1, 0, 1), (0, 0, 1))
+
+def build():
+    sol = SOLFEC('DYNAMIC', step, 'out/math_pendulum')
+    mat = BULK_MATERIAL(sol, model='KIRCHHOFF', young=1E6, poisson=0.25, density=1E3)
+    GRAVITY(sol, (0, 0, -g))
+    ball = BODY(sol, 'RIGID', SPHERE((1, 0, 1), 0.05, 1, 1), mat)
+    BODY_CHARS(ball, 1.0, 1.0, (1, 0, 1), (1, 0, 0, 0, 1, 0, 0, 0, 1))
+    link = PUT_RIGID_LINK(ball, None, (1, 0, 1), (0, 0, 1))
+    return sol, ball, link
+
 
 state = {'prev': 0.0, 'changes': 0, 'period': None, 'energy': 0.0, 'length': 0.0}
 
@@ -40,8 +45,12 @@ def watch():
     return 1
 
 
-CALLBACK(sol, step, (), watch)
-RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 1000, failure='EXIT'), 2.5)
+sol, ball, link = build()
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 1000, failure='EXIT'), 2.5)   # nothing in READ mode
+sol, ball, link = build()                                          # the stored results
+for t in stored_frames(sol):      # the frames the check reads (every step)
+    if not watch():
+        break
 
 exact = 4 * math.sqrt(1 / g) * 1.854074677301372     # K(1/sqrt 2)
 error = abs(state['period'] - exact) / exact

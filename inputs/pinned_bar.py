@@ -10,21 +10,24 @@
 #
 # Run:  solfec-py inputs/pinned_bar.py
 import math
+from solfec_py.api.results import stored_frames
 
 step = 0.001
-sol = SOLFEC('DYNAMIC', step, 'out/pinned_bar')
-sol.verbose = 'OFF'
-OUTPUT(sol, 0.01)
-mat = BULK_MATERIAL(sol, model='KIRCHHOFF', young=200E9, poisson=0.3, density=1)
-GRAVITY(sol, (0, 0, -9.8))
 
-nodes = [-0.05, -0.05, 0.0, 0.05, -0.05, 0.0, 0.05, 0.05, 0.0, -0.05, 0.05, 0.0,
-         -0.05, -0.05, 1.0, 0.05, -0.05, 1.0, 0.05, 0.05, 1.0, -0.05, 0.05, 1.0]
-msh = MESH(nodes, [8, 0, 1, 2, 3, 4, 5, 6, 7, 0], 0)
-ROTATE(msh, (0, 0, 0.75), (0, 1, 0), -30)
-bar = BODY(sol, 'RIGID', msh, mat)
-FIX_POINT(bar, (0, -0.05, 0.75))
-FIX_POINT(bar, (0, 0.05, 0.75))
+
+def build():
+    sol = SOLFEC('DYNAMIC', step, 'out/pinned_bar')
+    mat = BULK_MATERIAL(sol, model='KIRCHHOFF', young=200E9, poisson=0.3, density=1)
+    GRAVITY(sol, (0, 0, -9.8))
+    nodes = [-0.05, -0.05, 0.0, 0.05, -0.05, 0.0, 0.05, 0.05, 0.0, -0.05, 0.05, 0.0,
+             -0.05, -0.05, 1.0, 0.05, -0.05, 1.0, 0.05, 0.05, 1.0, -0.05, 0.05, 1.0]
+    msh = MESH(nodes, [8, 0, 1, 2, 3, 4, 5, 6, 7, 0], 0)
+    ROTATE(msh, (0, 0, 0.75), (0, 1, 0), -30)
+    bar = BODY(sol, 'RIGID', msh, mat)
+    FIX_POINT(bar, (0, -0.05, 0.75))
+    FIX_POINT(bar, (0, 0.05, 0.75))
+    return sol, bar
+
 
 result = {}
 
@@ -37,8 +40,14 @@ def vertical():
     return 1
 
 
-CALLBACK(sol, step, (), vertical)
+sol, bar = build()
+CALLBACK(sol, step, (), vertical)            # stops the run at the vertical (WRITE mode)
 RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 1000, failure='EXIT'), 0.5)
+sol, bar = build()                           # the stored results (READ mode): check them
+result.clear()
+for t in stored_frames(sol):      # the frames the check reads (every step)
+    if not vertical():
+        break
 
 L, b, d = 1.0, 0.1, 0.25
 exact = math.sqrt(2 * 9.8 * d * (1 - math.cos(math.radians(30))) / ((L**2 + b**2) / 12 + d**2))

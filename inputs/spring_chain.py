@@ -14,28 +14,31 @@
 import math
 
 import numpy as np
+from solfec_py.api.results import stored_frames
 
 n, m, k, v0 = 5, 1.0, 100.0, 0.1
 step = 1E-3
-sol = SOLFEC('DYNAMIC', step, 'out/spring_chain')
-sol.verbose = 'OFF'
-OUTPUT(sol, 0.05)
-mat = BULK_MATERIAL(sol, model='KIRCHHOFF', young=1E6, poisson=0.25, density=1E3)
 
-anchor = BODY(sol, 'RIGID', SPHERE((0, 0, 0), 0.1, 1, 1), mat)
-FIX_POINT(anchor, (0, 0, 0))
-balls = []
-previous, previous_point = anchor, (0, 0, 0)
-for i in range(1, n + 1):
-    p = (float(i), 0.0, 0.0)
-    ball = BODY(sol, 'RIGID', SPHERE(p, 0.1, 1, 1), mat, label='ball%d' % i)
-    BODY_CHARS(ball, m, 1.0, p, (1, 0, 0, 0, 1, 0, 0, 0, 1))
-    FIX_DIRECTION(ball, p, (0, 1, 0))
-    FIX_DIRECTION(ball, p, (0, 0, 1))
-    PUT_SPRING(ball, p, previous, previous_point, lambda s, v: -k * s, (-1, 1))
-    balls.append(ball)
-    previous, previous_point = ball, p
-INITIAL_VELOCITY(balls[-1], (v0, 0, 0), (0, 0, 0))
+
+def build():
+    sol = SOLFEC('DYNAMIC', step, 'out/spring_chain')
+    mat = BULK_MATERIAL(sol, model='KIRCHHOFF', young=1E6, poisson=0.25, density=1E3)
+    anchor = BODY(sol, 'RIGID', SPHERE((0, 0, 0), 0.1, 1, 1), mat)
+    FIX_POINT(anchor, (0, 0, 0))
+    balls = []
+    previous, previous_point = anchor, (0, 0, 0)
+    for i in range(1, n + 1):
+        p = (float(i), 0.0, 0.0)
+        ball = BODY(sol, 'RIGID', SPHERE(p, 0.1, 1, 1), mat, label='ball%d' % i)
+        BODY_CHARS(ball, m, 1.0, p, (1, 0, 0, 0, 1, 0, 0, 0, 1))
+        FIX_DIRECTION(ball, p, (0, 1, 0))
+        FIX_DIRECTION(ball, p, (0, 0, 1))
+        PUT_SPRING(ball, p, previous, previous_point, lambda s, v: -k * s, (-1, 1))
+        balls.append(ball)
+        previous, previous_point = ball, p
+    INITIAL_VELOCITY(balls[-1], (v0, 0, 0), (0, 0, 0))
+    return sol, balls
+
 
 K = np.diag([2 * k] * (n - 1) + [k]) - k * np.eye(n, k=1) - k * np.eye(n, k=-1)
 lam, phi = np.linalg.eigh(K / m)
@@ -56,8 +59,12 @@ def watch():
     return 1
 
 
-CALLBACK(sol, step, (), watch)
-RUN(sol, GAUSS_SEIDEL_SOLVER(1E-8, 200), 3.0)
+sol, balls = build()
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-8, 200), 3.0)        # nothing in READ mode
+sol, balls = build()                                 # the stored results
+for t in stored_frames(sol):      # the frames the check reads (every step)
+    if not watch():
+        break
 
 freq_error = float(np.abs(w - formula).max() / formula.max())
 error = state['err'] / state['amp']

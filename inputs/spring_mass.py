@@ -12,27 +12,29 @@
 #
 # Run:  solfec-py inputs/spring_mass.py
 import math
+from solfec_py.api.results import stored_frames
 
 step = 1E-3
-sol = SOLFEC('DYNAMIC', step, 'out/spring_mass')
-sol.verbose = 'OFF'
-OUTPUT(sol, 0.05)
-mat = BULK_MATERIAL(sol, model='KIRCHHOFF', young=1E6, poisson=0.25, density=1E3)
 m, k, c, v0 = 2.0, 50.0, 2.0, 0.3
 
-wall = BODY(sol, 'RIGID', SPHERE((0, 0, 0), 0.1, 1, 1), mat)
-FIX_POINT(wall, (0, 0, 0))
-ball = BODY(sol, 'RIGID', SPHERE((1, 0, 0), 0.1, 1, 1), mat)
-BODY_CHARS(ball, m, 1.0, (1, 0, 0), (1, 0, 0, 0, 1, 0, 0, 0, 1))
-INITIAL_VELOCITY(ball, (v0, 0, 0), (0, 0, 0))
-spring = PUT_SPRING(ball, (1, 0, 0), wall, (0, 0, 0), lambda s, v: -k * s, (-1, 1))
 
-wall2 = BODY(sol, 'RIGID', SPHERE((0, 5, 0), 0.1, 1, 1), mat)
-FIX_POINT(wall2, (0, 5, 0))
-damped = BODY(sol, 'RIGID', SPHERE((1, 5, 0), 0.1, 1, 1), mat)
-BODY_CHARS(damped, m, 1.0, (1, 5, 0), (1, 0, 0, 0, 1, 0, 0, 0, 1))
-INITIAL_VELOCITY(damped, (v0, 0, 0), (0, 0, 0))
-PUT_SPRING(damped, (1, 5, 0), wall2, (0, 5, 0), lambda s, v: -k * s - c * v, (-1, 1))
+def build():
+    sol = SOLFEC('DYNAMIC', step, 'out/spring_mass')
+    mat = BULK_MATERIAL(sol, model='KIRCHHOFF', young=1E6, poisson=0.25, density=1E3)
+    wall = BODY(sol, 'RIGID', SPHERE((0, 0, 0), 0.1, 1, 1), mat)
+    FIX_POINT(wall, (0, 0, 0))
+    ball = BODY(sol, 'RIGID', SPHERE((1, 0, 0), 0.1, 1, 1), mat)
+    BODY_CHARS(ball, m, 1.0, (1, 0, 0), (1, 0, 0, 0, 1, 0, 0, 0, 1))
+    INITIAL_VELOCITY(ball, (v0, 0, 0), (0, 0, 0))
+    PUT_SPRING(ball, (1, 0, 0), wall, (0, 0, 0), lambda s, v: -k * s, (-1, 1))
+    wall2 = BODY(sol, 'RIGID', SPHERE((0, 5, 0), 0.1, 1, 1), mat)
+    FIX_POINT(wall2, (0, 5, 0))
+    damped = BODY(sol, 'RIGID', SPHERE((1, 5, 0), 0.1, 1, 1), mat)
+    BODY_CHARS(damped, m, 1.0, (1, 5, 0), (1, 0, 0, 0, 1, 0, 0, 0, 1))
+    INITIAL_VELOCITY(damped, (v0, 0, 0), (0, 0, 0))
+    PUT_SPRING(damped, (1, 5, 0), wall2, (0, 5, 0), lambda s, v: -k * s - c * v, (-1, 1))
+    return sol, ball, damped
+
 
 w = math.sqrt(k / m)
 T = 2 * math.pi / w
@@ -53,8 +55,12 @@ def watch():
     return 1
 
 
-CALLBACK(sol, step, (), watch)
-RUN(sol, GAUSS_SEIDEL_SOLVER(1E-8, 100), 5.2 * T)
+sol, ball, damped = build()
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-8, 100), 5.2 * T)    # nothing in READ mode
+sol, ball, damped = build()                          # the stored results
+for t in stored_frames(sol):      # the frames the check reads (every step)
+    if not watch():
+        break
 
 period = (state['changes'][9] - state['changes'][1]) / 4
 error = abs(period - T) / T

@@ -1,8 +1,10 @@
 """The `solfec-py` command (layer 8): run a deck with Solfec's switches, or a sub-command
-(`translate` a legacy deck, `plot` results). Reference: LANGUAGE §1.2.
+(`translate` a legacy deck, `plot` results, `sweep` parameters). Reference: LANGUAGE §1.2.
 
     solfec-py [-w] [-c] [-s SUBDIR] [-i SECONDS] [--legacy auto|on|off] deck.py [words...]
     solfec-py translate old_deck.py [-o new_deck.py]
+    solfec-py sweep deck.py --param NAME=V1,V2,... (solfec_py.sweep.cli, docs/sweeps.md)
+    solfec-py verify [--scheme S] [--case C]     (rigid schemes against exact solutions)
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import traceback
 
 from solfec_py import __version__
 
-SUBCOMMANDS = ("translate", "plot")
+SUBCOMMANDS = ("translate", "plot", "sweep", "verify")
 
 
 def _run_parser() -> argparse.ArgumentParser:
@@ -22,7 +24,9 @@ def _run_parser() -> argparse.ArgumentParser:
         description="Run a Solfec input deck (Python 3 or legacy Python 2). Words after the deck "
                     "that are not options are returned by NON_SOLFEC_ARGV().",
         epilog="Sub-commands: 'solfec-py translate OLD.py [-o NEW.py]' prints the Python 3 "
-               "translation of a legacy deck; 'solfec-py plot OUTDIR' plots stored results.")
+               "translation of a legacy deck; 'solfec-py plot OUTDIR' plots stored results; "
+               "'solfec-py sweep deck.py --param NAME=V1,V2' runs a parameter sweep "
+               "('solfec-py plot SWEEPDIR --x NAME --y NAME' plots its table).")
     p.add_argument("deck", help="deck file (.py) or an output directory holding results")
     p.add_argument("words", nargs="*", help="extra words for NON_SOLFEC_ARGV()")
     p.add_argument("-w", action="store_true", dest="overwrite", help="overwrite existing results (WRITE mode)")
@@ -66,6 +70,10 @@ def _translate(argv: list[str]) -> int:
 
 
 def _plot(argv: list[str]) -> int:
+    from solfec_py.sweep import plot as sweep_plot
+
+    if argv and sweep_plot.is_sweep_dir(argv[0]):   # a sweep directory: its table's columns
+        return sweep_plot.main(argv)
     try:
         from solfec_py.output.plot import main as plot_main
     except ImportError:
@@ -84,6 +92,14 @@ def _resolve_deck(path: str):
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "sweep":
+        from solfec_py.sweep.cli import main as sweep_main
+
+        return sweep_main(argv[1:])
+    if argv and argv[0] == "verify":      # convergence studies of the rigid schemes (docs/integrators.md)
+        from solfec_py.verify import main as verify_main
+
+        return verify_main(argv[1:])
     if argv and argv[0] in SUBCOMMANDS:
         return _translate(argv[1:]) if argv[0] == "translate" else _plot(argv[1:])
     args, unknown = _run_parser().parse_known_args(argv)

@@ -14,7 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from solfec_py.bodies import BODY_KINDS
-from solfec_py.bodies.base import Body, BodyBlock
+from solfec_py.bodies.base import Body, BodyBlock, DeletedBlock
 from solfec_py.constraints import ConstraintSet
 from solfec_py.errors import NotAvailableError
 from solfec_py.materials import BulkMaterial, SurfaceMaterialTable
@@ -54,6 +54,7 @@ class Domain:
     initialized: bool = False
     steps_done: int = 0
     timers: dict = field(default_factory=dict)          # phase name -> seconds since last frame
+    blowup: float = 1e6        # largest one-step growth factor of the kinetic energy (inf: no check)
 
     @property
     def dynamic(self) -> bool:
@@ -94,6 +95,7 @@ class Domain:
             self.constraints.remove_body(body)      # its CONSTRAINT objects read None at once
         body.block.remove(body)
         body.deleted = True
+        body.block = DeletedBlock(body, self.time)
 
     # ----------------------------------------------------------------- loads
     def gravity_at(self, t: float) -> np.ndarray:
@@ -134,26 +136,73 @@ class Domain:
         return self.bulk_materials.get(label)
 
     def outside_extents(self) -> list:
-        """Bodies whose bounding box left EXTENTS (deleted by the time stepper)."""
+        """Bodies whose bounding box left EXTENTS (deleted by the time stepper). The blocks'
+        quick boxes (e.g. about a rigid body's circumscribed sphere) select the candidates;
+        a candidate goes only if the box of its current shape leaves the extents."""
         if self.extents is None:
             return []
         lo, hi = np.asarray(self.extents[:3]), np.asarray(self.extents[3:])
         out = []
         for block in self.active_blocks():
             blo, bhi = block.bounding_boxes()
-            bad = np.any(blo < lo, axis=1) | np.any(bhi > hi, axis=1)
-            out.extend(block.bodies[i] for i in np.flatnonzero(bad))
+            n = block.count
+            bad = np.any(blo[:n] < lo, axis=1) | np.any(bhi[:n] > hi, axis=1)
+            for i in np.flatnonzero(bad).tolist():
+                boxes = [p.bounding_box() for p in block.current_primitives(i)]
+                plo = np.min([b[0] for b in boxes], axis=0)
+                phi = np.max([b[1] for b in boxes], axis=0)
+                if np.any(plo < lo) or np.any(phi > hi):
+                    out.append(block.bodies[i])
         return out
 
+    def _stop(self, what: str, body: Body) -> None:
+        """Stop a run that blew up, naming the body and the time (house rule 3)."""
+        from solfec_py.errors import SimulationError
+
+        raise SimulationError(
+            f"{what} of body {body.id}{' (' + repr(body.label) + ')' if body.label else ''} at time"
+            f" {self.time:g} after {self.steps_done} steps; reduce the time step or check loads")
+
     def check_finite(self) -> None:
-        """Stop a run that blew up, naming the first body and the time (house rule 3)."""
+        """Stop a run whose state became NaN or infinite, naming the first such body."""
         for block in self.active_blocks():
             bad = block.nonfinite_rows()
             if bad.size:
-                body = block.bodies[int(bad[0])]
-                from solfec_py.errors import SimulationError
+                self._stop("non-finite state", block.bodies[int(bad[0])])
 
-                raise SimulationError(
-                    f"non-finite state of body {body.id}"
-                    f"{' (' + repr(body.label) + ')' if body.label else ''} at time {self.time:g}"
-                    f" after {self.steps_done} steps; reduce the time step or check loads")
+    def kinetic_energy_now(self) -> float:
+        """Sum of the kinetic energies the blocks stored at the end of the last step."""
+        return float(sum(block.energy[: block.count, 0].sum() for block in self.active_blocks()))
+
+    def check_energy(self, before: float, h: float) -> float:
+        """Stop a dynamic run whose energies became infinite or whose kinetic energy grew by
+        more than the factor `blowup` in the step of length `h` (the energies are those stored
+        by the blocks after the step; `before` is the total kinetic energy before it). To be
+        told apart from a legitimate start from rest, the grown energy must also exceed that
+        of every body moving by its own size in one step (sum of m (r/h)^2 / 2, r = half the
+        diagonal of its bounding box). Returns the total kinetic energy now."""
+        total, worst, scale = 0.0, None, 0.0
+        for block in self.active_blocks():
+            n = block.count
+            energy = block.energy[:n]
+            bad = np.flatnonzero(~np.isfinite(energy).all(axis=1))
+            if bad.size:
+                row = int(bad[0])
+                self._stop(f"infinite energy {tuple(energy[row].tolist())} (kinetic, external,"
+                           " contact, friction, internal)", block.bodies[row])
+            kinetic = energy[:, 0]
+            total += float(kinetic.sum())
+            if n and self.blowup < math.inf:
+                lo, hi = block.bounding_boxes()
+                size = 0.5 * np.linalg.norm(hi[:n] - lo[:n], axis=1)
+                scale += float(np.sum(0.5 * block.mass[:n] * (size / h) ** 2))
+                row = int(np.argmax(kinetic))
+                if worst is None or kinetic[row] > worst[0]:
+                    worst = (float(kinetic[row]), block.bodies[row])
+        if not math.isfinite(total):
+            self._stop(f"infinite total kinetic energy {total!r} (largest share)", worst[1])
+        if worst is not None and total > self.blowup * before and total > scale:
+            self._stop(f"kinetic energy blow-up: the total kinetic energy grew from {before:.4g} J to"
+                       f" {total:.4g} J in one step (more than the factor SOLFEC.blowup ="
+                       f" {self.blowup:g}); {worst[0]:.4g} J", worst[1])
+        return total

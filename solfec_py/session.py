@@ -60,6 +60,12 @@ def note(message: str) -> None:
         print(f"solfec-py: {message}", file=sys.stderr)
 
 
+def inform(message: str) -> None:
+    """An informative note on stderr (what an import dropped or fixed), unless WARNINGS('OFF')."""
+    if _current.warnings:
+        print(f"NOTE: {message}", file=sys.stderr)
+
+
 def runtime_warning(message: str) -> None:
     """Solfec's Python RuntimeWarning (e.g. ignored attribute assignments)."""
     if _current.warnings:

@@ -41,14 +41,14 @@ INITIAL_VELOCITY(box, (0, 1, 0), (1, 2, 3))
 """
 
 
-def record_vz_sign_changes(api, sol, body, stop_after: int = 5) -> list:
+def record_vz_sign_changes(api, sol, body, stop_after: int = 5, component: int = 5) -> list:
     """A CALLBACK (every 1e-3 s) that appends sol.time whenever the vertical velocity of
-    `body` (velo[5]) changes sign, and stops RUN once `stop_after` times are recorded;
-    returns the list it fills (a pendulum's v_z changes sign 4 times per period)."""
+    `body` (velo[5], or velo[component]) changes sign, and stops RUN once `stop_after` times
+    are recorded; returns the list it fills (a pendulum's v_z changes sign 4 times per period)."""
     crossings, prev = [], [0.0]
 
     def watch():
-        v = body.velo[5]
+        v = body.velo[component]
         if v * prev[0] < 0:
             crossings.append(sol.time)
         prev[0] = v

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from solfec_py.api import shapes as S
-from solfec_py.errors import InputError, InputTypeError, NotAvailableError
+from solfec_py.errors import InputError, InputTypeError
 
 CUBE = [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]
 CUBE_FACES = [4, 0, 3, 2, 1, 1, 4, 0, 1, 5, 4, 2, 4, 1, 2, 6, 5, 3,
@@ -445,31 +445,6 @@ def test_body_takes_shape_and_mesh_view(api):
     close(copy.node(0), (5.5, -0.5, 0.0))
     close(copy._prims[0].ref, copy._prims[0].cur, 0)
     assert not view.is_empty and view.node(0) == copy.node(0)
-
-
-# ---------------------------------------------------------------------- not available
-
-@pytest.mark.parametrize("name, args", [
-    ("ROUGH_HEX", (None, 1, 1, 1)), ("ELLIP_MESH", ((0, 0, 0), (1, 1, 1), 0.1, 1, 1)),
-    ("TETRAHEDRALIZE", (None, "x.mesh")), ("SPLIT", (None, (0, 0, 0), (0, 0, 1))),
-    ("MESH_SPLIT", (None,)), ("BEND", (None, (0, 0, 0), (0, 0, 1), 90)), ("OVERLAPPING", (None, None)),
-])
-def test_unavailable_commands(name, args):
-    with pytest.raises(NotAvailableError, match=f"{name} is not available in solfec-py yet"):
-        getattr(S, name)(*args)
-    with pytest.raises(InputTypeError, match=f"{name}: "):
-        getattr(S, name)(*args, bogus=1)
-
-
-def test_overlapping_keyword_not():
-    with pytest.raises(NotAvailableError):
-        S.OVERLAPPING(None, None, **{"not": "NOT", "gap": -0.1})
-    with pytest.raises(InputTypeError, match="OVERLAPPING: missing a required argument: 'shapes'"):
-        S.OVERLAPPING(None)
-    with pytest.raises(InputTypeError, match="OVERLAPPING: multiple values for argument 'obstacles'"):
-        S.OVERLAPPING(None, None, obstacles=None)
-    with pytest.raises(InputTypeError, match="OVERLAPPING: too many positional arguments"):
-        S.OVERLAPPING(1, 2, 3, 4, 5)
 
 
 def test_number_lists_refuse_strings_and_nan(api):

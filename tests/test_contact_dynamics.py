@@ -200,7 +200,7 @@ def test_progress_line_shows_solver_statistics_and_contacts(api):
     gs = api.GAUSS_SEIDEL_SOLVER(1e-10, 100)
     api.RUN(sol, gs, 2e-3)
     stream = io.StringIO()
-    Progress("ON", 0.0, 1.0, stream=stream, tty=False).close(sol.domain)
+    Progress("ON", 0.0, 1.0, stream=stream, tty=False, explicit=True).close(sol.domain)
     line = stream.getvalue()
     assert f"GSITERS: {gs.iters}" in line and "MERIT:" in line and "CONTACTS: 1" in line
 

@@ -19,13 +19,13 @@ PACKAGE = Path(__file__).resolve().parents[1] / "solfec_py"
 LAYERS = {
     "errors": 0, "validate": 0, "session": 0,
     "geometry": 1, "fem": 1,
-    "materials": 2, "timeseries": 2, "constraints": 2,
+    "materials": 2, "timeseries": 2, "constraints": 2, "motion": 2,
     "bodies": 3,
     "domain": 4,
     "contact": 5, "solvers": 5,
-    "timestep": 6, "output": 6,
+    "timestep": 6, "output": 6, "integrators": 6,
     "api": 7,
-    "lang": 8, "cli": 8, "__main__": 8,
+    "lang": 8, "cli": 8, "__main__": 8, "sweep": 8, "verify": 8,
 }
 
 

@@ -87,8 +87,8 @@ def test_default_plot_and_listing(results, figures, capsys):
     assert (tmp_path / "out/p/p_plot.png").is_file()
     fig, _ = figures[-1]
     labels = [line.get_label() for ax in fig.axes for line in ax.get_lines()]
-    assert labels == ["KINETIC", "EXTERNAL", "CONTACT", "FRICTION", "INTERNAL"]   # no solver statistics
-    capsys.readouterr()
+    assert labels == ["KINETIC", "EXTERNAL"]      # no solver statistics; zero energies left out
+    assert "left out (zero at every frame): CONTACT, FRICTION, INTERNAL" in capsys.readouterr().err
     assert main(["plot", "out/p", "--list"]) == 0
     out = capsys.readouterr().out
     assert "11 frames" in out and "1 RIGID ball" in out
@@ -124,3 +124,26 @@ def test_plot_help_documents_the_entity_syntax(capsys):
         main(["plot", "--help"])
     out = capsys.readouterr().out
     assert "BODY,(X,Y,Z),ENTITY" in out and "--csv" in out
+
+
+def test_units_title_svg_and_one_quantity_against_another(results, figures, capsys):
+    """--x plots DZ against DX of the ball: the free-flight parabola z = 2 x - 4.905 x^2
+    (v0 = (1, 0, 2), g = 9.81); axes carry units, the title is the deck's name."""
+    tmp_path, _ = results
+    assert main(["plot", "out/p", "-e", "ball,(0,0,0),DZ", "-e", "ball,(0,0,0),VZ", "--x", "ball,(0,0,0),DX",
+                 "-o", "xz.svg"]) == 0
+    assert b"<svg" in (tmp_path / "xz.svg").read_bytes()[:400]
+    fig, _ = figures[-1]
+    x = fig.axes[0].get_lines()[0].get_xdata()
+    z = fig.axes[0].get_lines()[0].get_ydata()
+    np.testing.assert_allclose(z, 2 * x - 0.5 * 9.81 * x * x, atol=1e-12)
+    assert x[-1] == pytest.approx(0.1)
+    assert fig.axes[0].get_ylabel() == "ball,(0,0,0),DZ [m]"
+    assert fig.axes[1].get_ylabel() == "ball,(0,0,0),VZ [m/s]"
+    assert fig.axes[-1].get_xlabel() == "ball,(0,0,0),DX [m]"
+    assert fig._suptitle.get_text() == "p.py"
+    assert main(["plot", "out/p", "-e", "KINETIC", "-e", "GSITERS"]) == 0
+    fig, _ = figures[-1]
+    assert fig.axes[0].get_ylabel() == "energy [J]" and fig.axes[-1].get_xlabel() == "time [s]"
+    assert main(["plot", "out/p", "-o", "p.jpg"]) == 2
+    assert ".png, .svg or .pdf" in capsys.readouterr().err

@@ -4,9 +4,10 @@ globals; the top-level module `solfec` re-exports them for `from solfec import *
 """
 from __future__ import annotations
 
-# LANGUAGE §1.1, in the manual's order (plus the CONSTRAINT type)
+# Solfec's manual order (plus the CONSTRAINT type and solfec-py's MESH_IMPORT; the last line:
+# solfec-py's SWEEP_RESULT (docs/sweeps.md) and PRESCRIBED_MOTION (docs/integrators.md))
 DECK_NAMES = """
-CONVEX HULL MESH2CONVEX MESH HEX TETRAHEDRALIZE PIPE ELLIP_MESH ROUGH_HEX SPHERE ELLIP
+CONVEX HULL MESH2CONVEX MESH HEX TETRAHEDRALIZE PIPE ELLIP_MESH ROUGH_HEX SPHERE ELLIP MESH_IMPORT
 SOLFEC FIELD SURFACE_MATERIAL BULK_MATERIAL BODY TIME_SERIES GAUSS_SEIDEL_SOLVER
 PENALTY_SOLVER NEWTON_SOLVER TEST_SOLVER FIX_POINT FIX_DIRECTION SET_DISPLACEMENT
 SET_DISPLACEMENT3 SET_VELOCITY SET_VELOCITY3 SET_ACCELERATION SET_ACCELERATION3
@@ -19,16 +20,17 @@ INITIALIZE_STATE RIGID_TO_FEM LOCDYN_DUMP OVERLAPPING MBFCP_EXPORT NON_SOLFEC_AR
 MODAL_ANALYSIS BODY_MM_EXPORT DISPLAY_POINT FRACTURE_EXPORT_YAFFEMS DURATION RENDER
 XDMF_EXPORT SOLFEC_EXPORT REGISTER_BASE COROTATED_DISPLACEMENTS RIGID_DISPLACEMENTS
 FORWARD BACKWARD SEEK DISPLACEMENT VELOCITY STRESS ENERGY TIMING HISTORY CONSTRAINT
+SWEEP_RESULT PRESCRIBED_MOTION
 """.split()
 
 
 def _collect() -> dict:
-    from solfec_py.api import (body, constraints, contact, loads, materials, misc, results, run,
-                               series, shapes, solfec, solvers, unavailable)
+    from solfec_py.api import (body, constraints, contact, loads, materials, mesh_io, misc, motion, results,
+                               run, series, shape_ops, shapes, solfec, solvers, sweep, unavailable)
 
     names = dict(unavailable.NAMES)
-    for module in (shapes, solfec, materials, body, series, solvers, loads, misc, run, constraints, contact,
-                   results):
+    for module in (shapes, mesh_io, shape_ops, solfec, materials, body, series, solvers, loads, misc, run,
+                   constraints, contact, results, sweep, motion):
         for name in DECK_NAMES:
             if hasattr(module, name):
                 names[name] = getattr(module, name)

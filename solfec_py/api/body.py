@@ -8,15 +8,28 @@ import numpy as np
 from solfec_py import session, validate as V
 from solfec_py.api.common import readonly, require_body
 from solfec_py.api.materials import bulk_material_of
+from solfec_py.api.shape_utils import live_shape, shape_mass_properties
 from solfec_py.api.shapes import MESH, mesh_views, take_shape
 from solfec_py.api.solfec import require_solfec
 from solfec_py.api.stored import frame_constraints
 from solfec_py.bodies import BODY_KINDS
 from solfec_py.bodies.base import Body
 from solfec_py.errors import InputError, InputTypeError, NotAvailableError
-from solfec_py.geometry.massprops import mass_properties
+from solfec_py.geometry.mesh import Mesh
 
 FORMS = ("TL", "BC", "BC-MODAL", "BC-RO")
+
+
+def linear_shapes(primitives: list, who: str) -> list:
+    """Meshes with quadratic cells as their straight-sided corner elements (with a note)."""
+    out = []
+    for p in primitives:
+        if isinstance(p, Mesh) and p.is_quadratic:
+            session.inform(f"{who}: quadratic cells {sorted(p.quadratic)} used by their corners (straight-sided"
+                         " elements; the mid-edge nodes are dropped)")
+            p = p.linear()
+        out.append(p)
+    return out
 
 
 class BODY(Body):
@@ -27,7 +40,8 @@ class BODY(Body):
                  mesh=V.MISSING, base=V.MISSING):
         super().__init__()
         domain = require_solfec("solfec", solfec)
-        kind = V.choice("kind", kind, sorted(BODY_KINDS), what="BODY kind")
+        kind = V.choice("kind", kind, BODY_KINDS, what="BODY kind",
+                        listed=sorted(k for k, spec in BODY_KINDS.items() if spec.block is not None))
         record = bulk_material_of("material", material, domain)
         label = "" if label is V.MISSING else V.string("label", label)
         if V.given(form):
@@ -38,17 +52,22 @@ class BODY(Body):
                 raise NotAvailableError("BODY 'mesh' (a background mesh carrying CONVEX shapes) is not"
                                         " available in solfec-py yet; pass the MESH as 'shape'")
         block = domain.block_for(kind)          # NotAvailableError for kinds still to come
+        self.kind, self.bulk_material, self.label = kind, record, label
+        self.shape, self._form = live_shape("shape", shape), form if V.given(form) else None
+        block.admit(self)                       # e.g. a material or a mesh the kind cannot use
         primitives = take_shape("shape", shape)
-        block.check_new(kind, primitives, record, label=label, form=form if V.given(form) else None)
-        volume, center, euler = mass_properties(primitives)
+        if kind in ("RIGID", "OBSTACLE", "FINITE_ELEMENT"):
+            primitives = linear_shapes(primitives, f"BODY ({kind})")
+        self.shape = primitives
+        volume, center, euler = shape_mass_properties(primitives, density=record.density,
+                                                      what="'shape' with the density of 'material'")
         if not volume > 0:
             raise InputError(
                 f"'shape' has volume {volume!r}; faces must be listed counter-clockwise seen from outside")
-        self.kind, self.label, self.shape, self.bulk_material = kind, label, primitives, record
         self._material_object = material
-        self._scheme = BODY_KINDS[kind].default_scheme
-        if kind == "FINITE_ELEMENT" and domain.analysis == "QUASI_STATIC":
-            self._scheme = "DEF_LIM"            # LANGUAGE §7.1: quasi-statics is linearly implicit
+        # deformable kinds (and obstacles) report DEF_LIM in quasi-statics (Solfec forces it)
+        quasi_static = domain.analysis == "QUASI_STATIC" and kind != "RIGID"
+        self._scheme = "DEF_LIM" if quasi_static else BODY_KINDS[kind].default_scheme
         self._damping = 0.0
         self._flags = {"selfcontact": False, "fracturecheck": False}
         self.display_points_list: list = []
@@ -93,7 +112,7 @@ class BODY(Body):
     @readonly
     def tensor(self):
         """Inertia tensor (rigid, obstacle) or Euler tensor (deformable), column-major 9-tuple."""
-        return tuple(self.block.tensor(self.row).T.reshape(-1).tolist())
+        return tuple(getattr(self.block, self.block.TENSOR)[self.row].T.reshape(-1).tolist())
 
     @readonly
     def material(self):
@@ -136,6 +155,7 @@ class BODY(Body):
     @conf.setter
     def conf(self, value):
         self.q[:] = _state_tuple("conf", value, self.q.size)
+        self.block.state_changed(self.row)
 
     @property
     def velo(self):
@@ -144,6 +164,7 @@ class BODY(Body):
     @velo.setter
     def velo(self, value):
         self.u[:] = _state_tuple("velo", value, self.u.size)
+        self.block.state_changed(self.row)
 
     @property
     def scheme(self):
@@ -171,9 +192,7 @@ class BODY(Body):
 
     @damping.setter
     def damping(self, value):
-        if not V._is_number(value) or float(value) < 0:
-            raise InputTypeError(f"'damping' must be a number >= 0, got {V.describe(value)}")
-        self._damping = float(value)
+        self._damping = V.setter_number("damping", value, ge=0.0)
         self.block.set_damping(self.row, self._damping)
 
     @property
@@ -228,11 +247,11 @@ def _state_tuple(name: str, value, n: int) -> np.ndarray:
 def BODY_CHARS(body, mass, volume, center, tensor):
     """Overwrite mass, volume, mass centre and inertia tensor (column-major 9-tuple)."""
     body = require_body("body", body)
-    m = V.number("mass", mass)
-    vol = V.number("volume", volume)
+    m = V.positive("mass", mass)
+    vol = V.positive("volume", volume)
     c = V.point("center", center)
     t = V.tuple_of_numbers("tensor", tensor, 9).reshape(3, 3).T
-    if body.kind not in ("RIGID", "OBSTACLE"):
+    if not hasattr(body.block, "set_characteristics"):
         raise NotAvailableError(f"BODY_CHARS of a {body.kind} body is not available yet")
     body.block.set_characteristics(body.row, m, vol, c, t)
 
@@ -240,11 +259,13 @@ def BODY_CHARS(body, mass, volume, center, tensor):
 @V.command
 def INITIAL_VELOCITY(body, linear, angular):
     """Velocity of a rigid motion with centre velocity `linear` and angular velocity
-    `angular` (rigid: velo = (Omega, v); finite elements: nodal v + omega x (X - X0))."""
+    `angular`: rigid/obstacle velo = (angular as referential Omega, linear); pseudo-rigid
+    dF/dt = [angular]x and the centre velocity; finite elements nodal v + omega x (X - X0)."""
     body = require_body("body", body)
     v = V.point("linear", linear)
     w = V.point("angular", angular)
-    body.block.set_initial_velocity(body.row, v, w)
+    body.block.initial_velocity(body.row, v, w)
+    body.block.state_changed(body.row)
 
 
 def _involves(constraint, body) -> bool:

@@ -157,18 +157,20 @@ def _body_point(bname, body, pname, point):
     return body, X
 
 
-def _same_domain(b1, b2) -> None:
+def _same_domain(b1, b2, command: str) -> None:
+    """Two bodies of one constraint: the same SOLFEC object, not both obstacles (an
+    obstacle holds its end of a two-body constraint fixed, so two would hold nothing)."""
     if b1.block.domain is not b2.block.domain:
         raise InputError(f"Cannot link bodies from different domains (bodies {b1.id} and {b2.id}"
                          " belong to different SOLFEC objects)")
+    if b1.kind == "OBSTACLE" and b2.kind == "OBSTACLE":
+        raise InputError(f"Cannot constrain an obstacle with {command}: bodies {b1.id} and {b2.id}"
+                         " are both obstacles")
 
 
 def _direction(name, value) -> np.ndarray:
-    d = V.point(name, value)
-    size = float(np.linalg.norm(d))
-    if not size > 0.0 or not np.isfinite(size):
-        raise InputError(f"'{name}' must be a non-zero vector, got {tuple(d.tolist())}")
-    return d / size
+    d = V.vector(name, value)
+    return d / np.linalg.norm(d)
 
 
 def _new(kind, master, slave=None):
@@ -242,7 +244,7 @@ def FIX_DIRECTION(body, point, direction, body2=V.MISSING, point2=V.MISSING):
     slave = None
     if V.given(body2):
         slave, X2 = _body_point("body2", body2, "point2", point2)
-        _same_domain(body, slave)
+        _same_domain(body, slave, "FIX_DIRECTION")
     cset, k = _new(C.FIXDIR, body, slave)
     cset.mpnt[k] = X
     cset.base[k] = C.local_base(d[None, :], session.geometric_epsilon())[0]
@@ -341,9 +343,7 @@ def PUT_RIGID_LINK(body1, body2, point1, point2, strength=V.MISSING):
     if b2 is not None:
         _body_point("body2", b2, "point2", point2)
     if b1 is not None and b2 is not None:
-        _same_domain(b1, b2)
-        if b1.kind == "OBSTACLE" and b2.kind == "OBSTACLE":
-            raise InputError("Cannot constrain an obstacle with the rigid link")
+        _same_domain(b1, b2, "the rigid link")
     s = _strength(strength)
     master, slave, mp, sp = (b1, b2, p1, p2) if b1 is not None else (b2, None, p2, p1)
     x1 = master.cur_point(mp)
@@ -369,7 +369,7 @@ def PUT_SPRING(body1, point1, body2, point2, function, limits, direction=V.MISSI
     (follower without `direction`/`update`), stroke limits (smin, smax)."""
     b1, X1 = _body_point("body1", body1, "point1", point1)
     b2, X2 = _body_point("body2", body2, "point2", point2)
-    _same_domain(b1, b2)
+    _same_domain(b1, b2, "PUT_SPRING")
     V.is_callable("function", function)
     lim = V.tuple_of_numbers("limits", limits, 2)
     if not lim[0] <= 0.0 <= lim[1]:

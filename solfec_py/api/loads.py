@@ -28,10 +28,7 @@ def GRAVITY(solfec, vector):
 
 
 def _direction(name, value, allow_zero=False):
-    d = V.point(name, value)
-    if not allow_zero and not d.any():
-        raise InputError(f"'{name}' must be a non-zero vector, got {value!r}")
-    return d
+    return V.point(name, value) if allow_zero else V.vector(name, value)
 
 
 @V.command
@@ -73,16 +70,13 @@ def TORQUE(body, kind, direction, value):
 
 @V.command
 def PRESSURE(body, surfid, value):
-    """Surface load value(t) times the outward normal on the faces with `surfid` of a body
-    whose shape is one MESH (positive values pull outward; a dead load on finite-element
-    bodies, as Solfec's)."""
+    """Traction value * (outward normal) on the faces `surfid` of a single-MESH body
+    (positive values pull outward; a dead load on finite-element bodies, as Solfec's, a
+    follower load on pseudo-rigid bodies: docs/fem.md, docs/pseudo_rigid.md)."""
     body = require_body("body", body)
-    sid = V.integer("surfid", surfid)
+    surfid = V.integer("surfid", surfid)
     magnitude = number_or_series("value", value)
-    meshes = [p for p in body.shape if isinstance(p, Mesh)]
-    if len(meshes) != 1 or len(body.shape) != 1:
-        raise InputError(f"Pressure can be applied to a body with a single MESH based shape (body {body.id})")
-    body.block.add_pressure(body.row, sid, magnitude)
+    body.block.add_pressure(body, surfid, magnitude)
     return None
 
 

@@ -323,15 +323,13 @@ def bulk_material_of(name: str, value: Any, domain: Domain) -> BulkMaterial:
 
 @V.command
 def APPLY_BULKMAT(solfec, body, volid, material):
-    """Assign `material` to the elements of a finite-element `body` with volume id `volid`
-    (the intended integer `volid`, LANGUAGE §6.4); the body keeps its global material
-    elsewhere."""
+    """Assign `material` to the parts of `body` with volume id `volid` (the intended
+    integer `volid`, not the float Solfec parses): the elements of a finite-element body,
+    the volumes of a pseudo-rigid one; a volume id the body does not have is an error."""
     domain = require_solfec("solfec", solfec)
     body = require_body("body", body)
-    vid = V.integer("volid", volid)
+    volid = V.integer("volid", volid)
     record = bulk_material_of("material", material, domain)
-    apply = getattr(body.block, "apply_material", None)
-    if apply is None:
-        raise NotAvailableError(f"APPLY_BULKMAT is not available for {body.kind} bodies in solfec-py yet"
-                                f" (body {body.id} keeps its global material)")
-    apply(body.row, vid, record)
+    if not body.block.apply_material(body, volid, record):
+        raise InputError(f"APPLY_BULKMAT: body {body.id} has no part with volume id {volid}")
+    return None

@@ -80,6 +80,21 @@ def history_items(solfec, domain, items) -> list:
     return [history_item(solfec, it, f"HISTORY item {k}") for k, it in enumerate(items)]
 
 
+def stored_frames(solfec, first: bool = False):
+    """READ mode: make the stored frames current one after another, from the second (the
+    frames a CALLBACK called after every step saw) or with `first` from the first, and yield
+    each frame's time; the model shows the frame while the loop body runs. A solfec-py helper
+    for decks that check their stored results: `for t in stored_frames(sol): ...`. Nothing
+    in WRITE mode."""
+    require_solfec("solfec", solfec)
+    if solfec.mode != "READ":
+        return
+    replay.ensure_loaded(solfec)
+    for i in range(0 if first else 1, solfec.store.nframes):
+        replay.load(solfec, i)
+        yield solfec.domain.time
+
+
 # ---------------------------------------------------------------------- subsets
 def _bbox_overlaps(body, box) -> bool:
     lo, hi = body.block.bounding_boxes()

@@ -32,7 +32,7 @@ def RUN(solfec, solver, duration):
     domain = require_solfec("solfec", solfec)
     if not is_solver(solver):
         raise InputTypeError(f"'solver' must be a constraint solver object, got {V.describe(solver)}")
-    duration = V.positive("duration", duration)
+    duration = V.duration("duration", duration, domain.step)
     if solfec.mode == "READ":
         return None
     if solfec.continued and solfec.runs:
@@ -47,7 +47,7 @@ def RUN(solfec, solver, duration):
         if duration <= 1e-9 * domain.step:
             return None
         progress = Progress(solfec._verbose, domain.time, domain.time + duration, session.current().interval,
-                            tty=session.current().progress)
+                            tty=session.current().progress, explicit=solfec.verbose_set)
         hooks = timestep.RunHooks(
             after_step=[recorder.clock_hook(solfec), recorder.output_hook(solfec), progress.update],
             should_stop=_stop_file(solfec))
@@ -164,11 +164,12 @@ def VELOCITY(body, point):
 
 @V.command
 def STRESS(body, point):
-    """(sx, sy, sz, sxy, sxz, syz, mises) Cauchy stress at a referential point: zero for
-    rigid bodies (LANGUAGE §15.3); at a finite-element mesh node the mean over its elements."""
+    """(sx, sy, sz, sxy, sxz, syz, mises): the Cauchy stress at a referential point (zero
+    for rigid bodies, homogeneous in a pseudo-rigid body, at a finite-element mesh node the
+    mean over its elements)."""
     body = require_body("body", body)
     X = V.point("point", point)
-    return tuple(np.asarray(body.stress(X), float).tolist())
+    return tuple(float(v) for v in body.block.point_stress(body.row, X))
 
 
 @V.command
@@ -225,4 +226,14 @@ def HISTORY(solfec, list, t0, t1, skip=V.MISSING, progress=V.MISSING):
     items = history_items(solfec, domain, list)
     replay.ensure_loaded(solfec)
     return history.history(solfec.store, items, t0, t1, skip if V.given(skip) else 1,
-                           progress=show)
+                           progress=show, materials=_lame_constants(domain))
+
+
+def _lame_constants(domain) -> dict:
+    """{body id: (lambda, mu)} of the bodies whose block keeps Lamé constants (stresses)."""
+    out = {}
+    for block in domain.blocks.values():
+        lame = getattr(block, "lame", None)
+        if lame is not None:
+            out.update((b.id, tuple(lame[b.row].tolist())) for b in block.bodies)
+    return out

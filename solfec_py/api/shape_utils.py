@@ -1,8 +1,7 @@
 """Shape handling common to the deck commands (layer 7): the user-shape base class with
 Solfec's "emptying" semantics, `take_shape`/`peek_shape`, and the shape utilities
-TRANSLATE, ROTATE, SCALE, COPY, MASS_CENTER plus the not-yet-available SPLIT, MESH_SPLIT,
-BEND, OVERLAPPING, ROUGH_HEX, ELLIP_MESH, TETRAHEDRALIZE. Reference: LANGUAGE §2, §4
-(Solfec lng.c shape routines).
+TRANSLATE, ROTATE, SCALE, COPY, MASS_CENTER (SPLIT, MESH_SPLIT, BEND, OVERLAPPING are in
+`shape_ops`). Reference: LANGUAGE §2, §4 (Solfec lng.c shape routines).
 """
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from solfec_py import validate as V
-from solfec_py.errors import InputError, InputTypeError, NotAvailableError
+from solfec_py.errors import InputError, InputTypeError
 from solfec_py.geometry.massprops import mass_properties
 from solfec_py.geometry.rotation import axis_angle
 
@@ -88,6 +87,12 @@ def peek_shape(name: str, value: Any, requirement: str | None = None) -> list:
     return [p.copy() for s in items for p in s._current_prims()]
 
 
+def live_shape(name: str, value: Any) -> list:
+    """The primitives of a shape argument themselves, the user objects untouched (checks
+    before `take_shape`; do not modify them)."""
+    return _live_prims(name, value, f"{KINDS} object or a list of those")
+
+
 def _live_prims(name: str, value: Any, requirement: str) -> list:
     """The primitives themselves (for in-place transformations)."""
     return [p for s in _shape_items(name, value, requirement) for p in s._data()]
@@ -113,15 +118,17 @@ def int_list(name: str, value: Any, minlen: int = 0) -> np.ndarray:
         raise InputError(f"'{name}' must have at least {minlen} elements, got {len(value)}")
     try:
         arr = np.asarray(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         arr = np.asarray(value, dtype=object)
-    if arr.ndim == 1 and arr.dtype.kind in "iub":
+    in_range = arr.ndim == 1 and arr.dtype.kind in "iubf" and (
+        arr.size == 0 or (V.INT_MIN <= arr.min() and arr.max() <= V.INT_MAX))
+    if in_range and arr.dtype.kind in "iub":
         return arr.astype(np.int64)
-    if arr.ndim == 1 and arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.floor(arr)):
+    if in_range and np.all(np.isfinite(arr)) and np.all(arr == np.floor(arr)):
         return arr.astype(np.int64)
     for k, item in enumerate(value):
         if isinstance(item, (float, np.floating)) and np.isfinite(item) and item == int(item):
-            continue
+            item = int(item)                # Solfec converts list items with int()
         V.integer(f"{name}[{k}]", item)
     raise InputTypeError(f"'{name}' must be a list of integers, got {V.describe(value)}")  # pragma: no cover
 
@@ -165,15 +172,47 @@ def gather_records(name: str, vals, starts, sizes, width: int, count: int, item:
     return rows, ids
 
 
+# ---------------------------------------------------------------------- mass properties
+
+def shape_mass_properties(prims: list, config: str = "ref", density: float = 1.0, what: str = "'shape'"):
+    """(volume, center, euler) of primitives; InputError naming `what` when the volume,
+    centre or Euler tensor (times `density`) cannot be represented as floats."""
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            volume, center, euler = mass_properties(prims, config)
+    except OverflowError:
+        volume, center, euler = float("inf"), np.zeros(3), np.zeros((3, 3))
+    with np.errstate(over="ignore", invalid="ignore"):
+        derived = [volume, volume * density, *np.asarray(center, float), *(np.asarray(euler, float).ravel() * density)]
+    V.representable(f"the volume, mass and inertia of {what}", derived, "scale the shape or the density down")
+    return volume, center, euler
+
+
 # ---------------------------------------------------------------------- transformations
+
+def _placed(name: str, prims: list, scale: float, shift: float) -> list:
+    """`prims` if coordinates of size `scale` x (their largest) + 3 `shift` are finite
+    floats (checked before any primitive is changed), else InputError naming `name`."""
+    size = max((float(np.abs(np.asarray(p.bounding_box())).max()) for p in prims), default=0.0)
+    with np.errstate(over="ignore"):
+        extent = np.float64(scale) * size + 3.0 * np.float64(shift)
+    V.representable(f"the shape coordinates after this '{name}'", extent,
+                    f"'{name}' moves the shape out of the range of floats")
+    return prims
+
+
+def _tuple_result(name: str, value: np.ndarray) -> tuple:
+    V.representable(f"the point after this '{name}'", value, f"'{name}' is too large")
+    return tuple(value.tolist())
+
 
 @V.command
 def TRANSLATE(shape, vector):
     """Translate shapes in place (returned) or return a translated (x, y, z) tuple."""
     d = V.point("vector", vector)
     if isinstance(shape, tuple):
-        return tuple((_tuple_point(shape) + d).tolist())
-    for p in _live_prims("shape", shape, _OR_TUPLE):
+        return _tuple_result("vector", _tuple_point(shape) + d)
+    for p in _placed("vector", _live_prims("shape", shape, _OR_TUPLE), 1.0, np.abs(d).max()):
         p.transform(np.eye(3), d)
     return shape
 
@@ -186,11 +225,12 @@ def ROTATE(shape, point, vector, angle):
     deg = V.number("angle", angle)
     if not np.any(axis):
         raise InputError(f"Rotation direction is zero: 'vector' = {vector!r}")
+    V.representable("the length of 'vector'", np.linalg.norm(axis), "use a shorter axis vector")
     R = axis_angle(axis, deg)
     b = q - R @ q
     if isinstance(shape, tuple):
-        return tuple((R @ _tuple_point(shape) + b).tolist())
-    for p in _live_prims("shape", shape, _OR_TUPLE):
+        return _tuple_result("point", R @ _tuple_point(shape) + b)
+    for p in _placed("point", _live_prims("shape", shape, _OR_TUPLE), 3.0, 2.0 * float(np.abs(q).max())):
         p.transform(R, b)
     return shape
 
@@ -201,8 +241,8 @@ def SCALE(shape, coefs):
     and keeps its centre (Solfec's documented behaviour, LANGUAGE §4.1)."""
     c = V.point("coefs", coefs)
     if isinstance(shape, tuple):
-        return tuple((_tuple_point(shape) * c).tolist())
-    for p in _live_prims("shape", shape, _OR_TUPLE):
+        return _tuple_result("coefs", _tuple_point(shape) * c)
+    for p in _placed("coefs", _live_prims("shape", shape, _OR_TUPLE), float(np.abs(c).max()), 0.0):
         p.scale(c)
     return shape
 
@@ -226,70 +266,7 @@ def MASS_CENTER(shape):
     else:
         prims = peek_shape("shape", shape, f"{KINDS} object, a list of those or a BODY object")
         config = "cur"
-    volume, center, _ = mass_properties(prims, config)
+    volume, center, _ = shape_mass_properties(prims, config)
     if not volume > 0:
         raise InputError(f"'shape' has non-positive volume {volume!r}; check the face orientation")
     return tuple(center.tolist())
-
-
-# ---------------------------------------------------------------------- not available
-
-def _unavailable(name: str, what: str = "") -> NotAvailableError:
-    return NotAvailableError(f"{name} is not available in solfec-py yet{what}")
-
-
-@V.command
-def SPLIT(shape, point, normal, surfid=V.MISSING, topoadj=V.MISSING, remesh=V.MISSING):
-    """Not available yet (LANGUAGE §4.4, under development in Solfec too)."""
-    raise _unavailable("SPLIT")
-
-
-@V.command
-def MESH_SPLIT(mesh, nodeset=V.MISSING, faceset=V.MISSING, surfid1=V.MISSING, surfid2=V.MISSING):
-    """Not available yet (LANGUAGE §4.5)."""
-    raise _unavailable("MESH_SPLIT")
-
-
-@V.command
-def BEND(shape, point, direction, angle):
-    """Not available yet (LANGUAGE §4.7)."""
-    raise _unavailable("BEND")
-
-
-_OVERLAPPING_ARGS = ("obstacles", "shapes", "not", "gap")
-
-
-def OVERLAPPING(*args, **kwargs):
-    """`OVERLAPPING(obstacles, shapes | not, gap)`: not available yet (LANGUAGE §4.9).
-    The keyword `not` is a Python keyword, so the arguments are bound by hand."""
-    if len(args) > len(_OVERLAPPING_ARGS):
-        raise InputTypeError("OVERLAPPING: too many positional arguments")
-    bound = dict(zip(_OVERLAPPING_ARGS, args))
-    for key in kwargs:
-        if key not in _OVERLAPPING_ARGS:
-            raise InputTypeError(f"OVERLAPPING: got an unexpected keyword argument {key!r}")
-        if key in bound:
-            raise InputTypeError(f"OVERLAPPING: multiple values for argument {key!r}")
-    bound.update(kwargs)
-    for key in _OVERLAPPING_ARGS[:2]:
-        if key not in bound:
-            raise InputTypeError(f"OVERLAPPING: missing a required argument: {key!r}")
-    raise _unavailable("OVERLAPPING")
-
-
-@V.command
-def ROUGH_HEX(shape, i, j, k, dx=V.MISSING, dy=V.MISSING, dz=V.MISSING):
-    """Not available yet (LANGUAGE §3.6)."""
-    raise _unavailable("ROUGH_HEX")
-
-
-@V.command
-def ELLIP_MESH(center, radii, error, volid, surfid):
-    """Not available yet (LANGUAGE §3.8)."""
-    raise _unavailable("ELLIP_MESH", " (use ELLIP for a rigid ellipsoid)")
-
-
-@V.command
-def TETRAHEDRALIZE(shape, path, volume=V.MISSING, quality=V.MISSING, volid=V.MISSING, surid=V.MISSING):
-    """Not available yet (LANGUAGE §3.9; Solfec uses TetGen)."""
-    raise _unavailable("TETRAHEDRALIZE")

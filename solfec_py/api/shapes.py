@@ -1,6 +1,7 @@
 """Geometric objects of the deck language (layer 7): CONVEX, HULL, MESH2CONVEX, MESH, HEX,
 PIPE, SPHERE, ELLIP, plus `mesh_views` for BODY.mesh; the shape utilities are re-exported
-from `shape_utils`. Reference: LANGUAGE §3 (Solfec lng.c CONVEX/MESH/SPHERE/ELLIP types).
+from `shape_utils` (mesh files and generators: `mesh_io`; cutting and bending: `shape_ops`).
+Reference: LANGUAGE §3 (Solfec lng.c CONVEX/MESH/SPHERE/ELLIP types).
 
 The user objects wrap internal primitives (solfec_py.geometry); passing them to BODY
 empties them (`take_shape`). Read-only members raise ValueError "Writing to a read-only
@@ -8,13 +9,15 @@ member"; members of an emptied object raise ValueError "The MESH object is empty
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from solfec_py import session, validate as V
 from solfec_py.api.common import readonly
 from solfec_py.api.shape_utils import (  # noqa: F401  (re-exported deck names)
-    BEND, COPY, ELLIP_MESH, MASS_CENTER, MESH_SPLIT, OVERLAPPING, ROTATE, ROUGH_HEX, SCALE, SPLIT,
-    TETRAHEDRALIZE, TRANSLATE, UserShape, gather_records, int_list, peek_shape, take_shape, walk_records)
+    COPY, MASS_CENTER, ROTATE, SCALE, TRANSLATE, UserShape, gather_records, int_list, peek_shape, take_shape,
+    walk_records)
 from solfec_py.errors import InputError, InputTypeError
 from solfec_py.errors import GeometryError
 from solfec_py.geometry.convex import Convex
@@ -22,6 +25,7 @@ from solfec_py.geometry.ellip import Ellip
 from solfec_py.geometry.hexgen import hex_mesh, pipe_mesh
 from solfec_py.geometry.hull import convex_hull
 from solfec_py.geometry.mesh import Mesh
+from solfec_py.geometry.mesh_export import write_formats, write_mesh
 from solfec_py.geometry.sphere import Sphere
 
 
@@ -225,6 +229,16 @@ class MESH(UserShape):
         faces = ftab[np.arange(6)[None, :] <= (fsizes[keep] + 1)[:, None]]
         return mesh.cur.reshape(-1).tolist(), elements.tolist(), [0] + faces.tolist()
 
+    @V.command(name="MESH.export")
+    def export(self, path, format=V.MISSING):  # noqa: A002 - the meshio keyword
+        """Write the mesh (current configuration) to `path` in any format meshio writes
+        ('vtu', 'gmsh', 'gmsh22', 'abaqus', 'med', ...; default from the extension), with
+        volume and surface ids as cell data; returns the format written."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise InputTypeError(f"'path' must be a string, got {V.describe(path)}")
+        fmt = None if not V.given(format) else V.choice("format", format, write_formats(), what="mesh format")
+        return write_mesh(self._current_mesh(), path, fmt)
+
     @V.command(name="MESH.set_volid")
     def set_volid(self, volid):
         """Set the volume id of every element; returns it."""
@@ -271,7 +285,7 @@ def _positive_list(name: str, value, n: int) -> np.ndarray:
 def HEX(nodes, i, j, k, volid, surids, dx=V.MISSING, dy=V.MISSING, dz=V.MISSING):
     """Structured hexahedral MESH of the block with corners `nodes` (LANGUAGE §3.5)."""
     corners = V.list_of_numbers("nodes", nodes, div=3, minlen=24).reshape(-1, 3)[:8]
-    i, j, k = V.positive_int("i", i), V.positive_int("j", j), V.positive_int("k", k)
+    i, j, k = V.divisions("HEX", i=i, j=j, k=k)
     volid = V.integer("volid", volid)
     sids = V.list_of_ints("surids", surids, minlen=6)
     grading = [_positive_list(name, value, n) if V.given(value) else None
@@ -286,7 +300,7 @@ def PIPE(pnt, dir, rin, thi, ndri, nrad, nthi, volid, surids):  # noqa: A002 - S
     if not np.any(axis):
         raise InputError(f"'dir' must be non-zero (its length is the pipe length), got {dir!r}")
     rin, thi = V.positive("rin", rin), V.positive("thi", thi)
-    ndri, nrad, nthi = V.positive_int("ndri", ndri), V.positive_int("nrad", nrad), V.positive_int("nthi", nthi)
+    ndri, nrad, nthi = V.divisions("PIPE", ndri=ndri, nrad=nrad, nthi=nthi)
     if nrad < 3:
         raise InputError(f"'nrad' must be at least 3 (subdivisions around the circumference), got {nrad}")
     volid = V.integer("volid", volid)
@@ -319,6 +333,15 @@ class SPHERE(UserShape):
         return float(self._data()[0].radius)
 
 
+def positive_radii(radii) -> np.ndarray:
+    """`radii`: a tuple of three positive numbers (semi-axes)."""
+    r = V.tuple_of_numbers("radii", radii, 3)
+    bad = np.flatnonzero(~(r > 0))
+    if bad.size:
+        raise InputError(f"'radii' must be positive, got radii[{bad[0]}] = {float(r[bad[0]])!r}")
+    return r
+
+
 class ELLIP(UserShape):
     """`ELLIP(center, radii, volid, surfid)`: semi-axes along global x, y, z initially."""
 
@@ -326,11 +349,7 @@ class ELLIP(UserShape):
 
     @V.command
     def __init__(self, center, radii, volid, surfid):
-        c = V.point("center", center)
-        r = V.tuple_of_numbers("radii", radii, 3)
-        bad = np.flatnonzero(~(r > 0))
-        if bad.size:
-            raise InputError(f"'radii' must be positive, got radii[{bad[0]}] = {float(r[bad[0]])!r}")
+        c, r = V.point("center", center), positive_radii(radii)
         volid, surfid = V.integer("volid", volid), V.integer("surfid", surfid)
         self._prims, self._body = [Ellip(c, r, volid, surfid)], None
 

@@ -46,6 +46,7 @@ class SOLFEC:
         self.domain.owner = self
         self._outpath = output_path(output)
         self._verbose = "ON"
+        self.verbose_set = False     # the deck set `verbose` (statistics lines off a terminal)
         self._cleanup = False
         self._mode = "WRITE"
         self.output_interval = 0.0
@@ -176,11 +177,7 @@ class SOLFEC:
 
     @step.setter
     def step(self, value):
-        if not V._is_number(value):
-            raise V.InputTypeError(f"'step' must be a number, got {V.describe(value)}")
-        if not float(value) > 0:
-            raise V.InputTypeError(f"'step' must be a number > 0, got {float(value)!r}")
-        self.domain.step = float(value)
+        self.domain.step = V.setter_number("step", value, gt=0.0)
 
     @property
     def verbose(self):
@@ -189,6 +186,23 @@ class SOLFEC:
     @verbose.setter
     def verbose(self, value):
         self._verbose = V.choice("verbose", value, VERBOSE, what="verbose value (ON/OFF/% accepted)")
+        self.verbose_set = True
+
+    @property
+    def blowup(self):
+        """solfec-py's blow-up detector (not in Solfec-1.0): a dynamic RUN stops with an error
+        naming the body and the time when the kinetic energy grows by more than this factor
+        in one step (default 1e6; docs/limits.md) or any energy becomes infinite. 'OFF'
+        keeps only the infinity and NaN checks."""
+        return "OFF" if self.domain.blowup == float("inf") else self.domain.blowup
+
+    @blowup.setter
+    def blowup(self, value):
+        if isinstance(value, str):
+            V.choice("blowup", value, ("OFF",), what="blowup value (a number > 1 or 'OFF')")
+            self.domain.blowup = float("inf")
+        else:
+            self.domain.blowup = V.setter_number("blowup", value, gt=1.0)
 
     @property
     def cleanup(self):

@@ -46,14 +46,16 @@ def _keyword(name: str, value: Any, options, message: str) -> str:
 
 
 def _rw_number(name: str, integral: bool = False, **bounds) -> property:
-    """A read-write numeric parameter; bad values raise TypeError (Solfec's setters)."""
+    """A read-write numeric parameter; bad values raise TypeError (Solfec's setters).
+    Integral ones are iteration counts, at most `LIMITS.iterations`."""
     slot = "_" + name
 
     def getter(self):
         return getattr(self, slot)
 
     def setter(self, value):
-        setattr(self, slot, V.setter_number(name, value, integral=integral, **bounds))
+        checked = V.setter_number(name, value, integral=integral, **bounds)
+        setattr(self, slot, V.iteration_limit(name, checked, InputTypeError) if integral else checked)
 
     return property(getter, setter, doc=f"{name} (read-write)")
 
@@ -71,8 +73,9 @@ def _rw_keyword(name: str, options, message: str) -> property:
 
 
 def _count(name: str, value: Any) -> int:
-    """Constructor check of an iteration count: int (a float is a TypeError), > 0."""
-    return V.positive_int(name, value)
+    """Constructor check of an iteration count: int (a float is a TypeError), > 0, at
+    most `LIMITS.iterations`."""
+    return V.count(name, value)
 
 
 class ConstraintSolver:

@@ -8,9 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from solfec_py.bodies.obstacle import OBSTACLE_SCHEMES
-from solfec_py.bodies.finite_element import FiniteElementBlock
+from solfec_py.bodies.finite_element import SCHEMES as FINITE_ELEMENT_SCHEMES, FiniteElementBlock
+from solfec_py.bodies.pseudo_rigid import SCHEMES as PSEUDO_RIGID_SCHEMES, PseudoRigidBlock
 from solfec_py.bodies.rigid import RigidBlock
-from solfec_py.bodies.rigid_schemes import SCHEMES as RIGID_SCHEMES
+from solfec_py.bodies.rigid_schemes import RIGID_SCHEMES
 
 
 @dataclass(frozen=True)
@@ -27,8 +28,8 @@ class KindSpec:
 BODY_KINDS = {
     "OBSTACLE": KindSpec("rigid", RigidBlock, 1, 12, 6, "DEF_EXP", OBSTACLE_SCHEMES),
     "RIGID": KindSpec("rigid", RigidBlock, 2, 12, 6, "RIG_NEG", tuple(RIGID_SCHEMES)),
-    "PSEUDO_RIGID": KindSpec("pseudo_rigid", None, 3, 12, 12, "DEF_EXP", ("DEF_EXP", "DEF_LIM")),
-    "FINITE_ELEMENT": KindSpec("finite_element", FiniteElementBlock, 4, None, None, "DEF_EXP", ("DEF_EXP", "DEF_LIM")),
+    "PSEUDO_RIGID": KindSpec("pseudo_rigid", PseudoRigidBlock, 3, 12, 12, "DEF_EXP", tuple(PSEUDO_RIGID_SCHEMES)),
+    "FINITE_ELEMENT": KindSpec("finite_element", FiniteElementBlock, 4, None, None, "DEF_EXP", tuple(FINITE_ELEMENT_SCHEMES)),
 }
 
 KIND_BY_CODE = {spec.code: name for name, spec in BODY_KINDS.items()}

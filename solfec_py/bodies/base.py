@@ -19,16 +19,16 @@ Subclass contract:
 2. `_init_row(row, body, volume, center, euler)`: fill the fields of a new body from its
    mass properties (reference configuration, `euler` = ∫(X-X0)⊗(X-X0) dV about `center`).
 3. Time stepping of all rows at once: `dynamic_init()`, `critical_step()`,
-   `step_begin(t, h)` / `step_end(t, h)` (NUMERICS-style half steps: first half, loads and
-   free velocity / reactions and second half) and the quasi-static pair `qs_step_begin`,
-   `qs_step_end`. Between begin and end the constraint solvers accumulate generalised
-   reactions through `add_reactions`.
+   `step_begin(t, h)` / `step_end(t, h)` (half steps: first half, loads and free velocity /
+   reactions and second half) and the quasi-static pair `qs_step_begin`, `qs_step_end`.
+   Between begin and end the constraint solvers accumulate generalised reactions through
+   `add_reactions`.
 4. Kinematics of referential points, on arrays of entries (k,) — one block row, point and
    geometric object `elem` per entry (`elem` is the index of the body's geometric object
    holding the point, as contact objects and constraints store it; -1 or None: unknown,
    the block locates the point itself): `cur_points`, `ref_points`, `cur_vectors`,
    `ref_vectors`, `point_velocities`, `point_objects` (the `elem` of referential points),
-   `stresses`.
+   `stresses` (zero by default: rigid bodies carry no stress).
 5. Constraint support (Solfec's BODY_Gen_To_Loc_Operator and the local dynamics):
    `gen_to_loc(rows, X, base, elem) -> H` maps the body's velocity to the local velocity
    of a point in frame `base` (columns t1, t2, n); H is opaque to the solvers (an array or
@@ -37,9 +37,17 @@ Subclass contract:
    `couples` (which pairs of points interact at all) and `add_reactions` (H^T R into the
    body's generalised reaction). `contact_inert(rows)` marks bodies that neither react to
    contacts nor couple them (obstacles).
-6. `kinetic_energy()` per row, `bounding_boxes()` of current shapes,
+6. `kinetic_energy()` per row, `energies()`, `bounding_boxes()` of current shapes,
    `current_primitives(row)` (shape primitives placed in the current configuration).
-7. Optional hooks: `on_change()` (the set of bodies changed), `remove(body)` (extend to
+7. Deck-facing hooks, with defaults here where a kind may have nothing to do:
+   `admit(body)` (refuse a body before it is inserted: kind, label, material, shape and
+   `form` are set), `set_scheme(row, name)`, `set_damping(row, eta)`,
+   `initial_velocity(row, linear, angular)`, `point_stress(row, X)`, `TENSOR` (the name of
+   the (3, 3) field BODY.tensor shows and BODY_CHARS sets), `add_pressure(body, surfid,
+   value)`, `apply_material(body, volid, record)`, `stored_geometry(row)` (what the
+   results file keeps to evaluate points without the deck), `state_changed(rows)` (the
+   deck set conf / velo: state a scheme carries between steps is void).
+8. Optional hooks: `on_change()` (the set of bodies changed), `remove(body)` (extend to
    drop per-kind records of the body).
 
 Hooks a kind does not implement raise NotImplementedError naming the block (never
@@ -48,6 +56,8 @@ AttributeError, which `hasattr` would swallow).
 from __future__ import annotations
 
 import numpy as np
+
+from solfec_py.errors import InputTypeError
 
 
 class Body:
@@ -97,6 +107,26 @@ class Body:
 
 def _rows(rows) -> np.ndarray:
     return np.asarray(rows, dtype=np.int64).reshape(-1)
+
+
+class DeletedBodyError(InputTypeError, AttributeError):
+    """An attribute of a deleted body was read (also an AttributeError, so that
+    `getattr(body, name, default)` keeps working)."""
+
+
+class DeletedBlock:
+    """Stands in for the block of a deleted body: reading anything of it raises
+    DeletedBodyError naming the body and when it was deleted."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, body: Body, time: float):
+        label = f" ({body.label!r})" if body.label else ""
+        self.message = (f"body {body.id}{label} was deleted at time {time:g} (DELETE, or it left the"
+                        " EXTENTS): its state can no longer be read")
+
+    def __getattr__(self, name):
+        raise DeletedBodyError(object.__getattribute__(self, "message"))
 
 
 class BodyBlock:
@@ -166,34 +196,48 @@ class BodyBlock:
         """Hook: the set of bodies changed (rebuild cached index arrays)."""
 
     # ------------------------------------------------------------------ deck-level hooks
-    def check_new(self, kind: str, primitives, material, label: str = "", form=None) -> None:
-        """Hook: raise InputError for a body of `kind` that this block cannot hold (called
-        by BODY before the body is inserted anywhere)."""
+    TENSOR = ""   # name of the (3, 3) field BODY.tensor reads and BODY_CHARS writes
+
+    def admit(self, body) -> None:
+        """Hook: raise an InputError if `body` (kind, label, material, shape and `form` set;
+        not inserted yet) cannot become a row of this block."""
 
     def set_scheme(self, row: int, name: str) -> None:
         """Hook: BODY.scheme of row `row` became `name` (checked against the kind's schemes)."""
 
-    def set_damping(self, row: int, eta: float) -> None:
-        """Hook: BODY.damping (stiffness-proportional damping of deformable bodies)."""
+    def set_damping(self, row: int, value: float) -> None:
+        """Hook: BODY.damping = value (ignored by kinds without damping)."""
 
-    def set_initial_velocity(self, row: int, linear, angular) -> None:
+    def state_changed(self, rows) -> None:
+        """Hook: conf / velo of `rows` were set from outside the time step."""
+
+    def initial_velocity(self, row: int, linear, angular) -> None:
         """INITIAL_VELOCITY: the velocity of the rigid motion (v, omega) about the centre."""
-        raise self._missing("set_initial_velocity")
+        raise self._missing("initial_velocity")
 
-    def tensor(self, row: int) -> np.ndarray:
-        """BODY.tensor: inertia (rigid) or Euler tensor (deformable), 3 x 3."""
-        raise self._missing("tensor")
+    def point_stress(self, row: int, X) -> np.ndarray:
+        """(sx, sy, sz, sxy, sxz, syz, von Mises) at referential X."""
+        return self.stresses(_rows(row), np.asarray(X, float).reshape(1, 3))[0]
 
     def stored_geometry(self, row: int):
         """Hook: (nodes, cells, materials) the results file keeps for the body's points to
         be evaluated without a live model (finite elements), or None."""
         return None
 
-    def add_pressure(self, row: int, surfid: int, value) -> None:
+    def add_pressure(self, body, surfid: int, value) -> None:
         """PRESSURE on the faces of surface id `surfid` (value: number or time series)."""
         from solfec_py.errors import NotAvailableError
 
-        raise NotAvailableError(f"PRESSURE on {self.bodies[row].kind} bodies is not available in solfec-py yet")
+        raise NotAvailableError(f"PRESSURE on {body.kind} bodies is not available in solfec-py yet"
+                                " (finite-element and pseudo-rigid bodies take it)")
+
+    def apply_material(self, body, volid: int, record) -> int:
+        """APPLY_BULKMAT: parts of `body` with volume id `volid` take `record`; returns how
+        many parts changed (0: the body has no such volume id)."""
+        from solfec_py.errors import NotAvailableError
+
+        raise NotAvailableError(f"APPLY_BULKMAT is not available in solfec-py for {body.kind} bodies"
+                                f" (body {body.id} keeps its global material)")
 
     # ------------------------------------------------------------------ state of the rows
     # Fixed-size rows (rigid: 12 + 6) are the default; a kind with bodies of different
@@ -290,8 +334,9 @@ class BodyBlock:
         raise self._missing("point_objects")
 
     def stresses(self, rows, X, elem=None) -> np.ndarray:
-        """(k, 7) Cauchy stress (sx, sy, sz, sxy, sxz, syz) and von Mises at X."""
-        raise self._missing("stresses")
+        """(k, 7) Cauchy stress (sx, sy, sz, sxy, sxz, syz) and von Mises at X (zero by
+        default: rigid bodies carry no stress)."""
+        return np.zeros((_rows(rows).size, 7))
 
     # single points (deck commands); kinds may override with faster code
     def cur_point(self, row: int, X) -> np.ndarray:

@@ -109,15 +109,19 @@ class FiniteElementBlock(BodyBlock):
         meshes = [p for p in primitives if isinstance(p, Mesh)]
         return meshes[0] if len(meshes) == 1 and len(primitives) == 1 else None
 
-    def check_new(self, kind, primitives, material, label="", form=None) -> None:
+    def admit(self, body) -> None:
         """Errors of a new FE body before it is inserted: a single MESH shape, a usable
         Poisson ratio, no inverted or flat element (named by its 0-based mesh index)."""
+        form = getattr(body, "_form", None)
         form_code("TL" if form is None else form)
-        mesh = self.mesh_of(primitives)
-        who = f"BODY{' ' + repr(label) if label else ''}"
+        mesh = self.mesh_of(body.shape)
+        who = f"BODY{' ' + repr(body.label) if body.label else ''}"
         if mesh is None:
             raise InputError(f"{who}: 'shape' must be a single MESH object for a FINITE_ELEMENT body")
+        material = body.bulk_material
         _check_material(material, who)
+        if mesh.is_quadratic:                   # BODY keeps the corner elements (api/body.py)
+            mesh = mesh.linear()
         record = MeshRecord.of(mesh, material)
         lay = build([record], np.zeros(1, np.int64), mesh.nnod, mesh.ref)
         if lay.bad is not None:
@@ -180,11 +184,11 @@ class FiniteElementBlock(BodyBlock):
     def set_damping(self, row: int, eta: float) -> None:
         self.damping[row] = eta
 
-    def apply_material(self, row: int, volid: int, material) -> int:
-        """APPLY_BULKMAT: elements of body `row` with volume id `volid` take `material`;
+    def apply_material(self, body, volid: int, material) -> int:
+        """APPLY_BULKMAT: elements of `body` with volume id `volid` take `material`;
         returns how many."""
-        _check_material(material, f"APPLY_BULKMAT (body {self.bodies[row].id})")
-        rec = self.records[row]
+        _check_material(material, f"APPLY_BULKMAT (body {body.id})")
+        rec = self.records[body.row]
         sel = rec.mesh.volids[rec.order] == volid
         rec.mat[sel] = (material.young, material.poisson, material.density)
         self.materials_changed()
@@ -242,8 +246,10 @@ class FiniteElementBlock(BodyBlock):
         bad = ~(np.isfinite(self.q[:N]).all(axis=1) & np.isfinite(self.u[:N]).all(axis=1))
         return np.unique(self.node_row[:N][bad])
 
-    def tensor(self, row: int) -> np.ndarray:
-        return self.euler[row]
+    TENSOR = "euler"
+
+    def state_changed(self, rows) -> None:
+        self.internal_stale = True
 
     # ------------------------------------------------------------------ time stepping
     def dynamic_init(self) -> None:
@@ -270,7 +276,7 @@ class FiniteElementBlock(BodyBlock):
         e = 0.5 * lay.mass * np.einsum("ni,ni->n", self.u[:N], self.u[:N])
         return np.bincount(self.node_row[:N], weights=e, minlength=self.count)
 
-    def set_initial_velocity(self, row: int, linear, angular) -> None:
+    def initial_velocity(self, row: int, linear, angular) -> None:
         """u_k = v + omega x (X_k - X0) (NUMERICS §3.9)."""
         sl = self.nodes_of(row)
         self.u[sl] = np.asarray(linear, float) + np.cross(np.asarray(angular, float), self.X[sl] - self.center[row])
@@ -445,8 +451,8 @@ class FiniteElementBlock(BodyBlock):
         cells[:, 1:1 + rec.conn.shape[1]] = rec.conn
         return self.X[self.nodes_of(row)], cells, rec.mat
 
-    def add_pressure(self, row: int, surfid: int, value) -> None:
-        self.loads.add_pressure(self.bodies[row], surfid, value)
+    def add_pressure(self, body, surfid: int, value) -> None:
+        self.loads.add_pressure(body, surfid, value)
 
 
 def _same_length(v, d):

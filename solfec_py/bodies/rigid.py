@@ -1,5 +1,6 @@
 """Rigid and obstacle bodies (layer 3): state block, loads, dynamic and quasi-static
-stepping of all rigid bodies at once. Reference: NUMERICS §1 (Solfec bod.c, RIG branch).
+stepping of all rigid bodies at once. Reference: Solfec-1.0 bod.c (RIG branch);
+the schemes live in bodies/rigid_schemes (docs/integrators.md).
 
 Storage (LANGUAGE §7.4), one row per body:
   conf = rotation Lambda column-major (9) + mass centre x (3)   -> ROTATION, CENTER
@@ -7,7 +8,10 @@ Storage (LANGUAGE §7.4), one row per body:
          -> ANGULAR, LINEAR
 Motion of a referential point X: x = xc + Lambda (X - X0), X0 = reference mass centre.
 Obstacles share the block (kind flag): they ignore loads and, as in Solfec, take the
-RIG_IMP finish (NUMERICS §1.5 remark).
+RIG_IMP finish (Solfec's obstacle quirk), or follow a PRESCRIBED_MOTION.
+
+A dynamic step runs each scheme group (`RigidScheme.GROUP`) on the rows that use it: one
+`begin` before the constraint solve and one `finish` after it (rigid_schemes/base.py).
 """
 from __future__ import annotations
 
@@ -15,23 +19,18 @@ import numba
 import numpy as np
 
 from solfec_py.bodies.base import BodyBlock
-from solfec_py.bodies.loads import (CONVECTED_FORCE, CONVECTED_TORQUE, SPATIAL_FORCE,
-                                    SPATIAL_TORQUE, PointLoads)
-from solfec_py.bodies.rigid_schemes import SCHEME_CODES, SCHEME_LIST
-from solfec_py.errors import InputTypeError, InputError
+from solfec_py.bodies.loads import PointLoads, rigid_loads
+from solfec_py.bodies.rigid_schemes import CARRY_WIDTH, SCHEME_CODES, SCHEME_FIELDS, SCHEME_LIST
+from solfec_py.bodies.rigid_schemes.base import ANGULAR, CENTER, LINEAR, ROTATION, mtv, mv, rotations
+from solfec_py.bodies.rigid_schemes.prescribed import states as prescribed_states
+from solfec_py.bodies.rigid_schemes.support import SchemeSupport
+from solfec_py.errors import InputError
 from solfec_py.geometry.massprops import inertia_from_euler
 from solfec_py.geometry.rotation import expmap, skew
 
-ROTATION = slice(0, 9)
-CENTER = slice(9, 12)
-ANGULAR = slice(0, 3)
-LINEAR = slice(3, 6)
 IMP_CODE = SCHEME_CODES["RIG_IMP"]
-
-
-def rotations(conf: np.ndarray) -> np.ndarray:
-    """(n, 3, 3) rotation matrices from column-major conf rows."""
-    return conf[:, ROTATION].reshape(-1, 3, 3).transpose(0, 2, 1)
+PRESCRIBED_CODE = SCHEME_CODES["PRESCRIBED"]
+_mv, _mtv = mv, mtv
 
 
 def store_rotations(conf: np.ndarray, R: np.ndarray) -> None:
@@ -97,15 +96,7 @@ def _delassus(rows, Ha, Hb, Jinv, mass):
     return out
 
 
-def _mv(M, v):
-    return np.einsum("nij,nj->ni", M, v)
-
-
-def _mtv(M, v):
-    return np.einsum("nji,nj->ni", M, v)
-
-
-class RigidBlock(BodyBlock):
+class RigidBlock(SchemeSupport, BodyBlock):
     CONF_SIZE = 12
     VELO_SIZE = 6
     FIELDS = {
@@ -118,11 +109,19 @@ class RigidBlock(BodyBlock):
         "obstacle": ((), bool),
         "norotation": ((), bool),
         "radius": ((), float),         # bounding radius of the shape about X0
+        # state a scheme carries from step to step (stored with every frame, rigid_schemes)
+        "carry": ((CARRY_WIDTH,), float),
+        "carry_h": ((), float),        # step length that produced it
+        "carry_ok": ((), bool),        # False: the scheme starts afresh at the next step
+        **SCHEME_FIELDS,
     }
 
     def __init__(self, domain, capacity: int = 8):
         super().__init__(domain, capacity)
         self.loads = PointLoads()
+        self.motions: dict = {}               # body -> motion.Motion (PRESCRIBED_MOTION)
+        self.schemes = list(SCHEME_LIST)      # code -> scheme object
+        self._step_groups: list = []
 
     # ------------------------------------------------------------------ bodies
     def _init_row(self, row, body, volume, center, euler):
@@ -137,26 +136,25 @@ class RigidBlock(BodyBlock):
 
     def on_change(self) -> None:
         self.loads.invalidate()
+        self._group_cache = None
 
     def remove(self, body) -> None:
         self.loads.remove_body(body)
+        self.motions.pop(body, None)
         super().remove(body)
 
-    def set_scheme(self, row: int, name: str) -> None:
-        if name in SCHEME_CODES:               # obstacles report DEF_* names and keep RIG_IMP
-            self.scheme[row] = SCHEME_CODES[name]
+    TENSOR = "J"
 
-    def set_initial_velocity(self, row: int, linear, angular) -> None:
+    def initial_velocity(self, row: int, linear, angular) -> None:
+        """velo = (angular as the referential Omega, linear)."""
         self.velo[row, ANGULAR], self.velo[row, LINEAR] = angular, linear
-
-    def tensor(self, row: int) -> np.ndarray:
-        return self.J[row]
 
     def set_characteristics(self, row, mass, volume, center, inertia) -> None:
         """BODY_CHARS: overwrite m, V, X0, J (conf keeps its centre: Solfec quirk §14)."""
         self.mass[row], self.volume[row] = mass, volume
         self.center[row] = center
         self.J[row] = inertia
+        self.carry_ok[row] = False
 
     # ------------------------------------------------------------------ kinematics
     def cur_point(self, row, X):
@@ -206,10 +204,6 @@ class RigidBlock(BodyBlock):
     def point_objects(self, rows, X):
         return np.full(np.asarray(rows).size, -1, dtype=np.int64)
 
-    def stresses(self, rows, X, elem=None):
-        """Rigid bodies carry no stress: zeros (LANGUAGE §15.3)."""
-        return np.zeros((np.asarray(rows).size, 7))
-
     def gen_to_loc(self, rows, X, base, elem=None):
         """H = [base^T Lambda [A]x^T | base^T], A = X - X0 (NUMERICS §1.2)."""
         rows = np.asarray(rows, dtype=np.int64)
@@ -253,7 +247,8 @@ class RigidBlock(BodyBlock):
         return np.inf
 
     def dynamic_init(self) -> None:
-        """Invert inertia (after any BODY_CHARS) and set the initial kinetic energy."""
+        """Invert inertia (after any BODY_CHARS), place driven obstacles, set the initial
+        kinetic energy."""
         n = self.count
         live = ~self.obstacle[:n] | (self.mass[:n] > 0)
         bad = np.flatnonzero(live & ~(np.linalg.det(self.J[:n]) > 0))
@@ -261,88 +256,21 @@ class RigidBlock(BodyBlock):
             body = self.bodies[int(bad[0])]
             raise InputError(f"body {body.id} has a singular inertia tensor; check its shape or BODY_CHARS")
         self.Jinv[:n] = np.linalg.inv(self.J[:n])
+        self.check_constraints()
+        driven = np.flatnonzero(self.scheme[:n] == PRESCRIBED_CODE)
+        if driven.size:
+            self.conf[driven], self.velo[driven] = prescribed_states(self, driven, self.domain.time)
         energy = self.kinetic_energy()
         energy[self.obstacle[:n]] = 0.0
         self.energy[:n, 0] = energy
 
+    def loads_at(self, rows, R, x, t, h, conf=None, velo=None):
+        """Force, spatial and referential torque of `rows` at (R, x) (bodies.loads.rigid_loads)."""
+        return rigid_loads(self, rows, R, x, t, h, conf, velo)
+
     def _loads(self, R, x, t, h):
-        """Force f, spatial torque ts, referential torque tr (n, 3) at configuration (R, x)."""
-        n = self.count
-        f = np.zeros((n, 3))
-        ts = np.zeros((n, 3))
-        tr = np.zeros((n, 3))
-        g = self.domain.gravity_at(t)
-        if np.any(g):
-            f += self.mass[:n, None] * g
-        if len(self.loads):
-            rows, kinds, points, dirs = self.loads.arrays()
-            sd = self.loads.magnitudes(t)[:, None] * dirs
-            Rr = R[rows]
-            is_force = kinds <= CONVECTED_FORCE
-            force = np.where((kinds == CONVECTED_FORCE)[:, None], _mv(Rr, sd), sd)
-            arm = _mv(Rr, points - self.center[rows])
-            np.add.at(f, rows[is_force], force[is_force])
-            np.add.at(ts, rows[is_force], np.cross(arm, force)[is_force])
-            np.add.at(ts, rows[kinds == SPATIAL_TORQUE], sd[kinds == SPATIAL_TORQUE])
-            np.add.at(tr, rows[kinds == CONVECTED_TORQUE], sd[kinds == CONVECTED_TORQUE])
-        for cb in self.loads.callbacks:
-            row = cb.body.row
-            out = cb.call(tuple(self.conf[row].tolist()), tuple(self.velo0[row].tolist()), t, h)
-            f[row], ts[row], tr[row] = _callback_result(cb, out, f[row], ts[row], tr[row])
-        obstacles = self.obstacle[:n]
-        if obstacles.any():
-            f[obstacles] = ts[obstacles] = tr[obstacles] = 0.0
-        return f, ts, tr
-
-    def step_begin(self, t: float, h: float) -> None:
-        """First half step (NUMERICS §1.5 items 1-7) for every rigid body."""
-        n = self.count
-        conf, velo = self.conf[:n], self.velo[:n]
-        velo[self.norotation[:n], ANGULAR] = 0.0
-        self.velo0[:n] = velo
-        self.reaction[:n] = 0.0
-        Omega, v = velo[:, ANGULAR].copy(), velo[:, LINEAR].copy()
-        dR = expmap(0.5 * h * Omega)
-        R_half = rotations(conf) @ dR
-        store_rotations(conf, R_half)
-        conf[:, CENTER] += 0.5 * h * v
-        f, ts, tr = self._loads(R_half, conf[:, CENTER], t + 0.5 * h, h)
-        T = _mtv(R_half, ts) + tr
-        J, Jinv = self.J[:n], self.Jinv[:n]
-        L = _mtv(dR, _mv(J, Omega))                 # dR^T J Omega^t
-        self.momentum[:n] = L + h * T
-        Omega_half = _mv(Jinv, L + 0.5 * h * T)
-        G = T - np.cross(Omega_half, _mv(J, Omega_half))
-        self.fext[:n, ANGULAR], self.fext[:n, LINEAR] = G, f
-        velo[:, ANGULAR] = Omega + h * _mv(Jinv, G)
-        velo[:, LINEAR] = v + (h / np.where(self.mass[:n] > 0, self.mass[:n], 1.0))[:, None] * f
-
-    def step_end(self, t: float, h: float) -> None:
-        """Second half step: reactions, centre update, scheme finish, energies."""
-        n = self.count
-        conf, velo = self.conf[:n], self.velo[:n]
-        Tc, fc = self.reaction[:n, ANGULAR], self.reaction[:n, LINEAR]
-        mass = np.where(self.mass[:n] > 0, self.mass[:n], 1.0)
-        Omega1 = velo[:, ANGULAR] + h * _mv(self.Jinv[:n], Tc)
-        velo[:, LINEAR] += (h / mass)[:, None] * fc
-        conf[:, CENTER] += 0.5 * h * velo[:, LINEAR]
-        norot = self.norotation[:n]
-        Omega1[norot] = 0.0
-        R_half = rotations(conf)
-        R_end, Omega_end = R_half.copy(), Omega1.copy()
-        codes = self.scheme[:n]
-        for code, scheme in enumerate(SCHEME_LIST):
-            idx = np.flatnonzero(codes == code)
-            if idx.size:
-                R_end[idx], Omega_end[idx] = scheme.finish(self, idx, h, R_half[idx], Omega1[idx], Tc[idx])
-        R_end[norot], Omega_end[norot] = R_half[norot], 0.0
-        store_rotations(conf, R_end)
-        velo[:, ANGULAR] = Omega_end
-        self.fext[:n] += self.reaction[:n]
-        live = ~self.obstacle[:n]
-        work = 0.5 * h * np.einsum("ni,ni->n", self.velo0[:n] + velo, self.fext[:n])
-        self.energy[:n, 1] += np.where(live, work, 0.0)
-        self.energy[:n, 0] = np.where(live, self.kinetic_energy(), 0.0)
+        """loads_at for every row (Solfec's half step and quasi-static predictor)."""
+        return self.loads_at(slice(0, self.count), R, x, t, h)
 
     def qs_step_begin(self, t: float, h: float) -> None:
         """Quasi-static predictor (NUMERICS §1.6): velocity without memory."""
@@ -371,24 +299,6 @@ class RigidBlock(BodyBlock):
         velo[self.norotation[:n], ANGULAR] = 0.0
         conf[:, CENTER] += h * velo[:, LINEAR]
         store_rotations(conf, rotations(conf) @ expmap(h * velo[:, ANGULAR]))
-
-
-def _callback_result(cb, out, f, ts, tr):
-    """Check a FORCE callback result (a 9-tuple for rigid bodies) and add it to the loads."""
-    name = getattr(cb.function, "__name__", "callback")
-    if not isinstance(out, tuple):
-        raise InputTypeError(
-            f"FORCE callback {name!r} of body {cb.body.id} must return a tuple of 9 numbers"
-            f" (force, spatial torque, referential torque), got {type(out).__name__}")
-    if len(out) != 9:
-        raise InputError(
-            f"FORCE callback {name!r} of body {cb.body.id} returned a tuple of {len(out)} items;"
-            " a rigid body needs 9 (force, spatial torque, referential torque)")
-    try:
-        vals = np.array(out, dtype=float)
-    except (TypeError, ValueError):
-        raise InputTypeError(f"FORCE callback {name!r} of body {cb.body.id} returned non-numbers: {out!r}") from None
-    return f + vals[0:3], ts + vals[3:6], tr + vals[6:9]
 
 
 def _shape_radius(primitives, center) -> float:

@@ -62,9 +62,22 @@ def svk_pk1(F, lam, mu, P):
 @njit(cache=True)
 def svk_tangent(F, lam, mu, A):
     """A (3, 3, 3, 3) = dP/dF of F (3, 3)."""
-    E = 0.5 * (F.T @ F - np.eye(3))
-    S = lam * np.trace(E) * np.eye(3) + 2.0 * mu * E
-    B = F @ F.T
+    svk_tangent_into(F, lam, mu, np.empty((2, 3, 3)), A)
+
+
+@njit(cache=True, inline="always")
+def svk_tangent_into(F, lam, mu, W, A):
+    """svk_tangent without temporaries (for loops over many deformation gradients): the
+    work space W (2, 3, 3) receives S and F F^T."""
+    S, B = W[0], W[1]
+    tr = 0.0
+    for I in range(3):
+        tr += 0.5 * (F[0, I] * F[0, I] + F[1, I] * F[1, I] + F[2, I] * F[2, I] - 1.0)
+    for I in range(3):
+        for J in range(3):
+            e = 0.5 * (F[0, I] * F[0, J] + F[1, I] * F[1, J] + F[2, I] * F[2, J] - (1.0 if I == J else 0.0))
+            S[I, J] = 2.0 * mu * e + (lam * tr if I == J else 0.0)
+            B[I, J] = F[I, 0] * F[J, 0] + F[I, 1] * F[J, 1] + F[I, 2] * F[J, 2]
     for i in range(3):
         for J in range(3):
             for k in range(3):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py.geometry.ellip import Ellip
+from solfec_py.geometry.mesh import Mesh
 from solfec_py.geometry.sphere import Sphere
 
 
@@ -79,3 +80,47 @@ def inertia_from_euler(euler, density: float) -> np.ndarray:
     E = np.asarray(euler, dtype=float)
     tr = np.trace(E, axis1=-2, axis2=-1)[..., None, None]
     return density * (tr * np.eye(3) - E)
+
+
+def volume_pieces(primitives) -> list:
+    """The parts of a shape by volume id, each with its own mass properties:
+    [(volid, volume, centre (3,), Euler tensor about that centre (3, 3)), ...] in order of
+    first appearance (mesh elements grouped by their volume ids, other primitives whole)."""
+    groups: dict = {}
+    for p in primitives:
+        if isinstance(p, Mesh):
+            for v in np.unique(p.volids).tolist():
+                groups.setdefault(int(v), []).append((p, np.flatnonzero(p.volids == v)))
+        else:
+            groups.setdefault(int(p.volid), []).append((p, None))
+    out = []
+    for volid, parts in groups.items():
+        V, S, E = 0.0, np.zeros(3), np.zeros((3, 3))
+        origin = _shift_point([p for p, _ in parts], "ref")
+        for p, elements in parts:
+            if elements is None:
+                v, c, e = mass_properties([p])
+                d = c - origin
+                V, S, E = V + v, S + v * d, E + e + v * np.outer(d, d)
+                continue
+            for tri in p.triangle_chunks("ref", elements):
+                v, s, e = polyhedral_integrals(tri, origin)
+                V, S, E = V + v, S + s, E + e
+        d = S / V if V else np.zeros(3)
+        euler = E - V * np.outer(d, d)
+        out.append((volid, V, origin + d, 0.5 * (euler + euler.T)))
+    return out
+
+
+def surface_moments(mesh: Mesh, surfid: int, origin) -> tuple[int, np.ndarray, np.ndarray]:
+    """(number of faces, S = ∫N dA, M = ∫N⊗(X - origin) dA) over the reference boundary
+    faces of `mesh` with surface id `surfid` (N the unit outward normal; quadrilaterals
+    as two triangles, so both integrals are exact for the faceted surface)."""
+    nodes, sizes, sids, _ = mesh.boundary_faces()
+    sel = sids == surfid
+    quad = sel & (sizes == 4)
+    tri = np.vstack([nodes[sel][:, [0, 1, 2]], nodes[quad][:, [0, 2, 3]]])
+    x = mesh.ref[tri]                                              # (t, 3, 3)
+    area = 0.5 * np.cross(x[:, 1] - x[:, 0], x[:, 2] - x[:, 0])    # a N per triangle
+    arm = x.mean(axis=1) - np.asarray(origin, float)               # centroid - origin
+    return int(sel.sum()), area.sum(axis=0), np.einsum("ti,tj->ij", area, arm)

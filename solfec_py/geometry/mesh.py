@@ -7,6 +7,13 @@ Surface ids: `gid` for every boundary face, unless the face's node set matches o
 explicitly listed faces `face_nodes` (m, 4, -1 padded) whose id is `face_sids` (m,).
 Topology (element faces, boundary faces, faces shared by two elements) is derived lazily,
 once, with a sort of face node sets; copies share it, since connectivity never changes.
+
+Quadratic cells (meshio's tetra10, wedge15, hexahedron20, the quadratic elements of
+fem.elements: corners, then one node per edge in `mesh_tables.EDGES` order) are stored as
+their linear corners in `conn`, so all geometry (faces, volumes, contact) sees straight-sided
+elements, plus `quadratic`: meshio
+cell name -> (element indices (m,), all nodes (m, n)); `cells()` lists every element by
+meshio cell type with its full node list, `linear()` drops the mid-edge nodes.
 """
 from __future__ import annotations
 
@@ -21,15 +28,21 @@ INTERIOR_SURFID = -2147483647      # surface id of faces interior to a mesh (MES
 _CHUNK = 1 << 15                   # elements per chunk when producing triangle coordinates
 
 
+def _grouping(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(stable sort order of the rows of an int array (m, w), True where a new row value starts)."""
+    order = np.argsort(keys[:, 0], kind="stable") if keys.shape[1] == 1 else np.lexsort(keys.T[::-1])
+    ordered = keys[order]
+    new = np.ones(keys.shape[0], dtype=bool)
+    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    return order, new
+
+
 def group_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Group identical rows of an int array (m, w): (group id per row, size of each group)."""
     m = keys.shape[0]
     if m == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    order = np.lexsort(keys.T[::-1])
-    ordered = keys[order]
-    new = np.ones(m, dtype=bool)
-    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    order, new = _grouping(keys)
     inverse = np.empty(m, dtype=np.int64)
     inverse[order] = np.cumsum(new) - 1
     return inverse, np.bincount(inverse)
@@ -44,37 +57,75 @@ def match_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def face_keys(nodes: np.ndarray) -> np.ndarray:
-    """Order-independent keys of faces (m, 4) padded with -1: the sorted node sets."""
-    return np.sort(nodes, axis=1)
+    """Order-independent keys of faces (m, 4) padded with -1: the sorted node sets, packed
+    two nodes per int64 (node numbers below 2**31 - 1); sorted by a 4-input network."""
+    a, b, c, d = (np.asarray(nodes, dtype=np.int64)[:, i] + 1 for i in range(4))
+    a, b = np.minimum(a, b), np.maximum(a, b)
+    c, d = np.minimum(c, d), np.maximum(c, d)
+    a, c = np.minimum(a, c), np.maximum(a, c)
+    b, d = np.minimum(b, d), np.maximum(b, d)
+    b, c = np.minimum(b, c), np.maximum(b, c)
+    return np.column_stack([(a << 32) | b, (c << 32) | d])
+
+
+def _one_column(keys: np.ndarray, nnod: int) -> np.ndarray | None:
+    """Triangle-only face keys as one int64 (three 21-bit node numbers) when they fit."""
+    if nnod + 1 >= 1 << 21 or np.any(keys[:, 0] >> 32):
+        return None
+    return ((keys[:, 0] & 0xFFFFFFFF) << 42) | ((keys[:, 1] >> 32) << 21) | (keys[:, 1] & 0xFFFFFFFF)
 
 
 class _Topology:
-    """Element faces and their sharing, derived from (etype, conn)."""
+    """Element faces and their sharing, derived from (etype, conn). Face entries are listed
+    element by element (the faces of element e at start[e] .. start[e] + FACE_COUNT - 1);
+    they are built per element type in chunks, so a 10^6-element mesh needs no (ne, 6, 4)
+    temporaries."""
 
     def __init__(self, etype: np.ndarray, conn: np.ndarray):
         ne = etype.size
-        table = mesh_tables.FACE_TABLE[etype]                                   # (ne, 6, 4)
-        glob = np.where(table >= 0, np.take_along_axis(conn[:, None, :].repeat(mesh_tables.MAX_FACES, 1),
-                                                       np.maximum(table, 0), axis=2), -1)
-        exists = np.arange(mesh_tables.MAX_FACES)[None, :] < mesh_tables.FACE_COUNT[etype][:, None]
-        self.elem = np.repeat(np.arange(ne), mesh_tables.MAX_FACES).reshape(ne, -1)[exists]
-        self.local = np.tile(np.arange(mesh_tables.MAX_FACES), (ne, 1))[exists]
-        self.nodes = glob[exists]                                      # (nf, 4), ccw outward
-        self.size = mesh_tables.FACE_SIZE[etype][exists]
-        self.keys = face_keys(self.nodes)
-        self.group, counts = group_rows(self.keys)
+        count = mesh_tables.FACE_COUNT[etype]
+        start = np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int64)
+        nf = int(count.sum())
+        self.elem = np.repeat(np.arange(ne), count)
+        self.local = np.arange(nf) - np.repeat(start, count)
+        self.size = mesh_tables.FACE_SIZE[etype[self.elem], self.local]
+        self.nodes = np.full((nf, 4), -1, dtype=np.int64)                # ccw outward, -1 padded
+        self.keys = np.empty((nf, 2), dtype=np.int64)
+        for k in mesh_tables.ETYPES:
+            sel = np.flatnonzero(etype == k)
+            table = mesh_tables.FACE_TABLE[k][: mesh_tables.FACE_COUNT[k]]                   # (F, 4)
+            for lo in range(0, sel.size, _CHUNK * 8):
+                e = sel[lo: lo + _CHUNK * 8]
+                nodes = conn[e][:, np.maximum(table, 0)]
+                if (table < 0).any():
+                    nodes[:, table < 0] = -1
+                nodes = nodes.reshape(-1, 4)
+                if e[-1] - e[0] == e.size - 1:                       # consecutive elements: a slice
+                    rows = slice(start[e[0]], start[e[0]] + nodes.shape[0])
+                else:
+                    rows = (start[e][:, None] + np.arange(table.shape[0])).reshape(-1)
+                self.nodes[rows] = nodes
+                self.keys[rows] = face_keys(nodes)
+        single = _one_column(self.keys, int(conn.max()) + 1 if conn.size else 0)
+        order, new = _grouping(self.keys if single is None else single[:, None])
+        group_sorted = np.cumsum(new) - 1
+        self.group = np.empty(nf, dtype=np.int64)
+        self.group[order] = group_sorted
+        counts = np.bincount(group_sorted)
         self.count = counts[self.group]                                # sharing count per face
         self.boundary = np.flatnonzero(self.count == 1)
-        _, first = np.unique(self.group, return_index=True)
-        shared = first[counts == 2]
-        self.shared = np.sort(shared)                                  # first occurrence of each shared face
-
-
+        begin = np.flatnonzero(new)                                    # first of each group in sorted order
+        two = begin[counts == 2]
+        pair = np.column_stack([order[two], order[two + 1]])           # i < j: the sort is stable
+        self.pairs = pair[np.argsort(pair[:, 0])]                      # (i, j) entries of each shared face
+        self.shared = self.pairs[:, 0]                                 # first occurrence of each shared face
 class Mesh(PointSetMotion):
-    """A mixed TET4/PYR5/WED6/HEX8 mesh."""
+    """A mixed TET4/PYR5/WED6/HEX8 mesh (quadratic cells kept beside their corners)."""
+
+    quadratic: dict = {}          # read-only default for meshes unpickled from older versions
 
     def __init__(self, nodes, etype, conn, volids, gid: int = 0, face_nodes=None, face_sids=None,
-                 cur=None):
+                 cur=None, quadratic=None):
         self.ref = np.array(nodes, dtype=float).reshape(-1, 3)
         self.cur = self.ref.copy() if cur is None else np.array(cur, dtype=float).reshape(-1, 3)
         self.etype = np.asarray(etype, dtype=np.int64).reshape(-1)
@@ -92,8 +143,45 @@ class Mesh(PointSetMotion):
         bad = (self.etype[:, None] > np.arange(8)) != (self.conn >= 0)
         if bad.any() or not np.isin(self.etype, mesh_tables.ETYPES).all():
             raise ValueError("Mesh: element types and padded connectivity disagree")
+        self.quadratic = {} if quadratic is None else {
+            name: (np.asarray(e, np.int64).reshape(-1), np.asarray(c, np.int64).reshape(len(e), -1))
+            for name, (e, c) in quadratic.items()}
+        for name, (elems, nodes) in self.quadratic.items():
+            k = mesh_tables.QUADRATIC[name]
+            if nodes.shape[1] != k + len(mesh_tables.EDGES[k]) or np.any(self.conn[elems, :k] != nodes[:, :k]):
+                raise ValueError(f"Mesh: {name} cells must list their corners (conn) first")
         self._topo = None
         self._bsurf = None
+
+    @property
+    def is_quadratic(self) -> bool:
+        return bool(self.quadratic)
+
+    def cells(self) -> list:
+        """Every element by meshio cell type: [(name, element indices, nodes (m, n))], the
+        quadratic cells with all their nodes, the others with their corners."""
+        out, quad = [], np.zeros(self.nele, dtype=bool)
+        for name, (elems, nodes) in self.quadratic.items():
+            out.append((name, elems, nodes))
+            quad[elems] = True
+        for k in mesh_tables.ETYPES:
+            elems = np.flatnonzero((self.etype == k) & ~quad)
+            if elems.size:
+                out.append((mesh_tables.MESHIO_NAMES[k], elems, self.conn[elems, :k]))
+        return out
+
+    def linear(self) -> "Mesh":
+        """This mesh with straight-sided elements only: quadratic cells become their corners
+        and the nodes no element corner uses are dropped (node numbers are compacted)."""
+        if not self.quadratic:
+            return self.copy()
+        used = np.zeros(self.nnod, dtype=bool)
+        used[self.conn[self.conn >= 0]] = True
+        new = np.cumsum(used) - 1
+        renum = lambda a: np.where(a >= 0, new[np.maximum(a, 0)], -1)   # noqa: E731
+        keep = np.all((self.face_nodes < 0) | used[np.maximum(self.face_nodes, 0)], axis=1)
+        return Mesh(self.ref[used], self.etype, renum(self.conn), self.volids, self.gid,
+                    renum(self.face_nodes[keep]), self.face_sids[keep], cur=self.cur[used])
 
     @property
     def nnod(self) -> int:
@@ -137,8 +225,18 @@ class Mesh(PointSetMotion):
 
     def nodes_on_surface(self, surfid: int) -> np.ndarray:
         """Sorted unique nodes of the boundary faces with surface id `surfid` (maybe empty)."""
-        nodes, _, sids, _ = self.boundary_faces()
-        sel = nodes[sids == surfid]
+        nodes, _, sids, owner = self.boundary_faces()
+        on = sids == surfid
+        sel = [nodes[on].reshape(-1)]
+        if self.quadratic:                                 # mid-edge nodes of those faces too
+            local = self.topology.local[self.topology.boundary][on]
+            for name, (elems, full) in self.quadratic.items():
+                row = np.full(self.nele, -1, dtype=np.int64)
+                row[elems] = np.arange(elems.size)
+                hit = row[owner[on]] >= 0
+                mids = mesh_tables.face_midside(mesh_tables.QUADRATIC[name])[local[hit]]
+                sel.append(np.where(mids >= 0, full[row[owner[on][hit]][:, None], np.maximum(mids, 0)], -1).ravel())
+        sel = np.concatenate(sel)
         return np.unique(sel[sel >= 0])
 
     def inter_element_faces(self) -> tuple[np.ndarray, np.ndarray]:
@@ -176,6 +274,12 @@ class Mesh(PointSetMotion):
             local = mesh_tables.TRI_TABLE[self.etype[part]]                          # (m, 12, 3)
             glob = np.take_along_axis(self.conn[part][:, None, :].repeat(mesh_tables.MAX_TRIS, 1), local, axis=2)
             yield x[glob].reshape(-1, 3, 3)
+
+    def centroids(self, config: str = "cur") -> np.ndarray:
+        """(ne, 3) averages of every element's corner nodes."""
+        x = self.cur if config == "cur" else self.ref
+        k = self.etype[:, None]
+        return np.einsum("ek,eki->ei", (np.arange(8)[None, :] < k) / k, x[np.maximum(self.conn, 0)])
 
     # ------------------------------------------------------------------ volume ids (motion: PointSetMotion)
     def set_volid(self, volid: int) -> None:

@@ -12,14 +12,43 @@ from __future__ import annotations
 
 import numpy as np
 
-from solfec_py.fem.elements import FIRST_ORDER, Quad4, Tri3
+from solfec_py.fem.elements import ELEMENTS, FIRST_ORDER, Quad4, Tri3
 
 ETYPES = (4, 5, 6, 8)
 NAMES = {4: "tetrahedron", 5: "pyramid", 6: "wedge", 8: "hexahedron"}
-
 # faces listed counter-clockwise seen from outside (zero-based local node numbers)
 FACES = {e: [tuple(f) for f in FIRST_ORDER[e].faces] for e in ETYPES}
 MAX_FACES, MAX_TRIS = 6, 12
+
+MESHIO_NAMES = {e: FIRST_ORDER[e].name for e in ETYPES}      # meshio's cell-type names
+
+# a permutation of the corners that reverses an element's orientation
+FLIP = {4: (0, 2, 1, 3), 5: (0, 3, 2, 1, 4), 6: (0, 2, 1, 3, 5, 4), 8: (0, 3, 2, 1, 4, 7, 6, 5)}
+
+# the quadratic cells of fem.elements (meshio name -> corner count): corners first, then one
+# node per edge, node `corners + k` on EDGES[corners][k] (meshio's and VTK's order)
+QUADRATIC = {c.name: c.linear.nnodes for c in ELEMENTS.values() if c.order == 2}
+_QUADRATIC_OF = {ELEMENTS[n].linear.nnodes: ELEMENTS[n] for n in QUADRATIC}
+EDGES = {e: [tuple(edge) for _, edge in c.edges] for e, c in _QUADRATIC_OF.items()}
+
+
+def quadratic_permutation(etype: int, corners) -> np.ndarray:
+    """The node permutation of a quadratic cell whose corners are permuted by `corners`
+    (new corner i = old corner corners[i]); mid-edge nodes follow their edges."""
+    index = {frozenset(e): k for k, e in enumerate(EDGES[etype])}
+    mids = [etype + index[frozenset((corners[a], corners[b]))] for a, b in EDGES[etype]]
+    return np.array(list(corners) + mids, dtype=np.int64)
+
+
+def face_midside(etype: int) -> np.ndarray:
+    """(faces, 4) local mid-edge node numbers on each face of the quadratic cell with
+    `etype` corners, -1 padded (the face nodes of fem.elements after the corners)."""
+    out = np.full((MAX_FACES, 4), -1, dtype=np.int64)
+    for f, nodes in enumerate(_QUADRATIC_OF[etype].faces):
+        mids = nodes[len(FACES[etype][f]):]
+        out[f, : len(mids)] = mids
+    return out
+
 
 FACE_TABLE = np.full((9, MAX_FACES, 4), -1, dtype=np.int64)
 FACE_SIZE = np.zeros((9, MAX_FACES), dtype=np.int64)

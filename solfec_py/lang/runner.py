@@ -37,10 +37,24 @@ class DeckFailure(Exception):
         kind = "" if isinstance(err, SolfecError) and not isinstance(err, SyntaxError) else f"{type(err).__name__}: "
         if isinstance(err, SolfecError) and isinstance(err, SyntaxError):
             return f"{where}: {err}"
-        return f"{where}: {kind}{err}"
+        return f"{where}: {kind}{err}{name_hint(err)}"
 
     def __str__(self) -> str:
         return self.message()
+
+
+def name_hint(error: BaseException) -> str:
+    """' (did you mean 'X'?)' for a NameError whose name is close to a deck name."""
+    if type(error) is not NameError or not getattr(error, "name", None):
+        return ""
+    from solfec_py.api import NAMES
+    from solfec_py.validate import suggest
+
+    names = list(NAMES) + ["runscript"]
+    frames = [frame for frame, _ in traceback.walk_tb(error.__traceback__)]
+    if frames:      # the deck's (or helper's) own names where the error happened
+        names += [n for n in (*frames[-1].f_locals, *frames[-1].f_globals) if not n.startswith("__")]
+    return suggest(error.name, names)
 
 
 def read_deck(path: str) -> str:
@@ -66,11 +80,52 @@ def namespace_for(path: str, translated: bool) -> dict:
 
     ns = {"__name__": "__main__", "__file__": path, "__builtins__": builtins, "__doc__": None}
     ns.update(NAMES)
+    ns["runscript"] = runscript_for(ns, path)
     if translated:
         from solfec_py.lang import legacy
 
         ns.update(legacy.legacy_builtins())
     return ns
+
+
+def runscript_for(ns: dict, deck: str):
+    """The deck's `runscript(cmd_str)` (as Solfec defines it in the deck's namespace): split
+    `cmd_str` on whitespace, add '.py' to the first word unless it ends with 'py', and run
+    that script in the deck's own global namespace with the words as sys.argv (restored
+    afterwards). The script is looked for in the current directory, then beside the deck;
+    a Python 2 script is translated as a deck is."""
+    from solfec_py import validate as V
+    from solfec_py.errors import InputError
+
+    @V.command(name="runscript")
+    def runscript(cmd_str):
+        words = V.string("cmd_str", cmd_str).split()
+        if not words:
+            raise InputError("runscript: 'cmd_str' names no script, got an empty string")
+        if not words[0].endswith("py"):
+            words[0] += ".py"
+        script = words[0]
+        beside = os.path.join(os.path.dirname(os.path.abspath(deck)), script)
+        if not os.path.isfile(script) and os.path.isfile(beside):
+            script = beside
+        try:
+            source = read_deck(script)
+        except OSError as exc:
+            raise InputError(f"runscript: cannot read {words[0]!r}: {exc.strerror}") from None
+        text, translated = prepare(source, script)
+        if translated:
+            from solfec_py.lang import legacy
+
+            for name, value in legacy.legacy_builtins().items():
+                ns.setdefault(name, value)
+        code = compile(text, script, "exec")
+        saved, sys.argv = sys.argv, words
+        try:
+            exec(code, ns)
+        finally:
+            sys.argv = saved
+
+    return runscript
 
 
 def deck_line(error: BaseException, path: str) -> int | None:

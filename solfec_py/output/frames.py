@@ -6,7 +6,9 @@ routines); the layout itself is solfec-py's (documented in docs/results.md).
 A frame is one row of the table `frames` (float64, columns `FRAME_COLUMNS`) plus, per body
 family, a block of rows of `state/<family>` (conf | velo | energy, one row per body, in the
 order of `ids/<family>`; for families whose bodies differ in state length, one flat run of
-values, see RAGGED) and a block of rows of `constraints` (columns `CON_COLUMNS`).
+values, see RAGGED), a block of rows of `carry/<family>` (the state integration schemes
+carry between steps, bodies that have some only) and a block of rows of `constraints`
+(columns `CON_COLUMNS`).
 Row blocks are addressed by offset/count columns of the frame table, so frames are
 appended without rewriting anything and a half-written frame is simply not referenced.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py.bodies import families
+from solfec_py.bodies.rigid_schemes import CARRY_WIDTH as RIGID_CARRY_WIDTH
 from solfec_py.constraints import KINDS
 
 TIMERS = ("TIMINT", "CONUPD", "CONDET", "LOCDYN", "CONSOL", "PARBAL", "GSINIT", "GSRUN",
@@ -31,6 +34,9 @@ FAMILIES = {fam: sizes for fam, sizes in families().items() if sizes is not None
 # holds (len(conf), len(velo)) of every body, addressed like `ids/<family>` (format 4)
 RAGGED = tuple(fam for fam, sizes in families().items() if sizes is None)
 ALL_FAMILIES = tuple(FAMILIES) + RAGGED
+# families whose blocks carry scheme state between steps (`carried_rows()`, rows of
+# body id, scheme code, step, state): width of a row of `carry/<family>` (format version 4)
+CARRIED = {"rigid": 3 + RIGID_CARRY_WIDTH}
 
 BASE_COLUMNS = (
     "TIME", "STEP", "STEPS", "BODS", "CONS",
@@ -47,7 +53,8 @@ def _family_columns(family: str) -> tuple:
 
 # VALID (last, 1.0) marks a written row: the table is allocated ahead of the frames
 FRAME_COLUMNS = (BASE_COLUMNS + tuple(f"E_{e}" for e in ENERGIES) + TIMERS + STATISTICS
-                 + tuple(c for fam in ALL_FAMILIES for c in _family_columns(fam)) + ("VALID",))
+                 + tuple(c for fam in ALL_FAMILIES for c in _family_columns(fam))
+                 + tuple(f"{fam.upper()}_CARRY_{w}" for fam in CARRIED for w in ("OFF", "CNT")) + ("VALID",))
 COL = {name: i for i, name in enumerate(FRAME_COLUMNS)}
 
 

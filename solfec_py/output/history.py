@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solfec_py.errors import NotAvailableError
+from solfec_py.errors import NotAvailableError, ResultsError
 from solfec_py.output import fe_history, frames
 from solfec_py.output.store import KIND_FAMILY
 
@@ -80,9 +80,11 @@ def all_frames(store, t0: float | None = None, t1: float | None = None, skip: in
     return np.flatnonzero((times >= lo) & (times <= hi))[::skip]
 
 
-def history(store, items, t0: float, t1: float, skip: int = 1, progress: bool = False) -> tuple:
+def history(store, items, t0: float, t1: float, skip: int = 1, progress: bool = False,
+            materials: dict | None = None) -> tuple:
     """HISTORY's result: (times, values_1, ...) as lists of N floats (zero tails); with
-    `progress` a percentage meter on stdout while the frames are read."""
+    `progress` a percentage meter on stdout while the frames are read (`materials`: see
+    `evaluate`)."""
     idx, n = solfec_frames(store, t0, t1, skip)
     out = [np.zeros(n) for _ in range(len(items) + 1)]
     out[0][: idx.size] = store.times[idx]
@@ -92,7 +94,7 @@ def history(store, items, t0: float, t1: float, skip: int = 1, progress: bool = 
 
         meter = Percent()
     try:
-        for k, values in enumerate(evaluate(store, items, idx, meter)):
+        for k, values in enumerate(evaluate(store, items, idx, meter, materials)):
             out[k + 1][: idx.size] = values
     finally:
         if meter is not None:
@@ -104,8 +106,9 @@ def history(store, items, t0: float, t1: float, skip: int = 1, progress: bool = 
 class _Frames:
     """Per-frame body ids of each family (cached by their ids block) for a frame list."""
 
-    def __init__(self, store, idx: np.ndarray):
+    def __init__(self, store, idx: np.ndarray, materials: dict | None = None):
         self.store, self.idx = store, idx
+        self.materials = materials or {}   # body id -> (lambda, mu) of deformable bodies (stress)
         self.tick = None             # progress within the current item: tick(fraction)
         self._ids: dict = {}
         reg = store.registry
@@ -156,9 +159,10 @@ class _Frames:
         return out
 
 
-def evaluate(store, items, idx: np.ndarray, progress=None) -> list:
-    """One float array (len(idx)) per item; `progress(fraction)` is told how far it got."""
-    fr = _Frames(store, np.asarray(idx, dtype=np.int64))
+def evaluate(store, items, idx: np.ndarray, progress=None, materials: dict | None = None) -> list:
+    """One float array (len(idx)) per item; `progress(fraction)` is told how far it got;
+    `materials` {body id: (lambda, mu)} lets stresses of deformable bodies be evaluated."""
+    fr = _Frames(store, np.asarray(idx, dtype=np.int64), materials)
     out = []
     for k, item in enumerate(items):
         if progress is not None:
@@ -204,26 +208,52 @@ def _point_values(store, fr: _Frames, item: PointItem) -> np.ndarray:
     return _body_point_values(store, fr, int(item.body), item)
 
 
+def _rigid_motion(s: np.ndarray, A: np.ndarray):
+    """(x, v) (frames, 3) of the point with arm A = X - X0 from rigid state rows s."""
+    R = s[:, 0:9].reshape(-1, 3, 3).transpose(0, 2, 1)      # column-major storage
+    return s[:, 9:12] + R @ A, s[:, 15:18] + np.einsum("fij,fj->fi", R, np.cross(s[:, 12:15], A))
+
+
+def _pseudo_rigid_motion(s: np.ndarray, A: np.ndarray):
+    """(x, v) = (xc + F A, v + dF/dt A) from pseudo-rigid state rows (F row-wise)."""
+    return s[:, 9:12] + s[:, 0:9].reshape(-1, 3, 3) @ A, s[:, 21:24] + s[:, 12:21].reshape(-1, 3, 3) @ A
+
+
+def _pseudo_rigid_stress(s: np.ndarray, lame) -> np.ndarray:
+    """(frames, 7) homogeneous Cauchy stress and von Mises value of F (row-wise) in s."""
+    from solfec_py.fem.laws import cauchy_mises
+
+    out = np.full((s.shape[0], 7), np.nan)
+    for k in np.flatnonzero(np.isfinite(s[:, 0])):
+        out[k] = cauchy_mises(*s[k, 0:9].tolist(), *lame)
+    return out
+
+
+MOTION = {"rigid": _rigid_motion, "pseudo_rigid": _pseudo_rigid_motion}
+STRESS = slice(9, 16)          # SX .. MISES in POINT_ENTITIES
+
+
 def _body_point_values(store, fr: _Frames, bid: int, item: PointItem) -> np.ndarray:
     family = fr.family_of.get(bid)
     if family is None:
         return np.full(fr.idx.size, np.nan)
     if family in frames.RAGGED:
         return fe_history.point_values(store, fr, family, bid, item.point, item.entity)
-    if family != "rigid":
+    if family not in MOTION:
         raise NotAvailableError(f"HISTORY point values of {family.replace('_', ' ')} bodies are not available yet")
     e = item.entity
-    if e in POINT_ENTITIES[9:]:           # stress of a rigid body: zero (LANGUAGE §15.3)
-        state = _state(store, fr, family, [bid])[:, 0, 0]
-        return np.where(np.isnan(state), np.nan, 0.0)
     s = _state(store, fr, family, [bid])[:, 0, :]
-    R = s[:, 0:9].reshape(-1, 3, 3).transpose(0, 2, 1)      # column-major storage
-    A = np.asarray(item.point, float) - fr.X0[bid]
+    if e in POINT_ENTITIES[STRESS]:
+        if family == "rigid":                 # stress of a rigid body: zero (LANGUAGE §15.3)
+            return np.where(np.isnan(s[:, 0]), np.nan, 0.0)
+        if bid not in fr.materials:        # the results hold F, not the material
+            raise ResultsError(f"the stress of pseudo-rigid body {bid} needs its material, which the results"
+                               " do not hold: ask HISTORY in the deck that built the model (READ mode)")
+        return _pseudo_rigid_stress(s, fr.materials[bid])[:, POINT_ENTITIES[STRESS].index(e)]
+    x, v = MOTION[family](s, np.asarray(item.point, float) - fr.X0[bid])
     comp = "XYZ".index(e[1])
     if e[0] in "CD":
-        x = s[:, 9:12] + R @ A
         return x[:, comp] - (item.point[comp] if e[0] == "D" else 0.0)
-    v = s[:, 15:18] + np.einsum("fij,fj->fi", R, np.cross(s[:, 12:15], A))
     return v[:, comp]
 
 

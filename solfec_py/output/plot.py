@@ -1,6 +1,8 @@
 """Plots and CSV of stored results (layer 6): `solfec-py plot OUTDIR [options]` and the deck
 helper `plot_history`. Reads the results file alone (no deck needed) and draws energies,
-solver statistics and any HISTORY entity with matplotlib (Agg backend, PNG or PDF).
+solver statistics and any HISTORY entity with matplotlib (Agg backend, PNG, SVG or PDF):
+SI units on the axes, series that are zero at every frame left out (with a note), any
+entity against any other (--x), titled with the deck's name.
 Reference: LANGUAGE §15.6 (the entities), docs/results.md (usage).
 """
 from __future__ import annotations
@@ -28,8 +30,51 @@ entity syntax (-e, repeatable; quote it for the shell):
   BODY is a body id (a number) or a label (resolved at every frame; NaN where absent);
   quote a numeric label: '"7",(0,0,0),DX'.
 Without -e: the energies, plus the solver statistics that are not all zero.
-The plot and the CSV use every stored frame in [--t0, --t1], the last one included.
+The plot and the CSV use every stored frame in [--t0, --t1], the last one included; the
+plot leaves out series that are zero at every frame (the CSV keeps them).
+--x ENTITY plots the entities against that one instead of time.
 """
+
+# SI units of the entities (the deck's own units when it uses others consistently)
+UNITS = {**{e: "J" for e in history.ENERGY_KINDS},
+         "GAP": "m", "R": "N", "CR": "N", "U": "m/s", "CU": "m/s",
+         "CX": "m", "CY": "m", "CZ": "m", "DX": "m", "DY": "m", "DZ": "m",
+         "VX": "m/s", "VY": "m/s", "VZ": "m/s", "MISES": "Pa",
+         "SX": "Pa", "SY": "Pa", "SZ": "Pa", "SXY": "Pa", "SXZ": "Pa", "SYZ": "Pa",
+         "STEP": "s", "GSITERS": "iterations", "NTITERS": "iterations", "BSITERS": "iterations",
+         "MERIT": "-", "BODS": "bodies", "CONS": "constraints", "NEWCONS": "constraints",
+         "NEWBODS": "bodies"}
+
+
+def unit(label: str) -> str:
+    """The unit of an entity label: 'J' for '3,KINETIC', 's' for a timer like 'TIMINT'."""
+    name = _split(label)[-1].upper()
+    if name in UNITS:
+        return UNITS[name]
+    return "s" if name in history.STRINGS and name not in history.COUNTS else ""
+
+
+def _axis_label(name: str, label: str) -> str:
+    u = unit(label)
+    return f"{name} [{u}]" if u else name
+
+
+def drop_zero(curves) -> tuple:
+    """(kept curves, labels of the curves that are zero at every frame); all are kept when
+    every one of them is zero."""
+    zero = [label for label, values in curves if not np.any(np.nan_to_num(np.asarray(values, float)))]
+    if len(zero) == len(curves):
+        return list(curves), []
+    return [(label, v) for label, v in curves if label not in zero], zero
+
+
+def deck_title(store: ResultsStore) -> str:
+    """The deck's name (its copy kept in the output directory), else the results file's."""
+    directory = os.path.dirname(store.path)
+    base = os.path.basename(os.path.normpath(directory)) if directory else ""
+    if base and os.path.isfile(os.path.join(directory, base + ".py")):
+        return base + ".py"
+    return os.path.splitext(os.path.basename(store.path))[0]
 
 
 def _split(text: str) -> list:
@@ -136,8 +181,9 @@ def _groups(curves):
     return groups
 
 
-def build_figure(times, curves, title: str | None = None):
-    """A matplotlib Figure: one row of axes per group of curves, time on x."""
+def build_figure(times, curves, title: str | None = None, xlabel: str = "time [s]"):
+    """A matplotlib Figure: one row of axes per group of curves, `times` (or another
+    quantity, named by `xlabel`) on x; y axes name their units."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -149,11 +195,11 @@ def build_figure(times, curves, title: str | None = None):
     for ax, (energy, members) in zip(axes, groups):
         for label, values in members:
             ax.plot(times, values, label=label)
-        ax.set_ylabel("energy" if energy else members[0][0])
+        ax.set_ylabel("energy [J]" if energy else _axis_label(members[0][0], members[0][0]))
         ax.grid(True, alpha=0.3)
         if energy or len(members) > 1:
             ax.legend(fontsize="small")
-    axes[-1].set_xlabel("time")
+    axes[-1].set_xlabel(xlabel)
     if title:
         fig.suptitle(title)
     fig.tight_layout()
@@ -191,13 +237,14 @@ def _parser() -> argparse.ArgumentParser:
                                 epilog=ENTITY_HELP)
     p.add_argument("results", help="output directory of an analysis (or its .h5 file)")
     p.add_argument("-e", "--entity", action="append", default=[], help="what to plot (repeatable; see below)")
-    p.add_argument("-o", "--output", help="image file, .png or .pdf (default OUTDIR/<name>_plot.png)")
+    p.add_argument("-o", "--output", help="image file, .png, .svg or .pdf (default OUTDIR/<name>_plot.png)")
+    p.add_argument("--x", metavar="ENTITY", help="plot against this entity instead of time")
     p.add_argument("--csv", metavar="FILE", help="also write the series as CSV ('-' for stdout)")
     p.add_argument("--no-plot", action="store_true", help="only write the CSV")
     p.add_argument("--t0", type=float, help="first time (default: the first frame)")
     p.add_argument("--t1", type=float, help="last time (default: the last frame)")
     p.add_argument("--skip", type=int, default=1, help="use every SKIP-th frame")
-    p.add_argument("--title", help="figure title")
+    p.add_argument("--title", help="figure title (default: the deck's name)")
     p.add_argument("--list", action="store_true", help="print the frames and bodies stored and exit")
     return p
 
@@ -221,16 +268,26 @@ def main(argv: list[str] | None = None) -> int:
             print(_listing(store))
             return 0
         entities = args.entity or default_entities(store)
-        times, curves = series(store, entities, args.t0, args.t1, args.skip)
+        times, curves = series(store, entities + ([args.x] if args.x else []), args.t0, args.t1, args.skip)
     except ResultsError as exc:
         print(f"solfec-py plot: {exc}", file=sys.stderr)
         return 1
+    x, xlabel = times, "time [s]"
+    if args.x:
+        (_, x), curves = curves[-1], curves[:-1]
+        xlabel = _axis_label(args.x, args.x)
     if args.csv:
-        write_csv(args.csv, times, curves)
+        write_csv(args.csv, times, curves + ([(args.x, x)] if args.x else []))
     if not args.no_plot:
         out = args.output or os.path.join(os.path.dirname(store.path),
                                           os.path.splitext(os.path.basename(store.path))[0] + "_plot.png")
-        fig = build_figure(times, curves, args.title or os.path.basename(store.path))
+        if os.path.splitext(out)[1].lower() not in (".png", ".svg", ".pdf"):
+            print(f"solfec-py plot: {out!r}: the image file must end in .png, .svg or .pdf", file=sys.stderr)
+            return 2
+        shown, zero = drop_zero(curves)
+        if zero:
+            print(f"solfec-py plot: left out (zero at every frame): {', '.join(zero)}", file=sys.stderr)
+        fig = build_figure(x, shown, args.title or deck_title(store), xlabel)
         try:
             fig.savefig(out)
         except (OSError, ValueError) as exc:

@@ -1,6 +1,7 @@
-"""Progress output of RUN (layer 6) for SOLFEC.verbose: 'ON' (a tqdm bar on a terminal,
-otherwise a statistics line every -i seconds), '%' (Solfec's 4-character percentage meter
-that decks overwrite with '\\b\\b\\b\\bPASSED'), 'OFF' (silent). Reference: LANGUAGE §1.5, §5.
+"""Progress output of RUN (layer 6) for SOLFEC.verbose: 'ON' (a tqdm bar on a terminal;
+elsewhere silent, or a statistics line every -i seconds when the deck set 'ON' itself),
+'%' (Solfec's 4-character percentage meter that decks overwrite with '\\b\\b\\b\\bPASSED'),
+'OFF' (silent); HISTORY's percentage meter. Reference: Solfec-1.0's manual (SOLFEC.verbose).
 """
 from __future__ import annotations
 
@@ -11,13 +12,24 @@ from solfec_py.constraints import CONTACT
 
 
 class Progress:
+    """The progress of one RUN.
+
+    verbose 'ON' (Solfec's default) on a terminal: a tqdm bar of simulated time with the
+    steps, the ETA, the contacts and the solver iterations. Elsewhere (output not a
+    terminal, or the CLI's --no-progress) nothing, unless the deck asked for the
+    statistics itself (`explicit`: it set SOLFEC.verbose = 'ON'): then a TIME line every
+    `interval` wall-clock seconds (-i) and one at the end. '%' / '%\n': Solfec's percentage
+    meter; 'OFF': silent.
+    """
+
     def __init__(self, verbose: str, t0: float, t1: float, interval: float = 1.0,
-                 stream=None, tty: bool | None = None):
+                 stream=None, tty: bool | None = None, explicit: bool = False):
         self.verbose = verbose
         self.t0, self.t1 = t0, t1
         self.interval = interval
         self.stream = stream or sys.stdout
-        self.tty = self.stream.isatty() if tty is None else tty
+        self.tty = _isatty(self.stream) if tty is None else tty
+        self.lines = verbose == "ON" and not self.tty and explicit
         self.started = wallclock.perf_counter()
         self.last_print = self.started
         self.steps = 0
@@ -26,9 +38,10 @@ class Progress:
         if verbose == "ON" and self.tty:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=round(t1 - t0, 12), unit="s", unit_scale=False,
-                            bar_format="{l_bar}{bar}| t={n:.4g}/{total:.4g} [{elapsed}<{remaining}, {postfix}]",
-                            file=self.stream, leave=True, dynamic_ncols=True)
+            self.bar = tqdm(total=round(t1 - t0, 12), unit="s", unit_scale=False, leave=True,
+                            bar_format="{percentage:3.0f}%|{bar}| t={n:.4g}/{total:.4g} s"
+                                       " [{elapsed}<{remaining}{postfix}]",
+                            file=self.stream, dynamic_ncols=True)
         elif verbose.startswith("%"):
             self._percent(0)
 
@@ -46,21 +59,29 @@ class Progress:
         return (f"TIME: {domain.time:.6g} STEP: {domain.step:.3g} BODIES: {len(domain.bodies)}"
                 f" CONSTRAINTS: {len(domain.constraints)}{stats} STEPS/s: {rate:.4g}")
 
+    def _postfix(self, domain) -> str:
+        """'steps=N, contacts=C, iters=I' (what the last solve reported)."""
+        parts = [f"steps={self.steps}"]
+        for name, value in _statistics(domain):
+            if name == "CONTACTS":
+                parts.append(f"contacts={value:.0f}")
+            elif name.endswith("ITERS"):
+                parts.append(f"iters={value:.0f}")
+        return ", ".join(parts)
+
     def update(self, domain) -> None:
         self.steps += 1
         span = self.t1 - self.t0
         if self.verbose.startswith("%"):
             self._percent(min(100, int(100 * (domain.time - self.t0) / span)) if span > 0 else 100)
         elif self.bar is not None:
-            self.bar.n = round(domain.time - self.t0, 12)
+            self.bar.n = min(round(domain.time - self.t0, 12), self.bar.total)
             now = wallclock.perf_counter()
             if now - self.last_print > 0.1:
-                stats = "".join(f", {k.lower()}={v:.3g}" for k, v in _statistics(domain))
-                self.bar.set_postfix_str(f"bodies={len(domain.bodies)}, constraints={len(domain.constraints)}"
-                                         f"{stats}, steps={self.steps}", refresh=False)
+                self.bar.set_postfix_str(self._postfix(domain), refresh=False)
                 self.bar.refresh()
                 self.last_print = now
-        elif self.verbose == "ON":
+        elif self.lines:
             now = wallclock.perf_counter()
             if now - self.last_print >= self.interval:
                 print(self._line(domain), file=self.stream, flush=True)
@@ -73,10 +94,18 @@ class Progress:
                 self.stream.write("\n")
             self.stream.flush()
         elif self.bar is not None:
-            self.bar.n = round(domain.time - self.t0, 12)
+            self.bar.n = min(round(domain.time - self.t0, 12), self.bar.total)
+            self.bar.set_postfix_str(self._postfix(domain), refresh=False)   # the final counts
             self.bar.close()
-        elif self.verbose == "ON":
+        elif self.lines:
             print(self._line(domain), file=self.stream, flush=True)
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def _statistics(domain) -> list:

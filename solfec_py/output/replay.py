@@ -1,6 +1,6 @@
 """Stored frames back into a live model (layer 6): READ-mode navigation (first data command
 loads frame 0, SEEK, FORWARD, BACKWARD), continuation of a run from its last frame (-c:
-bodies, clock and the whole constraint set, contacts included), and INITIALIZE_STATE from
+bodies, the state their schemes carry, clock and the whole constraint set, contacts included), and INITIALIZE_STATE from
 another analysis. Reference: LANGUAGE §1.2 (-c), §1.3, §13.9,
 §15.1-§15.2 (Solfec sol.c read / SOLFEC_Seek_To, dom.c DOM_Read_State, -c in solfec.c).
 
@@ -39,10 +39,12 @@ def match(block, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def apply_state(block, state: tuple, parts=("conf", "velo", "energy")) -> np.ndarray:
     """Write a stored state (ids, sizes, flat values: `store.frame_values`) into the rows of
-    `block` holding those ids; returns the ids applied."""
+    `block` holding those ids (state a scheme carried between steps is void for them,
+    `block.state_changed`); returns the ids applied."""
     ids, sizes, values = state
     src, dst = match(block, ids)
     if src.size:
+        block.state_changed(dst)
         block.set_state_values(dst, frames.pick(values, sizes, src), sizes[src], parts)
     return ids[src]
 
@@ -176,6 +178,8 @@ def restore_last(solfec) -> tuple | None:
         state = store.frame_values(fam, i)
         keep.update(int(v) for v in state[0])
         apply_state(block, state)
+        if fam in frames.CARRIED:
+            block.restore_carried(store.frame_carry(fam, i))
     for body in list(domain.bodies):      # deleted during the stored run (EXTENTS)
         if body.id not in keep:
             domain.delete(body)

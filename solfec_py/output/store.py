@@ -13,6 +13,8 @@ Datasets (all chunked and resizable along the first axis):
   geometry/...        reference meshes of finite-element bodies (nodes, cells in the block's
                       object order, element materials, an index by body id), so histories and
                       exports of their points need no live model
+  carry/<family>      (rows, 3 + width) float64 — body id, scheme code, step, state the body's
+                      integration scheme carries between steps (bodies without any have no row)
   constraints         (rows, len(CON_COLUMNS)) float64 — columns in attr `columns`
   bodies              (B, 7) float64 — registry: id, kind code, X0 (3), label offset, label length
   labels              (chars,) uint8 — label characters of the registry
@@ -35,7 +37,8 @@ from solfec_py.errors import ResultsError
 from solfec_py.output import frames
 
 FORMAT = "solfec-py results"
-VERSION = 4          # 4: finite-element bodies: flat state runs, sizes/ and geometry/ datasets
+VERSION = 4          # 4: variable-length state rows (finite elements: sizes/, geometry/) and
+                     #    carry/<family> rows (scheme state between steps, exact -c)
                      # 3: constraint rows also hold ELEM1/2, MPNT, SPNT, COHESION (exact -c)
                      # 2: constraint rows end with the constraint ID (1: without it)
 KINDS = tuple(KIND_BY_CODE[c] for c in sorted(KIND_BY_CODE))     # stored kind code = index + 1
@@ -62,6 +65,11 @@ def _written_paths() -> dict:
     if _WRITTEN["session"] is not session.current():      # a new program run (session.start)
         _WRITTEN["session"], _WRITTEN["paths"] = session.current(), {}
     return _WRITTEN["paths"]
+
+
+def written_paths() -> list:
+    """Absolute paths of the results files the current program run (session) wrote frames to."""
+    return list(_written_paths())
 
 
 def written_this_run(path: str) -> bool:
@@ -118,6 +126,8 @@ def _create_file(path: str, domain, compression: bool):
                                ("index", len(GEOMETRY_INDEX), "i8")):
         f.create_dataset(f"geometry/{name}", (0, width), maxshape=(None, width), chunks=(1024, width),
                          dtype=dtype, **comp)
+    for fam, w in frames.CARRIED.items():
+        f.create_dataset(f"carry/{fam}", (0, w), maxshape=(None, w), chunks=(64, w), dtype="f8", **comp)
     c = f.create_dataset("constraints", (0, len(frames.CON_COLUMNS)), maxshape=(None, len(frames.CON_COLUMNS)),
                          chunks=(1024, len(frames.CON_COLUMNS)), dtype="f8", **comp)
     c.attrs["columns"] = list(frames.CON_COLUMNS)
@@ -236,6 +246,11 @@ class ResultsStore:
                 lo = np.minimum(idoff, run.shape[0]).astype(np.int64)
                 hi = np.minimum(idoff + cnt, run.shape[0]).astype(np.int64)
                 ok &= table[:, col[key]] + (total[hi] - total[lo]) <= sizes.get(f"state/{fam}", 0)
+        for fam in frames.CARRIED:
+            key = f"{fam.upper()}_CARRY_OFF"
+            if key in col:
+                cnt = table[:, col[f"{fam.upper()}_CARRY_CNT"]]
+                ok &= table[:, col[key]] + cnt <= sizes.get(f"carry/{fam}", 0)
         bad = np.flatnonzero(~ok)
         return int(bad[0]) if bad.size else n
 
@@ -263,8 +278,8 @@ class ResultsStore:
         self.refresh()
         if self._con_src is not None or any(c not in self._columns for c in frames.FRAME_COLUMNS):
             raise ResultsError(f"results file {self.path!r} was written by an older solfec-py (format"
-                               f" version < {VERSION}): its constraint rows lack what an exact"
-                               " continuation needs; it can be read but not continued (use -w)")
+                               f" version < {VERSION}): its frames lack what an exact continuation"
+                               " needs; it can be read but not continued (use -w)")
         self.file = self._open("r+")
         self._resume_counters()
 
@@ -288,6 +303,9 @@ class ResultsStore:
                 run = self._sizes[fam][idoff:idoff + cnt]
                 self._next[f"state/{fam}"] = int(last[col[f"{F}_OFF"]] + run.sum() + 5 * cnt)
                 self._next[f"ids/{fam}"] = self._next[f"sizes/{fam}"] = idoff + cnt
+            for fam in frames.CARRIED:
+                F = fam.upper()
+                self._next[f"carry/{fam}"] = int(last[col[f"{F}_CARRY_OFF"]] + last[col[f"{F}_CARRY_CNT"]])
         geo = f["geometry/index"][()] if "geometry/index" in f else np.zeros((0, len(GEOMETRY_INDEX)), np.int64)
         if geo.shape[0]:
             last_geo = geo[-1]
@@ -427,6 +445,12 @@ class ResultsStore:
             off = self._append(f"state/{fam}", block.state_values()) if n else self._next[f"state/{fam}"]
             c = _FAMILY_COLS[fam]
             row[c[0]], row[c[1]], row[c[2]] = off, n, cached[1]
+        for fam in frames.CARRIED:
+            block = domain.blocks.get(fam)
+            carried = block.carried_rows() if block is not None and block.count else np.zeros((0, 0))
+            c = _CARRY_COLS[fam]
+            row[c[0]] = self._append(f"carry/{fam}", carried) if carried.shape[0] else self._next[f"carry/{fam}"]
+            row[c[1]] = carried.shape[0]
         cons = frames.constraint_rows(domain)
         row[frames.COL["CON_OFF"]] = self._append("constraints", cons)
         row[frames.COL["CON_CNT"]] = row[frames.COL["CONS"]] = cons.shape[0]
@@ -588,6 +612,16 @@ class ResultsStore:
         off, cnt = int(row[self.col(f"{F}_OFF")]), int(row[self.col(f"{F}_CNT")])
         return self.frame_ids(family, i), self.read_slab(f"state/{family}", off, cnt)
 
+    def frame_carry(self, family: str, i: int) -> np.ndarray:
+        """Rows (body id, scheme code, step, carried state) of one family at frame i; none
+        in files of format version < 4."""
+        F = family.upper()
+        if f"{F}_CARRY_OFF" not in self._columns:
+            return np.zeros((0, frames.CARRIED.get(family, 3)))
+        row = self.table[i]
+        off, cnt = int(row[self.col(f"{F}_CARRY_OFF")]), int(row[self.col(f"{F}_CARRY_CNT")])
+        return self.read_slab(f"carry/{family}", off, cnt) if cnt else np.zeros((0, frames.CARRIED[family]))
+
     def constraint_keys(self, i: int) -> list:
         """(id, kind code, body 1, body 2) of every constraint row of frame i."""
         rows = self.frame_constraints(i)
@@ -622,6 +656,8 @@ class ResultsStore:
 
 
 _FAMILY_COLS = {fam: tuple(frames.family_col(fam, w) for w in ("OFF", "CNT", "IDOFF")) for fam in frames.ALL_FAMILIES}
+_CARRY_COLS = {fam: (frames.COL[f"{fam.upper()}_CARRY_OFF"], frames.COL[f"{fam.upper()}_CARRY_CNT"])
+               for fam in frames.CARRIED}
 
 
 def h5s_create(shape):

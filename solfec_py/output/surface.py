@@ -4,9 +4,10 @@ set of bodies computed for all of them at once. Reference: LANGUAGE §14.2 (Solf
 XDMF export, the viewer's rendering of rigid shapes).
 
 The reference surface of a body comes from its shape primitives' `surface_triangles()`
--> (points, triangles, surface ids). The current points and velocities of those
-referential points come from the bodies' blocks (`cur_points`, `point_velocities`,
-bodies/base.py), one call per block for all its bodies.
+-> (points, triangles, surface ids); the surface ids go to ParaView as cell data. The
+current points, velocities and stresses of those referential points come from the
+bodies' blocks (`cur_points`, `point_velocities`, `stresses`, bodies/base.py), one call per
+block for all its bodies.
 """
 from __future__ import annotations
 
@@ -17,31 +18,33 @@ from solfec_py.geometry.ellip import Ellip
 from solfec_py.geometry.sphere import Sphere, unit_sphere
 
 
-def reference_triangles(body, coarse: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def reference_triangles(body, coarse: bool = False, with_ids: bool = False) -> tuple:
     """(points (p, 3), triangles (t, 3)) of the body's reference surface (`coarse`: spheres
     and ellipsoids with 42 points instead of their own 162, for the live export of many
-    bodies)."""
-    points, triangles, offset = [], [], 0
+    bodies); `with_ids` adds the surface id of every triangle."""
+    points, triangles, ids, offset = [], [], [], 0
     for prim in body.shape:
         ref = prim.copy()
         ref.set_rigid_motion(np.eye(3), np.zeros(3), np.zeros(3))   # current := reference
-        if coarse and isinstance(ref, Sphere):
+        if coarse and isinstance(ref, (Sphere, Ellip)):             # the unit icosphere, scaled (and turned)
             unit, tri = unit_sphere(1)
-            pts, tri = ref.ref_center + ref.radius * unit, np.array(tri, dtype=np.int64)
-        elif coarse and isinstance(ref, Ellip):                   # the unit icosphere, scaled and turned
-            unit, tri = unit_sphere(1)
-            pts, tri = ref.ref_center + (unit * ref.radii) @ ref.ref_rot.T, np.array(tri, dtype=np.int64)
+            tri = np.array(tri, dtype=np.int64)
+            shape = (unit * ref.radius) if isinstance(ref, Sphere) else (unit * ref.radii) @ ref.ref_rot.T
+            pts, sid = ref.ref_center + shape, np.full(tri.shape[0], ref.surfid, dtype=np.int64)
         else:
-            pts, tri = primitive_triangles(ref, body)
+            pts, tri, sid = primitive_triangles(ref, body, with_ids=True)
         points.append(pts)
         triangles.append(tri + offset)
+        ids.append(sid)
         offset += pts.shape[0]
     if not points:
-        return np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64)
-    return np.concatenate(points), np.concatenate(triangles)
+        empty = np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64)
+        return empty + (np.zeros(0, dtype=np.int64),) if with_ids else empty
+    out = np.concatenate(points), np.concatenate(triangles)
+    return out + (np.concatenate(ids),) if with_ids else out
 
 
-def primitive_triangles(prim, body=None) -> tuple[np.ndarray, np.ndarray]:
+def primitive_triangles(prim, body=None, with_ids: bool = False) -> tuple:
     fn = getattr(prim, "surface_triangles", None)
     if fn is None:
         who = f" of body {body.id}" if body is not None else ""
@@ -49,6 +52,8 @@ def primitive_triangles(prim, body=None) -> tuple[np.ndarray, np.ndarray]:
     out = fn()
     pts = np.asarray(out[0], dtype=float).reshape(-1, 3)
     tri = np.asarray(out[1], dtype=np.int64).reshape(-1, 3)
+    if with_ids:
+        return pts, tri, np.asarray(out[2], dtype=np.int64).reshape(-1)
     return pts, tri
 
 
@@ -58,12 +63,13 @@ class SurfaceSet:
     def __init__(self, bodies, coarse: bool = False):
         self.bodies = list(bodies)
         self.ids = np.array([b.id for b in self.bodies], dtype=np.int64)
-        pts, tris, owner, tri_owner = [], [], [], []
+        pts, tris, owner, tri_owner, sids = [], [], [], [], []
         offset = 0
         for k, body in enumerate(self.bodies):
-            p, t = _cached_reference(body, coarse)
+            p, t, s = _cached_reference(body, coarse)
             pts.append(p)
             tris.append(t + offset)
+            sids.append(s)
             owner.append(np.full(p.shape[0], k, dtype=np.int64))
             tri_owner.append(np.full(t.shape[0], body.id, dtype=np.int64))
             offset += p.shape[0]
@@ -71,6 +77,7 @@ class SurfaceSet:
         self.triangles = np.concatenate(tris) if tris else np.zeros((0, 3), dtype=np.int64)
         self.owner = np.concatenate(owner) if owner else np.zeros(0, dtype=np.int64)
         self.bid = np.concatenate(tri_owner) if tri_owner else np.zeros(0, dtype=np.int64)
+        self.sid = np.concatenate(sids) if sids else np.zeros(0, dtype=np.int64)      # surface id per triangle
         counts = np.bincount(self.owner, minlength=len(self.bodies))
         self.start = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)   # points of body k
         # the points of each block's bodies: (block, point indices, geometric object of each)
@@ -115,11 +122,21 @@ class SurfaceSet:
             v[sel] = block.point_velocities(rows, X, elem)
         return x, d, v
 
+    def stresses(self) -> np.ndarray:
+        """(points, 6) float32 Cauchy stress (sx, sy, sz, sxy, sxz, syz) of the present state,
+        one `stresses` call per body block (zero on rigid bodies)."""
+        out = np.zeros((self.X.shape[0], 6), np.float32)
+        for group in self._groups:
+            block, sel, elem = group[0], group[3], group[4]
+            if sel.size:
+                out[sel] = block.stresses(self._point_rows(group), self.X[sel], elem)[:, :6]
+        return out
+
 
 def _cached_reference(body, coarse: bool):
     cache = getattr(body, "_surface_cache", None)
     if cache is None or cache[0] != coarse:
-        cache = (coarse, reference_triangles(body, coarse))
+        cache = (coarse, reference_triangles(body, coarse, with_ids=True))
         try:
             body._surface_cache = cache
         except AttributeError:  # pragma: no cover - bodies with __slots__

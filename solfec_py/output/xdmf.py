@@ -4,10 +4,11 @@ heavy data `<base>_xdmf.h5` in the output directory) and by XDMF_EXPORT.
 Reference: LANGUAGE §14.2 (Solfec's XDMF export: `_grids.xmf`, `_constraints.xmf`).
 
 Each frame is one uniform grid of a temporal collection: all bodies' surface triangles
-(topology and the cell attribute BID shared by frames while the body set is unchanged),
-the current points, and the point attributes DISP (x − X), VELO (and STRESS, zero for
-rigid bodies); constraints are a polyvertex grid with REAC (global reaction B·R), RELV
-(global relative velocity B·U), GAP and KIND. Heavy data are float32 (visualisation only;
+(topology and the cell attributes BID and SURFID, the body and surface id of each
+triangle, shared by frames while the body set is unchanged), the current points, and the
+point attributes DISP (x − X), VELO (and STRESS, zero for rigid bodies); constraints are a
+polyvertex grid with REAC (global reaction B·R), RELV (global relative velocity B·U), GAP
+and KIND. Heavy data are float32 (visualisation only;
 the results of record are the float64 frames of the results store). The heavy file stays
 open during a run; it is flushed and the XML extended in place (the closing tags rewritten
 after the new grids) every FLUSH_SECONDS, so ParaView can open the results during a run.
@@ -92,6 +93,7 @@ class XdmfSeries:
         self._synced_at = -np.inf    # time.monotonic() of the last sync
         self._rows = 0               # rows of `index` in use
         self._frames_group = None    # the open file's group `frames`
+        self._with_surfid: set = set()   # body-set meshes holding SURFID (surface id per triangle)
 
     # ------------------------------------------------------------------ files
     def _h5(self, mode):
@@ -140,6 +142,7 @@ class XdmfSeries:
                 f["index"][:] = np.array(keep)
             self._rows = len(keep)
             self.mesh = max((int(k) for k in f.require_group("mesh")), default=-1)
+            self._with_surfid = {int(k) for k in f["mesh"] if "SURFID" in f["mesh"][k]}
             self.has_constraints = "placeholder" in f
             self.rebuild_xml()
             return
@@ -153,7 +156,7 @@ class XdmfSeries:
             ds = f.create_dataset("index", (0, len(META)), maxshape=(None, len(META)), chunks=(256, len(META)),
                                   dtype="f8")
             ds.attrs["columns"] = list(META)
-        self._metas, self._rows = [], 0
+        self._metas, self._rows, self._with_surfid = [], 0, set()
         self._write_xml(self.grids, "bodies", [])
         self._synced, self._cons_xml = 0, False
 
@@ -172,11 +175,13 @@ class XdmfSeries:
         f = self._file()
         if new_mesh:
             g = f.require_group(f"mesh/{self.mesh}")
-            for key in ("topology", "BID"):
+            for key in ("topology", "BID", "SURFID"):
                 if key in g:
                     del g[key]
             _put(g, "topology", s.triangles.astype(np.int64))
             _put(g, "BID", s.bid.astype(np.int32))
+            _put(g, "SURFID", s.sid.astype(np.int32))
+            self._with_surfid.add(self.mesh)
         if self._frames_group is None:
             self._frames_group = f["frames"]
         frame_groups = self._frames_group
@@ -189,7 +194,7 @@ class XdmfSeries:
         if "VELO" in self.attributes:
             _put(g, "VELO", v)
         if "STRESS" in self.attributes:
-            _put(g, "STRESS", np.zeros((x.shape[0], 6), np.float32))
+            _put(g, "STRESS", s.stresses())
         if cons.shape[0]:
             _write_constraints(g, cons, self.attributes)
         meta = dict(time=float(time), mesh=self.mesh, npoints=x.shape[0], ntri=s.triangles.shape[0],
@@ -281,6 +286,8 @@ class XdmfSeries:
                f'        <Geometry GeometryType="XYZ">\n'
                f"          {_item((npt, 3), f'{h}:/frames/{i}/points')}\n        </Geometry>\n",
                _attribute("BID", "Scalar", "Cell", _item((ntri,), mesh + "/BID", "Int", 4))]
+        if int(m["mesh"]) in self._with_surfid:                   # meshes written before SURFID existed lack it
+            out.append(_attribute("SURFID", "Scalar", "Cell", _item((ntri,), mesh + "/SURFID", "Int", 4)))
         for name, width in (("DISP", 3), ("VELO", 3), ("STRESS", 6)):
             if name in self.attributes:
                 kind = "Vector" if width == 3 else "Matrix"

@@ -79,7 +79,7 @@ class Side:
     sign: np.ndarray
     rows: np.ndarray
     H: object
-    inert: np.ndarray      # contact points on bodies that do not react (obstacles)
+    inert: np.ndarray      # points on bodies that do not react (obstacles in contacts and two-body constraints)
 
 
 @dataclass
@@ -180,6 +180,9 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
     diag_idx, diag_val, off_a, off_b, off_val = [], [], [], [], []
     sides = []
     base = cset.base[crow]
+    # obstacles take no reaction from contacts nor from constraints linking them to another
+    # body (their motion is prescribed); single-body constraints (SET_VELOCITY) drive them
+    passive = (kind == C.CONTACT) | (cset.bid[crow, 1] > 0)
     for code, name in enumerate(cset.families):
         block = domain.blocks.get(name)
         con_l, sgn_l, rows_l, X_l, elem_l = [], [], [], [], []
@@ -199,7 +202,7 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
         rows = np.concatenate(rows_l)
         X = np.concatenate(X_l)
         H = block.gen_to_loc(rows, X, base[con], np.concatenate(elem_l))
-        inert = (kind[con] == C.CONTACT) & block.contact_inert(rows)
+        inert = passive[con] & block.contact_inert(rows)
         sides.append(Side(block, con, sign, rows, H, inert))
         B += segment_sum(con, sign[:, None] * block.local_velocity(rows, H, "free"), n)
         V += segment_sum(con, sign[:, None] * block.local_velocity(rows, H, "start"), n)

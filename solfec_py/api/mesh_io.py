@@ -1,0 +1,191 @@
+"""Deck commands for meshes from files and mesh generators (layer 7): MESH_IMPORT,
+TETRAHEDRALIZE, ELLIP_MESH, ROUGH_HEX. Reference: docs/meshes.md; Solfec lng.c
+TETRAHEDRALIZE, ELLIP_MESH, ROUGH_HEX (argument orders and messages).
+
+Every command returns a MESH (the type MESH(...) returns). Messages of the importer about
+what it dropped or fixed are printed as notes (silenced by WARNINGS('OFF')).
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from solfec_py import session, validate as V
+from solfec_py.api.shape_utils import peek_shape
+from solfec_py.api.shapes import CONVEX, MESH, _positive_list, positive_radii
+from solfec_py.errors import InputError, InputTypeError
+from solfec_py.geometry import mesh_import
+from solfec_py.geometry.ellip_mesh import ellip_mesh
+from solfec_py.geometry.hexgen import hex_mesh
+from solfec_py.geometry.massprops import mass_properties
+from solfec_py.geometry.mesh_export import write_mesh
+from solfec_py.geometry.tetrahedralize import fill, surface_from_meshio
+
+INT_MAX = 2147483647
+# TETRAHEDRALIZE cache files: these extensions keep their format, anything else is VTU
+CACHE_FORMATS = {".vtu": "vtu", ".msh": "gmsh", ".inp": "abaqus", ".vtk": "vtk", ".xdmf": "xdmf", ".med": "med"}
+
+
+def _notes(notes: list, where: str) -> None:
+    for text in notes:
+        session.inform(f"{where}: {text}")
+
+
+def _groups(value) -> dict | None:
+    if not V.given(value) or value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InputTypeError(f"'groups' must be a dict of group name -> id, got {V.describe(value)}")
+    out = {}
+    for name, ident in value.items():
+        if not isinstance(name, str):
+            raise InputTypeError(f"'groups' keys must be group names (strings), got {V.describe(name)}")
+        out[name] = V.integer(f"groups[{name!r}]", ident)
+    return out
+
+
+@V.command
+def MESH_IMPORT(path, volid=0, surfid=0, groups=V.MISSING, scale=1.0, format=V.MISSING,  # noqa: A002
+                linear=False):
+    """A MESH read from a mesh file (Gmsh, Abaqus, VTK/VTU, MED, Nastran, ... via meshio).
+
+    Parameters
+    ----------
+    path : str
+        The file.
+    volid, surfid : int
+        Ids of elements and boundary faces that no group of the file names (default 0).
+    groups : dict, optional
+        Group name -> id for named groups (gmsh physical names, Abaqus sets and surfaces).
+    scale : float
+        Coordinates are multiplied by it (units).
+    format : str, optional
+        A meshio format name overriding the file extension ('gmsh', 'abaqus', 'vtu', ...).
+    linear : bool
+        Quadratic cells become their corner elements (default False: kept).
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputTypeError(f"'path' must be a string, got {V.describe(path)}")
+    volid, surfid = V.integer("volid", volid), V.integer("surfid", surfid)
+    scale = V.positive("scale", scale)
+    fmt = None if not V.given(format) or format is None else V.choice("format", format, mesh_import.formats(),
+                                                                        what="mesh format")
+    linear = V.boolean("linear", linear)
+    notes: list = []
+    mesh = mesh_import.read_mesh(path, fmt, notes, volid=volid, surfid=surfid, groups=_groups(groups), scale=scale,
+                        linear=linear)
+    _notes(notes, f"MESH_IMPORT {os.fspath(path)}")
+    return MESH._wrap([mesh])
+
+
+# ---------------------------------------------------------------------- TETRAHEDRALIZE
+
+def cache_format(path: str) -> str:
+    return CACHE_FORMATS.get(os.path.splitext(path)[1].lower(), "vtu")
+
+
+@V.command
+def TETRAHEDRALIZE(shape, path, volume=V.MISSING, quality=V.MISSING, volid=V.MISSING, surid=V.MISSING):
+    """A tetrahedral MESH of a MESH's boundary or of a surface file, cached in `path`: when
+    `path` exists it is read and returned and the other arguments are ignored."""
+    if not isinstance(path, str):
+        raise InputTypeError(f"'path' must be a string object, got {V.describe(path)}")
+    if os.path.isfile(path):
+        notes: list = []
+        mesh = mesh_import.read_mesh(path, cache_format(path), notes)
+        _notes(notes, f"TETRAHEDRALIZE {path}")
+        return MESH._wrap([mesh])
+    vmax = V.number("volume", volume) if V.given(volume) else None
+    if vmax is not None and not vmax > 0:
+        raise InputError(f"Maximal volume must be positive: 'volume' = {vmax!r}")
+    q = V.number("quality", quality) if V.given(quality) else None
+    if q is not None and not q > 1.0:
+        raise InputError(f"Quality must be > 1.0: 'quality' = {q!r}")
+    vid = V.integer("volid", volid) if V.given(volid) else None
+    sid = V.integer("surid", surid) if V.given(surid) else None
+    notes = []
+    if isinstance(shape, MESH) and not shape.is_empty:
+        source = shape._current_mesh().linear()
+        points, tri, sids = source.surface_triangles()
+        ids = vid if vid is not None else _nearest_of(source)
+    elif isinstance(shape, str):
+        points, tri, sids, ids = _surface_file(shape, notes)
+        ids = vid if vid is not None else ids
+    else:
+        raise InputError(f"Shape must be either a MESH object or string, got {V.describe(shape)}")
+    if sid is not None:
+        sids = np.full(len(tri), sid)
+    mesh = fill(points, tri, sids, ids, vmax, q, notes=notes)
+    directory = os.path.dirname(path)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    write_mesh(mesh, path, cache_format(path))
+    _notes(notes, f"TETRAHEDRALIZE {path}")
+    return MESH._wrap([mesh])
+
+
+def _nearest(centres: np.ndarray, volids: np.ndarray):
+    """Volume ids of the input element nearest to each new element's centroid."""
+    from scipy.spatial import cKDTree
+
+    if np.unique(volids).size == 1:
+        return int(volids[0])
+    tree = cKDTree(centres)
+    return lambda x: volids[tree.query(x)[1]]
+
+
+def _surface_file(path: str, notes: list):
+    """Surface (points, triangles, ids) and volume ids of a shape file: the boundary of a
+    volume mesh, or the triangles and quads of a surface mesh (STL, OFF, PLY, OBJ, ...)."""
+    if not os.path.isfile(path):
+        raise InputError(f"'shape' file {path!r} not found")
+    raw = mesh_import.read_raw(path, None, notes)
+    try:
+        if any(mesh_import._kind(c.type, True)[0] == "volume" for c in raw.cells):
+            mesh = mesh_import.from_meshio(raw, notes=notes, linear=True)
+            return (*mesh.surface_triangles(), _nearest_of(mesh))
+        return (*surface_from_meshio(raw), 0)
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+
+
+def _nearest_of(mesh):
+    return _nearest(mesh.centroids(), mesh.volids)
+
+
+# ---------------------------------------------------------------------- generators
+
+@V.command
+def ELLIP_MESH(center, radii, error, volid, surfid):
+    """Tetrahedral MESH of an ellipsoid whose surface triangles stay within `error` of it."""
+    c, r = V.point("center", center), positive_radii(radii)
+    error = V.positive("error", error)
+    volid, surfid = V.integer("volid", volid), V.integer("surfid", surfid)
+    notes: list = []
+    mesh = ellip_mesh(c, r, error, volid, surfid, notes)
+    _notes(notes, "ELLIP_MESH")
+    return MESH._wrap([mesh])
+
+
+@V.command
+def ROUGH_HEX(shape, i, j, k, dx=V.MISSING, dy=V.MISSING, dz=V.MISSING):
+    """Hexahedral background MESH (i x j x k) over a CONVEX shape's oriented bounding box,
+    along the principal axes of its Euler tensor (ascending eigenvalues: i along the
+    thinnest direction); all ids INT_MAX. The shape is not emptied."""
+    items = shape if isinstance(shape, list) else [shape]
+    if not items or not all(isinstance(s, CONVEX) and not s.is_empty for s in items):
+        raise InputTypeError(f"'shape' must be a non-empty CONVEX object or a list of those, got {V.describe(shape)}")
+    prims = peek_shape("shape", shape)
+    i, j, k = V.positive_int("i", i), V.positive_int("j", j), V.positive_int("k", k)
+    grading = [_positive_list(name, value, n) if V.given(value) else None
+               for name, value, n in (("dx", dx, i), ("dy", dy, j), ("dz", dz, k))]
+    _, _, euler = mass_properties(prims, "cur")
+    _, axes = np.linalg.eigh(euler)                       # columns: principal directions, ascending
+    pts = np.concatenate([p.cur for p in prims]) @ axes
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    box = np.array([[lo[0], lo[1], lo[2]], [hi[0], lo[1], lo[2]], [hi[0], hi[1], lo[2]], [lo[0], hi[1], lo[2]]])
+    order = [0, 1, 2, 3] if np.linalg.det(axes) > 0 else [3, 2, 1, 0]   # keep the orientation right
+    bottom = box[order] @ axes.T
+    top = (box[order] + [0.0, 0.0, hi[2] - lo[2]]) @ axes.T
+    return MESH._wrap([hex_mesh(np.vstack([bottom, top]), i, j, k, INT_MAX, [INT_MAX] * 6, *grading)])
