@@ -3,7 +3,7 @@ lumped mass), DEF_LIM (linearly implicit) and quasi-static steps of every FE bod
 block at once, the critical step, and the inverse operators the local dynamics needs.
 Reference: Solfec-1.0 fem.c (``TL_dynamic_explicit_*``, ``TL_dynamic_implicit_*``,
 ``TL_static_*``, ``FEM_Dynamic_Critical_Step``); Zhang & Skeel (1997) for the linearly
-implicit midpoint rule; docs/fem-bodies.md.
+implicit midpoint rule; docs/fem.md.
 
 With h the step, M the lumped mass, f = f_ext(t + h/2) - f_int(q^{t+h/2}) - eta K u^t:
   DEF_EXP: q += h/2 u; u = u^t + h M^-1 f;          after the solve u += h M^-1 r, q += h/2 u

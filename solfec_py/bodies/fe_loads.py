@@ -6,7 +6,7 @@ point forces through ``element_shapes``, ``FEM_Pressure``); LANGUAGE §11.
 
 PRESSURE is a *dead* load, as in Solfec: the referential outward normals and areas of the
 faces are integrated once (fem.surface), and the nodal forces only scale with the value
-p(t); positive values pull the surface outward. docs/fem-bodies.md discusses the choice
+p(t); positive values pull the surface outward. docs/fem.md discusses the choice
 against the BM decks.
 """
 from __future__ import annotations
