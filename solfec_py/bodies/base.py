@@ -371,6 +371,12 @@ class BodyBlock:
     def contact_inert(self, rows) -> np.ndarray:
         raise self._missing("contact_inert")
 
+    def absorbed(self, cset) -> np.ndarray:
+        """Constraint-set rows this block enforces itself in the current step (e.g. the
+        pinned nodes of quasi-static finite-element bodies, bodies/fe_pins.py): the
+        solvers leave them out and the block stores their reactions at step end."""
+        return np.zeros(0, dtype=np.int64)
+
     # energies, boxes, shapes (contract item 6)
     def kinetic_energy(self) -> np.ndarray:
         raise self._missing("kinetic_energy")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py.bodies import fe_points as P
+from solfec_py.bodies.fe_pins import Pins
 from solfec_py.errors import SimulationError
 from solfec_py.fem import kernels as K
 from solfec_py.fem.assembly import TangentPattern
@@ -34,7 +35,8 @@ class Stepper:
     def invalidate(self) -> None:
         self.pattern = None
         self.data = None
-        self.factors: dict = {}        # row -> (splu factor, dof slice)
+        self.factors: dict = {}        # row -> (splu factor, nodes, pinned local nodes, projectors, A)
+        self.pins = Pins()             # pinned nodes eliminated in quasi-static steps
         self.h_crit = None
         self.fint = None
 
@@ -122,8 +124,13 @@ class Stepper:
             sl = blk.nodes_of(row)
             d = slice(3 * sl.start, 3 * sl.stop)
             A = (Kmat[d, d] * c + sp.diags(np.repeat(mass[sl], 3))).tocsc()
+            local, Pn = self.pins.of_body(sl)
+            op = A
+            if local.size:                 # pinned nodes eliminated (bodies/fe_pins.py)
+                T = Pins.projector(sl.stop - sl.start, local, Pn)
+                op = (T @ A @ T + sp.identity(A.shape[0], format="csr") - T).tocsc()
             try:
-                self.factors[row] = (splu(A), sl)
+                self.factors[row] = (splu(op), sl, local, Pn, A if local.size else None)
             except RuntimeError:
                 body = blk.bodies[row]
                 raise SimulationError(
@@ -132,8 +139,11 @@ class Stepper:
                     " it a density)") from None
 
     def _solve(self, row: int, rhs: np.ndarray) -> np.ndarray:
-        factor, sl = self.factors[row]
-        return factor.solve(rhs)
+        factor, sl, local, Pn, _ = self.factors[row]
+        if not local.size:
+            return factor.solve(rhs)
+        rhs = Pins.project(local, Pn, np.array(rhs, dtype=float))
+        return Pins.project(local, Pn, factor.solve(rhs))
 
     # ------------------------------------------------------------------ dynamic steps
     def dynamic_init(self) -> None:
@@ -239,6 +249,8 @@ class Stepper:
         self.internal_forces(t + h, f)
         np.subtract(self.external_forces(t + h, h), f, out=f)
         rows = np.arange(blk.count)
+        self.pins = Pins.collect(blk)
+        self.pins.f = f[self.pins.node].copy()
         self._factorise(self._tangent(), rows, np.full(rows.size, h * h))
         for row in rows.tolist():
             sl = blk.nodes_of(row)
@@ -250,8 +262,32 @@ class Stepper:
             sl = blk.nodes_of(row)
             blk.u[sl] += h * self._solve(row, blk.r[sl].reshape(-1)).reshape(-1, 3)
         N = blk.N
+        if len(self.pins):
+            self._pin_reactions(h)
         blk.q[:N] += h * blk.u[:N]
         blk.internal_stale = True
+
+    def _pin_reactions(self, h: float) -> None:
+        """Reactions of the eliminated pins from the pinned rows of A u = h (f + r + r_pin)
+        (bodies/fe_pins.py), stored as the constraints' local R (U = V = 0)."""
+        blk, pins = self.block, self.pins
+        r_node = np.zeros((pins.node.size, 3))
+        for row, (_, sl, local, Pn, A) in self.factors.items():
+            if A is None:
+                continue
+            Au = (A @ blk.u[sl].reshape(-1)).reshape(-1, 3)
+            m = (pins.node >= sl.start) & (pins.node < sl.stop)
+            nodes = pins.node[m]
+            r_node[m] = Au[nodes - sl.start] / h - pins.f[m] - blk.r[nodes]
+        r_node -= np.einsum("kij,kj->ki", pins.P, r_node)        # the fixed components only
+        cset = blk.domain.constraints
+        rows = pins.rows(cset)
+        R = pins.reactions(r_node)
+        ok = rows >= 0
+        cset.R[rows[ok]] = R[ok]
+        cset.U[rows[ok]] = 0.0
+        cset.V[rows[ok]] = 0.0
+        cset.B[rows[ok]] = 0.0
 
     # ------------------------------------------------------------------ local dynamics
     def delassus(self, rows, Ha, Hb) -> np.ndarray:

@@ -442,6 +442,10 @@ class FiniteElementBlock(BodyBlock):
     def contact_inert(self, rows) -> np.ndarray:
         return np.zeros(_rows(rows).size, dtype=bool)
 
+    def absorbed(self, cset) -> np.ndarray:
+        rows = self.solver.pins.rows(cset)
+        return rows[rows >= 0]
+
     def stored_geometry(self, row: int):
         """(reference nodes (nn, 3), cells (ne, 1 + MAXN): element code then local nodes,
         -1 padded, in object order, element materials (ne, 3))."""

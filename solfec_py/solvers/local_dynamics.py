@@ -170,7 +170,13 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
              brow: np.ndarray | None = None) -> LocalDynamics:
     """Local dynamics of the constraint-set rows `crow` (all by default) at the current
     (mid-step) configuration; off-diagonal blocks only among `crow` when `offdiag`."""
-    crow = np.arange(cset.count) if crow is None else np.asarray(crow, dtype=np.int64)
+    if crow is None:
+        crow = np.arange(cset.count)
+        taken = [b.absorbed(cset) for b in domain.active_blocks()]
+        taken = np.concatenate(taken) if taken else np.zeros(0, dtype=np.int64)
+        if taken.size:
+            crow = np.setdiff1d(crow, taken)
+    crow = np.asarray(crow, dtype=np.int64)
     n = crow.size
     if brow is None:
         brow = body_rows(domain, cset)
