@@ -89,6 +89,7 @@ class FiniteElementBlock(BodyBlock):
         self.loads = FELoads(self)
         self.solver = fe_dynamics.Stepper(self)
         self._node_keys: dict = {}      # row -> {coordinate bytes: local node}
+        self._located = None            # (layout, {(rows, X) bytes: elements}) of point_objects
         self.internal_stale = False
 
     # ------------------------------------------------------------------ bodies
@@ -314,6 +315,19 @@ class FiniteElementBlock(BodyBlock):
         lay = self.prepared()
         rows = _rows(rows)
         X = np.ascontiguousarray(X, dtype=float).reshape(-1, 3)
+        key = (rows.tobytes(), X.tobytes())
+        cache = self._located if self._located is not None and self._located[0] is lay else (lay, {})
+        hit = cache[1].get(key)
+        if hit is not None:                # the same points as in an earlier step
+            return hit.copy()
+        out = self._point_objects(lay, rows, X)
+        if len(cache[1]) >= 8:
+            cache[1].clear()
+        cache[1][key] = out.copy()
+        self._located = cache
+        return out
+
+    def _point_objects(self, lay, rows, X) -> np.ndarray:
         out = np.full(rows.size, -1, dtype=np.int64)
         for row in np.unique(rows).tolist():
             m = np.flatnonzero(rows == row)
@@ -406,9 +420,12 @@ class FiniteElementBlock(BodyBlock):
         n = self.count
         lo, hi = np.full((n, 3), np.inf), np.full((n, 3), -np.inf)
         x = self.X[: self.N] + self.q[: self.N]
-        rows = self.node_row[: self.N]
-        np.minimum.at(lo, rows, x)
-        np.maximum.at(hi, rows, x)
+        some = np.flatnonzero(self.nnodes[:n] > 0)     # nodes are stored body after body
+        if some.size:
+            some = some[np.argsort(self.nstart[some], kind="stable")]
+            start = self.nstart[some]
+            lo[some] = np.minimum.reduceat(x, start, axis=0)
+            hi[some] = np.maximum.reduceat(x, start, axis=0)
         return lo, hi
 
     # ------------------------------------------------------------------ constraints
