@@ -1,5 +1,5 @@
 """BODY and the body utilities BODY_CHARS, INITIAL_VELOCITY (layer 7).
-Reference: LANGUAGE §7 and §14 (Solfec lng.c BODY type).
+Reference: Solfec-1.0 user manual, BODY, BODY_CHARS, INITIAL_VELOCITY (Solfec lng.c BODY type).
 """
 from __future__ import annotations
 

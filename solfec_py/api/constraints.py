@@ -1,7 +1,7 @@
 """The CONSTRAINT type and the constraint commands FIX_POINT, FIX_DIRECTION, SET_VELOCITY,
 SET_DISPLACEMENT, SET_ACCELERATION (+ the *3 variants), PUT_RIGID_LINK and PUT_SPRING
-(layer 7). Reference: LANGUAGE §10 (Solfec lng.c CONSTRAINT type and creators, dom.c
-DOM_Fix_Point ... DOM_Put_Spring), NUMERICS §4.3.
+(layer 7). Reference: Solfec-1.0 user manual, constraints (Solfec lng.c CONSTRAINT type and creators, dom.c
+DOM_Fix_Point ... DOM_Put_Spring), Solfec-1.0 ldy.c, constraint kinds.
 
 A CONSTRAINT object refers to its constraint by id; once the constraint is gone (DELETE,
 a broken link, its body deleted) every attribute reads None. Unlike Solfec, an old object

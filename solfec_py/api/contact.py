@@ -1,6 +1,6 @@
 """Contact detection settings of a deck (layer 7): CONTACT_EXCLUDE_BODIES,
-CONTACT_EXCLUDE_SURFACES and CONTACT_SPARSIFY. Reference: LANGUAGE §14 (Solfec lng.c CONTACT_EXCLUDE_*),
-NUMERICS §5.2 (body pairs filtered before the narrow phase, surface pairs after it).
+CONTACT_EXCLUDE_SURFACES and CONTACT_SPARSIFY. Reference: Solfec-1.0 user manual, utilities (Solfec lng.c CONTACT_EXCLUDE_*),
+docs/contact.md (body pairs filtered before the narrow phase, surface pairs after it).
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def CONTACT_EXCLUDE_SURFACES(solfec, surf1, surf2):
 
 @V.command
 def CONTACT_SPARSIFY(solfec, threshold=V.MISSING, minarea=V.MISSING, mindist=V.MISSING):
-    """Sparsification of new contacts (NUMERICS §5.4): defaults 0.01, 0, GEOMETRIC_EPSILON."""
+    """Sparsification of new contacts (docs/contact.md): defaults 0.01, 0, GEOMETRIC_EPSILON."""
     domain = require_solfec("solfec", solfec)
     threshold = V.number("threshold", threshold) if V.given(threshold) else 0.01
     if not 0.0 <= threshold <= 1.0:

@@ -1,5 +1,5 @@
 """Loads: GRAVITY, FORCE (constant, TIME_SERIES or callback), TORQUE, PRESSURE (layer 7).
-Reference: LANGUAGE §11 (Solfec lng.c), NUMERICS §1.3.
+Reference: Solfec-1.0 user manual, loads (Solfec lng.c), docs/integrators.md.
 """
 from __future__ import annotations
 

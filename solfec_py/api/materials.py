@@ -1,6 +1,6 @@
 """Materials and fields of a deck (layer 7): the FIELD, SURFACE_MATERIAL and BULK_MATERIAL
 types, APPLY_BULKMAT, and the lookups other commands use (`bulk_material_of`, BYLABEL's
-`bulk_material_object` / `surface_material_object`). Reference: LANGUAGE §6, §16 items 5
+`bulk_material_object` / `surface_material_object`). Reference: Solfec-1.0 user manual, materials; Solfec-1.0 lng.c, where it departs from its manual
 and 10 (Solfec lng.c FIELD / SURFACE_MATERIAL / BULK_MATERIAL types, mat.c, sps.c).
 
 Each deck object is a thin handle over the record the numerical code reads
@@ -32,7 +32,7 @@ class FIELD:
 
     The callback is called as `callback(*data, x, y, z, t)` when `data` is a tuple and as
     `callback(x, y, z, t)` otherwise: a non-tuple `data` is kept but not passed (Solfec's
-    code, LANGUAGE §16 item 5). A FIELD with an existing label updates and returns it.
+    code, Solfec-1.0 lng.c, where it departs from its manual). A FIELD with an existing label updates and returns it.
     """
 
     __slots__ = ("_label", "callback", "data", "domain")
@@ -82,7 +82,7 @@ def field_of(name: str, value: Any, domain: Domain) -> FIELD:
 
 def _rw_record_number(name: str, doc: str, **bounds) -> property:
     """A number parameter of the record behind a material object, read-write; the setter
-    raises TypeError on a bad value or one out of `bounds` (LANGUAGE §6.2)."""
+    raises TypeError on a bad value or one out of `bounds` (Solfec-1.0 user manual, SURFACE_MATERIAL)."""
 
     def getter(self):
         return getattr(self._record, name)
@@ -198,7 +198,7 @@ class SURFACE_MATERIAL(_MaterialHandle):
     restitution = _rw_surface_number("restitution", ge=0.0, le=1.0)
     spring = _rw_surface_number("spring", ge=0.0)
     # Solfec's setter refuses negatives although the constructor allows them (negative =
-    # critical damping, LANGUAGE §6.2); the constructor's meaning is kept.
+    # critical damping, Solfec-1.0 user manual, SURFACE_MATERIAL); the constructor's meaning is kept.
     dashpot = _rw_surface_number("dashpot")
     hpow = _rw_surface_number("hpow", ge=0.0)
 

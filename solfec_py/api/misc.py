@@ -1,7 +1,7 @@
 """Global settings, the serial answers of Solfec's parallel helpers and the model-wide
 lookups: GEOMETRIC_EPSILON, WARNINGS, VIEWER, RANK, NCPU, HERE, BARRIER, SUBDIR,
 NON_SOLFEC_ARGV, IMBALANCE_TOLERANCE, REGISTER_CALLBACK, DISPLAY_POINT, DELETE, BYLABEL
-(layer 7). Reference: LANGUAGE §13.5-§13.8, §14.
+(layer 7). Reference: Solfec-1.0 user manual, REGISTER_CALLBACK, WARNINGS, utilities.
 """
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """Deck commands over stored results (layer 7): HISTORY item checking, XDMF_EXPORT and
-INITIALIZE_STATE (the READ-mode constraint list is `api/stored.py`). Reference: LANGUAGE
-§13.9, §14.2, §15.6 (Solfec lng.c HISTORY, XDMF_EXPORT, INITIALIZE_STATE).
+INITIALIZE_STATE (the READ-mode constraint list is `api/stored.py`). Reference: Solfec-1.0 user manual, INITIALIZE_STATE, XDMF_EXPORT, HISTORY (Solfec lng.c HISTORY, XDMF_EXPORT, INITIALIZE_STATE).
 """
 from __future__ import annotations
 
@@ -42,7 +41,7 @@ def _entity(where: str, value, options) -> str:
 
 
 def history_item(solfec, item, where: str):
-    """One HISTORY item (LANGUAGE §15.6) as an output.history item."""
+    """One HISTORY item (Solfec-1.0 user manual, HISTORY) as an output.history item."""
     if isinstance(item, str):
         if item not in history.STRINGS:
             raise InputError(f"{where}: Invalid string value {item!r}; expected an energy/point/constraint"
@@ -103,7 +102,7 @@ def _bbox_overlaps(body, box) -> bool:
 
 
 def subset_bodies(domain, subset) -> list:
-    """Bodies selected by a subset specification (LANGUAGE §14.2)."""
+    """Bodies selected by a subset specification (Solfec-1.0 user manual, XDMF_EXPORT)."""
     items = subset if isinstance(subset, list) else [subset]
     chosen: dict = {}
     for item in items:
@@ -212,7 +211,7 @@ def _export(solfec, domain, series, how, times, subset) -> None:
 def INITIALIZE_STATE(solfec, path, time, subset=V.MISSING):
     """Overwrite the bodies' conf and velo with the frame at `time` of the results in the
     output directory `path` (another analysis): by id, or with `subset` (label regular
-    expressions) by label. WRITE mode only (LANGUAGE §13.9)."""
+    expressions) by label. WRITE mode only (Solfec-1.0 user manual, INITIALIZE_STATE)."""
     domain = require_solfec("solfec", solfec)
     path = V.string("path", path)
     t = V.number("time", time)

@@ -1,6 +1,6 @@
 """Running and querying a model: RUN, OUTPUT, EXTENTS, CALLBACK, UNPHYSICAL_PENETRATION,
 DURATION, ENERGY, TIMING, DISPLACEMENT, VELOCITY, STRESS and the READ-mode navigation
-commands (layer 7). Reference: LANGUAGE §1.5, §13, §15.
+commands (layer 7). Reference: Solfec-1.0 user manual, time stepping, running simulations, results access.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _stop_file(solfec):
 @V.command
 def RUN(solfec, solver, duration):
     """Integrate `duration` from the current time (no-op in READ mode); with -c the first
-    RUN continues from the last stored frame (LANGUAGE §1.2)."""
+    RUN continues from the last stored frame (Solfec-1.0 user manual, command line)."""
     domain = require_solfec("solfec", solfec)
     if not is_solver(solver):
         raise InputTypeError(f"'solver' must be a constraint solver object, got {V.describe(solver)}")
@@ -210,7 +210,7 @@ def BACKWARD(solfec, steps):
 
 @V.command
 def HISTORY(solfec, list, t0, t1, skip=V.MISSING, progress=V.MISSING):
-    """READ mode: (times, values...) from stored frames (LANGUAGE §15.6); WRITE mode: None."""
+    """READ mode: (times, values...) from stored frames (Solfec-1.0 user manual, HISTORY); WRITE mode: None."""
     domain = require_solfec("solfec", solfec)
     t0 = V.number("t0", t0)
     t1 = V.number("t1", t1)

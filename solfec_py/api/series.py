@@ -1,6 +1,6 @@
 """TIME_SERIES, the deck's piecewise-linear function of time (layer 7), and
 `number_or_series`, the argument check of GRAVITY / FORCE / TORQUE / SET_VELOCITY values.
-Reference: LANGUAGE §8 (Solfec lng.c TIME_SERIES type, tms.c).
+Reference: Solfec-1.0 user manual, TIME_SERIES (Solfec lng.c TIME_SERIES type, tms.c).
 
 A TIME_SERIES object wraps the numerical `timeseries.TimeSeries` the bodies and
 constraints evaluate; it is exposed as `obj.series` and is what `number_or_series`
@@ -62,7 +62,7 @@ class TIME_SERIES:
     `points`: `[t0, v0, t1, v1, ...]`, `[[t0, v0], [t1, v1], ...]` or the path of a text
     file of `t v` lines (`#` comments; a blank line ends the data). Times must increase.
     `cache` (int >= 0) is accepted and checked; the whole file is always read (Solfec's
-    partial caching is an unfinished feature, LANGUAGE §8).
+    partial caching is an unfinished feature, Solfec-1.0 user manual, TIME_SERIES).
 
     Read-only attributes: `times`, `values` (lists), `derivative` (step function of the
     slopes), `integral` (running trapezoidal integral from 0 at t0; a ramp also for two

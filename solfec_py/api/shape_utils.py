@@ -1,7 +1,7 @@
 """Shape handling common to the deck commands (layer 7): the user-shape base class with
 Solfec's "emptying" semantics, `take_shape`/`peek_shape`, and the shape utilities
 TRANSLATE, ROTATE, SCALE, COPY, MASS_CENTER (SPLIT, MESH_SPLIT, BEND, OVERLAPPING are in
-`shape_ops`). Reference: LANGUAGE §2, §4 (Solfec lng.c shape routines).
+`shape_ops`). Reference: Solfec-1.0 user manual, shape utilities; Solfec-1.0 lng.c argument checks (Solfec lng.c shape routines).
 """
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def _shape_items(name: str, value: Any, requirement: str) -> list:
 
 
 def take_shape(name: str, value: Any) -> list:
-    """Internal primitives of a shape argument, emptying the user objects (LANGUAGE §2)."""
+    """Internal primitives of a shape argument, emptying the user objects (Solfec-1.0 lng.c argument checks)."""
     items = _shape_items(name, value, f"{KINDS} object or a list of those")
     return [p for s in items for p in s._take()]
 
@@ -232,7 +232,7 @@ def ROTATE(shape, point, vector, angle):
 @V.command
 def SCALE(shape, coefs):
     """Scale about the origin component-wise; a SPHERE only has its radius scaled by cx
-    and keeps its centre (Solfec's documented behaviour, LANGUAGE §4.1)."""
+    and keeps its centre (Solfec's documented behaviour, Solfec-1.0 user manual, SCALE)."""
     c = V.point("coefs", coefs)
     if isinstance(shape, tuple):
         return _tuple_result("coefs", _tuple_point(shape) * c)

@@ -1,7 +1,7 @@
 """Geometric objects of the deck language (layer 7): CONVEX, HULL, MESH2CONVEX, MESH, HEX,
 PIPE, SPHERE, ELLIP, plus `mesh_views` for BODY.mesh; the shape utilities are re-exported
 from `shape_utils` (mesh files and generators: `mesh_io`; cutting and bending: `shape_ops`).
-Reference: LANGUAGE §3 (Solfec lng.c CONVEX/MESH/SPHERE/ELLIP types).
+Reference: Solfec-1.0 user manual, geometric objects (Solfec lng.c CONVEX/MESH/SPHERE/ELLIP types).
 
 The user objects wrap internal primitives (solfec_py.geometry); passing them to BODY
 empties them (`take_shape`). Read-only members raise ValueError "Writing to a read-only
@@ -118,7 +118,7 @@ def _parse_surfids(surfids, nnod: int):
 
 
 class MESH(UserShape):
-    """`MESH(nodes, elements, surfids)`: a first-order volumetric mesh (LANGUAGE §3.4)."""
+    """`MESH(nodes, elements, surfids)`: a first-order volumetric mesh (Solfec-1.0 user manual, MESH)."""
 
     KIND = "MESH"
 
@@ -211,7 +211,7 @@ class MESH(UserShape):
     def get_data(self):
         """(nodes, elements, surfids) in MESH() input form: current nodes; interior
         elements first, then surface elements; surfids = [0, faces with id != 0]
-        (Solfec's output order and gid, LANGUAGE §3.4)."""
+        (Solfec's output order and gid, Solfec-1.0 user manual, MESH)."""
         mesh = self._current_mesh()
         surface = np.zeros(mesh.nele, dtype=bool)
         surface[mesh.surface_elements()] = True
@@ -264,7 +264,7 @@ class MESH(UserShape):
 
 def mesh_views(body):
     """BODY.mesh for bodies whose shape holds meshes: one non-owning MESH view, a list of
-    them, or None (LANGUAGE §7.3)."""
+    them, or None (Solfec-1.0 user manual, BODY attributes)."""
     views = [MESH._wrap([p], body=body) for p in body.shape if isinstance(p, Mesh)]
     if not views:
         return None
@@ -283,7 +283,7 @@ def _positive_list(name: str, value, n: int) -> np.ndarray:
 
 @V.command
 def HEX(nodes, i, j, k, volid, surids, dx=V.MISSING, dy=V.MISSING, dz=V.MISSING):
-    """Structured hexahedral MESH of the block with corners `nodes` (LANGUAGE §3.5)."""
+    """Structured hexahedral MESH of the block with corners `nodes` (Solfec-1.0 user manual, HEX)."""
     corners = V.list_of_numbers("nodes", nodes, div=3, minlen=24).reshape(-1, 3)[:8]
     i, j, k = V.divisions("HEX", i=i, j=j, k=k)
     volid = V.integer("volid", volid)
@@ -295,7 +295,7 @@ def HEX(nodes, i, j, k, volid, surids, dx=V.MISSING, dy=V.MISSING, dz=V.MISSING)
 
 @V.command
 def PIPE(pnt, dir, rin, thi, ndri, nrad, nthi, volid, surids):  # noqa: A002 - Solfec's keyword
-    """Hexahedral MESH of a straight pipe (LANGUAGE §3.7)."""
+    """Hexahedral MESH of a straight pipe (Solfec-1.0 user manual, PIPE)."""
     base, axis = V.point("pnt", pnt), V.point("dir", dir)
     if not np.any(axis):
         raise InputError(f"'dir' must be non-zero (its length is the pipe length), got {dir!r}")

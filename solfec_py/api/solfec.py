@@ -1,5 +1,5 @@
 """SOLFEC: one analysis = one domain + its output directory (layer 7).
-Reference: LANGUAGE §1.3-§1.5 and §5 (Solfec lng.c SOLFEC type, sol.c).
+Reference: Solfec-1.0 user manual, READ and WRITE modes, time stepping, SOLFEC (Solfec lng.c SOLFEC type, sol.c).
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ VERBOSE = ("ON", "OFF", "%", "%\n")
 
 def output_path(output: str) -> str:
     """The effective output directory: a deck opened as a directory overrides `output`;
-    `-s NAME` appends a sub-directory (LANGUAGE §1.2)."""
+    `-s NAME` appends a sub-directory (Solfec-1.0 user manual, command line)."""
     s = session.current()
     path = s.output_override or output
     if s.subdir:
@@ -64,7 +64,7 @@ class SOLFEC:
             self._prepare_output()
 
     def _open_results(self) -> None:
-        """Decide READ / WRITE mode (LANGUAGE §1.3): READ when results with at least one
+        """Decide READ / WRITE mode (Solfec-1.0 user manual, READ and WRITE modes): READ when results with at least one
         frame exist at `<outpath>/<basename>.h5` and neither -w nor -c was given; -c opens
         them for appending (continued WRITE); -w overwrites them (a warning, no prompt).
         -w and -c apply to results that existed when the program started: results to which
@@ -116,7 +116,7 @@ class SOLFEC:
         return False
 
     def _prepare_output(self) -> None:
-        """WRITE mode: create the directory and keep a copy of the deck (LANGUAGE §1.4)."""
+        """WRITE mode: create the directory and keep a copy of the deck (Solfec-1.0 user manual, output directory)."""
         try:
             os.makedirs(self._outpath, exist_ok=True)
         except OSError as exc:

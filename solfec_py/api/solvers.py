@@ -1,6 +1,6 @@
 """Constraint solver objects of a deck (layer 7): GAUSS_SEIDEL_SOLVER, PENALTY_SOLVER and
 NEWTON_SOLVER with their arguments, defaults and attributes; TEST_SOLVER, SICONOS_SOLVER and
-HYBRID_SOLVER as not available. Reference: LANGUAGE §9 and §16 items 8-9, NUMERICS §4.5-§4.8
+HYBRID_SOLVER as not available. Reference: Solfec-1.0 user manual, constraint solvers; Solfec-1.0 lng.c (the defaults in effect), bgs.c, Gauss-Seidel; Solfec-1.0 nts.c, Newton solver
 (Solfec lng.c solver types, bgs.c, psc.c, nts.c).
 
 These objects hold parameters and the statistics of the last solve; the numerical solvers
@@ -131,13 +131,13 @@ def is_solver(value: Any) -> bool:
 
 class GAUSS_SEIDEL_SOLVER(ConstraintSolver):
     """`GAUSS_SEIDEL_SOLVER(epsilon, maxiter | meritval, failure, diagepsilon, diagmaxiter,
-    diagsolver, data, callback)` — nonlinear block Gauss-Seidel (NUMERICS §4.5).
+    diagsolver, data, callback)` — nonlinear block Gauss-Seidel (Solfec-1.0 bgs.c, Gauss-Seidel).
 
     Defaults: meritval 1 (merit not evaluated), failure 'CONTINUE',
     diagepsilon = max(DBL_EPSILON, 0.01 min(epsilon, meritval, 1e-4)),
     diagmaxiter = max(100, maxiter // 100), diagsolver 'SEMISMOOTH_NEWTON'.
     `meritval` is checked for positivity (Solfec checks `epsilon` there, a quirk) and is
-    not an attribute (LANGUAGE §16 item 9); the solver reads it as `merit_threshold`.
+    not an attribute (Solfec-1.0 lng.c, where it departs from its manual); the solver reads it as `merit_threshold`.
     """
 
     kind = "GAUSS_SEIDEL_SOLVER"
@@ -237,7 +237,7 @@ class GAUSS_SEIDEL_SOLVER(ConstraintSolver):
 
 class PENALTY_SOLVER(ConstraintSolver):
     """`PENALTY_SOLVER(| variant)` — spring-dashpot contacts, 'IMPLICIT' (default) or
-    'EXPLICIT' normal force (NUMERICS §4.7). `variant` can be read, not written."""
+    'EXPLICIT' normal force (Solfec-1.0 pes.c, penalty solver). `variant` can be read, not written."""
 
     kind = "PENALTY_SOLVER"
     __slots__ = ("_variant",)
@@ -260,9 +260,9 @@ class PENALTY_SOLVER(ConstraintSolver):
 
 class NEWTON_SOLVER(ConstraintSolver):
     """`NEWTON_SOLVER(| meritval, maxiter, locdyn, linver, linmaxiter, maxmatvec, epsilon,
-    delta, theta, omega, gsflag, reldelta)` — projected quasi-Newton (NUMERICS §4.8).
+    delta, theta, omega, gsflag, reldelta)` — projected quasi-Newton (Solfec-1.0 nts.c, Newton solver).
 
-    Effective defaults (LANGUAGE §16 item 8): meritval 1e-8, maxiter 1000, locdyn 'ON',
+    Effective defaults (Solfec-1.0 lng.c, where it departs from its manual): meritval 1e-8, maxiter 1000, locdyn 'ON',
     linver 'GMRES', linmaxiter 10, maxmatvec 10000, epsilon 0.25, delta 0, theta 0.25,
     omega 1e-10, gsflag 'ON', reldelta 'OFF'. The `theta` setter allows (0, 0.5], the
     constructor (0, 1], as in Solfec. `reldelta` is not an attribute; the solver reads it

@@ -2,7 +2,7 @@
 stepping of all rigid bodies at once. Reference: Solfec-1.0 bod.c (RIG branch);
 the schemes live in bodies/rigid_schemes (docs/integrators.md).
 
-Storage (LANGUAGE §7.4), one row per body:
+Storage (Solfec-1.0 user manual, BODY conf and velo), one row per body:
   conf = rotation Lambda column-major (9) + mass centre x (3)   -> ROTATION, CENTER
   velo = referential angular velocity Omega (3) + spatial centre velocity v (3)
          -> ANGULAR, LINEAR
@@ -135,7 +135,7 @@ class RigidBlock(SchemeSupport, BodyBlock):
         self.velo[row, ANGULAR], self.velo[row, LINEAR] = angular, linear
 
     def set_characteristics(self, row, mass, volume, center, inertia) -> None:
-        """BODY_CHARS: overwrite m, V, X0, J (conf keeps its centre: Solfec quirk §14)."""
+        """BODY_CHARS: overwrite m, V, X0, J (conf keeps its centre: a Solfec lng.c quirk)."""
         self.mass[row], self.volume[row] = mass, volume
         self.center[row] = center
         self.J[row] = inertia
@@ -163,7 +163,7 @@ class RigidBlock(SchemeSupport, BodyBlock):
         return prims
 
     # ================================================================ constraint support
-    # (owned by the constraints issue; NUMERICS §1.2, §4.2, §4.9)
+    # (owned by the constraints issue; docs/integrators.md; Solfec-1.0 ldy.c, local dynamics; Solfec-1.0 ldy.c, velocity update)
     # The general body interface the solver layer uses; other kinds implement the same
     # methods. All work on arrays of rows (k,) with one point / frame per entry:
     #   cur_points(rows, X) / ref_points(rows, x)  referential <-> current points (k, 3)
@@ -176,7 +176,7 @@ class RigidBlock(SchemeSupport, BodyBlock):
     #   delassus(rows, Ha, Hb) -> (k, 3, 3): Ha A^-1 Hb^T for two points of the same body
     #   add_reactions(rows, H, R): reaction[rows] += H^T R (rows may repeat)
     #   contact_inert(rows) -> bool (k,): True where contacts neither react nor couple
-    #       (obstacles, NUMERICS §1.2)
+    #       (obstacles, docs/integrators.md)
     def cur_points(self, rows, X, elem=None):
         return _cur_points(np.asarray(rows, dtype=np.int64), np.ascontiguousarray(X, dtype=float),
                            self.conf, self.center)
@@ -192,7 +192,7 @@ class RigidBlock(SchemeSupport, BodyBlock):
         return _mtv(rotations(self.conf[np.asarray(rows, dtype=np.int64)]), d)
 
     def gen_to_loc(self, rows, X, base, elem=None):
-        """H = [base^T Lambda [A]x^T | base^T], A = X - X0 (NUMERICS §1.2)."""
+        """H = [base^T Lambda [A]x^T | base^T], A = X - X0 (docs/integrators.md)."""
         rows = np.asarray(rows, dtype=np.int64)
         A = X - self.center[rows]
         BtL = np.einsum("kji,kjl->kil", base, rotations(self.conf[rows]))   # base^T Lambda
@@ -260,7 +260,7 @@ class RigidBlock(SchemeSupport, BodyBlock):
         return self.loads_at(slice(0, self.count), R, x, t, h)
 
     def qs_step_begin(self, t: float, h: float) -> None:
-        """Quasi-static predictor (NUMERICS §1.6): velocity without memory."""
+        """Quasi-static predictor (docs/integrators.md): velocity without memory."""
         n = self.count
         conf, velo = self.conf[:n], self.velo[:n]
         self.velo0[:n] = velo

@@ -1,6 +1,6 @@
 """Surface meshes of bodies for visualisation (layer 6): every body's boundary as triangles
 in the reference configuration, and the current points, displacements and velocities of a
-set of bodies computed for all of them at once. Reference: LANGUAGE §14.2 (Solfec's
+set of bodies computed for all of them at once. Reference: Solfec-1.0 user manual, XDMF_EXPORT (Solfec's
 XDMF export, the viewer's rendering of rigid shapes).
 
 The reference surface of a body comes from its shape primitives' `surface_triangles()`
@@ -152,7 +152,7 @@ class SurfaceSet:
 def _rigid_kernel(conf, velo, center, rows, rigid, start, X, x, d, v):  # pragma: no cover - numba
     """For the points start[k]:start[k+1] of every rigid body k (block row rows[k]):
     x = xc + Λ (X − X0), d = x − X, v = vc + Λ (Ω × (X − X0)), with Λ stored column-major
-    in conf[row, 0:9] (LANGUAGE §7.4); the body's motion is read once, its points in turn."""
+    in conf[row, 0:9] (Solfec-1.0 user manual, BODY conf and velo); the body's motion is read once, its points in turn."""
     for k in range(rows.size):
         if not rigid[k]:
             continue
