@@ -20,7 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "docs", "_ext"))
 import deck_reference as R  # noqa: E402
 
-PAGE = os.path.join(ROOT, "docs", "reference.md")
+PAGE = os.path.join(ROOT, "docs", "reference.rst")
 
 
 def test_every_deck_name_is_in_one_section():
@@ -34,7 +34,7 @@ def test_every_deck_name_is_in_one_section():
 
 def test_the_page_shows_every_section_once():
     with open(PAGE, encoding="utf-8") as f:
-        shown = re.findall(r"^```\{deck-reference\} (.+)$", f.read(), re.MULTILINE)
+        shown = re.findall(r"^\.\. deck-reference:: (.+)$", f.read(), re.MULTILINE)
     assert sorted(shown) == sorted(title for title, _ in R.SECTIONS)
     assert len(shown) == len(set(shown))
 

@@ -77,6 +77,7 @@ def _signature(app, what, name, obj, options, signature, return_annotation):
 
 
 def setup(app):
+    from docutils import nodes
     from docutils.statemachine import StringList
     from sphinx.util.docutils import SphinxDirective
 
@@ -90,7 +91,7 @@ def setup(app):
             title = self.arguments[0]
             if title not in entries():
                 raise self.error(f"unknown reference section {title!r}; known: {sorted(entries(), key=str)}")
-            node = __import__("docutils.nodes", fromlist=["section"]).container()
+            node = nodes.container()
             self.state.nested_parse(StringList(rst_lines(title), source="deck_reference"), self.content_offset,
                                     node)
             return node.children
