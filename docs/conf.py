@@ -42,7 +42,11 @@ add_module_names = False
 napoleon_google_docstring = False
 napoleon_numpy_docstring = True
 napoleon_use_rtype = False
+napoleon_use_ivar = True
 default_role = "code"
+# attribute names shared by several deck classes (center, label, ...) make ambiguous
+# cross-references in the generated attribute lists; they are plain names there
+suppress_warnings = ["ref.python"]
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"solfec-py {release}"

@@ -26,6 +26,8 @@ SECTIONS = [
     ("Utilities", ("misc", "sweep")),
     ("Not available yet", ("unavailable",)),
 ]
+# methods of the deck classes that serve the numerical code, not decks
+INTERNAL = ("record", "record_solve", "solve", "handle_failure", "wrap")
 EXAMPLES = re.compile(r"^\s*Examples\n\s*-{8,}\s*$", re.MULTILINE)
 
 
@@ -63,7 +65,7 @@ def rst_lines(title: str) -> list:
     for name in entries()[title]:
         obj = NAMES[name]
         if isinstance(obj, type):
-            lines += [f".. autoclass:: {name}", "   :members:", ""]
+            lines += [f".. autoclass:: {name}", "   :members:", f"   :exclude-members: {', '.join(INTERNAL)}", ""]
         else:
             lines += [f".. autofunction:: {name}", ""]
     return lines
