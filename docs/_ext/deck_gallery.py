@@ -1,5 +1,5 @@
 """The example gallery: every deck of inputs/ with its description, the plots it leaves and
-its source, on one page (the ``deck-gallery`` directive of docs/gallery.md).
+its source, on one page (the ``deck-gallery`` directive of docs/gallery.rst).
 
 At the start of a build the decks are run with ``python -m solfec_py`` in
 ``docs/_build/gallery`` (a second build finds their results and only re-checks them in READ

@@ -478,7 +478,7 @@ def PIPE(pnt, dir, rin, thi, ndri, nrad, nthi, volid, surids):  # noqa: A002 - S
 # ---------------------------------------------------------------------- SPHERE, ELLIP
 
 class SPHERE(UserShape):
-    """A sphere.
+    """A sphere, a shape for BODY.
 
     ``SPHERE(center, radius, volid, surfid)``.
 
