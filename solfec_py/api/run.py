@@ -39,7 +39,7 @@ def RUN(solfec, solver, duration):
     ----------
     solfec : SOLFEC
         The analysis.
-    solver : GAUSS_SEIDEL_SOLVER, PENALTY_SOLVER, NEWTON_SOLVER or TEST_SOLVER
+    solver : GAUSS_SEIDEL_SOLVER, PENALTY_SOLVER or NEWTON_SOLVER
         The constraint solver.
     duration : float
         Simulated time to integrate, >= 0; at most 10**8 steps per RUN.
