@@ -54,4 +54,4 @@ html_theme_options = {
     "navigation_depth": 2,
     "show_toc_level": 2,
 }
-html_static_path: list = []
+html_static_path = ["_static"]
