@@ -42,7 +42,8 @@ add_module_names = False
 napoleon_google_docstring = False
 napoleon_numpy_docstring = True
 napoleon_use_rtype = False
-napoleon_use_ivar = True
+# Parameters and Attributes as field lists in which "a, b : type" stays one entry
+napoleon_custom_sections = [("Attributes", "params_style"), ("Parameters", "params_style")]
 default_role = "code"
 # attribute names shared by several deck classes (center, label, ...) make ambiguous
 # cross-references in the generated attribute lists; they are plain names there

@@ -75,12 +75,9 @@ def run_deck(name: str, work: str, images: str) -> dict:
         except ImportError:
             return {"status": "needs", "seconds": 0.0, "images": [], "log": extra}
     start = time.perf_counter()
-    try:
-        proc = subprocess.run([sys.executable, "-m", "solfec_py", "--no-progress", os.path.join(INPUTS, name + ".py")],
-                              cwd=work, env=_env(), capture_output=True, text=True, timeout=TIMEOUT)
-        status, log = ("ok" if proc.returncode == 0 else "failed"), proc.stdout + proc.stderr
-    except subprocess.TimeoutExpired:
-        status, log = "failed", f"no result within {TIMEOUT} s"
+    code, cpu, log = _run([sys.executable, "-m", "solfec_py", "--no-progress", os.path.join(INPUTS, name + ".py")],
+                          work)
+    status = "ok" if code == 0 else "failed"
     seconds = time.perf_counter() - start
     shown = []
     if status == "ok":
@@ -92,7 +89,28 @@ def run_deck(name: str, work: str, images: str) -> dict:
             shown.append(target)
         if not own:
             shown += _plot_results(name, outdir, images)
-    return {"status": status, "seconds": seconds, "images": shown, "log": log}
+    return {"status": status, "seconds": seconds, "cpu": cpu, "images": shown, "log": log}
+
+
+def _run(argv: list, cwd: str):
+    """(exit code, CPU seconds, output) of a command; killed after TIMEOUT seconds."""
+    import tempfile
+    import threading
+
+    with tempfile.TemporaryFile(mode="w+") as out:
+        proc = subprocess.Popen(argv, cwd=cwd, env=_env(), stdout=out, stderr=subprocess.STDOUT, text=True)
+        timer = threading.Timer(TIMEOUT, proc.kill)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        log = out.read()
+    if proc.returncode < 0:
+        log += f"\n(killed after {TIMEOUT} s)"
+    return proc.returncode, usage.ru_utime + usage.ru_stime, log
 
 
 def _plot_results(name: str, outdir: str, images: str) -> list:
@@ -144,16 +162,21 @@ def _run_all(app) -> None:
     images = os.path.join(work, "images")
     os.makedirs(images, exist_ok=True)
     results, total = {}, time.perf_counter()
-    for name in decks():
-        if not app.config.deck_gallery_run:
-            results[name] = {"status": "skipped", "seconds": 0.0, "images": [], "log": ""}
-            continue
-        result = run_deck(name, work, images)
-        results[name] = result
+    names = decks()
+    if not app.config.deck_gallery_run:
+        results = {name: {"status": "skipped", "seconds": 0.0, "images": [], "log": ""} for name in names}
+    else:  # the decks are independent: as many at once as there are cores (at most 4)
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
+            results = dict(zip(names, pool.map(lambda n: run_deck(n, work, images), names)))
+    for name in names:
+        result = results[name]
         if result["status"] == "failed":
             log.warning(f"gallery: inputs/{name}.py failed:\n{result['log'][-2000:]}")
         else:
-            log.info(f"gallery: {name}: {result['status']} ({result['seconds']:.1f} s)")
+            log.info(f"gallery: {name}: {result['status']} ({result['seconds']:.1f} s,"
+                     f" {result.get('cpu', 0.0):.1f} s CPU)")
     log.info(f"gallery: every deck in {time.perf_counter() - total:.1f} s")
     app.env.deck_gallery = results  # read by the directive (same process)
     app.config._deck_gallery = results

@@ -53,9 +53,12 @@ class BODY(Body):
         The material or its label.
     label : str, optional
         A name for BYLABEL, HISTORY and the results.
-    form, mesh, base : optional
-        Finite-element options (formulation ``'TL'``, ``'BC'``, ``'BC-MODAL'``, ``'BC-RO'``, a
-        background MESH, a modal base); checked and kept for FINITE_ELEMENT bodies.
+    form : str, optional
+        Finite-element formulation: ``'TL'``, ``'BC'``, ``'BC-MODAL'`` or ``'BC-RO'``.
+    mesh : MESH, optional
+        A background mesh of a finite-element body.
+    base : optional
+        A modal base of a finite-element body.
 
     Attributes
     ----------

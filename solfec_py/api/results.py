@@ -171,8 +171,8 @@ def XDMF_EXPORT(solfec, time, path, subset=V.MISSING, attributes=V.MISSING):
     path : str
         Directory (created).
     subset : str, tuple or list, optional
-        Bodies to export: label regular expressions and ``(xmin, ymin, zmin, xmax, ymax, zmax)``
-        boxes; default all.
+        Bodies to export: label regular expressions, BODY objects, body ids and
+        ``(xmin, ymin, zmin, xmax, ymax, zmax)`` boxes; default all.
     attributes : list of str, optional
         Any of ``'DISP' 'VELO' 'STRESS' 'REAC' 'RELV' 'GAP'``; default DISP, VELO, REAC, GAP.
 

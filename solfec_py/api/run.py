@@ -168,8 +168,8 @@ def CALLBACK(solfec, interval, data, callback):
     """Call a Python function at regular intervals of simulated time during RUN.
 
     ``CALLBACK(solfec, interval, data, callback)`` calls ``callback(*data)`` when ``data`` is a
-    tuple, else ``callback(data)``, at the start and then every ``interval``. A callback that
-    returns 0 stops the RUN. Ignored in READ mode.
+    tuple, else ``callback(data)``, after the first step and then every ``interval`` of
+    simulated time. The callback returns an integer: 0 stops the RUN. Ignored in READ mode.
 
     Parameters
     ----------

@@ -43,8 +43,8 @@ class SOLFEC:
     Parameters
     ----------
     analysis : str
-        ``'DYNAMIC'`` or ``'QUASI_STATIC'`` (quasi-static steps drop the inertia of
-        deformable bodies and keep rigid ones at rest between steps).
+        ``'DYNAMIC'`` or ``'QUASI_STATIC'`` (no inertia carried from step to step:
+        velocities follow from the current loads and constraints).
     step : float
         Time step, > 0; settable later as ``sol.step``.
     output : str
@@ -66,7 +66,7 @@ class SOLFEC:
         kinetic energy grows by more than this factor (> 1, default 1e6) in one step
         (docs/limits.md); ``'OFF'`` keeps only the infinity and NaN checks.
     cleanup : str
-        ``'ON'`` or ``'OFF'`` (default).
+        ``'ON'`` or ``'OFF'`` (default); accepted for compatibility.
 
     Raises
     ------
