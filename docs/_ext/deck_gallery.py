@@ -2,8 +2,9 @@
 its source, on one page (the ``deck-gallery`` directive of docs/gallery.rst).
 
 At the start of a build the decks are run with ``python -m solfec_py`` in
-``docs/_build/gallery`` (a second build finds their results and only re-checks them in READ
-mode, which takes seconds). A deck's own PNG plots are shown; a deck that draws none gets
+``docs/_build/gallery``, several at once. Results found there from an earlier build, or in
+the repository's ``out/`` (e.g. README command 1's projectile), are reused: the deck opens
+them in READ mode and only re-checks them, which takes seconds. A deck's own PNG plots are shown; a deck that draws none gets
 ``solfec-py plot`` of its stored results (energies and solver statistics against time).
 Decks listed in SLOW are shown without running (and without a plot) to keep the docs build
 within a few minutes. A deck that fails is a build warning, so ``sphinx-build -W`` fails.
@@ -74,6 +75,9 @@ def run_deck(name: str, work: str, images: str) -> dict:
             __import__(module)
         except ImportError:
             return {"status": "needs", "seconds": 0.0, "images": [], "log": extra}
+    stored, mine = os.path.join(ROOT, "out", name), os.path.join(work, "out", name)
+    if os.path.isdir(stored) and not os.path.isdir(mine):   # results of an earlier run: re-checked
+        shutil.copytree(stored, mine)
     start = time.perf_counter()
     code, cpu, log = _run([sys.executable, "-m", "solfec_py", "--no-progress", os.path.join(INPUTS, name + ".py")],
                           work)
