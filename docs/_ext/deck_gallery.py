@@ -5,7 +5,7 @@ At the start of a build the decks are run with ``python -m solfec_py`` in
 ``docs/_build/gallery``, several at once. Results found there from an earlier build, or in
 the repository's ``out/`` (e.g. README command 1's projectile), are reused: the deck opens
 them in READ mode and only re-checks them, which takes seconds. A deck's own PNG plots are shown; a deck that draws none gets
-``solfec-py plot`` of its stored results (energies and solver statistics against time).
+``solfec-py plot`` of the energies in its stored results.
 Decks listed in SLOW are shown without running (and without a plot) to keep the docs build
 within a few minutes. A deck that fails is a build warning, so ``sphinx-build -W`` fails.
 """
@@ -30,6 +30,9 @@ SLOW = {
 }
 # decks that need an optional extra: module -> pip extra
 NEEDS = {"gmsh_part": ("gmsh", "mesh")}
+# words after the deck (NON_SOLFEC_ARGV): a shorter run where the deck offers one
+WORDS = {"heavy_top": ["2.0"]}
+ENERGIES = ("KINETIC", "EXTERNAL", "CONTACT", "FRICTION", "INTERNAL")
 TIMEOUT = 600  # seconds per deck; a deck taking longer is a build warning
 
 
@@ -79,8 +82,8 @@ def run_deck(name: str, work: str, images: str) -> dict:
     if os.path.isdir(stored) and not os.path.isdir(mine):   # results of an earlier run: re-checked
         shutil.copytree(stored, mine)
     start = time.perf_counter()
-    code, cpu, log = _run([sys.executable, "-m", "solfec_py", "--no-progress", os.path.join(INPUTS, name + ".py")],
-                          work)
+    code, cpu, log = _run([sys.executable, "-m", "solfec_py", "--no-progress", os.path.join(INPUTS, name + ".py"),
+                           *WORDS.get(name, [])], work)
     status = "ok" if code == 0 else "failed"
     seconds = time.perf_counter() - start
     shown = []
@@ -124,7 +127,9 @@ def _plot_results(name: str, outdir: str, images: str) -> list:
     if not results:
         return []
     target = os.path.join(images, f"{name}_plot.png")
-    proc = subprocess.run([sys.executable, "-m", "solfec_py", "plot", os.path.dirname(results[0]), "-o", target],
+    energies = [arg for kind in ENERGIES for arg in ("-e", kind)]      # zero ones are left out
+    proc = subprocess.run([sys.executable, "-m", "solfec_py", "plot", os.path.dirname(results[0]), *energies,
+                           "-o", target],
                           env=_env(), capture_output=True, text=True, timeout=TIMEOUT)
     if proc.returncode != 0 or not os.path.isfile(target):
         raise RuntimeError(f"solfec-py plot of {name} failed:\n{proc.stdout}{proc.stderr}")
@@ -148,8 +153,10 @@ def rst_lines(name: str, result: dict, srcdir: str) -> list:
     elif status == "skipped":
         lines += ["Not run while building these pages (``-D deck_gallery_run=0``).", ""]
     else:
+        words = " ".join(WORDS.get(name, []))
         lines += [f"Run while building these pages in {result['seconds']:.1f} s "
-                  f"(``solfec-py inputs/{name}.py``; a rerun re-checks the stored results).", ""]
+                  f"(``solfec-py inputs/{name}.py{' ' + words if words else ''}``; a rerun re-checks the"
+                  " stored results).", ""]
     for image in result["images"]:
         rel = "/" + os.path.relpath(image, srcdir).replace(os.sep, "/")
         lines += [f".. image:: {rel}", "   :width: 90%", ""]
