@@ -23,11 +23,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 INPUTS = os.path.join(ROOT, "inputs")
 
-# decks not run during the docs build: why (shown on the page)
+# decks not run during the docs build (more than ~30 s of CPU each; the others take ~150 s of
+# CPU together): why, shown on the page. Their plots come from STORED (refresh them with
+# ``python docs/_ext/deck_gallery.py NAME ...`` after changing such a deck).
 SLOW = {
     "masonry_arch": "it takes about 80 s per thickness ratio; run it with "
                     "``solfec-py inputs/masonry_arch.py`` or sweep the ratio (see the sweeps tutorial)",
+    "block_sliding": "its 10 s of stick-slip at a small step take about 100 s of CPU",
+    "spring_mass": "its 6500 steps take about a minute of CPU",
+    "prescribed_motion": "it takes about 50 s of CPU",
+    "pendulum_fix_point": "it takes about 35 s of CPU",
 }
+STORED = os.path.join(os.path.dirname(HERE), "gallery_images")
 # decks that need an optional extra: module -> pip extra
 NEEDS = {"gmsh_part": ("gmsh", "mesh")}
 # words after the deck (NON_SOLFEC_ARGV): a shorter run where the deck offers one
@@ -71,7 +78,8 @@ def _env() -> dict:
 def run_deck(name: str, work: str, images: str) -> dict:
     """Run one deck in `work`; copy its plots to `images`. Returns status, seconds, images, log."""
     if name in SLOW:
-        return {"status": "slow", "seconds": 0.0, "images": [], "log": ""}
+        return {"status": "slow", "seconds": 0.0, "images": sorted(glob.glob(os.path.join(STORED, name + "_*.png"))),
+                "log": ""}
     if name in NEEDS:
         module, extra = NEEDS[name]
         try:
@@ -146,7 +154,8 @@ def rst_lines(name: str, result: dict, srcdir: str) -> list:
     lines += ["::", ""] + ["    " + line for line in description(name).splitlines()] + [""]
     status = result["status"]
     if status == "slow":
-        lines += [f"Not run while building these pages: {SLOW[name]}.", ""]
+        lines += [f"Not run while building these pages: {SLOW[name]}."
+                  + (" The plot is from a full run, kept in ``docs/gallery_images/``." if result["images"] else ""), ""]
     elif status == "needs":
         lines += [f"Not run while building these pages: it needs the ``[{result['log']}]`` extra "
                   f"(``pip install '.[{result['log']}]'``).", ""]
@@ -218,3 +227,25 @@ def setup(app):
     app.add_config_value("deck_gallery_run", True, "env", [bool, int])
     app.connect("builder-inited", _run_all)
     return {"parallel_read_safe": True, "version": "1"}
+
+
+def store(names: list) -> None:
+    """Run decks (slow ones included) in a scratch directory and keep their plots in STORED."""
+    import tempfile
+
+    os.makedirs(STORED, exist_ok=True)
+    with tempfile.TemporaryDirectory() as work:
+        for name in names:
+            for old in glob.glob(os.path.join(STORED, name + "_*.png")):
+                os.remove(old)
+            slow = SLOW.pop(name, None)
+            result = run_deck(name, work, STORED)
+            if slow is not None:
+                SLOW[name] = slow
+            print(f"{name}: {result['status']} in {result['seconds']:.0f} s; {result['images']}")
+            if result["status"] != "ok":
+                print(result["log"][-3000:])
+
+
+if __name__ == "__main__":
+    store(sys.argv[1:] or sorted(SLOW))
