@@ -66,3 +66,17 @@ def test_no_citations_of_unshipped_files():
                         if pattern.search(line):
                             bad.append(f"{os.path.relpath(path, ROOT)}:{k}: {line.strip()}")
     assert not bad, "citations of files the repository does not ship:\n" + "\n".join(bad[:20])
+
+
+def test_cited_docs_pages_exist():
+    """docs/NAME.md pages that the package cites are in the repository."""
+    cited = set()
+    package = os.path.dirname(solfec_py.__file__)
+    for folder, _, files in os.walk(package):
+        for file in files:
+            if file.endswith(".py"):
+                with open(os.path.join(folder, file), encoding="utf-8") as f:
+                    cited.update(re.findall(r"docs/[A-Za-z_]+\.md", f.read()))
+    assert cited, "the package cites no docs/ page (the pattern no longer matches?)"
+    missing = sorted(page for page in cited if not os.path.isfile(os.path.join(ROOT, page)))
+    assert not missing, f"cited docs pages that do not exist: {missing}"
