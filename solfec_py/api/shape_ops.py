@@ -283,9 +283,9 @@ _OVERLAPPING_ARGS = ("obstacles", "shapes", "not", "gap")
 def OVERLAPPING(*args, **kwargs):
     """Select the shapes that overlap (or do not overlap) obstacles.
 
-    ``OVERLAPPING(obstacles, shapes | not, gap)`` returns the members of ``shapes`` that
-    overlap any of ``obstacles`` or are within ``-gap`` of one (contact detection's test), or
-    with ``not='NOT'`` those that do not; None, one object or a list, in input order. Every
+    ``OVERLAPPING(obstacles, shapes | not, gap)`` returns the members of ``shapes`` whose
+    contact gap with one of ``obstacles`` is at most ``gap`` (0: they touch or overlap; -d:
+    they overlap by at least d), or with ``not='NOT'`` the others; None, one object or a list, in input order. Every
     member of ``shapes`` is emptied (use COPY to keep them); ``obstacles`` are not.
 
     Parameters

@@ -129,7 +129,9 @@ def HULL(points, volid, surfid, convex=V.MISSING):
     Raises
     ------
     InputTypeError, InputError
-        Fewer than 4 points, flat point sets, an empty ``convex``.
+        Fewer than 4 points, an empty ``convex``.
+    GeometryError
+        Points with no volume (all in one plane).
 
     Examples
     --------
