@@ -137,7 +137,7 @@ def _plot_results(name: str, outdir: str, images: str) -> list:
     target = os.path.join(images, f"{name}_plot.png")
     energies = [arg for kind in ENERGIES for arg in ("-e", kind)]      # zero ones are left out
     proc = subprocess.run([sys.executable, "-m", "solfec_py", "plot", os.path.dirname(results[0]), *energies,
-                           "-o", target],
+                           "--title", f"{name}.py", "-o", target],
                           env=_env(), capture_output=True, text=True, timeout=TIMEOUT)
     if proc.returncode != 0 or not os.path.isfile(target):
         raise RuntimeError(f"solfec-py plot of {name} failed:\n{proc.stdout}{proc.stderr}")
