@@ -11,6 +11,7 @@ from solfec_py.bodies.loads import (CONVECTED_FORCE, CONVECTED_TORQUE, SPATIAL_F
                                     SPATIAL_TORQUE, ForceCallback)
 from solfec_py.bodies.obstacle import LOAD_ERROR
 from solfec_py.errors import InputError, InputTypeError, NotAvailableError
+from solfec_py.geometry.mesh import Mesh
 
 KINDS = ("SPATIAL", "CONVECTED")
 
@@ -148,8 +149,9 @@ def PRESSURE(body, surfid, value):
     """Apply a pressure to the faces of a body with a surface id.
 
     ``PRESSURE(body, surfid, value)``: a traction ``value`` times the outward normal of every
-    boundary face with ``surfid`` (so a negative value pushes into the body; the normal
-    follows the deformation). Pseudo-rigid bodies take it; finite-element bodies will.
+    boundary face with ``surfid`` of a single-MESH body (a positive value pulls outward, a
+    negative one pushes in). A follower load on pseudo-rigid bodies, a dead load (as in
+    Solfec) on finite-element bodies: docs/pseudo_rigid.md, docs/fem.md.
 
     Parameters
     ----------
@@ -171,11 +173,7 @@ def PRESSURE(body, surfid, value):
     body = require_body("body", body)
     surfid = V.integer("surfid", surfid)
     magnitude = number_or_series("value", value)
-    add = getattr(body.block, "add_pressure", None)
-    if add is None:
-        raise NotAvailableError(f"PRESSURE on {body.kind} bodies is not available in solfec-py yet"
-                                " (pseudo-rigid bodies take it)")
-    add(body, surfid, magnitude)
+    body.block.add_pressure(body, surfid, magnitude)
     return None
 
 

@@ -425,9 +425,9 @@ def bulk_material_of(name: str, value: Any, domain: Domain) -> BulkMaterial:
 def APPLY_BULKMAT(solfec, body, volid, material):
     """Assign a material to the parts of a body with a given volume id.
 
-    ``APPLY_BULKMAT(solfec, body, volid, material)``. Pseudo-rigid bodies take it; rigid
-    bodies keep their single material (an error says so), finite-element bodies will take it
-    when they land.
+    ``APPLY_BULKMAT(solfec, body, volid, material)``: the elements of a finite-element body,
+    the volumes of a pseudo-rigid one; rigid bodies keep their single material (an error
+    says so).
 
     Parameters
     ----------
@@ -456,11 +456,6 @@ def APPLY_BULKMAT(solfec, body, volid, material):
     body = require_body("body", body)
     volid = V.integer("volid", volid)
     record = bulk_material_of("material", material, domain)
-    apply = getattr(body.block, "apply_material", None)
-    if apply is None:
-        raise NotAvailableError(
-            f"APPLY_BULKMAT is not available in solfec-py yet for {body.kind} bodies: per-volume materials"
-            f" arrive with FINITE_ELEMENT bodies (body {body.id} keeps its global material)")
-    if not apply(body, volid, record):
+    if not body.block.apply_material(body, volid, record):
         raise InputError(f"APPLY_BULKMAT: body {body.id} has no part with volume id {volid}")
     return None

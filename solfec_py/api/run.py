@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 from solfec_py import session, timestep, validate as V
 from solfec_py.api.common import require_body
 from solfec_py.api.results import history_items
@@ -399,7 +401,8 @@ def STRESS(body, point):
     """Cauchy stress at a material point.
 
     ``STRESS(body, point)`` returns ``(sx, sy, sz, sxy, sxz, syz, mises)`` at the referential
-    ``point``: zero for rigid bodies, uniform over a pseudo-rigid body.
+    ``point``: zero for rigid bodies, uniform over a pseudo-rigid body, and at a node of a
+    finite-element mesh the mean over the node's elements.
 
     Parameters
     ----------
