@@ -1,6 +1,6 @@
 """Contact detection step (layer 5): re-evaluate the existing contacts, find new ones (box
 update, broad phase, narrow phase) and insert them as CONTACT rows of the constraint set
-with their surface material. Reference: NUMERICS §4.10 items 3-6, §5.3.3, §4.4 (Solfec
+with their surface material. Reference: Solfec-1.0 dom.c, the time step; docs/contact.md; Solfec-1.0 bgs.c, contact laws (Solfec
 dom.c update_contact / overlap_create, goc.c).
 
 Contacts are found at the mid-step configuration (after the bodies' first half step). A
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solfec_py import constraints as C, session
+from solfec_py.bodies.points import per_family
 from solfec_py.contact import broad, narrow, objects as O, polyhedra, sparsify as SP
 from solfec_py.errors import SimulationError
 from solfec_py.solvers.local_dynamics import body_rows
@@ -126,7 +127,7 @@ def assign_material(surface_materials, cset, rows: np.ndarray) -> np.ndarray:
 
 def _assign_material(domain, cset, rows: np.ndarray, area: np.ndarray, initial: bool) -> None:
     """Materials of new or re-paired contacts; only contacts that exist at t = 0 get the
-    material cohesion (NUMERICS §4.4)."""
+    material cohesion (Solfec-1.0 bgs.c, contact laws)."""
     cohesion = assign_material(domain.surface_materials, cset, rows)
     if rows.size:
         cset.cohesion[rows] = cohesion * area if initial else 0.0
@@ -139,16 +140,13 @@ def _store(domain, table: O.ObjectTable, cset, rows: np.ndarray, found: Found, e
     cset.gap[rows] = found.gap
     cset.area[rows] = found.area
     cset.elem[rows, 0], cset.elem[rows, 1] = table.elem[found.om], table.elem[found.os]
-    for side, obj, x, field in ((0, found.om, found.pm, cset.mpnt), (1, found.os, found.ps, cset.spnt)):
-        fam = table.family[obj]
-        for code, name in enumerate(table.families):
-            m = fam == code
-            if m.any():
-                field[rows[m]] = domain.blocks[name].ref_points(table.row[obj[m]], x[m])
+    for obj, x, field in ((found.om, found.pm, cset.mpnt), (found.os, found.ps, cset.spnt)):
+        field[rows] = per_family(domain, table.families, table.family[obj], table.row[obj], "ref_points", x,
+                                 table.elem[obj])
 
 
 def _update(domain, table, geo, cset, eps) -> np.ndarray:
-    """Re-evaluate existing contacts (NUMERICS §5.3.3); returns the keys of the survivors."""
+    """Re-evaluate existing contacts (docs/contact.md); returns the keys of the survivors."""
     rows = _contact_rows(cset)
     if rows.size == 0:
         return np.zeros(0, dtype=np.int64)
@@ -202,7 +200,7 @@ def detect(domain) -> int:
     table = O.table_for(domain)
     cset = domain.constraints if isinstance(domain.constraints, C.ConstraintSet) else None
     has_contacts = cset is not None and bool((cset.kind[: cset.count] == C.CONTACT).any())
-    if table.count < 2 and not has_contacts:
+    if table.body_count < 2 and not has_contacts:     # no pair of bodies (no self-contact)
         return 0
     eps = session.geometric_epsilon()
     geo = O.current(domain, table, eps)

@@ -1,5 +1,5 @@
-"""Time histories from stored frames (layer 6): the entities of HISTORY (LANGUAGE §15.6,
-NUMERICS §6.3) evaluated from the results file alone, vectorised over frames, without
+"""Time histories from stored frames (layer 6): the entities of HISTORY (Solfec-1.0 user manual, HISTORY,
+docs/results.md) evaluated from the results file alone, vectorised over frames, without
 touching the live model. Reference: Solfec lng.c HISTORY / sol.c SOLFEC_History.
 
 Items arrive already parsed (the deck command checks and converts BODY/SOLFEC objects,
@@ -7,7 +7,7 @@ the plot CLI parses strings): `PointItem`, `TotalItem` (energies or constraint t
 `ConstraintItem`, `StringItem`. Body identity is the body id; a label is resolved at every
 frame to the first-created body carrying it; frames without the body give NaN.
 
-Deliberate choices where Solfec's C code has quirks (LANGUAGE §15.6, §16): 'R'/'CR' with a
+Deliberate choices where Solfec's C code has quirks (Solfec-1.0 user manual, HISTORY; Solfec-1.0 lng.c, where it departs from its manual): 'R'/'CR' with a
 direction d sum d·(B R) (the global reaction projected on d, B = local base) rather than
 d·(Bᵀ R); 'U'/'CU' are averages (sum / count) rather than sum / (1 + count).
 """
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solfec_py.errors import NotAvailableError, ResultsError
-from solfec_py.output import frames
+from solfec_py.output import fe_history, frames
 from solfec_py.output.store import KIND_FAMILY
 
 POINT_ENTITIES = ("CX", "CY", "CZ", "DX", "DY", "DZ", "VX", "VY", "VZ",
@@ -57,7 +57,7 @@ class StringItem:
 
 # ---------------------------------------------------------------------- sampling
 def solfec_frames(store, t0: float, t1: float, skip: int = 1) -> tuple[np.ndarray, int]:
-    """Frames HISTORY samples (LANGUAGE §15.6): i0, i1 located like SEEK, N = (i1-i0)//skip
+    """Frames HISTORY samples (Solfec-1.0 user manual, HISTORY): i0, i1 located like SEEK, N = (i1-i0)//skip
     slots, filled from frames i0, i0+skip, ... while the frame time is < t1."""
     times = store.times
     lo, hi = float(times[0]), float(times[-1])
@@ -115,6 +115,7 @@ class _Frames:
         self.family_of = {int(i): KIND_FAMILY[k] for i, k in zip(reg["id"], reg["kind"])}
         self.X0 = {int(i): x for i, x in zip(reg["id"], reg["X0"])}
         self.labels: dict = {}
+        self.cache: dict = {}        # per evaluation: stored meshes of finite-element bodies
         for i, lab in zip(reg["id"].tolist(), reg["label"]):
             if lab:
                 self.labels.setdefault(lab, []).append(i)
@@ -236,12 +237,14 @@ def _body_point_values(store, fr: _Frames, bid: int, item: PointItem) -> np.ndar
     family = fr.family_of.get(bid)
     if family is None:
         return np.full(fr.idx.size, np.nan)
+    if family in frames.RAGGED:
+        return fe_history.point_values(store, fr, family, bid, item.point, item.entity)
     if family not in MOTION:
         raise NotAvailableError(f"HISTORY point values of {family.replace('_', ' ')} bodies are not available yet")
     e = item.entity
     s = _state(store, fr, family, [bid])[:, 0, :]
     if e in POINT_ENTITIES[STRESS]:
-        if family == "rigid":                 # stress of a rigid body: zero (LANGUAGE §15.3)
+        if family == "rigid":                 # stress of a rigid body: zero (Solfec-1.0 user manual, DISPLACEMENT)
             return np.where(np.isnan(s[:, 0]), np.nan, 0.0)
         if bid not in fr.materials:        # the results hold F, not the material
             raise ResultsError(f"the stress of pseudo-rigid body {bid} needs its material, which the results"
@@ -265,6 +268,10 @@ def _energy(store, fr: _Frames, item: TotalItem) -> np.ndarray:
         if fam is not None:
             by_family.setdefault(fam, []).append(int(bid))
     for fam, ids in by_family.items():
+        if fam in frames.RAGGED:
+            for bid in ids:
+                total += np.nan_to_num(fe_history.energy(store, fr, fam, bid, k))
+            continue
         if fam not in frames.FAMILIES:
             raise NotAvailableError(f"HISTORY energies of {fam.replace('_', ' ')} bodies are not available yet")
         nc, nv = frames.FAMILIES[fam]
