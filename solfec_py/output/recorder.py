@@ -13,14 +13,10 @@ from solfec_py.output import replay, xdmf
 
 
 def output_hook(solfec):
-<<<<<<< HEAD
     """Write a frame at the first step whose time reaches `output_time` (every step
     without OUTPUT); the next output time is the last one plus the interval (Solfec's
     sol.c: frames follow the accumulated clock, so a frame may come one step after a
     multiple of the interval)."""
-=======
-    """Write a frame when `time >= output_time` (every step without OUTPUT), Solfec-1.0 user manual, time stepping."""
->>>>>>> main
 
     def hook(domain):
         if domain.time >= solfec.output_time:
