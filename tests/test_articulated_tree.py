@@ -101,19 +101,36 @@ def _direct_mass(tree_def, q_user, xi):
     return M, Jv
 
 
+def _kinetic(tree_def, q_user, xi, v, eps=1e-3):
+    """T = 1/2 v.M(xi) v from the link velocities along v (one directional difference)."""
+    mass, inertia = tree_def[4], tree_def[6]
+    poses = [_fk(tree_def, _chart(tree_def, q_user, _split(tree_def, xi + s * eps * v))) for s in (-2, -1, 1, 2)]
+    Lam0, _ = _fk(tree_def, _chart(tree_def, q_user, _split(tree_def, xi)))
+    T = 0.0
+    for i in range(len(mass)):
+        dx = (poses[0][1][i] - 8 * poses[1][1][i] + 8 * poses[2][1][i] - poses[3][1][i]) / (12 * eps)
+        W = (poses[0][0][i] - 8 * poses[1][0][i] + 8 * poses[2][0][i] - poses[3][0][i]) / (12 * eps) @ Lam0[i].T
+        w = np.array((W[2, 1], W[0, 2], W[1, 0]))
+        T += 0.5 * mass[i] * dx @ dx + 0.5 * w @ Lam0[i] @ inertia[i] @ Lam0[i].T @ w
+    return T
+
+
 def _direct_bias(tree_def, q_user, v, g, eps=1e-3):
+    """Lagrange: d/dt (M v) along xi = s v, minus dT/dxi, plus dV/dxi (4th-order differences)."""
     nv = v.size
-    dM = np.zeros((nv, nv, nv))
+    Mv = [_direct_mass(tree_def, q_user, s * eps * v)[0] @ v for s in (-2, -1, 1, 2)]
+    dMv = (Mv[0] - 8 * Mv[1] + 8 * Mv[2] - Mv[3]) / (12 * eps)
+    dT = np.zeros(nv)
     for k in range(nv):
-        Ms = []
+        Ts = []
         for s in (-2, -1, 1, 2):
             xi = np.zeros(nv)
             xi[k] = s * eps
-            Ms.append(_direct_mass(tree_def, q_user, xi)[0])
-        dM[k] = (Ms[0] - 8 * Ms[1] + 8 * Ms[2] - Ms[3]) / (12 * eps)
+            Ts.append(_kinetic(tree_def, q_user, xi, v))
+        dT[k] = (Ts[0] - 8 * Ts[1] + 8 * Ts[2] - Ts[3]) / (12 * eps)
     _, Jv = _direct_mass(tree_def, q_user, np.zeros(nv))
     gravity = -sum(tree_def[4][i] * Jv[i].T @ g for i in range(len(tree_def[4])))   # dV/dxi, V = -m g.xc
-    return np.einsum("kij,k,j->i", dM, v, v) - 0.5 * np.einsum("i,kij,j->k", v, dM, v) + gravity
+    return dMv - dT + gravity
 
 
 def random_tree(rng, n, kinds):
