@@ -7,5 +7,6 @@ from __future__ import annotations
 
 from solfec_py.bodies.articulated.kinds import JOINT_KINDS, JointKind, joint_frame
 from solfec_py.bodies.articulated.tree import CycleError, JointTree, topological_order
+from solfec_py.bodies.articulated.joint import Joint, domain_tree
 
-__all__ = ["JOINT_KINDS", "JointKind", "joint_frame", "JointTree", "CycleError", "topological_order"]
+__all__ = ["JOINT_KINDS", "JointKind", "joint_frame", "Joint", "domain_tree", "JointTree", "CycleError", "topological_order"]
