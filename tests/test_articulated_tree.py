@@ -253,3 +253,32 @@ def test_kind_tables():
         ntr = kind.translations
         assert all(d[0] == T for d in kind.dofs[:ntr]) and all(d[0] != T for d in kind.dofs[ntr:])
         assert kind.nq == kind.nv + (6 if kind.ball else 0)
+
+
+def test_rigid_states_and_local_operator():
+    """Links read as rigid bodies: placements and velocities by forward kinematics agree with
+    the plain numpy kinematics and with finite differences in time; H u is base^T of the
+    rigid point velocity v + Lam (Omega x (X - X0))."""
+    rng = np.random.default_rng(42)
+    n = 7
+    tree_def = random_tree(rng, n, [KINDS[i % len(KINDS)] for i in range(n)])
+    tree = JointTree(*tree_def)
+    q_user, v_user = random_state(rng, tree_def)
+    q, v = _stored(tree, q_user), _stored(tree, v_user)
+    conf, velo = tree.rigid_states(q, v)
+    Lam, xc = _fk(tree_def, q_user)
+    for u in range(n):
+        k = tree.index[u]
+        np.testing.assert_allclose(conf[k, 0:9].reshape(3, 3).T, Lam[u], atol=1e-13)
+        np.testing.assert_allclose(conf[k, 9:12], xc[u], atol=1e-13)
+    eps = 1e-6          # central difference in time: error ~ eps^2
+    cp, _ = tree.rigid_states(tree.advance(q, v, eps), v)
+    cm, _ = tree.rigid_states(tree.advance(q, v, -eps), v)
+    np.testing.assert_allclose(velo[:, 3:6], (cp[:, 9:12] - cm[:, 9:12]) / (2 * eps), atol=1e-8)
+    links = rng.integers(0, n, 5)
+    X = rng.normal(size=(5, 3))
+    base = np.array([joint_frame(rng.normal(size=3)) for _ in range(5)])
+    H = tree.gen_to_loc(q, links, X, base)
+    R = conf[links, 0:9].reshape(-1, 3, 3).transpose(0, 2, 1)
+    xdot = velo[links, 3:6] + np.einsum("kij,kj->ki", R, np.cross(velo[links, 0:3], X - tree.X0[links]))
+    np.testing.assert_allclose(H @ v, np.einsum("kji,kj->ki", base, xdot), atol=1e-12)

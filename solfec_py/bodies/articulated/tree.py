@@ -142,6 +142,26 @@ class JointTree:
         return K.point_jacobians(np.asarray(links, np.int64), np.ascontiguousarray(x, float), S, self.parent,
                                  self.voff)
 
+    def rigid_states(self, q, v) -> tuple[np.ndarray, np.ndarray]:
+        """Links' states in the rigid layout (bodies/rigid.py), stored order:
+        conf (n, 12) = Lam column-major + mass centre, velo (n, 6) = referential angular
+        velocity Lam^T w + mass-centre velocity v_O + w x xc."""
+        Lam, xc, S, _ = self.kinematics(q)
+        V = K.link_velocities(S, np.asarray(v, float), self.parent, self.voff)
+        conf = np.concatenate((Lam.transpose(0, 2, 1).reshape(-1, 9), xc), axis=1)
+        velo = np.concatenate((np.einsum("nji,nj->ni", Lam, V[:, 0:3]), V[:, 3:6] + np.cross(V[:, 0:3], xc)), axis=1)
+        return conf, velo
+
+    def gen_to_loc(self, q, links, X, base) -> np.ndarray:
+        """H (k, 3, nv): local velocity base^T xdot of referential points X (k, 3) of
+        stored `links` (k,) as a linear map of the joint rates (frames base (k, 3, 3),
+        columns t1, t2, n); H^T R maps local reactions to joint forces."""
+        Lam, xc, S, _ = self.kinematics(q)
+        links = np.asarray(links, np.int64)
+        x = xc[links] + np.einsum("kij,kj->ki", Lam[links], np.asarray(X, float) - self.X0[links])
+        J = K.point_jacobians(links, np.ascontiguousarray(x), S, self.parent, self.voff)
+        return np.einsum("kji,kjl->kil", np.asarray(base, float), J)
+
     def kinetic_energy(self, q, v) -> float:
         Lam, xc, _, _ = self.kinematics(q)
         V = self.link_velocities(q, v)
