@@ -18,7 +18,7 @@ from solfec_py.bodies.articulated.joint import ancestry, parent_joint
 from solfec_py.bodies.base import Body
 from solfec_py.errors import InputError, InputTypeError, NotAvailableError
 
-__all__ = ["JOINT", "refuse_joint_dynamics"]
+__all__ = ["JOINT"]
 
 
 @contextmanager
@@ -94,6 +94,8 @@ class JOINT:
             domain = child.block.domain
             if parent is not None and parent.block.domain is not domain:
                 raise InputError("'parent' and 'child' belong to different SOLFEC objects")
+            if not domain.dynamic:
+                raise NotAvailableError("JOINT in a QUASI_STATIC analysis is not available in solfec-py yet")
             if domain.initialized:
                 raise NotAvailableError("JOINT after RUN is not available in solfec-py yet; create the joints"
                                         " before the first RUN")
@@ -136,6 +138,10 @@ class JOINT:
                                  " instead")
         self._joint = Joint(kind, parent, child, point, frame, label, limits, spring, float(damper), drive)
         joints.append(self._joint)
+        for body in (child, parent):          # links are stepped in joint coordinates
+            if body is not None:
+                body.block.set_scheme(body.row, "ARTICULATED")
+                body._scheme = "ARTICULATED"
 
     kind = readonly(lambda self: self._joint.kind.name)
     parent = readonly(lambda self: self._joint.parent)
@@ -174,11 +180,3 @@ def _parallel(a, b) -> bool:
 
 def _joints(domain) -> list:
     return domain.joints
-
-
-def refuse_joint_dynamics(domain) -> None:
-    """RUN of a model with joints: their dynamics are not wired into the time step yet."""
-    joints = domain.joints
-    if joints:
-        raise NotAvailableError(f"RUN with JOINTs is not available in solfec-py yet ({len(joints)} joint(s),"
-                                f" first: {joints[0].describe()}); joint dynamics come with the articulated block")

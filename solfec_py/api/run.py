@@ -10,7 +10,6 @@ import numpy as np
 
 from solfec_py import session, timestep, validate as V
 from solfec_py.api.common import require_body
-from solfec_py.api.joints import refuse_joint_dynamics
 from solfec_py.api.results import history_items
 from solfec_py.api.solfec import SOLFEC, require_solfec
 from solfec_py.api.solvers import is_solver
@@ -36,7 +35,6 @@ def RUN(solfec, solver, duration):
     duration = V.duration("duration", duration, domain.step)
     if solfec.mode == "READ":
         return None
-    refuse_joint_dynamics(domain)
     if solfec.continued and solfec.runs:
         raise InputError("Multiple RUN commands are not allowed in case of a continued [-c] analysis")
     solfec._run_solver = solver

@@ -70,9 +70,15 @@ def ancestry(joints, body) -> list:
 
 
 def domain_tree(joints) -> tuple[JointTree, list]:
-    """The JointTree of `joints` and its links (bodies, user order). A parent body that is
-    no joint's child becomes a root link joined to the ground by a FREE joint at its mass
-    centre (a floating base)."""
+    """The JointTree of `joints` and its links (bodies, user order); see `tree_records`."""
+    tree, links, _ = tree_records(joints)
+    return tree, links
+
+
+def tree_records(joints) -> tuple[JointTree, list, list]:
+    """The JointTree of `joints`, its links and the joint of every link (user order). A
+    parent body that is no joint's child becomes a root link joined to the ground by a FREE
+    joint at its mass centre (a floating base)."""
     links = [j.child for j in joints]
     records = list(joints)
     for joint in joints:
@@ -88,4 +94,4 @@ def domain_tree(joints) -> tuple[JointTree, list]:
     inertia = [b.block.J[b.row] for b in links]
     tree = JointTree(parents, [r.kind.name for r in records], [r.point for r in records],
                      [r.frame for r in records], mass, center, inertia)
-    return tree, links
+    return tree, links, records

@@ -1,0 +1,63 @@
+"""ARTICULATED: the links of joint trees (JOINT), stepped in joint coordinates (layer 3).
+Reference: docs/joints.md; Featherstone, Rigid Body Dynamics Algorithms (2008).
+
+Links stay rows of the rigid block; this scheme (internal, set by JOINT) replaces their
+rigid update: `begin` takes the tree's half step and free rates (bodies/articulated/
+stepping.py) with the links' loads at t + h/2 as spatial forces, and writes the links'
+mid-step configuration and free velocities as rigid rows, so that output and point
+queries see rigid bodies; `finish` maps the links' generalised reactions into joint space
+(H^T R through the partial velocities), ends the step and writes the rows again.
+
+The constraint solvers still see each link's rigid inverse mass (RigidBlock.delassus), not
+the tree's: constraints on links are refused (UNSUPPORTED) until the tree's own
+gen_to_loc / delassus couple them; contacts on links transmit their impulses to the tree
+exactly but are solved with the link's free-body local dynamics (docs/joints.md).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from solfec_py.bodies.articulated import stepping
+from solfec_py.bodies.articulated.system import ArticulatedSystem, spatial_forces
+from solfec_py.bodies.rigid_schemes.base import ANGULAR, LINEAR, RigidScheme, mtv, mv, rotations
+
+
+def system_of(block) -> ArticulatedSystem:
+    """The domain's articulated system, built at the first step (and checked to start at
+    rest in the reference configuration)."""
+    system = getattr(block, "articulated_system", None)
+    if system is None or len(system.records) < len(block.domain.joints):
+        system = ArticulatedSystem(block.domain.joints)
+        system.check_reference(block)
+        block.articulated_system = system
+    return system
+
+
+class Articulated(RigidScheme):
+    name, order = "ARTICULATED", 2
+    GROUP = "articulated"
+    UNSUPPORTED = ("FIXPNT", "FIXDIR", "VELODIR", "VELODIR3", "RIGLNK", "SPRING")
+
+    def begin(self, block, rows, t, h):
+        system = system_of(block)
+        tree, rows = system.tree, system.rows()
+        q_half = tree.advance(system.q, system.u, 0.5 * h)
+        conf, velo = tree.rigid_states(q_half, system.u)
+        R, x = rotations(conf), conf[:, 9:12]
+        f, ts, tr = block.loads_at(rows, R, x, t + 0.5 * h, h, conf=conf, velo=velo)
+        system.step = stepping.begin(tree, system.q, system.u, h, fext=spatial_forces(R, x, f, ts + mv(R, tr)))
+        block.conf[rows] = conf
+        block.velo[rows] = tree.rigid_states(q_half, system.step.u_free)[1]
+        block.fext[rows, ANGULAR] = mtv(R, ts) + tr
+        block.fext[rows, LINEAR] = f
+
+    def finish(self, block, rows, t, h):
+        system = block.articulated_system
+        tree, rows, step = system.tree, system.rows(), system.step
+        R, x = rotations(block.conf[rows]), block.conf[rows, 9:12]
+        reaction = block.reaction[rows]
+        fR = spatial_forces(R, x, reaction[:, LINEAR], mv(R, reaction[:, ANGULAR]))
+        tau = -tree.bias(step.q_half, np.zeros(tree.nv), fext=fR) if np.any(reaction) else None
+        system.q, system.u = stepping.finish(tree, step, h, tau)
+        block.conf[rows], block.velo[rows] = tree.rigid_states(system.q, system.u)
+        system.sync_joints()
