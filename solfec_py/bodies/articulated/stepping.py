@@ -30,14 +30,17 @@ class FreeStep:
 
 
 def begin(tree: JointTree, q, u, h: float, gravity=(0.0, 0.0, 0.0), tau=None, fext=None) -> FreeStep:
-    """First half step and free velocity: joint forces `tau` (nv,), link loads `fext`
-    (n, 6) world spatial forces in stored link order, gravity (3,)."""
+    """First half step and free velocity: joint forces `tau` (nv,) or a function of the mid-step
+    coordinates and a rate, tau(q_half, rate) (springs and dampers), link loads `fext` (n, 6)
+    world spatial forces in stored link order, gravity (3,)."""
     q_half = tree.advance(q, u, 0.5 * h)
     factor = cho_factor(tree.mass_matrix(q_half))
-    tau = np.zeros(tree.nv) if tau is None else np.asarray(tau, float)
+    if tau is None:
+        tau = np.zeros(tree.nv)
 
     def accel(rate):
-        return cho_solve(factor, tau - tree.bias(q_half, rate, gravity, fext))
+        force = tau(q_half, rate) if callable(tau) else tau
+        return cho_solve(factor, force - tree.bias(q_half, rate, gravity, fext))
 
     u_mid = u + 0.5 * h * accel(u)
     return FreeStep(q_half, factor, u + h * accel(u_mid))

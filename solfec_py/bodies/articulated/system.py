@@ -21,6 +21,44 @@ class ArticulatedSystem:
         self.u = np.zeros(tree.nv)
         self.step = None                     # stepping.FreeStep between begin and finish
         self.stored = [self.links[u] for u in tree.order]
+        self._elements()
+
+    def _elements(self) -> None:
+        """Joint springs and dampers as per-rate arrays (scalar freedoms: tau = -k (q - rest)
+        - c dq; ball rotations: tau = -k log(R) - c Omega); limits and drives are refused."""
+        tree = self.tree
+        self.stiffness, self.rest, self.damping = np.zeros(tree.nv), np.zeros(tree.nv), np.zeros(tree.nv)
+        self.scalar = np.zeros(tree.nv, dtype=bool)      # rates whose coordinate is q itself
+        self.balls = []                                   # (q offset of R, v offset of Omega, k)
+        for k, u in enumerate(tree.order.tolist()):
+            record, kind = self.records[u], tree.kinds[k]
+            if record.limits is not None or record.drive is not None:
+                what = "limits" if record.limits is not None else "drive"
+                raise NotAvailableError(f"{record.describe()}: joint {what} are not available in solfec-py yet"
+                                        " (springs and dampers are)")
+            v0, q0 = int(tree.voff[k]), int(tree.qoff[k])
+            ntr = kind.translations
+            nscalar = ntr if kind.ball else kind.nv
+            self.scalar[v0:v0 + nscalar] = True
+            self.damping[v0:v0 + kind.nv] = record.damper
+            if record.spring is not None:
+                stiffness, rest = record.spring
+                self.stiffness[v0:v0 + kind.nv] = stiffness
+                self.rest[v0:v0 + nscalar] = rest
+                if kind.ball:
+                    self.balls.append((q0 + ntr, v0 + ntr, stiffness))
+        self.coordinate = np.flatnonzero(self.scalar)
+        self.qindex = np.concatenate([np.arange(tree.qoff[k], tree.qoff[k] + (kind.translations if kind.ball
+                                                                                 else kind.nv))
+                                      for k, kind in enumerate(tree.kinds)] + [np.zeros(0, int)]).astype(np.int64)
+
+    def joint_forces(self, q, u) -> np.ndarray:
+        """Spring and damper joint forces (nv,) at coordinates q and rates u."""
+        tau = -self.damping * u
+        tau[self.coordinate] -= self.stiffness[self.coordinate] * (q[self.qindex] - self.rest[self.coordinate])
+        for qo, vo, stiffness in self.balls:
+            tau[vo:vo + 3] -= stiffness * _log(q[qo:qo + 9].reshape(3, 3).T)
+        return tau
 
     def rows(self) -> np.ndarray:
         """Rigid-block rows of the links in stored (topological) order."""
@@ -47,6 +85,13 @@ class ArticulatedSystem:
             record = self.records[u]
             record.q[:] = self.q[tree.qoff[k]:tree.qoff[k + 1]]
             record.dq[:] = self.u[tree.voff[k]:tree.voff[k + 1]]
+
+
+def _log(R) -> np.ndarray:
+    """Rotation vector of the rotation matrix R."""
+    from scipy.spatial.transform import Rotation
+
+    return Rotation.from_matrix(R).as_rotvec()
 
 
 def spatial_forces(R, x, force, torque) -> np.ndarray:

@@ -45,7 +45,8 @@ class Articulated(RigidScheme):
         conf, velo = tree.rigid_states(q_half, system.u)
         R, x = rotations(conf), conf[:, 9:12]
         f, ts, tr = block.loads_at(rows, R, x, t + 0.5 * h, h, conf=conf, velo=velo)
-        system.step = stepping.begin(tree, system.q, system.u, h, fext=spatial_forces(R, x, f, ts + mv(R, tr)))
+        system.step = stepping.begin(tree, system.q, system.u, h, tau=system.joint_forces,
+                                     fext=spatial_forces(R, x, f, ts + mv(R, tr)))
         block.conf[rows] = conf
         block.velo[rows] = tree.rigid_states(q_half, system.step.u_free)[1]
         block.fext[rows, ANGULAR] = mtv(R, ts) + tr
