@@ -49,11 +49,12 @@ def test_spring_damper_response(api, damper):
         return 1
 
     api.CALLBACK(sol, 1e-3, (), watch)
-    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 3.0)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 1.6)      # past the largest swing (period pi s)
     t, q = np.array(times), np.array(angles)
     exact = response(t, damper)
     # second-order scheme, omega h = 2e-3: phase error ~ (omega h)^2 t omega / 24 ~ 1e-6 rad;
     # 1e-4 of the static angle T/k = 0.5 rad leaves margin
+    print(f"\ndamper {damper}: max |q - exact| = {np.abs(q - exact).max():.3g} rad")
     assert np.abs(q - exact).max() < 1e-4 * TORQUE / K, np.abs(q - exact).max()
     np.testing.assert_allclose(rotations, q, atol=1e-12)   # the link reads as a rigid body
     assert len(joint.dq) == 1 and math.isfinite(joint.dq[0])

@@ -20,6 +20,7 @@ class ArticulatedSystem:
         self.q = tree.zero_q()
         self.u = np.zeros(tree.nv)
         self.step = None                     # stepping.FreeStep between begin and finish
+        self.warned = False                  # the note on contacts was given
         self.stored = [self.links[u] for u in tree.order]
         self._elements()
 

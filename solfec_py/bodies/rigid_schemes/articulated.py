@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from solfec_py import session
 from solfec_py.bodies.articulated import stepping
 from solfec_py.bodies.articulated.system import ArticulatedSystem, spatial_forces
 from solfec_py.bodies.rigid_schemes.base import ANGULAR, LINEAR, RigidScheme, mtv, mv, rotations
@@ -58,7 +59,14 @@ class Articulated(RigidScheme):
         R, x = rotations(block.conf[rows]), block.conf[rows, 9:12]
         reaction = block.reaction[rows]
         fR = spatial_forces(R, x, reaction[:, LINEAR], mv(R, reaction[:, ANGULAR]))
-        tau = -tree.bias(step.q_half, np.zeros(tree.nv), fext=fR) if np.any(reaction) else None
+        tau = None
+        if np.any(reaction):
+            tau = -tree.bias(step.q_half, np.zeros(tree.nv), fext=fR)
+            if not system.warned:
+                system.warned = True
+                session.inform("contacts on links of articulated bodies are solved with each link's free-body"
+                               " local dynamics for now: impulses reach the tree exactly, the contact law"
+                               " holds approximately (docs/joints.md)")
         system.q, system.u = stepping.finish(tree, step, h, tau)
         block.conf[rows], block.velo[rows] = tree.rigid_states(system.q, system.u)
         system.sync_joints()
