@@ -155,15 +155,22 @@ def crba(I6, S, parent, voff):
         if parent[i] >= 0:
             Ic[parent[i]] += Ic[i]
     M = np.zeros((nv, nv))
+    F = np.empty(6)
     for i in range(n):
         for k in range(voff[i], voff[i + 1]):
-            F = Ic[i] @ S[k]
+            for r in range(6):
+                acc = 0.0
+                for c in range(6):
+                    acc += Ic[i, r, c] * S[k, c]
+                F[r] = acc
             a = i
             while a >= 0:
                 for j in range(voff[a], voff[a + 1]):
                     if a == i and j > k:
                         continue
-                    val = S[j] @ F
+                    val = 0.0
+                    for r in range(6):
+                        val += S[j, r] * F[r]
                     M[j, k] = val
                     M[k, j] = val
                 a = parent[a]
