@@ -282,3 +282,19 @@ def test_rigid_states_and_local_operator():
     R = conf[links, 0:9].reshape(-1, 3, 3).transpose(0, 2, 1)
     xdot = velo[links, 3:6] + np.einsum("kij,kj->ki", R, np.cross(velo[links, 0:3], X - tree.X0[links]))
     np.testing.assert_allclose(H @ v, np.einsum("kji,kj->ki", base, xdot), atol=1e-12)
+
+
+@pytest.mark.parametrize("seed,n", CASES[::2])
+def test_articulated_body_algorithm_inverts_the_mass_matrix(seed, n):
+    """ABA's accelerations solve M vdot = tau - bias (CRBA and RNEA, checked above)."""
+    rng = np.random.default_rng(seed + 100)
+    tree_def = random_tree(rng, n, [KINDS[(seed + i) % len(KINDS)] for i in range(n)])
+    tree = JointTree(*tree_def)
+    q_user, v_user = random_state(rng, tree_def)
+    q, v = _stored(tree, q_user), _stored(tree, v_user)
+    g, tau = np.array([0.3, -0.5, -9.81]), rng.normal(size=tree.nv)
+    fext = rng.normal(size=(n, 6))
+    vdot = tree.forward_dynamics(q, v, tau, g, fext)
+    M = tree.mass_matrix(q)
+    residual = M @ vdot - (tau - tree.bias(q, v, g, fext))
+    assert np.abs(residual).max() < 1e-10 * np.abs(M).max() * max(1.0, np.abs(vdot).max())

@@ -249,3 +249,69 @@ def point_jacobians(links, x, S, parent, voff):
                 out[e, :, j] = S[j, 3:6] + _cross(w, x[e])
             a = parent[a]
     return out
+
+
+@numba.njit(cache=True)
+def aba(I6, S, crossed, parent, voff, v, tau, gravity, fext):
+    """Joint accelerations (nv,) by the articulated-body algorithm in ground coordinates
+    (Featherstone 7.3): vdot = M^-1 (tau - bias(v, gravity, fext)) in O(n)."""
+    n = parent.size
+    nv = voff[n]
+    V = link_velocities(S, v, parent, voff)
+    C = np.zeros((n, 6))                  # velocity-product accelerations of the joints
+    IA = I6.copy()
+    pA = np.zeros((n, 6))
+    for i in range(n):
+        for j in range(voff[i], voff[i + 1]):
+            b = crossed[j]
+            if b >= 0:
+                C[i] += _crm(V[b], S[j]) * v[j]
+        pA[i] = _crf(V[i], I6[i] @ V[i]) - fext[i]
+    U = np.zeros((nv, 6))                 # I^A S per rate
+    Dinv = np.zeros((nv, 6))              # rows of D^-1 per joint (m x m in the first m columns)
+    uu = np.zeros(nv)
+    for i in range(n - 1, -1, -1):
+        j0, m = voff[i], voff[i + 1] - voff[i]
+        Ia = IA[i].copy()
+        pa = pA[i].copy()
+        if m > 0:
+            D = np.empty((m, m))
+            for a in range(m):
+                U[j0 + a] = IA[i] @ S[j0 + a]
+                uu[j0 + a] = tau[j0 + a] - S[j0 + a] @ pA[i]
+            for a in range(m):
+                for b in range(m):
+                    D[a, b] = S[j0 + a] @ U[j0 + b]
+            Di = np.linalg.inv(D)
+            for a in range(m):
+                for b in range(m):
+                    Dinv[j0 + a, b] = Di[a, b]
+            Uu = np.zeros(6)
+            for a in range(m):
+                for b in range(m):
+                    Ia -= Di[a, b] * np.outer(U[j0 + a], U[j0 + b])
+                    Uu += U[j0 + a] * Di[a, b] * uu[j0 + b]
+            pa += Uu
+        if parent[i] >= 0:
+            pa += Ia @ C[i]
+            IA[parent[i]] += Ia
+            pA[parent[i]] += pa
+    vdot = np.zeros(nv)
+    A = np.zeros((n, 6))
+    for i in range(n):
+        if parent[i] >= 0:
+            ap = A[parent[i]].copy()
+        else:
+            ap = np.zeros(6)
+            ap[3:6] = -gravity
+        ac = ap + C[i]
+        j0, m = voff[i], voff[i + 1] - voff[i]
+        for a in range(m):
+            acc = 0.0
+            for b in range(m):
+                acc += Dinv[j0 + a, b] * (uu[j0 + b] - U[j0 + b] @ ac)
+            vdot[j0 + a] = acc
+        A[i] = ac
+        for a in range(m):
+            A[i] += S[j0 + a] * vdot[j0 + a]
+    return vdot

@@ -3,30 +3,29 @@
 constraint reactions added as u = u_free + h M^-1 H^T R, then q(t+h) = q(t+h/2) (+) h/2 u.
 The free force Q = tau - bias is evaluated at q(t+h/2) and at a predicted mid-step rate
 (u + h/2 M^-1 Q(u)), so the free motion is second-order accurate (explicit midpoint in the
-rates) also with velocity-dependent (gyroscopic, Coriolis) terms.
+rates) also with velocity-dependent (gyroscopic, Coriolis) terms. M^-1 is applied by the
+articulated-body algorithm (JointTree.forward_dynamics), O(n) per step.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
-
 from solfec_py.bodies.articulated.tree import JointTree
 
 
 @dataclass
 class FreeStep:
-    """State of one step between `begin` and `finish`: mid-step coordinates, factorised
-    mass matrix at them, free end rates."""
+    """State of one step between `begin` and `finish`: the tree, mid-step coordinates, free
+    end rates."""
 
+    tree: JointTree
     q_half: np.ndarray
-    factor: tuple
     u_free: np.ndarray
 
     def solve(self, rhs) -> np.ndarray:
-        """M^-1 rhs at the mid-step configuration (rhs (nv,) or (nv, k))."""
-        return cho_solve(self.factor, rhs)
+        """M^-1 rhs (nv,) at the mid-step configuration (articulated-body algorithm)."""
+        return self.tree.forward_dynamics(self.q_half, np.zeros(self.tree.nv), rhs)
 
 
 def begin(tree: JointTree, q, u, h: float, gravity=(0.0, 0.0, 0.0), tau=None, fext=None) -> FreeStep:
@@ -34,16 +33,15 @@ def begin(tree: JointTree, q, u, h: float, gravity=(0.0, 0.0, 0.0), tau=None, fe
     coordinates and a rate, tau(q_half, rate) (springs and dampers), link loads `fext` (n, 6)
     world spatial forces in stored link order, gravity (3,)."""
     q_half = tree.advance(q, u, 0.5 * h)
-    factor = cho_factor(tree.mass_matrix(q_half))
     if tau is None:
         tau = np.zeros(tree.nv)
 
     def accel(rate):
         force = tau(q_half, rate) if callable(tau) else tau
-        return cho_solve(factor, force - tree.bias(q_half, rate, gravity, fext))
+        return tree.forward_dynamics(q_half, rate, force, gravity, fext)
 
     u_mid = u + 0.5 * h * accel(u)
-    return FreeStep(q_half, factor, u + h * accel(u_mid))
+    return FreeStep(tree, q_half, u + h * accel(u_mid))
 
 
 def finish(tree: JointTree, step: FreeStep, h: float, reaction=None):

@@ -121,6 +121,14 @@ class JointTree:
         return K.rnea(self.inertias(Lam, xc), S, crossed, self.parent, self.voff, np.asarray(v, float),
                       np.asarray(vdot, float), np.asarray(gravity, float), fext)
 
+    def forward_dynamics(self, q, v, tau=None, gravity=(0.0, 0.0, 0.0), fext=None) -> np.ndarray:
+        """Joint accelerations M^-1 (tau - bias) by the articulated-body algorithm, O(n)."""
+        Lam, xc, S, crossed = self.kinematics(q)
+        fext = np.zeros((self.count, 6)) if fext is None else np.ascontiguousarray(fext, dtype=float)
+        tau = np.zeros(self.nv) if tau is None else np.asarray(tau, float)
+        return K.aba(self.inertias(Lam, xc), S, crossed, self.parent, self.voff, np.asarray(v, float), tau,
+                     np.asarray(gravity, float), fext)
+
     def bias(self, q, v, gravity=(0.0, 0.0, 0.0), fext=None) -> np.ndarray:
         """Velocity, gravity and external-load terms: tau at zero joint acceleration."""
         return self.inverse_dynamics(q, v, np.zeros(self.nv), gravity, fext)
