@@ -66,3 +66,36 @@ def test_limits_and_drives_are_refused_at_run(api, extra, word):
     sol, ball, joint = oscillator(api, 0.0, **extra)
     with pytest.raises(NotAvailableError, match=f"JOINT 'pivot': joint {word} are not available"):
         api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 0.01)
+
+
+def test_links_in_stored_results(api):
+    """A JOINT pendulum run with output; reopened in READ mode, HISTORY of a link point
+    reads the motion the run produced (links are stored as rigid bodies)."""
+    def model():
+        sol = api.SOLFEC('DYNAMIC', 1e-3, 'out/pend')
+        sol.verbose = 'OFF'
+        api.GRAVITY(sol, (0, 0, -9.81))
+        api.OUTPUT(sol, 0.01)
+        mat = api.BULK_MATERIAL(sol, density=1.0)
+        ball = api.BODY(sol, 'RIGID', api.SPHERE((1, 0, 0), 0.1, 1, 1), mat)
+        api.JOINT('REVOLUTE', None, ball, (0, 0, 0), (0, 1, 0))
+        return sol, ball
+
+    sol, ball = model()
+    seen = {}
+
+    def watch():
+        seen[round(sol.time, 6)] = ball.conf[11]
+        return 1
+
+    api.CALLBACK(sol, 1e-3, (), watch)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 0.2)
+    end = np.array(ball.conf[9:12])
+    assert abs(np.linalg.norm(end) - 1.0) < 1e-12 and end[2] < -0.1      # swung down on its radius
+    sol, ball = model()
+    assert sol.mode == 'READ'
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 0.2)
+    times, cz = api.HISTORY(sol, [(ball, (1, 0, 0), 'CZ')], 0, 0.2)
+    assert len(times) >= 19 and times[-1] > 0.18
+    for t, z in zip(times[1:], cz[1:]):
+        assert z == pytest.approx(seen[round(t, 6)], abs=1e-12), t
