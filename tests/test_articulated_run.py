@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from solfec_py.errors import NotAvailableError
+from solfec_py.errors import InputError, NotAvailableError
 
 I_ZZ, K, TORQUE = 2.0, 8.0, 4.0
 
@@ -132,3 +132,16 @@ def test_free_link_bounces_like_the_rigid_body(api):
     # rotation update of RIG_NEG and of the joint-space midpoint scheme (O(h^2) per step)
     assert np.abs(rigid[:, :12] - linked[:, :12]).max() < 1e-7
     assert np.abs(rigid[:, 12:] - linked[:, 12:]).max() < 1e-6
+
+
+def test_a_link_keeps_its_scheme(api):
+    sol, ball, joint = oscillator(api, 0.0)
+    with pytest.raises(InputError, match=f"body {ball.id} is a link of an articulated body.*got 'RIG_NEG'"):
+        ball.scheme = 'RIG_NEG'
+    assert ball.scheme == 'ARTICULATED'
+    ball.block.set_scheme(ball.row, 'RIG_NEG')        # behind the deck's back: RUN refuses the tree
+    api.JOINT('REVOLUTE', ball, api.BODY(sol, 'RIGID', api.SPHERE((1, 0, 0), 0.1, 1, 1), ball.material),
+              (0.5, 0, 0), (0, 0, 1))
+    ball.block.set_scheme(ball.row, 'RIG_NEG')
+    with pytest.raises(InputError, match=f"body {ball.id} is a link of an articulated body.*got RIG_NEG"):
+        api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 0.01)

@@ -21,14 +21,23 @@ from solfec_py import session
 from solfec_py.bodies.articulated import stepping
 from solfec_py.bodies.articulated.system import ArticulatedSystem, spatial_forces
 from solfec_py.bodies.rigid_schemes.base import ANGULAR, LINEAR, RigidScheme, mtv, mv, rotations
+from solfec_py.errors import InputError
 
 
-def system_of(block) -> ArticulatedSystem:
-    """The domain's articulated system, built at the first step (and checked to start at
-    rest in the reference configuration)."""
+def system_of(block, scheme) -> ArticulatedSystem:
+    """The domain's articulated system, built at the first step (checked to start at rest in
+    the reference configuration); its links must all use `scheme`."""
     system = getattr(block, "articulated_system", None)
-    if system is None or len(system.records) < len(block.domain.joints):
+    fresh = system is None or len(system.records) < len(block.domain.joints)
+    if fresh:
         system = ArticulatedSystem(block.domain.joints)
+    rows = system.rows()
+    moved = np.flatnonzero(block.scheme[rows] != block.schemes.index(scheme))
+    if moved.size:
+        body = system.stored[int(moved[0])]
+        raise InputError(f"body {body.id} is a link of an articulated body (JOINT); its scheme must stay"
+                         f" ARTICULATED, got {block.schemes[int(block.scheme[body.row])].name}")
+    if fresh:
         system.check_reference(block)
         block.articulated_system = system
     return system
@@ -40,7 +49,7 @@ class Articulated(RigidScheme):
     UNSUPPORTED = ("FIXPNT", "FIXDIR", "VELODIR", "VELODIR3", "RIGLNK", "SPRING")
 
     def begin(self, block, rows, t, h):
-        system = system_of(block)
+        system = system_of(block, self)
         tree, rows = system.tree, system.rows()
         q_half = tree.advance(system.q, system.u, 0.5 * h)
         conf, velo = tree.rigid_states(q_half, system.u)
