@@ -78,7 +78,7 @@ def _spring(value, nv: int) -> tuple:
 class JOINT:
     """A joint of an articulated body: `child` moves relative to `parent` (a RIGID body, or
     None for the ground) with the freedoms of `kind` about `point` and `axis` (reference
-    configuration). Readable: kind, parent, child, label, point, axis, q, dq."""
+    configuration). Readable: kind, parent, child, label, point, axis, q, dq, reaction."""
 
     @V.command
     def __init__(self, kind, parent, child, point, axis=V.MISSING, axis2=V.MISSING, label=V.MISSING,
@@ -168,7 +168,9 @@ class JOINT:
 
     @readonly
     def reaction(self):
-        raise NotAvailableError("JOINT.reaction is not available in solfec-py yet")
+        """(fx, fy, fz, mx, my, mz): force and moment about the joint centre (world axes) the
+        joint exerted on its child over the last step (zero before RUN)."""
+        return tuple(self._joint.reaction.tolist())
 
     def __repr__(self) -> str:
         return f"<{self._joint.describe()}>"

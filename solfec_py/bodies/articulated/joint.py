@@ -22,7 +22,8 @@ class Joint:
     configuration; `q` and `dq` are the joint's coordinates and rates (kinds.py layout).
     `limits` = ((lower, upper) per freedom), `spring` = (stiffness, rest coordinates),
     `damper` = damping coefficient, `drive` = prescribed coordinate (number or time series)
-    of a one-freedom joint; None where not given.
+    of a one-freedom joint; None where not given. `reaction` = force (3) and moment about
+    the joint centre (3), world axes, the joint exerted on the child over the last step.
     """
 
     kind: JointKind
@@ -37,6 +38,7 @@ class Joint:
     drive: Any = None
     q: np.ndarray = field(default=None)
     dq: np.ndarray = field(default=None)
+    reaction: np.ndarray = field(default_factory=lambda: np.zeros(6))   # force, moment about the centre
 
     def __post_init__(self):
         if self.q is None:

@@ -181,7 +181,8 @@ def crba(I6, S, parent, voff):
 def rnea(I6, S, crossed, parent, voff, v, vdot, gravity, fext):
     """Joint forces tau (nv,) giving accelerations vdot at rates v (Featherstone 5.3, ground
     coordinates): tau = M vdot + bias(v, gravity, fext); fext (n, 6) world spatial forces
-    acting on the links; gravity (3,) the acceleration of free fall."""
+    acting on the links; gravity (3,) the acceleration of free fall. Also returns F (n, 6):
+    the spatial force each joint transmits from the parent to the child's subtree."""
     n = parent.size
     nv = voff[n]
     V = link_velocities(S, v, parent, voff)
@@ -204,7 +205,7 @@ def rnea(I6, S, crossed, parent, voff, v, vdot, gravity, fext):
             tau[j] = S[j] @ F[i]
         if parent[i] >= 0:
             F[parent[i]] += F[i]
-    return tau
+    return tau, F
 
 
 @numba.njit(cache=True)

@@ -21,6 +21,8 @@ class ArticulatedSystem:
         self.u = np.zeros(tree.nv)
         self.step = None                     # stepping.FreeStep between begin and finish
         self.warned = False                  # the note on contacts was given
+        self.loads = np.zeros((tree.count, 6))       # links' loads of the step (spatial forces)
+        self.reactions = np.zeros((tree.count, 6))   # force, moment about the centre per joint
         self.stored = [self.links[u] for u in tree.order]
         self._elements()
 
@@ -86,6 +88,7 @@ class ArticulatedSystem:
             record = self.records[u]
             record.q[:] = self.q[tree.qoff[k]:tree.qoff[k + 1]]
             record.dq[:] = self.u[tree.voff[k]:tree.voff[k + 1]]
+            record.reaction[:] = self.reactions[k]
 
 
 def _log(R) -> np.ndarray:

@@ -116,10 +116,21 @@ class JointTree:
     def inverse_dynamics(self, q, v, vdot, gravity=(0.0, 0.0, 0.0), fext=None) -> np.ndarray:
         """Joint forces tau = M vdot + bias (RNEA); fext (n, 6) world spatial forces
         (moment about the origin, force) on the links in stored order."""
+        return self._rnea(q, v, vdot, gravity, fext)[0]
+
+    def joint_reactions(self, q, v, vdot, gravity=(0.0, 0.0, 0.0), fext=None) -> np.ndarray:
+        """(n, 6) force (3) and moment about the joint centre (3), world axes, that every
+        joint exerts on its child (and the subtree below) during the motion (q, v, vdot)."""
+        _, F, Lam, xc = self._rnea(q, v, vdot, gravity, fext)
+        centre = xc + np.einsum("nij,nj->ni", Lam, self.P - self.X0)
+        return np.concatenate((F[:, 3:6], F[:, 0:3] - np.cross(centre, F[:, 3:6])), axis=1)
+
+    def _rnea(self, q, v, vdot, gravity, fext):
         Lam, xc, S, crossed = self.kinematics(q)
         fext = np.zeros((self.count, 6)) if fext is None else np.ascontiguousarray(fext, dtype=float)
-        return K.rnea(self.inertias(Lam, xc), S, crossed, self.parent, self.voff, np.asarray(v, float),
-                      np.asarray(vdot, float), np.asarray(gravity, float), fext)
+        tau, F = K.rnea(self.inertias(Lam, xc), S, crossed, self.parent, self.voff, np.asarray(v, float),
+                        np.asarray(vdot, float), np.asarray(gravity, float), fext)
+        return tau, F, Lam, xc
 
     def forward_dynamics(self, q, v, tau=None, gravity=(0.0, 0.0, 0.0), fext=None) -> np.ndarray:
         """Joint accelerations M^-1 (tau - bias) by the articulated-body algorithm, O(n)."""

@@ -55,8 +55,8 @@ class Articulated(RigidScheme):
         conf, velo = tree.rigid_states(q_half, system.u)
         R, x = rotations(conf), conf[:, 9:12]
         f, ts, tr = block.loads_at(rows, R, x, t + 0.5 * h, h, conf=conf, velo=velo)
-        system.step = stepping.begin(tree, system.q, system.u, h, tau=system.joint_forces,
-                                     fext=spatial_forces(R, x, f, ts + mv(R, tr)))
+        system.loads = spatial_forces(R, x, f, ts + mv(R, tr))
+        system.step = stepping.begin(tree, system.q, system.u, h, tau=system.joint_forces, fext=system.loads)
         block.conf[rows] = conf
         block.velo[rows] = tree.rigid_states(q_half, system.step.u_free)[1]
         block.fext[rows, ANGULAR] = mtv(R, ts) + tr
@@ -76,6 +76,10 @@ class Articulated(RigidScheme):
                 session.inform("contacts on links of articulated bodies are solved with each link's free-body"
                                " local dynamics for now: impulses reach the tree exactly, the contact law"
                                " holds approximately (docs/joints.md)")
+        u0 = system.u
         system.q, system.u = stepping.finish(tree, step, h, tau)
         block.conf[rows], block.velo[rows] = tree.rigid_states(system.q, system.u)
+        # what the joints transmit over the step: the motion's mean acceleration and rate
+        system.reactions = tree.joint_reactions(step.q_half, 0.5 * (u0 + system.u), (system.u - u0) / h,
+                                                fext=system.loads + fR)
         system.sync_joints()
