@@ -76,9 +76,66 @@ def _spring(value, nv: int) -> tuple:
 
 
 class JOINT:
-    """A joint of an articulated body: `child` moves relative to `parent` (a RIGID body, or
-    None for the ground) with the freedoms of `kind` about `point` and `axis` (reference
-    configuration). Readable: kind, parent, child, label, point, axis, q, dq, reaction."""
+    """A joint of an articulated body: `child` moves relative to `parent` with the freedoms
+    of `kind`.
+
+    ``JOINT(kind, parent, child, point | axis, axis2, label, limits, spring, damper, drive)``.
+    Rigid bodies joined by JOINTs form trees integrated in joint coordinates (docs/joints.md);
+    the links stay RIGID bodies whose conf and velo follow from the joints.
+
+    Parameters
+    ----------
+    kind : str
+        ``'REVOLUTE'``, ``'PRISMATIC'``, ``'CYLINDRICAL'``, ``'UNIVERSAL'``, ``'SPHERICAL'``,
+        ``'PLANAR'``, ``'FIXED'`` or ``'FREE'``.
+    parent : BODY or None
+        A RIGID body, or None for the ground.
+    child : BODY
+        The RIGID body the joint moves; it has at most one parent joint.
+    point : tuple
+        The joint centre (x, y, z) in the current configuration.
+    axis : tuple, optional
+        The joint axis; required for REVOLUTE, PRISMATIC, CYLINDRICAL, UNIVERSAL and PLANAR.
+    axis2 : tuple, optional
+        A second axis (made orthogonal to `axis`): the second axis of a UNIVERSAL joint.
+    label : str, optional
+        A name used in messages.
+    limits : tuple, optional
+        ``(lower, upper)`` of a one-freedom joint, or one pair per freedom (not applied in runs
+        yet: RUN refuses them).
+    spring : float or tuple, optional
+        Stiffness on every freedom (rest at creation), or ``(stiffness, rest)``.
+    damper : float, optional
+        Damping coefficient on every freedom.
+    drive : float or TIME_SERIES, optional
+        Prescribed coordinate of a one-freedom joint (RUN refuses it for now).
+
+    Attributes
+    ----------
+    kind, parent, child, label, point, axis : read-only
+    q : read-only
+        Joint coordinates (rotations of SPHERICAL and FREE joints: 9 numbers, column-major).
+    dq : read-only
+        Joint rates (SPHERICAL, FREE: the child-frame angular velocity).
+    reaction : read-only
+        ``(fx, fy, fz, mx, my, mz)``: force and moment about the joint centre (world axes)
+        the joint exerted on its child over the last step.
+
+    Raises
+    ------
+    InputTypeError
+        A parent or child that is not a BODY (None allowed for the parent).
+    InputError
+        A non-rigid child, a child with a parent joint already, a joint closing a cycle
+        (close loops with PUT_RIGID_LINK or FIX_POINT), a zero or missing axis, bad limits,
+        spring or damper; the message names the joint.
+
+    Examples
+    --------
+    >>> elbow = JOINT('REVOLUTE', upper_arm, forearm, (0, 0, -1), (0, 1, 0), label='elbow')
+    >>> elbow.q
+    (0.0,)
+    """
 
     @V.command
     def __init__(self, kind, parent, child, point, axis=V.MISSING, axis2=V.MISSING, label=V.MISSING,
