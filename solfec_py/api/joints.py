@@ -160,8 +160,8 @@ class JOINT:
                 raise InputError(f"'parent' and 'child' are the same body ({child.id})")
             point = V.point("point", point)
             if V.given(axis):
-                a = V.vector("axis", axis)
-                b = V.vector("axis2", axis2) if V.given(axis2) else None
+                a = _unit(V.vector("axis", axis))
+                b = _unit(V.vector("axis2", axis2)) if V.given(axis2) else None
                 if b is not None and _parallel(a, b):
                     raise InputError(f"'axis2' must not be parallel to 'axis', got {tuple(b.tolist())}")
                 frame = joint_frame(a, b)
@@ -231,6 +231,12 @@ class JOINT:
 
     def __repr__(self) -> str:
         return f"<{self._joint.describe()}>"
+
+
+def _unit(d) -> np.ndarray:
+    """d / |d| for a non-zero finite vector (tiny components scaled first: no underflow)."""
+    d = d / np.abs(d).max()
+    return d / np.linalg.norm(d)
 
 
 def _parallel(a, b) -> bool:
