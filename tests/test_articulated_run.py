@@ -61,11 +61,37 @@ def test_spring_damper_response(api, damper):
     assert ball.scheme == 'ARTICULATED'
 
 
-@pytest.mark.parametrize("extra, word", [({'limits': (-1, 1)}, 'limits'), ({'drive': 0.1}, 'drive')])
-def test_limits_and_drives_are_refused_at_run(api, extra, word):
-    sol, ball, joint = oscillator(api, 0.0, **extra)
-    with pytest.raises(NotAvailableError, match=f"JOINT 'pivot': joint {word} are not available"):
+def test_drives_are_refused_at_run(api):
+    sol, ball, joint = oscillator(api, 0.0, drive=0.1)
+    with pytest.raises(NotAvailableError, match="JOINT 'pivot': joint drives are not available"):
         api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 0.01)
+
+
+def test_limit_stops_a_falling_pendulum(api):
+    """A point mass released from the horizontal on a hinge limited to q <= 0.5 rad: the
+    coordinate reaches the limit, never passes it (rounding only), and rests there pressed
+    by gravity (inelastic stop); the joint's reaction then holds the weight's moment."""
+    sol = api.SOLFEC('DYNAMIC', 1e-3, 'out/limit')
+    sol.verbose = 'OFF'
+    api.OUTPUT(sol, 1e9)
+    api.GRAVITY(sol, (0, 0, -9.81))
+    mat = api.BULK_MATERIAL(sol, density=1.0)
+    bob = api.BODY(sol, 'RIGID', api.SPHERE((1, 0, 0), 0.05, 1, 1), mat)
+    api.BODY_CHARS(bob, 2.0, 1.0, (1, 0, 0), (1e-9, 0, 0, 0, 1e-9, 0, 0, 0, 1e-9))
+    hinge = api.JOINT('REVOLUTE', None, bob, (0, 0, 0), (0, 1, 0), limits=(-1.0, 0.5))
+    angles = []
+    api.CALLBACK(sol, 1e-3, (), lambda: angles.append(hinge.q[0]) or 1)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 1.0)
+    angles = np.array(angles)
+    assert angles.max() <= 0.5 + 1e-12 and angles[-1] == pytest.approx(0.5, abs=1e-12)
+    first = int(np.argmax(angles > 0.5 - 1e-9))
+    assert 0 < first < 500 and np.all(np.abs(angles[first:] - 0.5) < 1e-9)
+    assert abs(hinge.dq[0]) < 1e-9
+    # at rest on the stop: the joint holds the weight, moment -(x - c) x m g about the hinge
+    x = np.array(bob.conf[9:12])
+    weight = 2.0 * np.array([0, 0, -9.81])
+    np.testing.assert_allclose(hinge.reaction[0:3], -weight, atol=1e-8)
+    np.testing.assert_allclose(hinge.reaction[3:6], -np.cross(x, weight), atol=1e-8)
 
 
 def test_links_in_stored_results(api):

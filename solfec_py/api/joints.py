@@ -101,8 +101,8 @@ class JOINT:
     label : str, optional
         A name used in messages.
     limits : tuple, optional
-        ``(lower, upper)`` of a one-freedom joint, or one pair per freedom (not applied in runs
-        yet: RUN refuses them).
+        ``(lower, upper)`` of a one-freedom joint, or one pair per freedom: inelastic stops
+        (RUN refuses them on SPHERICAL and FREE joints for now).
     spring : float or tuple, optional
         Stiffness on every freedom (rest at creation), or ``(stiffness, rest)``.
     damper : float, optional

@@ -6,7 +6,8 @@ rigid update: `begin` takes the tree's half step and free rates (bodies/articula
 stepping.py) with the links' loads at t + h/2 as spatial forces, and writes the links'
 mid-step configuration and free velocities as rigid rows, so that output and point
 queries see rigid bodies; `finish` maps the links' generalised reactions into joint space
-(H^T R through the partial velocities), ends the step and writes the rows again.
+(H^T R through the partial velocities), applies joint limits, ends the step, writes the
+rows again and the joints' reactions.
 
 The constraint solvers still see each link's rigid inverse mass (RigidBlock.delassus), not
 the tree's: constraints on links are refused (UNSUPPORTED) until the tree's own
@@ -19,7 +20,7 @@ import numpy as np
 
 from solfec_py import session
 from solfec_py.bodies.articulated import stepping
-from solfec_py.bodies.articulated.system import ArticulatedSystem, spatial_forces
+from solfec_py.bodies.articulated.system import ArticulatedSystem, enforce_limits, spatial_forces
 from solfec_py.bodies.rigid_schemes.base import ANGULAR, LINEAR, RigidScheme, mtv, mv, rotations
 from solfec_py.errors import InputError
 
@@ -77,7 +78,11 @@ class Articulated(RigidScheme):
                                " local dynamics for now: impulses reach the tree exactly, the contact law"
                                " holds approximately (docs/joints.md)")
         u0 = system.u
-        system.q, system.u = stepping.finish(tree, step, h, tau)
+        u = step.u_free if tau is None else step.u_free + h * step.solve(tau)
+        system.u, stops = enforce_limits(tree, system.limits, step.q_half, u, h)
+        system.q = tree.advance(step.q_half, system.u, 0.5 * h)
+        for qi, bound in stops:                       # stopped on a joint limit within the step
+            system.q[qi] = bound
         block.conf[rows], block.velo[rows] = tree.rigid_states(system.q, system.u)
         # what the joints transmit over the step: the motion's mean acceleration and rate
         system.reactions = tree.joint_reactions(step.q_half, 0.5 * (u0 + system.u), (system.u - u0) / h,
