@@ -224,6 +224,12 @@ class Stepper:
         for row in self.factors:
             sl = blk.nodes_of(row)
             u[sl] = u0[sl] + h * self._solve(row, f[sl].reshape(-1)).reshape(-1, 3)
+        self.pins = Pins.collect(blk, explicit) if explicit.any() else Pins()
+        if len(self.pins):                      # fixed nodes of explicit bodies (bodies/fe_pins.py)
+            nodes = self.pins.node
+            free = u[nodes].copy()
+            u[nodes] = -u0[nodes]
+            self.pins.f = lay.mass[nodes, None] * (u[nodes] - free) / h
         blk.internal_stale = True
 
     def step_end(self, t: float, h: float) -> None:
@@ -232,10 +238,16 @@ class Stepper:
         N, n = blk.N, blk.count
         q, u, u0, r = blk.q[:N], blk.u[:N], blk.u0[:N], blk.r[:N]
         explicit = ~self.implicit_rows()[blk.node_row[:N]]
+        pins = self.pins
+        if len(pins):
+            keep = u[pins.node].copy()
         u[explicit] += (h / lay.mass[explicit])[:, None] * r[explicit]
         for row in self.factors:
             sl = blk.nodes_of(row)
             u[sl] += h * self._solve(row, r[sl].reshape(-1)).reshape(-1, 3)
+        if len(pins):
+            u[pins.node] = keep
+            self._store_pin_reactions(pins.f - r[pins.node])
         q += 0.5 * h * u
         work = 0.5 * h * np.einsum("ni,ni->n", u0 + u, blk.fext[:N] + r)
         blk.energy[:n, 1] += np.bincount(blk.node_row[:N], weights=work, minlength=n)
@@ -284,7 +296,11 @@ class Stepper:
             nodes = pins.node[m]
             r_node[m] = Au[nodes - sl.start] / h - pins.f[m] - blk.r[nodes]
         r_node -= np.einsum("kij,kj->ki", pins.P, r_node)        # the fixed components only
-        cset = blk.domain.constraints
+        self._store_pin_reactions(r_node)
+
+    def _store_pin_reactions(self, r_node: np.ndarray) -> None:
+        pins = self.pins
+        cset = self.block.domain.constraints
         rows = pins.rows(cset)
         R = pins.reactions(r_node)
         ok = rows >= 0
@@ -304,6 +320,7 @@ class Stepper:
         exp = np.flatnonzero(~implicit)
         if exp.size:
             inv_mass = 1.0 / np.where(blk.layout.mass > 0, blk.layout.mass, np.inf)
+            inv_mass[self.pins.node] = 0.0          # fixed nodes of explicit bodies do not move
             a, b = Ha[exp], Hb[exp]
             part = np.empty((exp.size, 3, 3))
             P.lumped_delassus(a.nodes, a.N, a.base, b.nodes, b.N, b.base, inv_mass, part)

@@ -1,6 +1,7 @@
-"""Pinned nodes of quasi-static finite-element bodies (layer 3): single-body FIX_POINT and
-FIX_DIRECTION constraints placed at mesh nodes are eliminated from the body's operator
-instead of being solved through the Delassus operator. Reference: docs/fem.md (the
+"""Pinned nodes of finite-element bodies (layer 3): single-body FIX_POINT and FIX_DIRECTION
+constraints placed at mesh nodes of quasi-static bodies, and FIX_POINT at mesh nodes of
+explicit (DEF_EXP) bodies, are eliminated from the body's operator instead of being solved
+through the Delassus operator. Reference: docs/fem.md (the
 quasi-static step); the elimination is the textbook treatment of homogeneous Dirichlet
 conditions (e.g. Hughes, The Finite Element Method, §1.14), applied as a projector.
 
@@ -19,6 +20,11 @@ of the supported body). Every other constraint or contact on the body sees the i
 operator T (T A T + I - T)^-1 T. The reactions of the pins follow from the pinned rows of
 the step equation, r_pin = A u / h - f - r, split over the constraints of each node
 (their local frames) and stored as their reactions R (local U = V = 0).
+
+Explicit bodies: a fixed node ends the step with u = -u(t) (Solfec's FIXPNT condition
+U + V = 0: the node does not move over the step), its lumped inverse mass is 0 for every
+other constraint, and its reaction is r_pin = m (u - u_free) / h - r. This removes the
+constraint machinery from clamped explicit models (B3 cantilever, bench/fem_cantilever.py).
 """
 from __future__ import annotations
 
@@ -46,8 +52,10 @@ class Pins:
 
     # ------------------------------------------------------------------ set-up
     @classmethod
-    def collect(cls, block) -> "Pins":
-        """Single-body FIXPNT / FIXDIR constraints of the block's bodies at mesh nodes."""
+    def collect(cls, block, allowed=None) -> "Pins":
+        """Single-body FIXPNT / FIXDIR constraints of the block's bodies at mesh nodes;
+        with `allowed` (bool per global node) only FIXPNT at allowed nodes (the explicit
+        bodies of a dynamic step, whose lumped inverse mass can only drop whole nodes)."""
         pins = cls()
         cons = block.domain.constraints
         if not isinstance(cons, C.ConstraintSet) or not cons.count or not block.count:
@@ -75,6 +83,11 @@ class Pins:
         if rows_c.size == 0:
             return pins
         node = H.nodes[np.flatnonzero(at_node), top]
+        if allowed is not None:
+            keep = allowed[node] & (cons.kind[rows_c] == C.FIXPNT)
+            rows_c, node = rows_c[keep], node[keep]
+            if rows_c.size == 0:
+                return pins
         uniq, con_node = np.unique(node, return_inverse=True)
         base = cons.base[rows_c]
         G = np.zeros((uniq.size, 3, 3))
