@@ -36,11 +36,22 @@ class Stepper:
         self.pattern = None
         self.data = None
         self.factors: dict = {}        # row -> (splu factor, nodes, pinned local nodes, projectors, A)
-        self.pins = Pins()             # pinned nodes eliminated in quasi-static steps
+        self.pins = Pins()             # pinned nodes eliminated (bodies/fe_pins.py)
+        self._pins_key = None          # the constraint set they were collected from
         self.h_crit = None
         self.fint = None
 
     # ------------------------------------------------------------------ helpers
+    def _collect_pins(self, allowed=None) -> Pins:
+        """The pins of this step, collected again only when constraints were added or
+        removed (or the bodies changed: invalidate)."""
+        cons = self.block.domain.constraints
+        key = (id(cons), len(cons), getattr(cons, "_serial", None), id(self.block.layout), allowed is None)
+        if key != self._pins_key:
+            self.pins = Pins.collect(self.block, allowed)
+            self._pins_key = key
+        return self.pins
+
     def implicit_rows(self) -> np.ndarray:
         blk = self.block
         n = blk.count
@@ -224,7 +235,7 @@ class Stepper:
         for row in self.factors:
             sl = blk.nodes_of(row)
             u[sl] = u0[sl] + h * self._solve(row, f[sl].reshape(-1)).reshape(-1, 3)
-        self.pins = Pins.collect(blk, explicit) if explicit.any() else Pins()
+        self.pins = self._collect_pins(explicit) if explicit.any() else Pins()
         if len(self.pins):                      # fixed nodes of explicit bodies (bodies/fe_pins.py)
             nodes = self.pins.node
             free = u[nodes].copy()
@@ -265,7 +276,7 @@ class Stepper:
         self.internal_forces(t + h, f)
         np.subtract(self.external_forces(t + h, h), f, out=f)
         rows = np.arange(blk.count)
-        self.pins = Pins.collect(blk)
+        self._collect_pins()
         self.pins.f = f[self.pins.node].copy()
         self._factorise(self._tangent(), rows, np.full(rows.size, h * h))
         for row in rows.tolist():

@@ -46,6 +46,7 @@ class Pins:
         self.dirs = np.zeros((0, 3, 3))               # constraint local frames (columns)
         self.kind = np.zeros(0, dtype=np.int8)
         self.f = np.zeros((0, 3))                     # f of the step at the pinned nodes
+        self._split = None                            # reaction splitting data (reactions)
 
     def __len__(self) -> int:
         return self.ids.size
@@ -149,6 +150,16 @@ class Pins:
         """Local reactions R (k, 3) of the constraints from the pinned-node forces
         r_node (pinned nodes, 3): the least-squares split over each node's fixed
         directions (a FIXPNT fixes its three frame directions, a FIXDIR its normal)."""
+        if self._split is None:
+            self._split = self._splitting()
+        owner, column, snode, pos, Dinv = self._split
+        coef = np.einsum("kij,kj->ki", Dinv, r_node)
+        R = np.zeros((len(self), 3))
+        R[owner, column] = coef[snode, pos]
+        return R
+
+    def _splitting(self):
+        """Slots of the fixed directions and the per-node pseudo-inverses (computed once)."""
         k = len(self)
         fix = self.kind == C.FIXPNT
         slots = np.where(fix, 3, 1)
@@ -165,7 +176,4 @@ class Pins:
         S = int(pos.max(initial=-1)) + 1
         D = np.zeros((self.node.size, 3, max(S, 1)))
         D[snode, :, pos] = direc
-        coef = np.einsum("kij,kj->ki", np.linalg.pinv(D), r_node)
-        R = np.zeros((k, 3))
-        R[owner, column] = coef[snode, pos]
-        return R
+        return owner, column, snode, pos, np.linalg.pinv(D)
