@@ -1,8 +1,8 @@
-# Block sliding on a frictional table (Solfec-1.0 tests/block-sliding.py; VERIFICATION §4.5).
+# Block sliding on a frictional table (Solfec-1.0 tests/block-sliding.py).
 # A rigid 0.3 x 0.3 x 0.1 block of mass 1 kg (HEX 2 x 2 x 1: four elements, so four
 # element-floor contacts) rests on an obstacle slab, friction mu = 0.8, gravity 9.81, and is
 # pushed by F = 8 cos t along x (FORCE callback). It sticks while |F| <= mu m g = 7.848 and
-# slips otherwise (stick-slip; closed form in VERIFICATION §4.5). The deck records the centre
+# slips otherwise (stick-slip, which has a closed form). The deck records the centre
 # x and v_x every step (all steps are stored; the check reads them back in READ mode, and a
 # second run only re-checks them) and compares x at steps 2000/5000/8000 and v_x at steps 150/3150/6150
 # with Solfec's stored values: |value - ref| / max(1, |ref|) <= 1e-3.

@@ -1,4 +1,4 @@
-# Double pendulum with an impact (Solfec-1.0 tests/double-pendulum.py; VERIFICATION §4.3).
+# Double pendulum with an impact (Solfec-1.0 tests/double-pendulum.py).
 # Two unit point masses on weightless rods of length 1 swing from rest and strike a rigid
 # wall (sphere-obstacle contact, restitution 0.1, frictionless). The deck runs the model,
 # then builds it again on the same output path, which opens the results in READ mode, and

@@ -1,5 +1,5 @@
-# Masonry arch at its limit thickness (Solfec-1.0 tests/arch.py; VERIFICATION §4.6,
-# NUMERICS §4.12 'validation/masonry-arch').
+# Masonry arch at its limit thickness (Solfec-1.0 tests/arch.py,
+# Solfec-1.0 ldy.c 'validation/masonry-arch').
 # A semicircular arch of centreline radius r = 10 and width 5 made of 27 equal rigid
 # voussoirs (angle pi/27 each) stands between two obstacle abutments, one voussoir-shaped
 # block just beyond each springing. Thickness h = ratio r. Each voussoir is a HEX with 3 x 2 x 1

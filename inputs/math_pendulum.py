@@ -3,7 +3,7 @@
 # A unit point mass (rigid sphere r = 0.05 with BODY_CHARS mass 1, identity inertia) hangs on
 # a weightless rod of length 1 to the fixed point (0, 0, 1): PUT_RIGID_LINK(ball, None, ...).
 # Gravity -pi^2 (small-amplitude period 2 s); released from rest horizontally (theta_max = 90
-# deg). Exact period (VERIFICATION §7.2): T = 4 sqrt(l/g) K(sin 45 deg) = 2.360682 s.
+# deg). Exact period: T = 4 sqrt(l/g) K(sin 45 deg) = 2.360682 s.
 # Check, as Solfec: count sign changes of v_z in a callback (the first call counts); the 5th
 # change is one full period -> within 1 % of 2.360682 s. Also: total energy (kinetic +
 # potential = pi^2 at the start) stays within 1 % and the rod length within 1e-6.

@@ -4,7 +4,7 @@
 # FIX_POINT at the referential point (0, 0, 1) of its end face; gravity -pi^2; released from
 # rest horizontally (90 deg). Compound pendulum: d = 1 (pivot to mass centre),
 # I_pivot = m (a^2 + c^2)/12 + m d^2 about y (a = 2, c = 0.1), equivalent length
-# l = I_pivot / (m d) = 1.334167; exact period (VERIFICATION §7.2 with l):
+# l = I_pivot / (m d) = 1.334167; exact period (that of math_pendulum.py with this l):
 # T = 4 sqrt(l/g) K(sin 45 deg) = 2.726732 s.
 # Check (as math_pendulum.py): the 5th sign change of the centre's v_z is one period -> 1 %;
 # the energy is conserved within 1 % and the pinned point stays put within 1e-5 (FIXPNT

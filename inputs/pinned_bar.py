@@ -4,7 +4,7 @@
 # rotated -30 deg about y through (0, 0, 0.75) hangs on two FIX_POINTs at (0, +-0.05, 0.75):
 # a hinge along y, a = 0.25 m below the top end. Released from rest under gravity 9.8.
 # At the first step with the mass centre x <= 0 (the bar passes the vertical) the angular
-# velocity must be (VERIFICATION §4.1, §7.3) omega^2 = 2 m g d (1 - cos 30)/I_hinge with
+# velocity must be (energy conservation) omega^2 = 2 m g d (1 - cos 30)/I_hinge with
 # d = L/2 - a = 0.25, I_hinge = m ((L^2 + b^2)/12 + d^2) -> omega = 2.1156 rad/s (Solfec's
 # write-up reports 2.116; its test compares with the slender-bar 2.121). Pass: within 1 %.
 #

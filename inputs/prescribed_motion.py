@@ -1,5 +1,5 @@
 # Prescribed motion -- SET_ACCELERATION / SET_VELOCITY / SET_DISPLACEMENT / SET_VELOCITY3
-# follow their time series with Solfec's semantics (BM20, VERIFICATION §6 and §7.14).
+# follow their time series with Solfec's semantics (Solfec-1.0's BM20 test).
 #
 # Ball A is BM20's driven sphere: SET_ACCELERATION along x with a_k = sin(k 10 deg) at
 # t_k = (k + 1) D (D = 4/740 s, 74 knots), y and z fixed by FIX_DIRECTION and a spring
@@ -14,7 +14,7 @@
 # Ball E: SET_VELOCITY3 in a rotated base with three series (initial velocity = the
 # prescribed one); its velocity = base @ values, its displacement = base @ integrals.
 # Solfec's stored BM20 value (5 Hz run, same first 0.4 s of the series): VX_A(0.1) = 0.0615501
-# (a reimplementation matches to ~1e-6, VERIFICATION BM20) -> checked within 2e-6.
+# (a reimplementation matches to ~1e-6, as for Solfec-1.0's BM20) -> checked within 2e-6.
 # Checks at every step: velocities to 1e-9; positions of C and E to 1e-9 (the series have
 # their knots on step boundaries, where the trapezoidal update is exact), of A to the
 # trapezoidal-rule bound sum h^2/8 |a jump| over the knots of I (not on step boundaries), of

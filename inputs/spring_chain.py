@@ -6,7 +6,7 @@
 # fixed with FIX_DIRECTION, as in BM21. At t = 0 the chain is at rest length and the free end
 # moves with v0 = 0.1 along x. Exact solution of M x'' + K x = 0 (K tridiagonal, fixed-free):
 # x(t) = sum_j phi_j (phi_j^T M v0) / w_j sin(w_j t) with M-orthonormal modes phi_j; the
-# frequencies are w_j = 2 sqrt(k/m) sin((2j - 1) pi / (2 (2n + 1))) (VERIFICATION BM21).
+# frequencies are w_j = 2 sqrt(k/m) sin((2j - 1) pi / (2 (2n + 1))) (Solfec-1.0's BM21 test).
 # Checks: the numerical eigenvalues match that formula (1e-12), and every ball follows x(t)
 # within 1 % of the largest displacement over 3 s.
 #

@@ -2,7 +2,7 @@
 #
 # A ball (BODY_CHARS mass m = 2, identity inertia) at (1, 0, 0) is tied to an anchor ball at
 # the origin (held by FIX_POINT; an OBSTACLE would be pushed around by the spring like any
-# body, NUMERICS §1.2) by a follower spring with force -k * stroke (k = 50), stroke limits
+# body, docs/integrators.md) by a follower spring with force -k * stroke (k = 50), stroke limits
 # (-1, 1); no gravity; the ball starts at rest length with velocity v0 = 0.3 along x. Exact:
 # x(t) = 1 + v0/w sin(w t), w = sqrt(k/m) = 5 rad/s, period T = 2 pi sqrt(m/k) = 1.256637 s.
 # Checks: the time between the 2nd and the 10th sign change of v_x is 4 periods -> within

@@ -1,5 +1,5 @@
 """The `solfec-py` command (layer 8): run a deck with Solfec's switches, or a sub-command
-(`translate` a legacy deck, `plot` results, `sweep` parameters). Reference: LANGUAGE §1.2.
+(`translate` a legacy deck, `plot` results, `sweep` parameters). Reference: Solfec-1.0 user manual, command line.
 
     solfec-py [-w] [-c] [-s SUBDIR] [-i SECONDS] [--legacy auto|on|off] deck.py [words...]
     solfec-py translate old_deck.py [-o new_deck.py]
@@ -83,7 +83,7 @@ def _plot(argv: list[str]) -> int:
 
 
 def _resolve_deck(path: str):
-    """(deck file, output override) per LANGUAGE §1.2: a directory means its stored deck."""
+    """(deck file, output override) per Solfec-1.0 user manual, command line: a directory means its stored deck."""
     if os.path.isdir(path):
         directory = path.rstrip("/") or path
         return os.path.join(directory, os.path.basename(directory) + ".py"), directory

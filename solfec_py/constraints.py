@@ -1,7 +1,7 @@
 """Constraint records (layer 2): every constraint of a domain as one row of a structure of
 arrays — kind, bodies, referential points, local frame, reactions and velocities, gap,
 strength, prescribed values, spring data — with Solfec's recycled ids and stable handles.
-Reference: NUMERICS §4.1, §4.3, §0.2 (local frames); LANGUAGE §10 (Solfec dom.h `struct
+Reference: Solfec-1.0 ldy.c, local dynamics; Solfec-1.0 ldy.c, constraint kinds; Solfec-1.0 dom.c, the time step (local frames); Solfec-1.0 user manual, constraints (Solfec dom.h `struct
 constraint`, dom.c insert / DOM_Remove_Constraint).
 
 Rows are kept in creation order (`SOLFEC.constraints` lists them newest first; the
@@ -23,7 +23,7 @@ KINDS = ("CONTACT", "FIXPNT", "FIXDIR", "VELODIR", "VELODIR3", "RIGLNK", "SPRING
 CONTACT, FIXPNT, FIXDIR, VELODIR, VELODIR3, RIGLNK, SPRING = range(len(KINDS))
 KIND_CODE = {name: code for code, name in enumerate(KINDS)}
 
-# PUT_SPRING direction update (LANGUAGE §10.9); FOLLOW has no deck keyword
+# PUT_SPRING direction update (Solfec-1.0 user manual, PUT_SPRING); FOLLOW has no deck keyword
 SPRING_UPDATES = ("FOLLOW", "FIXED", "CONV1", "CONV2")
 FOLLOW, FIXED, CONV1, CONV2 = range(len(SPRING_UPDATES))
 
@@ -66,7 +66,7 @@ _OBJECTS = ("bodies", "series", "function", "material")
 
 
 def local_base(n: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    """(k, 3, 3) frames with columns (t1, t2, n) for normals n (k, 3) (NUMERICS §0.2):
+    """(k, 3, 3) frames with columns (t1, t2, n) for normals n (k, 3) (Solfec-1.0 dom.c, the time step):
     t1 = normalise(e_x x n), or e_y x n when |e_x x n| < eps; t2 = t1 x n (left-handed)."""
     n = np.atleast_2d(np.asarray(n, dtype=float))
     x, y, z = n[:, 0], n[:, 1], n[:, 2]

@@ -23,7 +23,7 @@ from solfec_py.timeseries import evaluate
 
 @dataclass
 class Callback:
-    """CALLBACK(solfec, interval, data, callback) registration (LANGUAGE §13.4)."""
+    """CALLBACK(solfec, interval, data, callback) registration (Solfec-1.0 user manual, CALLBACK)."""
 
     interval: float
     data: Any

@@ -1,7 +1,7 @@
 """The solfec-py exception hierarchy (layer 0).
 
 Solfec-1.0 raises TypeError for a wrong argument type and ValueError for a wrong value
-(LANGUAGE §2); ours subclass those so `except TypeError` in an old deck still works, and
+(Solfec-1.0 lng.c argument checks); ours subclass those so `except TypeError` in an old deck still works, and
 all of them subclass `SolfecError` so the deck runner can report the deck line.
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ class SimulationError(SolfecError, RuntimeError):
 
 class GeometryError(SolfecError, RuntimeError):
     """A geometric construction failed (degenerate hull, empty mesh, ...); Solfec raises
-    RuntimeError in these places (LANGUAGE §3.2, §3.3)."""
+    RuntimeError in these places (Solfec-1.0 user manual, HULL, MESH2CONVEX)."""
 
 
 class NotAvailableError(SolfecError, RuntimeError):

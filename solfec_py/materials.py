@@ -1,6 +1,6 @@
 """Bulk and surface materials (layer 2): the Saint Venant-Kirchhoff parameters of
 BULK_MATERIAL and the per-domain table of SURFACE_MATERIAL pairs with Solfec's lookup
-order (LANGUAGE §6.2-§6.3; Solfec mat.c, sps.c).
+order (Solfec-1.0 user manual, SURFACE_MATERIAL, BULK_MATERIAL; Solfec mat.c, sps.c).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Process-wide settings of one solfec-py program run (layer 0): command-line switches
 (-w, -c, -s, -i, extra words), GEOMETRIC_EPSILON, WARNINGS. Mirrors the globals of
-Solfec-1.0's solfec.c / lng.c (LANGUAGE §1.2, §13.7, §13.8).
+Solfec-1.0's solfec.c / lng.c (Solfec-1.0 user manual, command line, GEOMETRIC_EPSILON, WARNINGS).
 
 The deck runner calls `start(...)` before a deck runs; library users and tests get the
 defaults. Nothing here imports numpy, so reading a setting is cheap.
@@ -20,7 +20,7 @@ class Session:
     overwrite: bool = False            # -w
     continue_run: bool = False         # -c / --continue
     interval: float = 1.0              # -i SECONDS between verbose statistics
-    output_override: str | None = None  # deck given as an output directory (§1.2)
+    output_override: str | None = None  # deck given as an output directory (Solfec's command line)
     geometric_epsilon: float = 1e-6
     warnings: bool = True
     progress: bool | None = None       # None: a progress bar only on a terminal

@@ -1,6 +1,6 @@
 """Piecewise-linear time series (layer 2): evaluation with end values held, the
 derivative and running-integral series of SET_DISPLACEMENT / SET_ACCELERATION, and the
-two-column text files TIME_SERIES reads. Reference: LANGUAGE §8, NUMERICS §4.11 (Solfec tms.c).
+two-column text files TIME_SERIES reads. Reference: Solfec-1.0 user manual, TIME_SERIES, Solfec-1.0 tms.c (Solfec tms.c).
 """
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ class TimeSeries:
 
         Exact for the piecewise-linear v(t) at every knot (and linear in between, so
         second-order accurate there). Solfec-1.0 returns a constant for a two-point series
-        (a quirk, LANGUAGE §8); the intended ramp is returned here.
+        (a quirk, Solfec-1.0 user manual, TIME_SERIES); the intended ramp is returned here.
         """
         t, v = self.times, self.values
         cum = np.concatenate([[0.0], np.cumsum(0.5 * (v[1:] + v[:-1]) * np.diff(t))])
@@ -96,7 +96,7 @@ def evaluate(value: Scalar, t: float) -> float:
 
 def read_series_file(path: str, name: str = "points") -> tuple[np.ndarray, np.ndarray]:
     """Two numbers `t v` starting every line (extra words ignored); lines starting with '#'
-    are skipped; reading stops at the first blank line (LANGUAGE §8)."""
+    are skipped; reading stops at the first blank line (Solfec-1.0 user manual, TIME_SERIES)."""
     times, values = [], []
     try:
         handle = open(path, "r", encoding="utf-8", errors="replace")

@@ -1,5 +1,5 @@
 """The step driver (layer 6): one time step in Solfec's order and the RUN loop with
-output, CALLBACK, STOP-file and progress hooks. Reference: NUMERICS §0.3, LANGUAGE §1.5
+output, CALLBACK, STOP-file and progress hooks. Reference: Solfec-1.0 dom.c, the time step, Solfec-1.0 user manual, time stepping
 (Solfec dom.c DOM_Update_Begin/End, sol.c SOLFEC_Run).
 """
 from __future__ import annotations
@@ -68,7 +68,7 @@ def step(domain: Domain, solver=None) -> float:
         for block in blocks:
             (block.step_end if domain.dynamic else block.qs_step_end)(t, h)
     if domain.constraints:
-        solvers.delete_overstressed(domain)   # broken links / fixed points (NUMERICS §4.3)
+        solvers.delete_overstressed(domain)   # broken links / fixed points (Solfec-1.0 ldy.c, constraint kinds)
     domain.steps_done += 1
     return h
 

@@ -76,3 +76,16 @@ def api():
     from solfec_py.api import NAMES
 
     return types.SimpleNamespace(**NAMES)
+
+
+_SLOW_LIST = os.path.join(os.path.dirname(__file__), "slow_tests.txt")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark the tests listed in tests/slow_tests.txt (measured > 2 s) slow, so that
+    `pytest -m "not slow"` is the fast selection and the plain `pytest` the full suite."""
+    with open(_SLOW_LIST, encoding="utf-8") as handle:
+        listed = {line.split("#")[0].strip() for line in handle if line.split("#")[0].strip()}
+    for item in items:
+        if item.nodeid in listed:
+            item.add_marker(pytest.mark.slow)

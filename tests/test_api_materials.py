@@ -1,4 +1,4 @@
-"""FIELD, SURFACE_MATERIAL, BULK_MATERIAL, APPLY_BULKMAT and bulk_material_of (LANGUAGE §6):
+"""FIELD, SURFACE_MATERIAL, BULK_MATERIAL, APPLY_BULKMAT and bulk_material_of (Solfec-1.0 user manual, materials):
 defaults, label numbering, overwrite rules, the surface-pair lookup order, attribute
 read/write rules and every argument check (exception type and the argument named)."""
 from __future__ import annotations
@@ -26,7 +26,7 @@ def test_bulk_defaults_and_label_numbering(sol):
     a = BULK_MATERIAL(sol)
     b = BULK_MATERIAL(sol, young=2e11)
     assert (a.label, b.label) == ("BULK_MATERIAL_0", "BULK_MATERIAL_1")
-    # defaults of LANGUAGE §6.3
+    # defaults of Solfec-1.0 user manual, BULK_MATERIAL
     assert (a.model, a.young, a.poisson, a.density) == ("KIRCHHOFF", 1e9, 0.25, 1e3)
     assert a.record.tensile == float("inf") and a.record.fracene == float("inf")
     assert sol.domain.bulk_materials == {"BULK_MATERIAL_0": a.record, "BULK_MATERIAL_1": b.record}
@@ -104,7 +104,7 @@ def test_bulk_attributes(sol):
             setattr(m, name, "a")
     m.model = "KIRCHHOFF"
     with pytest.raises(InputError, match="Unknown BULK_MATERIAL model 'TSANG_MARSDEN'"):
-        m.model = "TSANG_MARSDEN"          # the setter accepts KIRCHHOFF only (§16 item 10)
+        m.model = "TSANG_MARSDEN"          # the setter accepts KIRCHHOFF only (as Solfec lng.c does)
     with pytest.raises(ValueError, match=READ_ONLY):
         m.label = "other"
     for hidden in ("tensile", "fracene", "fields"):
@@ -238,7 +238,7 @@ def test_field_evaluation_with_tuple_data(sol):
 
 
 def test_field_non_tuple_data_is_not_passed(sol):
-    f = FIELD(sol, lambda x, y, z, t: x - t, data=[9, 9])      # LANGUAGE §16 item 5
+    f = FIELD(sol, lambda x, y, z, t: x - t, data=[9, 9])      # Solfec-1.0 lng.c, where it departs from its manual
     assert f.value(5.0, 0.0, 0.0, 1.5) == 3.5
     g = FIELD(sol, lambda x, y, z, t: 1)
     assert g.label == "FIELD_1" and g.value(0, 0, 0, 0) == 1.0 and isinstance(g.value(0, 0, 0, 0), float)

@@ -1,4 +1,4 @@
-"""TIME_SERIES and number_or_series (LANGUAGE §8): the three point formats, every argument
+"""TIME_SERIES and number_or_series (Solfec-1.0 user manual, TIME_SERIES): the three point formats, every argument
 check, the labelled-series table, read-only attributes, and derivative / integral objects
 against hand-computed values."""
 from __future__ import annotations

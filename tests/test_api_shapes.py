@@ -1,4 +1,4 @@
-"""Deck geometry commands (LANGUAGE §2-§4): exact names, keywords, defaults, emptying,
+"""Deck geometry commands (Solfec-1.0 user manual, shape utilities; Solfec-1.0 lng.c argument checks): exact names, keywords, defaults, emptying,
 attributes, results against hand-worked values, and every argument check (exception type
 and a message that names the argument).
 
@@ -234,7 +234,7 @@ def test_hex_argument_checks():
         S.HEX(CUBE, 1, 2, 1, 1, [1] * 6, dy=[1, -1])
     with pytest.raises(InputError, match="'dz' must have N \\* 1 elements, where N >= 3"):
         S.HEX(CUBE, 1, 1, 3, 1, [1] * 6, dz=[1, 1])
-    # the keyword is spelled 'surids' (LANGUAGE §3.5)
+    # the keyword is spelled 'surids' (Solfec-1.0 user manual, HEX)
     with pytest.raises(InputTypeError, match="HEX: missing a required argument: 'surids'"):
         S.HEX(CUBE, 1, 1, 1, 1, surfids=[1] * 6)
     with pytest.raises(InputTypeError, match="HEX: got an unexpected keyword argument 'surfids'"):
@@ -449,7 +449,7 @@ def test_body_takes_shape_and_mesh_view(api):
 
 def test_number_lists_refuse_strings_and_nan(api):
     """Lists of numbers (HEX nodes here) take ints, floats and bools only: a numeric string
-    is a TypeError naming the item, NaN a ValueError (LANGUAGE §2)."""
+    is a TypeError naming the item, NaN a ValueError (Solfec-1.0 lng.c argument checks)."""
     nodes = [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]
     with pytest.raises(TypeError, match=r"'nodes\[4\]' must be a number, got '0' \(str\)"):
         api.HEX(nodes[:4] + ['0'] + nodes[5:], 1, 1, 1, 0, [1] * 6)

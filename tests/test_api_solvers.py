@@ -1,5 +1,5 @@
 """GAUSS_SEIDEL_SOLVER, PENALTY_SOLVER, NEWTON_SOLVER and the unavailable solvers
-(LANGUAGE §9, §16 items 8-9; NUMERICS §4.5 defaults): default formulas, argument checks,
+(Solfec-1.0 user manual, constraint solvers; Solfec-1.0 lng.c, where it departs from its manual; Solfec-1.0 bgs.c, Gauss-Seidel defaults): default formulas, argument checks,
 attribute read/write rules, statistics slots and the Gauss-Seidel failure actions."""
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def test_gs_read_only_and_missing_attributes():
     for name in ("failure", "error", "iters", "rerhist", "merhist"):
         with pytest.raises(ValueError, match=f"{READ_ONLY} '{name}'"):
             setattr(gs, name, 1)
-    with pytest.raises(AttributeError):      # not an attribute (LANGUAGE §16 item 9)
+    with pytest.raises(AttributeError):      # not an attribute (Solfec-1.0 lng.c, where it departs from its manual)
         gs.meritval
     with pytest.raises(AttributeError):
         gs.meritval = 1.0
@@ -96,7 +96,7 @@ def test_gs_numeric_setters():
         ("diagmaxiter", 0, "'diagmaxiter' must be an integer > 0"),
         ("innerloops", 0, "'innerloops' must be an integer >= 1"),
     ]:
-        with pytest.raises(InputTypeError, match=fragment):   # setters raise TypeError (LANGUAGE §2)
+        with pytest.raises(InputTypeError, match=fragment):   # setters raise TypeError (Solfec-1.0 lng.c argument checks)
             setattr(gs, name, bad)
     assert (gs.epsilon, gs.maxiter) == (1e-6, 10000)           # failed writes changed nothing
 
@@ -205,7 +205,7 @@ def test_penalty_solver():
 
 # --------------------------------------------------------------------------- Newton
 
-NEWTON_DEFAULTS = {  # LANGUAGE §9.3 with the effective defaults of §16 item 8
+NEWTON_DEFAULTS = {  # Solfec-1.0 user manual, NEWTON_SOLVER with the defaults lng.c puts in effect
     "meritval": 1e-8, "maxiter": 1000, "locdyn": "ON", "linver": "GMRES", "linmaxiter": 10,
     "maxmatvec": 10000, "epsilon": 0.25, "delta": 0.0, "theta": 0.25, "omega": 1e-10, "gsflag": "ON",
 }

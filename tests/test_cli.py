@@ -87,7 +87,7 @@ def test_subdir_switch(tmp_path, capsys):
     deck = write_deck(tmp_path / "o.py", "sol = SOLFEC('DYNAMIC', 1E-3, 'out/o')\nprint(sol.outpath, SUBDIR())\n")
     assert main(["-s", "case1", deck]) == 0
     assert capsys.readouterr().out.split() == ["out/o/case1", "case1"]
-    assert os.path.isfile(tmp_path / "out/o/case1/case1.py")   # the deck copy (LANGUAGE §1.4)
+    assert os.path.isfile(tmp_path / "out/o/case1/case1.py")   # the deck copy (Solfec-1.0 user manual, output directory)
 
 
 def test_missing_deck_exit_code(tmp_path, capsys):

@@ -1,4 +1,4 @@
-"""The CONSTRAINT type and the constraint commands (LANGUAGE §10): kinds and attributes,
+"""The CONSTRAINT type and the constraint commands (Solfec-1.0 user manual, constraints): kinds and attributes,
 read-only rules, ids (newest first, recycled), DELETE, strength-based breaking, bodies
 deleted under their constraints, and every argument check through the deck runner (error
 type, the argument named, the deck line)."""

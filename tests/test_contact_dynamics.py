@@ -343,7 +343,7 @@ def test_default_sparsification_merges_duplicate_contacts(api):
 
 
 def test_sparsify_minarea_and_arguments(api):
-    """Point contacts have area 1 (NUMERICS §5.3.2): minarea 2 drops them all, so the ball
+    """Point contacts have area 1 (docs/contact.md): minarea 2 drops them all, so the ball
     falls freely through the floor."""
     sol, ball = meshed_floor_and_ball(api, 0.5)
     api.CONTACT_SPARSIFY(sol, 0.01, 2.0)
@@ -358,7 +358,7 @@ def test_sparsify_minarea_and_arguments(api):
 
 
 def test_area_rule_drops_a_tiny_contact_next_to_a_big_one_on_adjacent_objects(api):
-    """NUMERICS §5.4 area rule: a new contact whose area is below threshold x the area of a
+    """docs/contact.md area rule: a new contact whose area is below threshold x the area of a
     contact between the same bodies on an adjacent object (elements sharing nodes) goes;
     the same contact next to a non-adjacent element's contact stays. (Point contacts all
     have area 1, so the areas are set by hand here.)"""

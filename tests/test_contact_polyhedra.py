@@ -1,4 +1,4 @@
-"""Polyhedron-polyhedron contact (NUMERICS §5.3.1): GJK distances against an independent
+"""Polyhedron-polyhedron contact (docs/contact.md): GJK distances against an independent
 constrained minimisation, the contact of two overlapping unit cubes against the closed-form
 overlap box (gap, normal, point, area = half the surface of the overlap), roles of the
 update, a box resting on a floor (sum R_N = m g) and the block-sliding case of
@@ -88,7 +88,7 @@ def test_overlapping_unit_cubes(api, delta):
     """Overlap box 1 x 1 x delta: gap -delta (refined, exact), normal along z (side faces are
     weighted by A^2), point at the overlap centre, area = half the overlap surface = 1 + 2 delta
     (Solfec's patch-area definition). Planes through the GJK point p are pushed out by eps
-    (NUMERICS §5.3.1), so point and area carry O(eps) errors: tolerances eps and 5 eps."""
+    (docs/contact.md), so point and area carry O(eps) errors: tolerances eps and 5 eps."""
     table, geo = cubes(api, (0, 0, 1 - delta))
     touch, f = evaluate(table, geo)
     assert touch.tolist() == [True] and f.om.size == 1

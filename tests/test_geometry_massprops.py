@@ -1,4 +1,4 @@
-"""Mass properties (NUMERICS §1.1) against closed forms: boxes (CONVEX, graded HEX meshes,
+"""Mass properties (docs/integrators.md) against closed forms: boxes (CONVEX, graded HEX meshes,
 moved boxes), a pyramid frustum, tetrahedra, spheres, ellipsoids and hulls.
 
 Tolerances: 1e-12 (relative to the magnitudes involved) where the shape is represented

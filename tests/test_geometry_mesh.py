@@ -1,5 +1,5 @@
-"""Mesh topology, element tables, the HEX and PIPE generators (LANGUAGE §3.4, §3.5, §3.7;
-NUMERICS §3.1-§3.2) against counts and coordinates worked out by hand.
+"""Mesh topology, element tables, the HEX and PIPE generators (Solfec-1.0 user manual, MESH, HEX, PIPE;
+docs/fem.md) against counts and coordinates worked out by hand.
 
 Exact integer comparisons for topology; coordinates at 1e-12 (a few flops of round-off on
 O(1) values); the PIPE volume against the exact polygonal-annulus prism and against the
@@ -137,7 +137,7 @@ def test_hex_node_numbering_and_grading():
     for kk, jj, ii in itertools.product(range(k + 1), range(j + 1), range(i + 1)):
         n = kk * (i + 1) * (j + 1) + jj * (i + 1) + ii
         np.testing.assert_allclose(mesh.ref[n], [xs[ii], ys[jj], zs[kk]], atol=1e-12)
-    # first element: the hexahedron order of §3.4 on nodes (0,0,0)-(1,1,1) of the grid
+    # first element: the MESH hexahedron order on nodes (0,0,0)-(1,1,1) of the grid
     np.testing.assert_array_equal(mesh.conn[0], [0, 1, 5, 4, 12, 13, 17, 16])
     assert set(mesh.volids.tolist()) == {5}
 
@@ -179,7 +179,7 @@ def test_mesh_contains_only_surface_elements():
     assert mesh.surface_elements().size == 26
     assert mesh.contains([0.5, 0.5, 0.5])            # corner element
     assert mesh.contains([3.0, 1.5, 1.5])            # on the boundary, within tolerance
-    assert not mesh.contains([1.5, 1.5, 1.5])        # strictly inside the interior element (§10.1)
+    assert not mesh.contains([1.5, 1.5, 1.5])        # strictly inside the interior element
     assert not mesh.contains([3.1, 1.5, 1.5])
 
 

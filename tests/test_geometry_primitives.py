@@ -1,6 +1,6 @@
 """Convex, Sphere, Ellip and hull primitives: transformations (both configurations), rigid
 placement, bounding boxes, containment and surface tessellations, against hand-worked
-values and identities (LANGUAGE §3, §4.1, §10.1).
+values and identities (Solfec-1.0 user manual, geometric objects, SCALE, CONSTRAINT).
 
 Tolerances: 1e-14..1e-12 for exact operations on O(1) numbers (round-off only); the
 tessellation of spheres is checked against its own construction bounds (points on the
@@ -100,7 +100,7 @@ def test_sphere_motion_scale_quirk_and_contains():
     R = axis_angle([0, 0, 1], 90.0)
     s.transform(R, [0.0, 0.0, 1.0])
     np.testing.assert_allclose(s.ref_center, [-2.0, 1.0, 4.0], atol=1e-14)
-    s.scale([3.0, 10.0, 10.0])                            # radius *= cx, centre kept (§4.1)
+    s.scale([3.0, 10.0, 10.0])                            # radius *= cx, centre kept (Solfec's SCALE)
     assert s.radius == 1.5
     np.testing.assert_allclose(s.cur_center, [-2.0, 1.0, 4.0], atol=1e-14)
     s.set_rigid_motion(R, [0.0, 0.0, 0.0], [-2.0, 1.0, 4.0])

@@ -1,6 +1,6 @@
 """Legacy (Python 2) decks run through the translator: the corpus in tests/legacy/ (each
 program's stdout worked out by hand from Python 2.7 semantics and stored beside it), the
-division table, and line preservation.  Reference: issue 3, LANGUAGE §18.
+division table, and line preservation.  Reference: issue 3, docs/legacy.md.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Dialect detection and bad input for legacy decks: files that are neither Python 2 nor
 Python 3, empty and binary files, pathological nesting (clear error, quickly, never a
 hang or a RecursionError), the `--legacy` modes, and the wording/caret of syntax errors.
-Reference: issue 3 (acceptance: bad input), LANGUAGE §18.
+Reference: issue 3 (acceptance: bad input), docs/legacy.md.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The translation itself: layout kept (comments, unchanged lines, tabs expanded to the
 columns Python 2 read), the standalone form written by `solfec-py translate`, the
 print_function variant, exec/execfile sharing the deck's globals, Python 2 module names,
-and the packaged grammar.  Reference: issue 3, LANGUAGE §1.1 and §18.
+and the packaged grammar.  Reference: issue 3, Solfec-1.0 user manual, the deck namespace; docs/legacy.md.
 """
 from __future__ import annotations
 

@@ -77,7 +77,7 @@ def test_second_run_opens_results_in_read_mode(fall, tmp_path):
 def test_history_sampling_rule(fall):
     h = fall[1]["h"]
     times = np.array(h[0])
-    # frames every 0.01 from 0 to 0.2: HISTORY(0, 0.2) gives the 20 frames before t1 (LANGUAGE §15.6)
+    # frames every 0.01 from 0 to 0.2: HISTORY(0, 0.2) gives the 20 frames before t1 (Solfec-1.0 user manual, HISTORY)
     assert len(times) == 20 and all(len(v) == 20 for v in h)
     np.testing.assert_allclose(times, 0.01 * np.arange(20), rtol=0, atol=1e-12)
     times2, ke2 = fall[1]["h_skip"]

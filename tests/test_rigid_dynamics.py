@@ -1,7 +1,7 @@
 """Rigid-body dynamics against independent references: closed forms (free fall, projectile,
 axisymmetric free rotation), conservation laws (energy, spatial angular momentum,
 Hamiltonian of the heavy top), discrete momentum balance, and convergence orders.
-Reference values: VERIFICATION §4.4, §5.1, §7; NUMERICS §1.5.
+Reference values: VERIFICATION §4.4, §5.1, §7; docs/integrators.md.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from solfec_py.geometry.rotation import expmap
 
 SCHEMES = ("RIG_POS", "RIG_NEG", "RIG_IMP")
 _RUNS = itertools.count()   # helpers building several models in one test: one output path each
-                            # (a path written earlier in the same run opens READ, LANGUAGE §1.3)
+                            # (a path written earlier in the same run opens READ, Solfec-1.0 user manual, READ and WRITE modes)
 
 
 def make_body(api, sol, inertia=(1.0, 1.0, 1.0), mass=1.0, scheme="RIG_NEG", label=None):
@@ -114,7 +114,7 @@ def test_torque_free_conservation(api, scheme):
     dL = np.linalg.norm(L1 - L0) / np.linalg.norm(L0)
     dE = abs(E1[0] - E0[0]) / E0[0]
     if scheme in ("RIG_NEG", "RIG_IMP"):
-        # exact discrete momentum balance (NUMERICS §1.5): round-off of 2000 steps
+        # exact discrete momentum balance (docs/integrators.md): round-off of 2000 steps
         assert dL < 1e-12
     else:
         assert dL < 1e-3      # RIG_POS: O(h^2) error, no exact conservation
@@ -193,7 +193,7 @@ def test_conf_layout_is_column_major(api):
 
 def test_spatial_torque_momentum_balance(api):
     # RIG_NEG: Lambda J Omega = L0 + n h tau exactly for a constant spatial torque tau and
-    # v = v0 + n h f/m for a force through the centre (NUMERICS §1.5 identity).
+    # v = v0 + n h f/m for a force through the centre (docs/integrators.md identity).
     sol, body = free_spin(api, "RIG_NEG", 1e-2, 1.0, (1.0, 2.0, 3.0), (0.3, -0.2, 1.0))
     api.TORQUE(body, "SPATIAL", (0, 0, 1), 0.5)
     api.FORCE(body, "SPATIAL", (0, 0, 0), (1, 0, 0), 2.0)
@@ -240,7 +240,7 @@ def test_obstacle_ignores_gravity_and_forces(api):
 
 
 def test_quasi_static_velocity_has_no_memory(api):
-    # NUMERICS §1.6: u = h M^-1 f each step (no u^t term), x += h v  =>  x_n = n h^2 f/m
+    # docs/integrators.md: u = h M^-1 f each step (no u^t term), x += h v  =>  x_n = n h^2 f/m
     sol = api.SOLFEC("QUASI_STATIC", 0.1, "out/qs")
     sol.verbose = "OFF"
     body = make_body(api, sol, mass=2.0)
@@ -262,7 +262,7 @@ def test_callback_interval_and_stop(api):
 
     api.CALLBACK(sol, 0.1, "x", cb)
     api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-6, 10), 10.0)
-    # LANGUAGE §1.5: callback_time starts at the time of CALLBACK (0) and advances by the
+    # Solfec-1.0 user manual, time stepping: callback_time starts at the time of CALLBACK (0) and advances by the
     # interval at each call: calls after the first step, then at 0.1, 0.2; the third stops RUN
     assert calls == [("x", 0.01), ("x", 0.1), ("x", 0.2)]
     assert sol.time == pytest.approx(0.2)

@@ -155,5 +155,5 @@ def test_local_base_is_the_documented_frame():
         t1, t2, nn = B[k].T
         assert nn == pytest.approx(n[k])
         assert B[k].T @ B[k] == pytest.approx(np.eye(3))
-        assert np.cross(t1, t2) == pytest.approx(-nn)        # left-handed (NUMERICS §0.2)
+        assert np.cross(t1, t2) == pytest.approx(-nn)        # left-handed (Solfec-1.0 dom.c, the time step)
     assert B[1][:, 0] == pytest.approx(np.cross([0, 1, 0], [1, 0, 0]))   # e_y fallback

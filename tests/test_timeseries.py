@@ -1,4 +1,4 @@
-"""timeseries.TimeSeries and read_series_file (LANGUAGE §8, NUMERICS §4.11): interpolation
+"""timeseries.TimeSeries and read_series_file (Solfec-1.0 user manual, TIME_SERIES, Solfec-1.0 tms.c): interpolation
 against hand-computed values, constant extrapolation, derivative and integral against
 exact slopes and integrals, and the two-column file format."""
 from __future__ import annotations
@@ -42,7 +42,7 @@ def test_derivative_layout_and_slopes():
     d = HAT.derivative()
     # 2(N - 1) points: (t_i, s_i), (t_{i+1} - 1e-10 dt_i, s_i)
     assert d.times.size == 4
-    assert d.times.tolist() == [0.0, 1.0 - 1e-10, 1.0, 3.0 - 2e-10]   # LANGUAGE §8: shift 1e-10 dt
+    assert d.times.tolist() == [0.0, 1.0 - 1e-10, 1.0, 3.0 - 2e-10]   # Solfec-1.0 user manual, TIME_SERIES: shift 1e-10 dt
     assert d.values.tolist() == [2.0, 2.0, -2.0, -2.0]
     # inside each interval the derivative is the exact slope
     assert d(0.3) == 2.0 and d(2.2) == -2.0

@@ -1,5 +1,5 @@
 """The deck language (layer 7): `NAMES` maps every name Solfec-1.0 pre-imports into a
-deck (LANGUAGE §1.1) to its solfec-py object. The runner injects NAMES into the deck's
+deck (Solfec-1.0 user manual, the deck namespace) to its solfec-py object. The runner injects NAMES into the deck's
 globals; the top-level module `solfec` re-exports them for `from solfec import *`.
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """BODY and the body utilities BODY_CHARS, INITIAL_VELOCITY (layer 7).
-Reference: LANGUAGE §7 and §14 (Solfec lng.c BODY type).
+Reference: Solfec-1.0 user manual, BODY, BODY_CHARS, INITIAL_VELOCITY (Solfec lng.c BODY type).
 """
 from __future__ import annotations
 
@@ -33,7 +33,82 @@ def linear_shapes(primitives: list, who: str) -> list:
 
 
 class BODY(Body):
-    """`BODY(solfec, kind, shape, material | label, form, mesh, base)`; the shape is emptied."""
+    """A body: a shape with a material and a kinematic model.
+
+    ``BODY(solfec, kind, shape, material | label, form, mesh, base)``. The shape objects are
+    emptied (they become the body's; use COPY to keep one). Mass, centre and inertia follow
+    from the shape's volume and the material's density.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    kind : str
+        ``'RIGID'``, ``'OBSTACLE'`` (rigid and immovable unless driven by PRESCRIBED_MOTION or
+        constraints of the SET_* family), ``'PSEUDO_RIGID'`` (homogeneous deformation, see
+        docs/pseudo_rigid.md) or ``'FINITE_ELEMENT'`` (a MESH shape, finite elements; see
+        docs/fem.md).
+    shape : CONVEX, MESH, SPHERE, ELLIP or a list of those
+        Faces must be counter-clockwise seen from outside (positive volume).
+    material : BULK_MATERIAL or str
+        The material or its label.
+    label : str, optional
+        A name for BYLABEL, HISTORY and the results.
+    form : str, optional
+        Finite-element formulation: ``'TL'``, ``'BC'``, ``'BC-MODAL'`` or ``'BC-RO'``.
+    mesh : MESH, optional
+        A background mesh of a finite-element body.
+    base : optional
+        A modal base of a finite-element body.
+
+    Attributes
+    ----------
+    id, kind, label, mass, volume, center, tensor, material : read-only
+        ``tensor`` is the inertia tensor (rigid) or Euler tensor (pseudo-rigid), column-major.
+    constraints, ncon : read-only
+        The body's constraints (in READ mode those of the shown frame).
+    mesh : read-only
+        MESH view(s) of the body's meshes in the current configuration, or None.
+    display_points : read-only
+        ``(label, current point)`` of the DISPLAY_POINT points.
+    conf : tuple
+        Configuration: rigid, 9 entries of the rotation (column-major) then the mass centre;
+        pseudo-rigid, the deformation gradient (column-major) then the centre.
+    velo : tuple
+        Velocity: rigid, the referential angular velocity then the linear velocity;
+        pseudo-rigid, the rate of the deformation gradient then the centre velocity.
+    scheme : str
+        Time integrator: rigid ``'RIG_NEG'`` (default), ``'RIG_POS'``, ``'RIG_IMP'``, ``'LFPC'``,
+        ``'DIRK1'`` ... ``'DIRK4'``, ``'LSV_EXPLICIT'``, ``'LSV_IMPLICIT'``, ``'GEN_ALPHA'``
+        (docs/integrators.md); pseudo-rigid ``'DEF_EXP'`` (default) or ``'DEF_LIM'``;
+        ``'DEFAULT'`` resets.
+    damping : float
+        Mass-proportional damping, >= 0.
+    disable_rotation : str
+        ``'ON'`` keeps a rigid body from rotating.
+    selfcontact, fracturecheck : str
+        ``'ON'``/``'OFF'``, finite-element bodies only.
+
+    Raises
+    ------
+    InputTypeError
+        A wrong solfec, shape, material or mesh (an emptied shape is refused).
+    InputError
+        An unknown kind, a shape of non-positive volume, mass or inertia out of range.
+    NotAvailableError
+        A kind that is not available yet.
+
+    Examples
+    --------
+    >>> sol = SOLFEC('DYNAMIC', 1E-3, 'out/box')
+    >>> mat = BULK_MATERIAL(sol, density=2000)
+    >>> box = BODY(sol, 'RIGID', HEX([0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0,
+    ...                               0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1],
+    ...                              1, 1, 1, 0, [1] * 6), mat, label='box')
+    >>> box.mass
+    2000.0
+    >>> box.velo = (0, 0, 1, 0, 0, 0)      # spin about z
+    >>> box.scheme = 'DIRK3'
+    """
 
     @V.command
     def __init__(self, solfec, kind, shape, material, label=V.MISSING, form=V.MISSING,
@@ -245,7 +320,31 @@ def _state_tuple(name: str, value, n: int) -> np.ndarray:
 
 @V.command
 def BODY_CHARS(body, mass, volume, center, tensor):
-    """Overwrite mass, volume, mass centre and inertia tensor (column-major 9-tuple)."""
+    """Overwrite the mass characteristics of a body.
+
+    ``BODY_CHARS(body, mass, volume, center, tensor)``: mass, volume, mass centre and inertia
+    tensor (a column-major 9-tuple about the centre) replace those computed from the shape;
+    the body's configuration keeps its current centre (as Solfec does).
+
+    Parameters
+    ----------
+    body : BODY
+    mass, volume : float
+        > 0.
+    center : tuple of 3 floats
+    tensor : tuple of 9 floats
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Non-positive mass or volume, tuples of the wrong size.
+    NotAvailableError
+        A body kind that does not take it.
+
+    Examples
+    --------
+    >>> BODY_CHARS(ball, 1.0, 1E-3, (0, 0, 1), (1E-4, 0, 0, 0, 1E-4, 0, 0, 0, 1E-4))
+    """
     body = require_body("body", body)
     m = V.positive("mass", mass)
     vol = V.positive("volume", volume)
@@ -258,9 +357,28 @@ def BODY_CHARS(body, mass, volume, center, tensor):
 
 @V.command
 def INITIAL_VELOCITY(body, linear, angular):
-    """Velocity of a rigid motion with centre velocity `linear` and angular velocity
-    `angular`: rigid/obstacle velo = (angular as referential Omega, linear); pseudo-rigid
-    dF/dt = [angular]x and the centre velocity; finite elements nodal v + omega x (X - X0)."""
+    """Set the initial velocity of a body.
+
+    ``INITIAL_VELOCITY(body, linear, angular)``: the mass centre moves with ``linear`` and the
+    body spins with ``angular`` (rad/s; for a rigid body in its own axes, which are the
+    global axes until it has rotated). For a pseudo-rigid body the rate of the deformation
+    gradient becomes the spin tensor of ``angular``; a finite-element body's nodes get
+    ``linear + angular x (X - X0)``.
+
+    Parameters
+    ----------
+    body : BODY
+    linear, angular : tuple of 3 floats
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Not a live BODY, tuples that are not 3 finite numbers.
+
+    Examples
+    --------
+    >>> INITIAL_VELOCITY(ball, (1, 0, 0), (0, 0, 10))
+    """
     body = require_body("body", body)
     v = V.point("linear", linear)
     w = V.point("angular", angular)

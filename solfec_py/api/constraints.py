@@ -1,7 +1,7 @@
 """The CONSTRAINT type and the constraint commands FIX_POINT, FIX_DIRECTION, SET_VELOCITY,
 SET_DISPLACEMENT, SET_ACCELERATION (+ the *3 variants), PUT_RIGID_LINK and PUT_SPRING
-(layer 7). Reference: LANGUAGE §10 (Solfec lng.c CONSTRAINT type and creators, dom.c
-DOM_Fix_Point ... DOM_Put_Spring), NUMERICS §4.3.
+(layer 7). Reference: Solfec-1.0 user manual, constraints (Solfec lng.c CONSTRAINT type and creators, dom.c
+DOM_Fix_Point ... DOM_Put_Spring), Solfec-1.0 ldy.c, constraint kinds.
 
 A CONSTRAINT object refers to its constraint by id; once the constraint is gone (DELETE,
 a broken link, its body deleted) every attribute reads None. Unlike Solfec, an old object
@@ -39,9 +39,36 @@ def _get(field):
 
 
 class CONSTRAINT(C.ConstraintHandle):
-    """A constraint of a SOLFEC model (made by the constraint commands or by contact
-    detection). Read-only attributes: kind, R, U, V, base, point, area, gap, merit, adjbod,
-    matlab, spair — all None once the constraint no longer exists."""
+    """A constraint of a model: a joint, a prescribed motion, a spring or a contact.
+
+    Made by FIX_POINT, FIX_DIRECTION, SET_*, PUT_RIGID_LINK, PUT_SPRING and by contact
+    detection; ``CONSTRAINT(...)`` itself cannot be called. Found in ``SOLFEC.constraints``
+    and ``BODY.constraints``. Every attribute reads None once the constraint is gone (DELETE,
+    a broken link, a deleted body).
+
+    Attributes
+    ----------
+    kind : str, read-only
+        ``'CONTACT'``, ``'FIXPNT'``, ``'FIXDIR'``, ``'VELODIR'``, ``'RIGLNK'``, ``'SPRING'``, ...
+    id : int, read-only
+    R, U, V : tuple of 3 floats, read-only
+        Reaction, relative velocity at the end and at the start of the step, in the local base.
+    point, area, merit, adjbod, matlab, spair : read-only
+        Spatial point, contact area, solver merit, the bodies, surface-material label and
+        surface pair (contacts).
+
+    Raises
+    ------
+    SimulationError
+        On calling ``CONSTRAINT(...)`` directly.
+
+    Examples
+    --------
+    >>> link = PUT_RIGID_LINK(ball, None, (0, 0, 0), (0, 0, 1))
+    >>> link.kind
+    'RIGLNK'
+    >>> [c.R for c in sol.constraints if c.kind == 'CONTACT']
+    """
 
     __slots__ = ()
 
@@ -223,7 +250,32 @@ def _tuple3(name, value, check):
 # --------------------------------------------------------------------------- commands
 @V.command
 def FIX_POINT(body, point, strength=V.MISSING):
-    """Fix the referential `point` of `body` in space; removed when |R| > strength."""
+    """Fix a material point of a body in space.
+
+    ``FIX_POINT(body, point | strength)``: the material point at the referential ``point``
+    stays where it is (a spherical joint with the ground).
+
+    Parameters
+    ----------
+    body : BODY
+    point : tuple of 3 floats
+        Inside the body.
+    strength : float, optional
+        > 0: the constraint is removed when its reaction exceeds it (default: never).
+
+    Returns
+    -------
+    CONSTRAINT
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Not a live BODY, a point outside the body, a non-positive strength.
+
+    Examples
+    --------
+    >>> FIX_POINT(bar, (0, 0, 0))
+    """
     body, X = _body_point("body", body, "point", point)
     s = _strength(strength)
     cset, k = _new(C.FIXPNT, body)
@@ -235,8 +287,35 @@ def FIX_POINT(body, point, strength=V.MISSING):
 
 @V.command
 def FIX_DIRECTION(body, point, direction, body2=V.MISSING, point2=V.MISSING):
-    """Fix the motion of `point` along `direction`; with body2/point2 a slider: the motion of
-    point2 of body2 relative to body along the direction convected by body."""
+    """Stop a material point from moving along a direction.
+
+    ``FIX_DIRECTION(body, point, direction | body2, point2)``: the velocity of ``point`` along
+    ``direction`` is zero. With ``body2`` and ``point2`` the relative motion of the two points
+    along the direction, which then turns with ``body``, is zero (a slider).
+
+    Parameters
+    ----------
+    body : BODY
+    point : tuple of 3 floats
+    direction : tuple of 3 floats
+        Non-zero (normalised).
+    body2 : BODY, optional
+    point2 : tuple of 3 floats, optional
+        Given together with ``body2``.
+
+    Returns
+    -------
+    CONSTRAINT
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A point outside its body, a zero direction, ``body2`` without ``point2``, two obstacles.
+
+    Examples
+    --------
+    >>> FIX_DIRECTION(box, (0, 0, 0), (0, 0, 1))       # no vertical motion of that corner
+    """
     body, X = _body_point("body", body, "point", point)
     d = _direction("direction", direction)
     if V.given(body2) != V.given(point2):
@@ -259,7 +338,31 @@ def FIX_DIRECTION(body, point, direction, body2=V.MISSING, point2=V.MISSING):
 
 @V.command
 def SET_VELOCITY(body, point, direction, value):
-    """Prescribe the velocity of `point` along `direction` (number or TIME_SERIES)."""
+    """Prescribe the velocity of a material point along a direction.
+
+    ``SET_VELOCITY(body, point, direction, value)``.
+
+    Parameters
+    ----------
+    body : BODY
+    point : tuple of 3 floats
+    direction : tuple of 3 floats
+        Non-zero (normalised).
+    value : float or TIME_SERIES
+
+    Returns
+    -------
+    CONSTRAINT
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A point outside the body, a zero direction, a value that is neither a number nor a TIME_SERIES.
+
+    Examples
+    --------
+    >>> SET_VELOCITY(plate, (0, 0, 0), (0, 0, 1), TIME_SERIES([0, 0, 1, 0.5]))
+    """
     body, X = _body_point("body", body, "point", point)
     d = _direction("direction", direction)
     v = number_or_series("value", value)
@@ -269,8 +372,33 @@ def SET_VELOCITY(body, point, direction, value):
 
 @V.command
 def SET_DISPLACEMENT(body, point, direction, tms):
-    """Prescribe the displacement history along `direction`: a VELODIR driven by the
-    derivative of `tms` (only increments count; the value at t = 0 is not imposed)."""
+    """Prescribe the displacement history of a material point along a direction.
+
+    ``SET_DISPLACEMENT(body, point, direction, tms)``: the point moves along ``direction`` as
+    ``tms`` changes (its velocity is the derivative of ``tms``; only increments count: the
+    value at t = 0 is not imposed).
+
+    Parameters
+    ----------
+    body : BODY
+    point : tuple of 3 floats
+    direction : tuple of 3 floats
+        Non-zero.
+    tms : TIME_SERIES
+
+    Returns
+    -------
+    CONSTRAINT
+
+    Raises
+    ------
+    InputTypeError, InputError
+        ``tms`` not a TIME_SERIES, a point outside the body, a zero direction.
+
+    Examples
+    --------
+    >>> SET_DISPLACEMENT(block, (0, 0, 0), (1, 0, 0), TIME_SERIES([0, 0, 1, 0.01]))
+    """
     body, X = _body_point("body", body, "point", point)
     d = _direction("direction", direction)
     series = _series("tms", tms)
@@ -283,8 +411,31 @@ def SET_DISPLACEMENT(body, point, direction, tms):
 
 @V.command
 def SET_ACCELERATION(body, point, direction, tms):
-    """Prescribe the acceleration history along `direction`: a VELODIR driven by the running
-    integral of `tms` from 0 at its first time (not from the body's current velocity)."""
+    """Prescribe the acceleration history of a material point along a direction.
+
+    ``SET_ACCELERATION(body, point, direction, tms)``: the velocity along ``direction`` is the
+    running integral of ``tms`` from 0 at its first time.
+
+    Parameters
+    ----------
+    body : BODY
+    point : tuple of 3 floats
+    direction : tuple of 3 floats
+    tms : TIME_SERIES
+
+    Returns
+    -------
+    CONSTRAINT
+
+    Raises
+    ------
+    InputTypeError, InputError
+        As SET_DISPLACEMENT.
+
+    Examples
+    --------
+    >>> SET_ACCELERATION(block, (0, 0, 0), (1, 0, 0), TIME_SERIES([0, 1, 10, 1]))
+    """
     body, X = _body_point("body", body, "point", point)
     d = _direction("direction", direction)
     series = _series("tms", tms)
@@ -306,17 +457,96 @@ def _velodir3(body, point, base, tms, how):
 
 @V.command
 def SET_VELOCITY3(body, point, base, tms):
-    """Prescribe all three velocity components of `point` in `base` (u, v, w vectors)."""
+    """Prescribe all three velocity components of a material point.
+
+    ``SET_VELOCITY3(body, point, base, tms)``: the components along the three vectors of
+    ``base`` follow the three series of ``tms``.
+
+    Parameters
+    ----------
+    body : BODY
+    point : tuple of 3 floats
+    base : tuple of 9 floats
+        Three independent vectors, one after the other.
+    tms : tuple of 3 (float or TIME_SERIES)
+
+    Returns
+    -------
+    CONSTRAINT
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A dependent base, ``tms`` not a tuple of three.
+
+    Examples
+    --------
+    >>> SET_VELOCITY3(plate, (0, 0, 0), (1, 0, 0, 0, 1, 0, 0, 0, 1), (0.0, 0.0, 0.1))
+    """
     return _velodir3(body, point, base, tms, "velocity")
 
 
 @V.command
 def SET_DISPLACEMENT3(body, point, base, tms):
+    """Prescribe all three displacement components of a material point.
+
+    ``SET_DISPLACEMENT3(body, point, base, tms)``: as SET_VELOCITY3 with a displacement
+    history per base vector (SET_DISPLACEMENT's meaning).
+
+    Parameters
+    ----------
+    body : BODY
+    point : tuple of 3 floats
+    base : tuple of 9 floats
+    tms : tuple of 3 TIME_SERIES
+
+    Returns
+    -------
+    CONSTRAINT
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A dependent base, ``tms`` not a tuple of three series.
+
+    Examples
+    --------
+    >>> zero = TIME_SERIES([0, 0, 1, 0])
+    >>> SET_DISPLACEMENT3(block, (0, 0, 0), (1, 0, 0, 0, 1, 0, 0, 0, 1),
+    ...                   (TIME_SERIES([0, 0, 1, 0.01]), zero, zero))
+    """
     return _velodir3(body, point, base, tms, "displacement")
 
 
 @V.command
 def SET_ACCELERATION3(body, point, base, tms):
+    """Prescribe all three acceleration components of a material point.
+
+    ``SET_ACCELERATION3(body, point, base, tms)``: as SET_VELOCITY3 with an acceleration
+    history per base vector (SET_ACCELERATION's meaning).
+
+    Parameters
+    ----------
+    body : BODY
+    point : tuple of 3 floats
+    base : tuple of 9 floats
+    tms : tuple of 3 TIME_SERIES
+
+    Returns
+    -------
+    CONSTRAINT
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A dependent base, ``tms`` not a tuple of three series.
+
+    Examples
+    --------
+    >>> g = TIME_SERIES([0, -9.81, 10, -9.81])
+    >>> zero = TIME_SERIES([0, 0, 10, 0])
+    >>> SET_ACCELERATION3(block, (0, 0, 0), (1, 0, 0, 0, 1, 0, 0, 0, 1), (zero, zero, g))
+    """
     return _velodir3(body, point, base, tms, "acceleration")
 
 
@@ -330,8 +560,35 @@ def _body_or_none(name, value):
 
 @V.command
 def PUT_RIGID_LINK(body1, body2, point1, point2, strength=V.MISSING):
-    """Keep |x(point1) - x(point2)| constant; a None body makes its point fixed in space;
-    coincident points glue the bodies (FIXPNT)."""
+    """Keep the distance between two material points constant.
+
+    ``PUT_RIGID_LINK(body1, body2, point1, point2 | strength)``: a massless rigid rod between
+    ``point1`` of ``body1`` and ``point2`` of ``body2``. One body may be None: its point is
+    then fixed in space. Coincident points glue the bodies at that point.
+
+    Parameters
+    ----------
+    body1, body2 : BODY or None
+        Not both None, not two obstacles.
+    point1, point2 : tuple of 3 floats
+        Referential points inside their bodies.
+    strength : float, optional
+        > 0: the link breaks when its reaction exceeds it.
+
+    Returns
+    -------
+    CONSTRAINT
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Both bodies None, points outside their bodies, bodies of different SOLFEC objects.
+
+    Examples
+    --------
+    >>> ball = BODY(sol, 'RIGID', SPHERE((1, 0, 0), 0.05, 1, 1), mat)
+    >>> PUT_RIGID_LINK(None, ball, (0, 0, 0), (1, 0, 0))    # a pendulum of length 1
+    """
     b1 = _body_or_none("body1", body1)
     b2 = _body_or_none("body2", body2)
     p1 = V.point("point1", point1)
@@ -365,8 +622,41 @@ def PUT_RIGID_LINK(body1, body2, point1, point2, strength=V.MISSING):
 
 @V.command
 def PUT_SPRING(body1, point1, body2, point2, function, limits, direction=V.MISSING, update=V.MISSING):
-    """A user spring: force = function(stroke, velocity) along the spring direction
-    (follower without `direction`/`update`), stroke limits (smin, smax)."""
+    """A spring (and dashpot) between two material points, with a force law of your own.
+
+    ``PUT_SPRING(body1, point1, body2, point2, function, limits | direction, update)``: the
+    force along the spring direction is ``function(stroke, velocity)``, where ``stroke`` is the
+    change of the spring length and ``velocity`` its rate; a negative force pulls the points
+    together. ``limits = (smin, smax)`` bound the stroke (stops). Without ``direction`` the
+    spring acts along the line between the points (follower); with it, along ``direction``,
+    which ``update`` keeps fixed (``'FIXED'``, default), turns with body1 (``'CONV1'``) or
+    body2 (``'CONV2'``), or replaces by the line between the points (``'FOLLOW'``).
+
+    Parameters
+    ----------
+    body1, body2 : BODY
+    point1, point2 : tuple of 3 floats
+    function : callable
+        ``function(stroke, velocity) -> float``.
+    limits : tuple of 2 floats
+        ``smin <= 0 <= smax``.
+    direction : tuple of 3 floats, optional
+    update : str, optional
+
+    Returns
+    -------
+    CONSTRAINT
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A function that is not callable, limits not around 0, an unknown update kind.
+
+    Examples
+    --------
+    >>> k, c = 50.0, 0.5
+    >>> PUT_SPRING(ball, (1, 0, 0), anchor, (0, 0, 0), lambda s, v: -k * s - c * v, (-1, 1))
+    """
     b1, X1 = _body_point("body1", body1, "point1", point1)
     b2, X2 = _body_point("body2", body2, "point2", point2)
     _same_domain(b1, b2, "PUT_SPRING")

@@ -1,6 +1,6 @@
 """Contact detection settings of a deck (layer 7): CONTACT_EXCLUDE_BODIES,
-CONTACT_EXCLUDE_SURFACES and CONTACT_SPARSIFY. Reference: LANGUAGE §14 (Solfec lng.c CONTACT_EXCLUDE_*),
-NUMERICS §5.2 (body pairs filtered before the narrow phase, surface pairs after it).
+CONTACT_EXCLUDE_SURFACES and CONTACT_SPARSIFY. Reference: Solfec-1.0 user manual, utilities (Solfec lng.c CONTACT_EXCLUDE_*),
+docs/contact.md (body pairs filtered before the narrow phase, surface pairs after it).
 """
 from __future__ import annotations
 
@@ -15,8 +15,25 @@ __all__ = ["CONTACT_EXCLUDE_BODIES", "CONTACT_EXCLUDE_SURFACES", "CONTACT_SPARSI
 
 @V.command
 def CONTACT_EXCLUDE_BODIES(body1, body2):
-    """No contact detection between the two bodies (contacts they have now go at the next
-    step's update only if the objects separate)."""
+    """No contact between two bodies.
+
+    ``CONTACT_EXCLUDE_BODIES(body1, body2)``: contact detection skips the pair (contacts it
+    has now are dropped once the bodies separate).
+
+    Parameters
+    ----------
+    body1, body2 : BODY
+        Of the same SOLFEC object.
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Not live BODY objects, bodies of different SOLFEC objects.
+
+    Examples
+    --------
+    >>> CONTACT_EXCLUDE_BODIES(wheel, axle)
+    """
     b1, b2 = require_body("body1", body1), require_body("body2", body2)
     if b1.block.domain is not b2.block.domain:
         raise InputError(f"Bodies from different domains: bodies {b1.id} and {b2.id} belong to"
@@ -27,7 +44,25 @@ def CONTACT_EXCLUDE_BODIES(body1, body2):
 
 @V.command
 def CONTACT_EXCLUDE_SURFACES(solfec, surf1, surf2):
-    """No contacts between surfaces `surf1` and `surf2` (an unordered pair of surface ids)."""
+    """No contact between two surfaces.
+
+    ``CONTACT_EXCLUDE_SURFACES(solfec, surf1, surf2)``: contacts between faces with ids
+    ``surf1`` and ``surf2`` (an unordered pair) are not made.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    surf1, surf2 : int
+
+    Raises
+    ------
+    InputTypeError
+        Ids that are not integers.
+
+    Examples
+    --------
+    >>> CONTACT_EXCLUDE_SURFACES(sol, 3, 4)
+    """
     domain = require_solfec("solfec", solfec)
     a, b = V.integer("surf1", surf1), V.integer("surf2", surf2)
     domain.excluded_surfaces.add((min(a, b), max(a, b)))
@@ -36,7 +71,33 @@ def CONTACT_EXCLUDE_SURFACES(solfec, surf1, surf2):
 
 @V.command
 def CONTACT_SPARSIFY(solfec, threshold=V.MISSING, minarea=V.MISSING, mindist=V.MISSING):
-    """Sparsification of new contacts (NUMERICS §5.4): defaults 0.01, 0, GEOMETRIC_EPSILON."""
+    """Settings of the sparsification of new contacts (on by default).
+
+    ``CONTACT_SPARSIFY(solfec | threshold, minarea, mindist)``: of the contacts new in a step,
+    those with an area below ``minarea`` are dropped, as are those much smaller (area ratio
+    below ``threshold``) than an adjacent contact between the same two bodies, and those
+    closer than ``2 mindist`` to another contact of one of their bodies. Fewer, better-spread
+    contacts make the solvers faster (docs/contact.md).
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    threshold : float, optional
+        In [0, 1] (default 0.01; 0 turns the area-ratio rule off).
+    minarea : float, optional
+        >= 0 (default 0).
+    mindist : float, optional
+        >= 0 (default GEOMETRIC_EPSILON).
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A threshold outside [0, 1], negative areas or distances.
+
+    Examples
+    --------
+    >>> CONTACT_SPARSIFY(sol, 0.005)
+    """
     domain = require_solfec("solfec", solfec)
     threshold = V.number("threshold", threshold) if V.given(threshold) else 0.01
     if not 0.0 <= threshold <= 1.0:

@@ -1,5 +1,5 @@
 """Loads: GRAVITY, FORCE (constant, TIME_SERIES or callback), TORQUE, PRESSURE (layer 7).
-Reference: LANGUAGE §11 (Solfec lng.c), NUMERICS §1.3.
+Reference: Solfec-1.0 user manual, loads (Solfec lng.c), docs/integrators.md.
 """
 from __future__ import annotations
 
@@ -18,7 +18,25 @@ KINDS = ("SPATIAL", "CONVECTED")
 
 @V.command
 def GRAVITY(solfec, vector):
-    """Set the gravitational acceleration g(t): a 3-tuple of numbers or TIME_SERIES."""
+    """Set the gravitational acceleration of the analysis.
+
+    ``GRAVITY(solfec, vector)``: every body except obstacles gets the body force
+    ``density * g``; each component of ``vector`` is a number or a TIME_SERIES.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    vector : tuple of 3 numbers or TIME_SERIES
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Not a tuple of 3, a component that is neither a finite number nor a TIME_SERIES.
+
+    Examples
+    --------
+    >>> GRAVITY(sol, (0, 0, -9.81))
+    """
     domain = require_solfec("solfec", solfec)
     if not isinstance(vector, tuple):
         raise InputTypeError(f"'vector' must be a tuple of 3 numbers or TIME_SERIES objects, got {V.describe(vector)}")
@@ -33,7 +51,42 @@ def _direction(name, value, allow_zero=False):
 
 @V.command
 def FORCE(body, kind, point, direction, value, data=V.MISSING):
-    """Point force at a referential point; `value` a number, TIME_SERIES or callback."""
+    """Apply a point force to a body.
+
+    ``FORCE(body, kind, point, direction, value | data)``. The force ``value * direction`` acts
+    at the referential ``point``; ``'SPATIAL'`` keeps ``direction`` fixed in space,
+    ``'CONVECTED'`` turns it with the body. ``value`` may instead be a Python function
+    returning the whole generalised force each step: called as ``value(q, u, t, h)`` (or
+    ``value(*data, q, u, t, h)`` with tuple ``data``, ``value(data, q, u, t, h)`` otherwise),
+    where ``q`` and ``u`` are the body's ``conf`` and ``velo``; a rigid body's function returns
+    9 numbers (spatial force, spatial torque, referential torque), a pseudo-rigid body's 12.
+
+    Parameters
+    ----------
+    body : BODY
+        Not an OBSTACLE.
+    kind : str
+        ``'SPATIAL'`` or ``'CONVECTED'``.
+    point : tuple of 3 floats
+    direction : tuple of 3 floats
+        Non-zero (ignored with a callback).
+    value : float, TIME_SERIES or callable
+    data : object, optional
+        Passed to the callback.
+
+    Raises
+    ------
+    InputTypeError, InputError
+        An obstacle, an unknown kind, a zero direction, a callback returning the wrong
+        number of values (during RUN).
+
+    Examples
+    --------
+    >>> FORCE(box, 'SPATIAL', (0.5, 0.5, 1), (1, 0, 0), 100.0)
+    >>> def drag(m, q, u, t, h):
+    ...     return (-m * u[3], -m * u[4], -m * u[5], 0, 0, 0, 0, 0, 0)
+    >>> FORCE(ball, 'SPATIAL', (0, 0, 0), (1, 0, 0), drag, (ball.mass,))
+    """
     body = require_body("body", body)
     if body.kind == "OBSTACLE":
         raise InputError(f"{LOAD_ERROR} (body {body.id}: FORCE)")
@@ -56,7 +109,30 @@ def FORCE(body, kind, point, direction, value, data=V.MISSING):
 
 @V.command
 def TORQUE(body, kind, direction, value):
-    """Torque about a global (SPATIAL) or body-fixed (CONVECTED) axis; RIGID bodies only."""
+    """Apply a torque to a rigid body.
+
+    ``TORQUE(body, kind, direction, value)``: a torque ``value * direction`` about an axis
+    fixed in space (``'SPATIAL'``) or in the body (``'CONVECTED'``).
+
+    Parameters
+    ----------
+    body : BODY
+        A RIGID body.
+    kind : str
+        ``'SPATIAL'`` or ``'CONVECTED'``.
+    direction : tuple of 3 floats
+        Non-zero.
+    value : float or TIME_SERIES
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A body that is not RIGID, an unknown kind, a zero direction.
+
+    Examples
+    --------
+    >>> TORQUE(wheel, 'CONVECTED', (0, 0, 1), TIME_SERIES([0, 0, 1, 50]))
+    """
     body = require_body("body", body)
     if body.kind != "RIGID":
         raise InputError(f"Torque can be applied to RIGID bodies only (body {body.id} is {body.kind})")
@@ -70,9 +146,30 @@ def TORQUE(body, kind, direction, value):
 
 @V.command
 def PRESSURE(body, surfid, value):
-    """Traction value * (outward normal) on the faces `surfid` of a single-MESH body
-    (positive values pull outward; a dead load on finite-element bodies, as Solfec's, a
-    follower load on pseudo-rigid bodies: docs/fem.md, docs/pseudo_rigid.md)."""
+    """Apply a pressure to the faces of a body with a surface id.
+
+    ``PRESSURE(body, surfid, value)``: a traction ``value`` times the outward normal of every
+    boundary face with ``surfid`` of a single-MESH body (a positive value pulls outward, a
+    negative one pushes in). A follower load on pseudo-rigid bodies, a dead load (as in
+    Solfec) on finite-element bodies: docs/pseudo_rigid.md, docs/fem.md.
+
+    Parameters
+    ----------
+    body : BODY
+    surfid : int
+    value : float or TIME_SERIES
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A wrong body, surfid or value.
+    NotAvailableError
+        A body kind that does not take pressure.
+
+    Examples
+    --------
+    >>> PRESSURE(block, 6, -1E5)       # push on the faces with id 6
+    """
     body = require_body("body", body)
     surfid = V.integer("surfid", surfid)
     magnitude = number_or_series("value", value)

@@ -1,7 +1,7 @@
 """Materials and fields of a deck (layer 7): the FIELD, SURFACE_MATERIAL and BULK_MATERIAL
 types, APPLY_BULKMAT, and the lookups other commands use (`bulk_material_of`, BYLABEL's
-`bulk_material_object` / `surface_material_object`). Reference: LANGUAGE §6, §16 items 5
-and 10 (Solfec lng.c FIELD / SURFACE_MATERIAL / BULK_MATERIAL types, mat.c, sps.c).
+`bulk_material_object` / `surface_material_object`). Reference: Solfec-1.0 user manual, materials; Solfec-1.0 lng.c, where it departs from its manual
+(Solfec lng.c FIELD / SURFACE_MATERIAL / BULK_MATERIAL types, mat.c, sps.c).
 
 Each deck object is a thin handle over the record the numerical code reads
 (`materials.BulkMaterial`, `materials.SurfaceMaterial`); the record points back at its
@@ -28,11 +28,37 @@ __all__ = ["FIELD", "SURFACE_MATERIAL", "BULK_MATERIAL", "APPLY_BULKMAT", "bulk_
 # --------------------------------------------------------------------------- FIELD
 
 class FIELD:
-    """`FIELD(solfec, filed_callback | label, data)` — a scalar field f(x, y, z, t).
+    """A scalar field f(x, y, z, t) given by a Python function.
 
-    The callback is called as `callback(*data, x, y, z, t)` when `data` is a tuple and as
-    `callback(x, y, z, t)` otherwise: a non-tuple `data` is kept but not passed (Solfec's
-    code, LANGUAGE §16 item 5). A FIELD with an existing label updates and returns it.
+    ``FIELD(solfec, filed_callback | label, data)`` (``filed_callback`` is Solfec's spelling).
+    The function is called as ``filed_callback(*data, x, y, z, t)`` when ``data`` is a tuple
+    and as ``filed_callback(x, y, z, t)`` otherwise, and must return a number. A FIELD whose
+    label exists already is updated and returned. Fields feed BULK_MATERIAL's ``fields``.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    filed_callback : callable
+    label : str, optional
+        Default ``'FIELD_n'``.
+    data : object, optional
+
+    Attributes
+    ----------
+    label : str, read-only
+
+    Raises
+    ------
+    InputTypeError
+        A callback that is not callable, a label that is not a string.
+
+    Examples
+    --------
+    >>> def temperature(x, y, z, t):
+    ...     return 20.0 + 5.0 * z
+    >>> f = FIELD(sol, temperature, 'temperature')
+    >>> f.value(0, 0, 1, 0)
+    25.0
     """
 
     __slots__ = ("_label", "callback", "data", "domain")
@@ -82,7 +108,7 @@ def field_of(name: str, value: Any, domain: Domain) -> FIELD:
 
 def _rw_record_number(name: str, doc: str, **bounds) -> property:
     """A number parameter of the record behind a material object, read-write; the setter
-    raises TypeError on a bad value or one out of `bounds` (LANGUAGE §6.2)."""
+    raises TypeError on a bad value or one out of `bounds` (Solfec-1.0 user manual, SURFACE_MATERIAL)."""
 
     def getter(self):
         return getattr(self._record, name)
@@ -145,13 +171,52 @@ def _rw_surface_number(name: str, **bounds) -> property:
 
 
 class SURFACE_MATERIAL(_MaterialHandle):
-    """`SURFACE_MATERIAL(solfec | surf1, surf2, model, label, friction, cohesion,
-    restitution, spring, dashpot, hpow)` — the contact law of an unordered surface pair.
+    """The contact law between two surfaces.
 
-    Missing surfaces mean "any". Inserting an existing pair (including (any, any), the
-    built-in 'DEFAULT') overwrites all its parameters and returns its object; its label
-    changes only when a label is given. Lookup order for a contact of surfaces a, b is
-    {a, b} -> (a, any) -> (b, any) -> (any, any) (`SurfaceMaterialTable.lookup`).
+    ``SURFACE_MATERIAL(solfec | surf1, surf2, model, label, friction, cohesion, restitution,
+    spring, dashpot, hpow)`` sets the law of contacts between surfaces with ids ``surf1`` and
+    ``surf2`` (an unordered pair); a missing id means "any surface". A contact of surfaces a, b
+    takes the material of {a, b}, else (a, any), else (b, any), else (any, any): the built-in
+    ``'DEFAULT'`` (frictionless, no restitution). Defining a pair again overwrites it and
+    returns the same object.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    surf1, surf2 : int, optional
+        Surface ids (default: any).
+    model : str, optional
+        ``'SIGNORINI_COULOMB'`` (default; non-penetration and Coulomb friction) or
+        ``'SPRING_DASHPOT'`` (a compliant normal law).
+    label : str, optional
+    friction : float, optional
+        Coulomb coefficient, >= 0 (default 0).
+    cohesion : float, optional
+        Cohesion stress, >= 0 (default 0).
+    restitution : float, optional
+        Normal restitution coefficient in [0, 1] (default 0).
+    spring, dashpot : float, optional
+        SPRING_DASHPOT stiffness (>= 0) and damping (a negative value asks for critical
+        damping); default 0.
+    hpow : float, optional
+        Exponent of the spring law, >= 0 (default 1).
+
+    Attributes
+    ----------
+    label, surf1, surf2 : read-only
+    model, friction, cohesion, restitution, spring, dashpot, hpow
+        Writable, with the same checks.
+
+    Raises
+    ------
+    InputTypeError, InputError
+        An unknown model, a negative friction, a restitution outside [0, 1], a non-number.
+
+    Examples
+    --------
+    >>> SURFACE_MATERIAL(sol, model='SIGNORINI_COULOMB', friction=0.5)     # any pair
+    >>> mat = SURFACE_MATERIAL(sol, 1, 2, friction=0.3, restitution=0.1)
+    >>> mat.friction = 0.4
     """
 
     __slots__ = ()
@@ -198,7 +263,7 @@ class SURFACE_MATERIAL(_MaterialHandle):
     restitution = _rw_surface_number("restitution", ge=0.0, le=1.0)
     spring = _rw_surface_number("spring", ge=0.0)
     # Solfec's setter refuses negatives although the constructor allows them (negative =
-    # critical damping, LANGUAGE §6.2); the constructor's meaning is kept.
+    # critical damping, Solfec-1.0 user manual, SURFACE_MATERIAL); the constructor's meaning is kept.
     dashpot = _rw_surface_number("dashpot")
     hpow = _rw_surface_number("hpow", ge=0.0)
 
@@ -235,14 +300,49 @@ def _rw_bulk_number(name: str) -> property:
 
 
 class BULK_MATERIAL(_MaterialHandle):
-    """`BULK_MATERIAL(solfec | model, label, young, poisson, density, tensile, fields, fracene)`.
+    """A bulk (volume) material: density and elastic constants.
 
-    Re-using a label overwrites all parameters of that material (unspecified ones take
-    their defaults) and returns the same object; bodies already holding it see the new
-    values through the shared record (masses computed at BODY creation stay as they are).
-    Attributes: `label` (read-only), `model` (writable, only to 'KIRCHHOFF'), `young`,
-    `poisson`, `density` (numbers >= 0). `tensile`, `fracene`, `fields` are kept on
-    `record` only, as in Solfec.
+    ``BULK_MATERIAL(solfec | model, label, young, poisson, density, tensile, fields, fracene)``.
+    Rigid bodies use the density only; pseudo-rigid bodies also the elastic constants.
+    Re-using a label overwrites every parameter of that material (unspecified ones take their
+    defaults) and returns the same object.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    model : str, optional
+        ``'KIRCHHOFF'`` (default; Saint Venant-Kirchhoff) or ``'TSANG_MARSDEN'`` (needs four fields).
+    label : str, optional
+        Default ``'BULK_MATERIAL_n'``.
+    young : float, optional
+        Young's modulus, >= 0 (default 1e9).
+    poisson : float, optional
+        Poisson's ratio, >= 0 (default 0.25).
+    density : float, optional
+        >= 0 (default 1e3).
+    tensile, fracene : float, optional
+        Tensile strength and fracture energy, >= 0 (default infinite); stored, used by
+        fracture (not available yet).
+    fields : list of FIELD or labels, optional
+
+    Attributes
+    ----------
+    label : read-only
+    model : str
+        Writable (to ``'KIRCHHOFF'`` only).
+    young, poisson, density : float
+        Writable, >= 0.
+
+    Raises
+    ------
+    InputTypeError, InputError
+        An unknown model, a negative parameter, a malformed ``fields`` list.
+
+    Examples
+    --------
+    >>> steel = BULK_MATERIAL(sol, model='KIRCHHOFF', young=200E9, poisson=0.3, density=7800)
+    >>> steel.density
+    7800.0
     """
 
     __slots__ = ()
@@ -323,9 +423,35 @@ def bulk_material_of(name: str, value: Any, domain: Domain) -> BulkMaterial:
 
 @V.command
 def APPLY_BULKMAT(solfec, body, volid, material):
-    """Assign `material` to the parts of `body` with volume id `volid` (the intended
-    integer `volid`, not the float Solfec parses): the elements of a finite-element body,
-    the volumes of a pseudo-rigid one; a volume id the body does not have is an error."""
+    """Assign a material to the parts of a body with a given volume id.
+
+    ``APPLY_BULKMAT(solfec, body, volid, material)``: the elements of a finite-element body,
+    the volumes of a pseudo-rigid one; rigid bodies keep their single material (an error
+    says so).
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    body : BODY
+    volid : int
+        A volume id of the body's shape.
+    material : BULK_MATERIAL or str
+        The material or its label.
+
+    Raises
+    ------
+    InputTypeError
+        A wrong body or material.
+    InputError
+        The body has no part with ``volid``.
+    NotAvailableError
+        The body's kind does not take per-volume materials.
+
+    Examples
+    --------
+    >>> soft = BULK_MATERIAL(sol, young=1E6, poisson=0.3, density=1E3, label='soft')
+    >>> APPLY_BULKMAT(sol, block, 2, 'soft')
+    """
     domain = require_solfec("solfec", solfec)
     body = require_body("body", body)
     volid = V.integer("volid", volid)

@@ -48,22 +48,45 @@ def _groups(value) -> dict | None:
 @V.command
 def MESH_IMPORT(path, volid=0, surfid=0, groups=V.MISSING, scale=1.0, format=V.MISSING,  # noqa: A002
                 linear=False):
-    """A MESH read from a mesh file (Gmsh, Abaqus, VTK/VTU, MED, Nastran, ... via meshio).
+    """A MESH read from a mesh file.
+
+    ``MESH_IMPORT(path | volid, surfid, groups, scale, format, linear)`` reads Gmsh (2.2 and
+    4.1), Abaqus ``.inp`` (element sets and ``*Surface``), VTK/VTU, MED, Nastran and the other
+    volume formats meshio reads. Named groups (Gmsh physical groups, Abaqus sets and
+    surfaces) become volume and surface ids; notes about what was dropped or fixed are printed
+    (WARNINGS('OFF') silences them). See docs/meshes.md.
 
     Parameters
     ----------
     path : str
         The file.
     volid, surfid : int
-        Ids of elements and boundary faces that no group of the file names (default 0).
+        Ids of elements and boundary faces that no group names (default 0).
     groups : dict, optional
-        Group name -> id for named groups (gmsh physical names, Abaqus sets and surfaces).
+        Group name -> id (default: numbered groups keep their numbers, named ones are numbered
+        in order).
     scale : float
-        Coordinates are multiplied by it (units).
+        Coordinates are multiplied by it, > 0 (default 1; e.g. 0.001 for millimetres).
     format : str, optional
-        A meshio format name overriding the file extension ('gmsh', 'abaqus', 'vtu', ...).
+        A meshio format name overriding the file extension (``'gmsh'``, ``'abaqus'``, ``'vtu'``, ...).
     linear : bool
-        Quadratic cells become their corner elements (default False: kept).
+        True: quadratic cells become their corner elements (default False: kept; rigid bodies
+        use the corners anyway).
+
+    Returns
+    -------
+    MESH
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A missing or unreadable file (the message says why), an unknown format, a file
+        without volume cells, a bad ``groups`` dict, a non-positive scale.
+
+    Examples
+    --------
+    >>> part = MESH_IMPORT('part.msh', scale=0.001, groups={'base': 1, 'top': 2})
+    >>> body = BODY(sol, 'RIGID', part, mat)
     """
     if not isinstance(path, (str, os.PathLike)):
         raise InputTypeError(f"'path' must be a string, got {V.describe(path)}")
@@ -87,8 +110,41 @@ def cache_format(path: str) -> str:
 
 @V.command
 def TETRAHEDRALIZE(shape, path, volume=V.MISSING, quality=V.MISSING, volid=V.MISSING, surid=V.MISSING):
-    """A tetrahedral MESH of a MESH's boundary or of a surface file, cached in `path`: when
-    `path` exists it is read and returned and the other arguments are ignored."""
+    """A tetrahedral mesh of a closed surface, cached in a file.
+
+    ``TETRAHEDRALIZE(shape, path | volume, quality, volid, surid)`` fills the boundary of a
+    MESH, or a surface file (STL, OFF, PLY, OBJ or a volume mesh's boundary), with tetrahedra
+    (gmsh; ``pip install '.[mesh]'``) and writes the result to ``path``. When ``path`` exists it
+    is read instead and the other arguments are ignored.
+
+    Parameters
+    ----------
+    shape : MESH or str
+    path : str
+        Cache file (``.vtu``, ``.msh``, ``.inp``, ``.vtk``, ``.xdmf``, ``.med``; other extensions are VTU).
+    volume : float, optional
+        Largest element volume, > 0.
+    quality : float, optional
+        Radius-edge quality bound, > 1.
+    volid, surid : int, optional
+        Ids of all elements / faces (default: taken from the input).
+
+    Returns
+    -------
+    MESH
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A shape that is neither a MESH nor a file name, volume <= 0, quality <= 1, an open
+        or self-intersecting surface.
+    NotAvailableError
+        gmsh is not installed.
+
+    Examples
+    --------
+    >>> tets = TETRAHEDRALIZE('bracket.stl', 'out/bracket_tets.vtu', volume=1E-6)
+    """
     if not isinstance(path, str):
         raise InputTypeError(f"'path' must be a string object, got {V.describe(path)}")
     if os.path.isfile(path):
@@ -158,7 +214,33 @@ def _nearest_of(mesh):
 
 @V.command
 def ELLIP_MESH(center, radii, error, volid, surfid):
-    """Tetrahedral MESH of an ellipsoid whose surface triangles stay within `error` of it."""
+    """A tetrahedral mesh of an ellipsoid.
+
+    ``ELLIP_MESH(center, radii, error, volid, surfid)``: the surface triangles stay within
+    ``error`` of the ellipsoid (gmsh; ``pip install '.[mesh]'``).
+
+    Parameters
+    ----------
+    center : tuple of 3 floats
+    radii : tuple of 3 floats
+        Semi-axes, > 0.
+    error : float
+        > 0.
+    volid, surfid : int
+
+    Returns
+    -------
+    MESH
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Non-positive radii or error.
+
+    Examples
+    --------
+    >>> grain = ELLIP_MESH((0, 0, 0), (0.2, 0.1, 0.1), 0.01, 1, 1)
+    """
     c, r = V.point("center", center), positive_radii(radii)
     error = V.positive("error", error)
     volid, surfid = V.integer("volid", volid), V.integer("surfid", surfid)
@@ -170,9 +252,33 @@ def ELLIP_MESH(center, radii, error, volid, surfid):
 
 @V.command
 def ROUGH_HEX(shape, i, j, k, dx=V.MISSING, dy=V.MISSING, dz=V.MISSING):
-    """Hexahedral background MESH (i x j x k) over a CONVEX shape's oriented bounding box,
-    along the principal axes of its Euler tensor (ascending eigenvalues: i along the
-    thinnest direction); all ids INT_MAX. The shape is not emptied."""
+    """A coarse hexahedral mesh around a CONVEX shape.
+
+    ``ROUGH_HEX(shape, i, j, k | dx, dy, dz)``: an i x j x k mesh of the shape's oriented
+    bounding box, aligned with its principal axes (i along the thinnest direction); all ids
+    are 2147483647. The shape is not emptied. Used as a background mesh (BODY's ``mesh``).
+
+    Parameters
+    ----------
+    shape : CONVEX or list of CONVEX
+    i, j, k : int
+        > 0.
+    dx, dy, dz : list of floats, optional
+        Relative sizes of the divisions, > 0.
+
+    Returns
+    -------
+    MESH
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A shape that is not a non-empty CONVEX, non-positive divisions.
+
+    Examples
+    --------
+    >>> rough = ROUGH_HEX(stone, 2, 2, 2)
+    """
     items = shape if isinstance(shape, list) else [shape]
     if not items or not all(isinstance(s, CONVEX) and not s.is_empty for s in items):
         raise InputTypeError(f"'shape' must be a non-empty CONVEX object or a list of those, got {V.describe(shape)}")

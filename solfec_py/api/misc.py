@@ -1,7 +1,7 @@
 """Global settings, the serial answers of Solfec's parallel helpers and the model-wide
 lookups: GEOMETRIC_EPSILON, WARNINGS, VIEWER, RANK, NCPU, HERE, BARRIER, SUBDIR,
 NON_SOLFEC_ARGV, IMBALANCE_TOLERANCE, REGISTER_CALLBACK, DISPLAY_POINT, DELETE, BYLABEL
-(layer 7). Reference: LANGUAGE §13.5-§13.8, §14.
+(layer 7). Reference: Solfec-1.0 user manual, REGISTER_CALLBACK, WARNINGS, utilities.
 """
 from __future__ import annotations
 
@@ -16,58 +16,214 @@ from solfec_py.errors import InputError, InputTypeError
 
 @V.command
 def GEOMETRIC_EPSILON(epsilon):
-    """Global geometric tolerance (default 1e-6), captured by objects created afterwards."""
+    """Set the global geometric tolerance.
+
+    ``GEOMETRIC_EPSILON(epsilon)``: the distance under which points count as coincident and
+    objects as touching (default 1e-6). Objects created afterwards use the new value, so
+    call it before building the model.
+
+    Parameters
+    ----------
+    epsilon : float
+        > 0.
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A non-positive or non-finite epsilon.
+
+    Examples
+    --------
+    >>> GEOMETRIC_EPSILON(1E-8)
+    """
     session.current().geometric_epsilon = V.positive("epsilon", epsilon)
 
 
 @V.command
 def WARNINGS(state):
+    """Switch warnings and notes on or off.
+
+    ``WARNINGS(state)``.
+
+    Parameters
+    ----------
+    state : str
+        ``'ON'`` (default) or ``'OFF'``.
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Anything but ``'ON'`` or ``'OFF'``.
+
+    Examples
+    --------
+    >>> WARNINGS('OFF')
+    """
     session.current().warnings = V.on_off("state", state, what="state (only 'ON' or 'OFF' are valid)")
 
 
 @V.command
 def VIEWER():
-    """Always False: solfec-py has no OpenGL viewer (results open in ParaView)."""
+    """Whether the deck runs in Solfec's viewer: always False.
+
+    ``VIEWER()``: solfec-py has no OpenGL viewer; results open in ParaView (XDMF_EXPORT and
+    the ``_xdmf`` files every run writes).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> if not VIEWER():
+    ...     RUN(sol, gs, 1.0)
+    """
     return False
 
 
 @V.command
 def RANK():
+    """The MPI rank of the process: always 0 (solfec-py runs serially).
+
+    ``RANK()``.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> if RANK() == 0:
+    ...     print('results in', sol.outpath)
+    """
     return 0
 
 
 @V.command
 def BARRIER():
+    """MPI barrier: returns True at once (serial runs).
+
+    ``BARRIER()``.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> BARRIER()
+    True
+    """
     return True
 
 
 @V.command
 def NCPU(solfec=V.MISSING):
+    """The number of processes: always 1 (serial runs).
+
+    ``NCPU(| solfec)``.
+
+    Parameters
+    ----------
+    solfec : SOLFEC, optional
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> NCPU(sol)
+    1
+    """
     if V.given(solfec):
         require_solfec("solfec", solfec)
     return 1
 
 
 def HERE(*args, **kwargs):
-    """Serial build: every object lives here (arguments are not checked, as in Solfec)."""
+    """Whether an object lives on this process: always True (serial runs).
+
+    ``HERE(solfec, object)``; the arguments are not checked (as in Solfec).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> if HERE(sol, ball):
+    ...     print(ball.velo)
+    """
     return True
 
 
 @V.command
 def SUBDIR():
+    """The sub-directory given with ``solfec-py -s NAME``, or None.
+
+    ``SUBDIR()``.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> case = SUBDIR() or 'default'
+    """
     return session.current().subdir
 
 
 @V.command
 def NON_SOLFEC_ARGV():
-    """Extra command-line words after the deck, or None when there are none."""
+    """The words after the deck on the command line, or None.
+
+    ``NON_SOLFEC_ARGV()``: ``solfec-py deck.py ratio=0.11 fast`` gives ``['ratio=0.11', 'fast']``.
+    ``solfec-py sweep`` passes its parameters this way.
+
+    Returns
+    -------
+    list of str or None
+
+    Examples
+    --------
+    >>> words = NON_SOLFEC_ARGV() or []
+    >>> fast = 'fast' in words
+    """
     words = session.current().extra_argv
     return list(words) if words else None
 
 
 @V.command
 def IMBALANCE_TOLERANCE(solfec, tolerance, weightfactor=V.MISSING, updatefreq=V.MISSING):
-    """MPI load balancing: validated and ignored in serial runs."""
+    """MPI load-balancing settings: checked and ignored (serial runs).
+
+    ``IMBALANCE_TOLERANCE(solfec, tolerance | weightfactor, updatefreq)``.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    tolerance : float
+        > 0.
+    weightfactor : float, optional
+        In [0, 1].
+    updatefreq : int, optional
+        >= 1.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Values out of their ranges.
+
+    Examples
+    --------
+    >>> IMBALANCE_TOLERANCE(sol, 1.3, 0.5, 10)
+    """
     require_solfec("solfec", solfec)
     V.positive("tolerance", tolerance)
     if V.given(weightfactor):
@@ -81,13 +237,46 @@ def IMBALANCE_TOLERANCE(solfec, tolerance, weightfactor=V.MISSING, updatefreq=V.
 
 
 def REGISTER_CALLBACK(*args, **kwargs):
-    """Serial build: nothing to register (Solfec does not even parse the arguments)."""
+    """Register a callback for the parallel viewer: does nothing (serial runs).
+
+    ``REGISTER_CALLBACK(callback | data)``; the arguments are not checked (as in Solfec).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> REGISTER_CALLBACK(my_callback)
+    """
     return None
 
 
 @V.command
 def DISPLAY_POINT(body, point, label=V.MISSING):
-    """Attach a labelled referential point, reported by BODY.display_points."""
+    """Attach a labelled point to a body.
+
+    ``DISPLAY_POINT(body, point | label)``: the material point at referential ``point`` is
+    listed, with its current position, in ``body.display_points``.
+
+    Parameters
+    ----------
+    body : BODY
+    point : tuple of 3 floats
+        Inside the body.
+    label : str, optional
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A point outside the body.
+
+    Examples
+    --------
+    >>> DISPLAY_POINT(box, (0.5, 0.5, 1.0), 'top')
+    >>> box.display_points
+    [('top', (0.5, 0.5, 1.0))]
+    """
     body = require_body("body", body)
     X = V.point("point", point)
     lab = None if not V.given(label) else V.string("label", label)
@@ -98,7 +287,25 @@ def DISPLAY_POINT(body, point, label=V.MISSING):
 
 @V.command
 def DELETE(solfec, object):
-    """Remove a BODY (with its constraints and loads) or a CONSTRAINT from the model."""
+    """Remove a body or a constraint from the model.
+
+    ``DELETE(solfec, object)``: a BODY goes with its constraints and loads; a CONSTRAINT
+    simply goes. The deleted objects refuse further use with a clear error.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    object : BODY or CONSTRAINT
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Another kind of object, a body deleted before, a body of another SOLFEC object.
+
+    Examples
+    --------
+    >>> DELETE(sol, support)
+    """
     domain = require_solfec("solfec", solfec)
     if isinstance(object, Body):
         if object.deleted:
@@ -115,7 +322,31 @@ def DELETE(solfec, object):
 
 @V.command
 def BYLABEL(solfec, kind, label):
-    """The SURFACE_MATERIAL, BULK_MATERIAL, FIELD or BODY with `label`, or None."""
+    """Find an object by its label.
+
+    ``BYLABEL(solfec, kind, label)`` returns the SURFACE_MATERIAL, BULK_MATERIAL, FIELD or
+    BODY with ``label``, or None.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    kind : str
+        ``'SURFACE_MATERIAL'``, ``'BULK_MATERIAL'``, ``'FIELD'`` or ``'BODY'``.
+    label : str
+
+    Returns
+    -------
+    the object or None
+
+    Raises
+    ------
+    InputTypeError, InputError
+        An unknown kind.
+
+    Examples
+    --------
+    >>> box = BYLABEL(sol, 'BODY', 'box')
+    """
     domain = require_solfec("solfec", solfec)
     kind = V.choice("kind", kind, ("SURFACE_MATERIAL", "BULK_MATERIAL", "FIELD", "BODY"), what="object kind")
     label = V.string("label", label)

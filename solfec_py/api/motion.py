@@ -26,9 +26,39 @@ FUNCTIONS = ("LINEAR", "SINE")
 
 @V.command
 def PRESCRIBED_MOTION(body, motion):
-    """Drive the OBSTACLE `body` by `motion` (see the module docstring): every referential
-    point X of the body moves to R(t) X + g(t). Angles are in radians, the TIME_SERIES
-    functions move with their slopes between knots."""
+    """Drive an obstacle by a rigid motion given as functions of time (a solfec-py extension).
+
+    ``PRESCRIBED_MOTION(body, motion)``: every referential point X of the obstacle moves to
+    ``R(t) X + g(t)``, composed of rotations about lines and translations along lines (a list
+    applies its first item first). Velocities and accelerations follow exactly, so contacts
+    with the obstacle see its true motion. See docs/integrators.md.
+
+    A primitive is ``('ROTATION', point, direction, angle)`` (radians, right-hand rule about
+    the line through ``point``) or ``('TRANSLATION', direction, distance)`` (along the unit
+    vector of ``direction``). ``angle`` and ``distance`` are functions of time: a number
+    (constant), a TIME_SERIES, ``('LINEAR', a0, a1)`` for ``a0 + a1 t`` or
+    ``('SINE', amplitude, frequency[, phase[, offset]])`` for
+    ``offset + amplitude sin(2 pi frequency t + phase)``.
+
+    Parameters
+    ----------
+    body : BODY
+        An OBSTACLE of a DYNAMIC analysis.
+    motion : tuple or list of tuples
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A body that is not an obstacle, a quasi-static analysis, a malformed primitive or
+        function (the message names the item), a zero direction, a negative frequency.
+
+    Examples
+    --------
+    >>> plate = BODY(sol, 'OBSTACLE', HEX(nodes, 1, 1, 1, 1, [1] * 6), mat)
+    >>> PRESCRIBED_MOTION(plate, ('TRANSLATION', (0, 0, 1), ('SINE', 0.01, 5.0)))
+    >>> PRESCRIBED_MOTION(drum, [('ROTATION', (0, 0, 0), (0, 1, 0), ('LINEAR', 0, 3.14)),
+    ...                          ('TRANSLATION', (1, 0, 0), ('LINEAR', 0, 0.5))])
+    """
     body = require_body("body", body)
     if body.kind != "OBSTACLE":
         raise InputError(f"'body' must be an OBSTACLE body to follow a PRESCRIBED_MOTION, got a {body.kind}"

@@ -1,6 +1,5 @@
 """Deck commands over stored results (layer 7): HISTORY item checking, XDMF_EXPORT and
-INITIALIZE_STATE (the READ-mode constraint list is `api/stored.py`). Reference: LANGUAGE
-§13.9, §14.2, §15.6 (Solfec lng.c HISTORY, XDMF_EXPORT, INITIALIZE_STATE).
+INITIALIZE_STATE (the READ-mode constraint list is `api/stored.py`). Reference: Solfec-1.0 user manual, INITIALIZE_STATE, XDMF_EXPORT, HISTORY (Solfec lng.c HISTORY, XDMF_EXPORT, INITIALIZE_STATE).
 """
 from __future__ import annotations
 
@@ -42,7 +41,7 @@ def _entity(where: str, value, options) -> str:
 
 
 def history_item(solfec, item, where: str):
-    """One HISTORY item (LANGUAGE §15.6) as an output.history item."""
+    """One HISTORY item (Solfec-1.0 user manual, HISTORY) as an output.history item."""
     if isinstance(item, str):
         if item not in history.STRINGS:
             raise InputError(f"{where}: Invalid string value {item!r}; expected an energy/point/constraint"
@@ -103,7 +102,7 @@ def _bbox_overlaps(body, box) -> bool:
 
 
 def subset_bodies(domain, subset) -> list:
-    """Bodies selected by a subset specification (LANGUAGE §14.2)."""
+    """Bodies selected by a subset specification (Solfec-1.0 user manual, XDMF_EXPORT)."""
     items = subset if isinstance(subset, list) else [subset]
     chosen: dict = {}
     for item in items:
@@ -158,10 +157,34 @@ def _attributes(attributes):
 
 @V.command
 def XDMF_EXPORT(solfec, time, path, subset=V.MISSING, attributes=V.MISSING):
-    """Write `path/<name>_grids.xmf`, `path/<name>_constraints.xmf` (when there are
-    constraints) and `path/<name>.h5`, name = last component of `path`, for the stored
-    frames at `time` (a number, a list, or all frames in a (t0, t1) range); WRITE mode:
-    the current state only."""
+    """Write stored frames (or the current state) as an XDMF series for ParaView.
+
+    ``XDMF_EXPORT(solfec, time, path | subset, attributes)`` writes ``path/NAME_grids.xmf``,
+    ``path/NAME_constraints.xmf`` (when there are constraints) and ``path/NAME.h5``, NAME being
+    the last component of ``path``. In READ mode the frames at ``time``: one time, a list of
+    times, or every frame in a ``(t0, t1)`` tuple; in WRITE mode the current state.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    time : float, list of floats or tuple (t0, t1)
+    path : str
+        Directory (created).
+    subset : str, tuple or list, optional
+        Bodies to export: label regular expressions, BODY objects, body ids and
+        ``(xmin, ymin, zmin, xmax, ymax, zmax)`` boxes; default all.
+    attributes : list of str, optional
+        Any of ``'DISP' 'VELO' 'STRESS' 'REAC' 'RELV' 'GAP'``; default DISP, VELO, REAC, GAP.
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A malformed time, an unknown attribute, a subset that selects nothing.
+
+    Examples
+    --------
+    >>> XDMF_EXPORT(sol, (0.0, 1.0), 'out/drop/paraview')
+    """
     domain = require_solfec("solfec", solfec)
     how, times = _export_times(time)
     path = V.string("path", path)
@@ -210,9 +233,33 @@ def _export(solfec, domain, series, how, times, subset) -> None:
 # ---------------------------------------------------------------------- INITIALIZE_STATE
 @V.command
 def INITIALIZE_STATE(solfec, path, time, subset=V.MISSING):
-    """Overwrite the bodies' conf and velo with the frame at `time` of the results in the
-    output directory `path` (another analysis): by id, or with `subset` (label regular
-    expressions) by label. WRITE mode only (LANGUAGE §13.9)."""
+    """Start from a stored state of another analysis.
+
+    ``INITIALIZE_STATE(solfec, path, time | subset)`` overwrites ``conf`` and ``velo`` of the
+    bodies with those stored at ``time`` in the results in directory ``path``: matched by body
+    id, or with ``subset`` (label regular expressions) by label. Ignored (with a warning) in
+    READ mode.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    path : str
+        An output directory holding results.
+    time : float
+        >= 0.
+    subset : str or list of str, optional
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A negative time, a malformed subset.
+    ResultsError
+        No results at ``path``, or a bad regular expression.
+
+    Examples
+    --------
+    >>> INITIALIZE_STATE(sol, 'out/settle', 2.0)
+    """
     domain = require_solfec("solfec", solfec)
     path = V.string("path", path)
     t = V.number("time", time)

@@ -1,6 +1,6 @@
 """Running and querying a model: RUN, OUTPUT, EXTENTS, CALLBACK, UNPHYSICAL_PENETRATION,
 DURATION, ENERGY, TIMING, DISPLACEMENT, VELOCITY, STRESS and the READ-mode navigation
-commands (layer 7). Reference: LANGUAGE §1.5, §13, §15.
+commands (layer 7). Reference: Solfec-1.0 user manual, time stepping, running simulations, results access.
 """
 from __future__ import annotations
 
@@ -27,8 +27,45 @@ def _stop_file(solfec):
 
 @V.command
 def RUN(solfec, solver, duration):
-    """Integrate `duration` from the current time (no-op in READ mode); with -c the first
-    RUN continues from the last stored frame (LANGUAGE §1.2)."""
+    """Integrate the model over ``duration`` of simulated time.
+
+    ``RUN(solfec, solver, duration)`` steps from the current time with ``solfec.step``,
+    solving the constraints with ``solver`` at every step and storing frames as OUTPUT says.
+    In READ mode it does nothing (the results exist). With ``solfec-py -c`` the first RUN
+    continues from the last stored frame. A run that produces NaN or infinite values, or
+    whose kinetic energy blows up (``SOLFEC.blowup``), stops with an error naming the body and
+    the time; the frames stored until then stay readable. Creating a file named ``STOP`` in
+    the output directory ends the run after the current step.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+        The analysis.
+    solver : GAUSS_SEIDEL_SOLVER, PENALTY_SOLVER or NEWTON_SOLVER
+        The constraint solver.
+    duration : float
+        Simulated time to integrate, >= 0; at most 10**8 steps per RUN.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    InputTypeError
+        ``solfec`` or ``solver`` of the wrong type.
+    InputError
+        A negative or non-finite duration, too many steps, a second RUN of a continued analysis.
+    SimulationError
+        The run blew up or a body penetrated deeper than UNPHYSICAL_PENETRATION allows.
+
+    Examples
+    --------
+    >>> sol = SOLFEC('DYNAMIC', 1E-3, 'out/drop')
+    >>> ball = BODY(sol, 'RIGID', SPHERE((0, 0, 1), 0.1, 1, 1), BULK_MATERIAL(sol))
+    >>> GRAVITY(sol, (0, 0, -9.81))
+    >>> RUN(sol, GAUSS_SEIDEL_SOLVER(1E-4, 100), 0.5)
+    """
     domain = require_solfec("solfec", solfec)
     if not is_solver(solver):
         raise InputTypeError(f"'solver' must be a constraint solver object, got {V.describe(solver)}")
@@ -62,7 +99,28 @@ def RUN(solfec, solver, duration):
 
 @V.command
 def OUTPUT(solfec, interval, compression=V.MISSING):
-    """Store a frame every `interval` of simulated time (0 = every step)."""
+    """Set how often frames are stored.
+
+    ``OUTPUT(solfec, interval | compression)``: a frame every ``interval`` of simulated time
+    (0 stores every step). Without OUTPUT every step is stored. Ignored in READ mode.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    interval : float
+        >= 0.
+    compression : str, optional
+        ``'ON'`` or ``'OFF'``: compressed HDF5 datasets.
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A wrong ``solfec``, a negative interval, a compression value other than ON/OFF.
+
+    Examples
+    --------
+    >>> OUTPUT(sol, 0.01)
+    """
     domain = require_solfec("solfec", solfec)
     interval = V.nonnegative("interval", interval)
     on = V.given(compression) and V.on_off("compression", compression, what="compression mode")
@@ -76,7 +134,27 @@ def OUTPUT(solfec, interval, compression=V.MISSING):
 
 @V.command
 def EXTENTS(solfec, extents):
-    """Bodies whose bounding box leaves (xmin, ymin, zmin, xmax, ymax, zmax) are deleted."""
+    """Delete bodies that leave a box.
+
+    ``EXTENTS(solfec, extents)``: during RUN a body whose bounding box leaves the box
+    ``(xmin, ymin, zmin, xmax, ymax, zmax)`` is deleted. Ignored in
+    READ mode.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    extents : tuple of 6 floats
+        Minima, then maxima; each minimum must be below its maximum.
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A wrong ``solfec``, a tuple of the wrong size, min >= max.
+
+    Examples
+    --------
+    >>> EXTENTS(sol, (-10, -10, -1, 10, 10, 20))
+    """
     domain = require_solfec("solfec", solfec)
     box = V.tuple_of_numbers("extents", extents, 6)
     if not (box[:3] < box[3:]).all():
@@ -89,7 +167,33 @@ def EXTENTS(solfec, extents):
 
 @V.command
 def CALLBACK(solfec, interval, data, callback):
-    """Call `callback(*data)` (tuple data) or `callback(data)` every `interval`; 0 stops RUN."""
+    """Call a Python function at regular intervals of simulated time during RUN.
+
+    ``CALLBACK(solfec, interval, data, callback)`` calls ``callback(*data)`` when ``data`` is a
+    tuple, else ``callback(data)``, after the first step and then every ``interval`` of
+    simulated time. The callback returns an integer: 0 stops the RUN. Ignored in READ mode.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    interval : float
+        > 0.
+    data : object
+        Passed to the callback (a tuple is unpacked).
+    callback : callable
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A wrong ``solfec``, a non-positive interval, a callback that is not callable.
+
+    Examples
+    --------
+    >>> def watch(body):
+    ...     print(body.velo)
+    ...     return 1              # 0 would stop the run
+    >>> CALLBACK(sol, 0.1, (ball,), watch)
+    """
     domain = require_solfec("solfec", solfec)
     interval = V.positive("interval", interval)
     V.is_callable("callback", callback)
@@ -101,6 +205,26 @@ def CALLBACK(solfec, interval, data, callback):
 
 @V.command
 def UNPHYSICAL_PENETRATION(solfec, depth):
+    """Stop a run when a new contact penetrates deeper than ``depth``.
+
+    ``UNPHYSICAL_PENETRATION(solfec, depth)``: RUN stops with an error when a
+    contact is detected with a gap below ``-depth``. Ignored in READ mode.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    depth : float
+        > 0.
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A wrong ``solfec``, a non-positive depth.
+
+    Examples
+    --------
+    >>> UNPHYSICAL_PENETRATION(sol, 0.01)
+    """
     domain = require_solfec("solfec", solfec)
     depth = V.positive("depth", depth)
     if solfec.mode != "READ":
@@ -110,7 +234,23 @@ def UNPHYSICAL_PENETRATION(solfec, depth):
 
 @V.command
 def DURATION(solfec):
-    """READ mode: (t_first, t_last) of the stored frames; WRITE mode: the current time."""
+    """The stored time range (READ mode) or the current time (WRITE mode).
+
+    ``DURATION(solfec)`` returns ``(t_first, t_last)`` of the stored frames in READ mode and
+    ``solfec.time`` in WRITE mode.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+
+    Returns
+    -------
+    tuple of 2 floats or float
+
+    Examples
+    --------
+    >>> t0, t1 = DURATION(sol)      # READ mode
+    """
     domain = require_solfec("solfec", solfec)
     if solfec.mode == "READ":
         replay.ensure_loaded(solfec)
@@ -130,15 +270,64 @@ def _bodies_of(name, value, domain):
 
 @V.command
 def ENERGY(solfec, object=V.MISSING):
-    """(kinetic, external, contact, friction, internal) over all bodies or the given ones."""
+    """Energies of all bodies or of some.
+
+    ``ENERGY(solfec | object)`` returns ``(kinetic, external, contact, friction, internal)``:
+    the kinetic energy, the work of external loads, the work of contact and of friction
+    forces and the internal (strain) energy, summed over all bodies or over ``object``.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    object : BODY or list of BODY, optional
+        The bodies to sum over (default: all).
+
+    Returns
+    -------
+    tuple of 5 floats
+
+    Raises
+    ------
+    InputTypeError
+        ``object`` not a BODY or a list of BODY objects, a deleted body.
+
+    Examples
+    --------
+    >>> kin, ext, con, fri, internal = ENERGY(sol)
+    >>> ENERGY(sol, ball)[0]
+    """
     domain = require_solfec("solfec", solfec)
     return tuple(domain.energy(_bodies_of("object", object, domain)).tolist())
 
 
 @V.command
 def TIMING(solfec, kind):
-    """Wall-clock seconds of a phase since the last stored frame (READ mode: the value
-    stored in the current frame; the phase timers read 0.0 in a frame without them)."""
+    """Wall-clock seconds spent in a phase of the time step.
+
+    ``TIMING(solfec, kind)``: the time spent since the last stored frame in ``kind``, one of
+    ``'TIMINT'`` (time integration), ``'CONUPD'`` (constraint update), ``'CONDET'`` (contact
+    detection), ``'LOCDYN'`` (local dynamics), ``'CONSOL'`` (constraint solution). In READ
+    mode: the value stored in the current frame.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    kind : str
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InputError
+        A kind that has no timer (the message lists the timers).
+
+    Examples
+    --------
+    >>> RUN(sol, gs, 1.0)
+    >>> TIMING(sol, 'CONDET')
+    """
     domain = require_solfec("solfec", solfec)
     kind = V.string("kind", kind)
     if kind not in domain.timers:
@@ -148,7 +337,30 @@ def TIMING(solfec, kind):
 
 @V.command
 def DISPLACEMENT(body, point):
-    """x(point) - point for a referential point."""
+    """Displacement of a material point.
+
+    ``DISPLACEMENT(body, point)`` returns ``x(point) - point``, where ``point`` is given in
+    the reference configuration and ``x`` maps it to the current one.
+
+    Parameters
+    ----------
+    body : BODY
+    point : tuple of 3 floats
+        Referential point.
+
+    Returns
+    -------
+    tuple of 3 floats
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Not a live BODY, a point that is not 3 finite numbers.
+
+    Examples
+    --------
+    >>> dx, dy, dz = DISPLACEMENT(ball, (0, 0, 1))
+    """
     body = require_body("body", body)
     X = V.point("point", point)
     return tuple((body.cur_point(X) - X).tolist())
@@ -156,7 +368,29 @@ def DISPLACEMENT(body, point):
 
 @V.command
 def VELOCITY(body, point):
-    """Spatial velocity of the material point at referential `point`."""
+    """Velocity of a material point.
+
+    ``VELOCITY(body, point)`` returns the spatial velocity of the material point that was at
+    ``point`` in the reference configuration.
+
+    Parameters
+    ----------
+    body : BODY
+    point : tuple of 3 floats
+
+    Returns
+    -------
+    tuple of 3 floats
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Not a live BODY, a point that is not 3 finite numbers.
+
+    Examples
+    --------
+    >>> vx, vy, vz = VELOCITY(ball, (0, 0, 1))
+    """
     body = require_body("body", body)
     X = V.point("point", point)
     return tuple(body.point_velocity(X).tolist())
@@ -164,9 +398,30 @@ def VELOCITY(body, point):
 
 @V.command
 def STRESS(body, point):
-    """(sx, sy, sz, sxy, sxz, syz, mises): the Cauchy stress at a referential point (zero
-    for rigid bodies, homogeneous in a pseudo-rigid body, at a finite-element mesh node the
-    mean over its elements)."""
+    """Cauchy stress at a material point.
+
+    ``STRESS(body, point)`` returns ``(sx, sy, sz, sxy, sxz, syz, mises)`` at the referential
+    ``point``: zero for rigid bodies, uniform over a pseudo-rigid body, and at a node of a
+    finite-element mesh the mean over the node's elements.
+
+    Parameters
+    ----------
+    body : BODY
+    point : tuple of 3 floats
+
+    Returns
+    -------
+    tuple of 7 floats
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Not a live BODY, a point that is not 3 finite numbers.
+
+    Examples
+    --------
+    >>> sx, sy, sz, sxy, sxz, syz, mises = STRESS(block, (0.5, 0.5, 0.5))
+    """
     body = require_body("body", body)
     X = V.point("point", point)
     return tuple(float(v) for v in body.block.point_stress(body.row, X))
@@ -174,8 +429,22 @@ def STRESS(body, point):
 
 @V.command
 def SEEK(solfec, time):
-    """READ mode: load the last frame with T <= time; a time outside the stored range
-    loads the first / last frame with a warning (Solfec clamps silently)."""
+    """READ mode: show the stored frame at a time.
+
+    ``SEEK(solfec, time)`` loads the last frame stored at or before ``time``; bodies,
+    constraints and ENERGY then show that frame. A time outside the stored range loads the
+    first or the last frame with a warning. Does nothing in WRITE mode.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    time : float
+
+    Examples
+    --------
+    >>> SEEK(sol, 0.5)
+    >>> ball.conf
+    """
     require_solfec("solfec", solfec)
     t = V.number("time", time)
     if solfec.mode == "READ":
@@ -192,6 +461,23 @@ def SEEK(solfec, time):
 
 @V.command
 def FORWARD(solfec, steps, corotated_displacements=V.MISSING):
+    """READ mode: move ``steps`` stored frames forward.
+
+    ``FORWARD(solfec, steps | corotated_displacements)``. Does nothing in WRITE mode.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    steps : int
+        Frames to move (negative moves backward).
+    corotated_displacements : str, optional
+        ``'TRUE'`` or ``'FALSE'``; accepted for compatibility, no effect.
+
+    Examples
+    --------
+    >>> SEEK(sol, 0.0)
+    >>> FORWARD(sol, 10)
+    """
     require_solfec("solfec", solfec)
     n = V.integer("steps", steps)
     if V.given(corotated_displacements):
@@ -204,6 +490,19 @@ def FORWARD(solfec, steps, corotated_displacements=V.MISSING):
 
 @V.command
 def BACKWARD(solfec, steps):
+    """READ mode: move ``steps`` stored frames backward.
+
+    ``BACKWARD(solfec, steps)``. Does nothing in WRITE mode.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    steps : int
+
+    Examples
+    --------
+    >>> BACKWARD(sol, 1)
+    """
     require_solfec("solfec", solfec)
     n = V.integer("steps", steps)
     if solfec.mode == "READ":
@@ -213,7 +512,47 @@ def BACKWARD(solfec, steps):
 
 @V.command
 def HISTORY(solfec, list, t0, t1, skip=V.MISSING, progress=V.MISSING):
-    """READ mode: (times, values...) from stored frames (LANGUAGE §15.6); WRITE mode: None."""
+    """READ mode: time histories of stored quantities.
+
+    ``HISTORY(solfec, list, t0, t1 | skip, progress)`` returns ``(times, values1, values2, ...)``
+    over the frames stored in ``[t0, t1]``, one list of values per item; ``None`` in WRITE
+    mode, so a deck calls it after RUN and uses it when it is rerun (or builds the model
+    again, see the tutorial on results). An item is
+
+    - ``(solfec or body or [bodies], 'KINETIC' | 'EXTERNAL' | 'CONTACT' | 'FRICTION' | 'INTERNAL')``:
+      an energy summed over bodies;
+    - ``(body or label, point, entity)``: a value at a referential point, entity one of
+      ``'CX' 'CY' 'CZ'`` (current position), ``'DX' 'DY' 'DZ'``, ``'VX' 'VY' 'VZ'``,
+      ``'SX' 'SY' 'SZ' 'SXY' 'SXZ' 'SYZ' 'MISES'``;
+    - ``(solfec or body or [bodies], direction or None, (surf1, surf2) or None, entity)``: a
+      constraint total, entity ``'GAP'`` (minimum), ``'R'``, ``'CR'``, ``'U'``, ``'CU'``;
+    - a string: a frame statistic such as ``'STEP'``, ``'CONS'``, ``'BODS'``, ``'GSITERS'``,
+      ``'MERIT'`` or a timer (``'TIMINT'``, ``'CONDET'``, ...).
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    list : item or list of items
+    t0, t1 : float
+        Time range.
+    skip : int, optional
+        Use every skip-th frame (> 0).
+    progress : str, optional
+        ``'ON'`` prints a progress bar.
+
+    Returns
+    -------
+    tuple of lists or None
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A malformed item (the message says which item and why), a non-positive skip.
+
+    Examples
+    --------
+    >>> t, ek, z = HISTORY(sol, [(sol, 'KINETIC'), (ball, (0, 0, 1), 'CZ')], 0, 1)
+    """
     domain = require_solfec("solfec", solfec)
     t0 = V.number("t0", t0)
     t1 = V.number("t1", t1)

@@ -1,6 +1,6 @@
 """TIME_SERIES, the deck's piecewise-linear function of time (layer 7), and
 `number_or_series`, the argument check of GRAVITY / FORCE / TORQUE / SET_VELOCITY values.
-Reference: LANGUAGE §8 (Solfec lng.c TIME_SERIES type, tms.c).
+Reference: Solfec-1.0 user manual, TIME_SERIES (Solfec lng.c TIME_SERIES type, tms.c).
 
 A TIME_SERIES object wraps the numerical `timeseries.TimeSeries` the bodies and
 constraints evaluate; it is exposed as `obj.series` and is what `number_or_series`
@@ -56,17 +56,44 @@ def _points(value: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 class TIME_SERIES:
-    """`TIME_SERIES(points | label, cache)` — v(t) linear between the points, end values
-    held outside them.
+    """A piecewise-linear function of time.
 
-    `points`: `[t0, v0, t1, v1, ...]`, `[[t0, v0], [t1, v1], ...]` or the path of a text
-    file of `t v` lines (`#` comments; a blank line ends the data). Times must increase.
-    `cache` (int >= 0) is accepted and checked; the whole file is always read (Solfec's
-    partial caching is an unfinished feature, LANGUAGE §8).
+    ``TIME_SERIES(points | label, cache)``: values are interpolated linearly between the
+    points and held constant before the first and after the last. Used wherever a load or a
+    prescribed motion varies in time (GRAVITY, FORCE, TORQUE, PRESSURE, SET_VELOCITY, ...).
 
-    Read-only attributes: `times`, `values` (lists), `derivative` (step function of the
-    slopes), `integral` (running trapezoidal integral from 0 at t0; a ramp also for two
-    points, where Solfec-1.0 returns a constant), `label`. `series` is the TimeSeries.
+    Parameters
+    ----------
+    points : list or str
+        ``[t0, v0, t1, v1, ...]`` (at least two points), ``[[t0, v0], [t1, v1], ...]``, or the
+        path of a text file of ``t v`` lines (``#`` starts a comment; a blank line ends the
+        data). Times must increase.
+    label : str, optional
+        A label can be used once per program run.
+    cache : int, optional
+        >= 0; accepted for compatibility (the whole series is always kept in memory).
+
+    Attributes
+    ----------
+    times, values : list, read-only
+    derivative : TIME_SERIES, read-only
+        The slopes, as a step function.
+    integral : TIME_SERIES, read-only
+        The running integral from the first time.
+    label : str or None, read-only
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Points that are not numbers, fewer than two points, times that do not increase, a
+        missing file, a label used before.
+
+    Examples
+    --------
+    >>> ramp = TIME_SERIES([0, 0, 1, 10, 2, 10])     # 0 -> 10 over 1 s, then 10
+    >>> FORCE(box, 'SPATIAL', (0, 0, 0), (1, 0, 0), ramp)
+    >>> ramp.integral.values
+    [0.0, 5.0, 15.0]
     """
 
     __slots__ = ("series", "_label", "cache")

@@ -43,8 +43,37 @@ def _linear_only(command: str, mesh: Mesh) -> None:
 
 @V.command
 def BEND(shape, point, direction, angle):
-    """Bend a MESH in place about the axis (point, direction) by `angle` degrees, starting at
-    the mesh section nearest to the axis; returns the same MESH."""
+    """Bend a mesh about an axis.
+
+    ``BEND(shape, point, direction, angle)`` bends a free MESH in place by ``angle`` degrees
+    about the axis through ``point`` along ``direction``, starting at the mesh section nearest
+    to the axis; returns the same MESH.
+
+    Parameters
+    ----------
+    shape : MESH
+        A free mesh (not the mesh of a BODY).
+    point : tuple of 3 floats
+    direction : tuple of 3 floats
+        Non-zero.
+    angle : float
+        Degrees, > 0.
+
+    Returns
+    -------
+    MESH
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Not a free MESH, a zero direction, a non-positive angle, an axis that cuts the mesh.
+
+    Examples
+    --------
+    >>> beam = HEX([0, 0, 0, 4, 0, 0, 4, 0.2, 0, 0, 0.2, 0,
+    ...             0, 0, 0.2, 4, 0, 0.2, 4, 0.2, 0.2, 0, 0.2, 0.2], 40, 2, 2, 1, [1] * 6)
+    >>> BEND(beam, (2, 0, 1), (0, 1, 0), 90)
+    """
     if not isinstance(shape, MESH) or shape.is_empty:
         raise InputTypeError(f"'shape' must be a MESH object, got {V.describe(shape)}")
     if shape._body is not None:
@@ -64,9 +93,41 @@ def BEND(shape, point, direction, angle):
 
 @V.command
 def SPLIT(shape, point, normal, surfid=(0, 0), topoadj="OFF", remesh="ON"):
-    """Cut shapes (emptied) by the plane through `point` with `normal`; returns (one, two):
-    the connected parts lying mostly on the +normal side, then the others (each None, an
-    object or a list). The cut face whose outward normal is `normal` gets surfid[0]."""
+    """Cut shapes with a plane.
+
+    ``SPLIT(shape, point, normal | surfid, topoadj, remesh)`` cuts the shapes (emptied) by
+    the plane through ``point`` with ``normal`` and returns ``(one, two)``: the parts lying
+    mostly on the side ``normal`` points to, then the others; each is None, one object or a
+    list. CONVEX and MESH objects are cut; a SPHERE or ELLIP crossed by the plane is an error.
+
+    Parameters
+    ----------
+    shape : CONVEX, MESH, SPHERE, ELLIP or a list of those
+    point, normal : tuple of 3 floats
+        ``normal`` non-zero.
+    surfid : tuple of 2 ints, optional
+        Surface ids of the new faces: ``surfid[0]`` on the face whose outward normal is
+        ``normal``, ``surfid[1]`` on the other (default (0, 0)).
+    topoadj : str, optional
+        ``'ON'``: keep only the parts topologically connected to the cut (default ``'OFF'``).
+    remesh : str, optional
+        ``'ON'`` (default) or ``'OFF'``: remesh the cut elements of a MESH.
+
+    Returns
+    -------
+    tuple (one, two)
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A zero normal, malformed ``surfid``, ON/OFF values, a quadratic mesh.
+    NotAvailableError
+        The plane crosses a sphere or an ellipsoid.
+
+    Examples
+    --------
+    >>> top, bottom = SPLIT(HEX(nodes, 2, 2, 2, 1, [1] * 6), (0, 0, 0.5), (0, 0, 1), (7, 8))
+    """
     items = _shape_items("shape", shape, f"{KINDS} object or a list of those")
     p, n = V.point("point", point), V.point("normal", normal)
     if not np.any(n):
@@ -134,11 +195,37 @@ def _split(prims, user, p, n, sids, adj, rmsh, eps):
 
 @V.command
 def MESH_SPLIT(mesh, nodeset=V.MISSING, faceset=V.MISSING, surfid1=0, surfid2=0):
-    """Split a MESH (not modified) along inner faces: those whose nodes are all in `nodeset`
-    (new faces get surfid1), or those listed in `faceset` (surfid1 on the side the listed
-    face's counter-clockwise normal points out of, surfid2 on the other). Returns a list of
-    new MESH objects (the connected parts; one mesh with an inner crack when the faces do
-    not separate it) or None when nothing was split."""
+    """Split a mesh along inner faces.
+
+    ``MESH_SPLIT(mesh | nodeset, faceset, surfid1, surfid2)`` separates the elements of a
+    MESH (not modified) along inner faces: those whose nodes all belong to ``nodeset`` (the
+    new faces get ``surfid1``), or those listed in ``faceset`` (``surfid1`` on the side the
+    listed face's counter-clockwise normal points out of, ``surfid2`` on the other). Returns
+    the connected parts as new MESH objects (one mesh with an inner crack when the faces do
+    not separate it), or None when nothing was split.
+
+    Parameters
+    ----------
+    mesh : MESH
+    nodeset : list of ints, optional
+    faceset : list of lists of 3 or 4 ints, optional
+    surfid1, surfid2 : int
+        Default 0.
+
+    Returns
+    -------
+    list of MESH or None
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Malformed node or face lists, node numbers out of range, a quadratic mesh.
+
+    Examples
+    --------
+    >>> block = HEX(nodes, 2, 1, 1, 1, [1] * 6)
+    >>> parts = MESH_SPLIT(block, faceset=[[1, 4, 10, 7]], surfid1=5, surfid2=6)
+    """
     source = _free_mesh("mesh", mesh)
     if V.given(nodeset):
         nodes = int_list("nodeset", nodeset)
@@ -194,10 +281,37 @@ _OVERLAPPING_ARGS = ("obstacles", "shapes", "not", "gap")
 
 
 def OVERLAPPING(*args, **kwargs):
-    """`OVERLAPPING(obstacles, shapes | not, gap)`: the members of `shapes` (emptied) that
-    overlap any of `obstacles` (not emptied) with contact gap <= `gap` (<= 0), or with
-    not='NOT' those that do not; None, one object or a list, in input order. The keyword
-    `not` is a Python keyword, so the arguments are bound by hand."""
+    """Select the shapes that overlap (or do not overlap) obstacles.
+
+    ``OVERLAPPING(obstacles, shapes | not, gap)`` returns the members of ``shapes`` whose
+    contact gap with one of ``obstacles`` is at most ``gap`` (0: they touch or overlap; -d:
+    they overlap by at least d), or with ``not='NOT'`` the others; None, one object or a list, in input order. Every
+    member of ``shapes`` is emptied (use COPY to keep them); ``obstacles`` are not.
+
+    Parameters
+    ----------
+    obstacles : CONVEX, MESH, SPHERE or a list of those
+    shapes : CONVEX, MESH, SPHERE or a list of those
+    not : str, optional
+        ``'NOT'`` selects the shapes that do not overlap.
+    gap : float, optional
+        <= 0 (default 0).
+
+    Returns
+    -------
+    None, a shape or a list of shapes
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Unknown arguments, a ``not`` other than ``'NOT'``, a positive gap.
+    NotAvailableError
+        Ellipsoids (they do not take part in contact detection yet).
+
+    Examples
+    --------
+    >>> inside = OVERLAPPING(box, [SPHERE((x, 0, 0), 0.1, 1, 1) for x in range(5)])
+    """
     if len(args) > len(_OVERLAPPING_ARGS):
         raise InputTypeError("OVERLAPPING: too many positional arguments")
     bound = dict(zip(_OVERLAPPING_ARGS, args))

@@ -1,7 +1,7 @@
 """Shape handling common to the deck commands (layer 7): the user-shape base class with
 Solfec's "emptying" semantics, `take_shape`/`peek_shape`, and the shape utilities
 TRANSLATE, ROTATE, SCALE, COPY, MASS_CENTER (SPLIT, MESH_SPLIT, BEND, OVERLAPPING are in
-`shape_ops`). Reference: LANGUAGE §2, §4 (Solfec lng.c shape routines).
+`shape_ops`). Reference: Solfec-1.0 user manual, shape utilities; Solfec-1.0 lng.c argument checks (Solfec lng.c shape routines).
 """
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def _shape_items(name: str, value: Any, requirement: str) -> list:
 
 
 def take_shape(name: str, value: Any) -> list:
-    """Internal primitives of a shape argument, emptying the user objects (LANGUAGE §2)."""
+    """Internal primitives of a shape argument, emptying the user objects (Solfec-1.0 lng.c argument checks)."""
     items = _shape_items(name, value, f"{KINDS} object or a list of those")
     return [p for s in items for p in s._take()]
 
@@ -208,7 +208,32 @@ def _tuple_result(name: str, value: np.ndarray) -> tuple:
 
 @V.command
 def TRANSLATE(shape, vector):
-    """Translate shapes in place (returned) or return a translated (x, y, z) tuple."""
+    """Translate shapes in place, or a point.
+
+    ``TRANSLATE(shape, vector)`` moves the shape objects by ``vector`` and returns ``shape``;
+    given an ``(x, y, z)`` tuple it returns the translated tuple.
+
+    Parameters
+    ----------
+    shape : CONVEX, MESH, SPHERE, ELLIP, a list of those, or a tuple of 3 floats
+    vector : tuple of 3 floats
+
+    Returns
+    -------
+    the shape, or a tuple of 3 floats
+
+    Raises
+    ------
+    InputTypeError, InputError
+        An emptied shape, coordinates out of the range of floats.
+
+    Examples
+    --------
+    >>> TRANSLATE(SPHERE((0, 0, 0), 1, 1, 1), (0, 0, 2)).center
+    (0.0, 0.0, 2.0)
+    >>> TRANSLATE((1, 2, 3), (1, 0, 0))
+    (2.0, 2.0, 3.0)
+    """
     d = V.point("vector", vector)
     if isinstance(shape, tuple):
         return _tuple_result("vector", _tuple_point(shape) + d)
@@ -219,7 +244,34 @@ def TRANSLATE(shape, vector):
 
 @V.command
 def ROTATE(shape, point, vector, angle):
-    """Rotate by `angle` degrees about the axis through `point` along `vector`."""
+    """Rotate shapes in place, or a point.
+
+    ``ROTATE(shape, point, vector, angle)`` turns the shape by ``angle`` degrees about the
+    axis through ``point`` along ``vector`` (right-hand rule) and returns it; given an
+    ``(x, y, z)`` tuple it returns the rotated tuple.
+
+    Parameters
+    ----------
+    shape : CONVEX, MESH, SPHERE, ELLIP, a list of those, or a tuple of 3 floats
+    point : tuple of 3 floats
+    vector : tuple of 3 floats
+        Non-zero.
+    angle : float
+        Degrees.
+
+    Returns
+    -------
+    the shape, or a tuple of 3 floats
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A zero axis, an emptied shape.
+
+    Examples
+    --------
+    >>> ROTATE((1, 0, 0), (0, 0, 0), (0, 0, 1), 90)     # about z: (0, 1, 0) up to round-off
+    """
     q = V.point("point", point)
     axis = V.point("vector", vector)
     deg = V.number("angle", angle)
@@ -237,8 +289,30 @@ def ROTATE(shape, point, vector, angle):
 
 @V.command
 def SCALE(shape, coefs):
-    """Scale about the origin component-wise; a SPHERE only has its radius scaled by cx
-    and keeps its centre (Solfec's documented behaviour, LANGUAGE §4.1)."""
+    """Scale shapes in place about the origin, or a point.
+
+    ``SCALE(shape, coefs)`` multiplies x, y and z by ``coefs = (cx, cy, cz)`` and returns the
+    shape; a SPHERE keeps its centre and has its radius multiplied by cx (as in Solfec). Given
+    an ``(x, y, z)`` tuple it returns the scaled tuple.
+
+    Parameters
+    ----------
+    shape : CONVEX, MESH, SPHERE, ELLIP, a list of those, or a tuple of 3 floats
+    coefs : tuple of 3 floats
+
+    Returns
+    -------
+    the shape, or a tuple of 3 floats
+
+    Raises
+    ------
+    InputTypeError, InputError
+        An emptied shape, coordinates out of the range of floats.
+
+    Examples
+    --------
+    >>> brick = SCALE(HEX(nodes, 1, 1, 1, 1, [1] * 6), (2.0, 1.0, 0.5))
+    """
     c = V.point("coefs", coefs)
     if isinstance(shape, tuple):
         return _tuple_result("coefs", _tuple_point(shape) * c)
@@ -249,7 +323,29 @@ def SCALE(shape, coefs):
 
 @V.command
 def COPY(shape):
-    """Independent deep copy: one object for one object, a list for a list."""
+    """An independent copy of shapes.
+
+    ``COPY(shape)``: one object for one object, a list for a list. Use it to keep a shape that
+    BODY would empty.
+
+    Parameters
+    ----------
+    shape : CONVEX, MESH, SPHERE, ELLIP or a list of those
+
+    Returns
+    -------
+    the same kind as ``shape``
+
+    Raises
+    ------
+    InputTypeError
+        An emptied shape, the same object twice in a list.
+
+    Examples
+    --------
+    >>> brick = HEX(nodes, 1, 1, 1, 1, [1] * 6)
+    >>> bodies = [BODY(sol, 'RIGID', TRANSLATE(COPY(brick), (0, 0, 1.1 * n)), mat) for n in range(5)]
+    """
     items = _shape_items("shape", shape, f"{KINDS} object or a list of those")
     copies = [s._clone() for s in items]
     return copies if isinstance(shape, list) else copies[0]
@@ -257,8 +353,29 @@ def COPY(shape):
 
 @V.command
 def MASS_CENTER(shape):
-    """Volume centroid of a shape (reference = current for free shapes) or of a BODY's
-    current shape; nothing is emptied."""
+    """Volume centroid of a shape or of a body.
+
+    ``MASS_CENTER(shape)``: of the shape's current configuration, or of a BODY's current
+    shape; nothing is emptied.
+
+    Parameters
+    ----------
+    shape : CONVEX, MESH, SPHERE, ELLIP, a list of those, or BODY
+
+    Returns
+    -------
+    tuple of 3 floats
+
+    Raises
+    ------
+    InputTypeError, InputError
+        An emptied shape, a deleted body, a shape of non-positive volume (faces the wrong way round).
+
+    Examples
+    --------
+    >>> MASS_CENTER(SPHERE((1, 2, 3), 0.5, 1, 1))
+    (1.0, 2.0, 3.0)
+    """
     if not isinstance(shape, (UserShape, list)) and hasattr(shape, "current_primitives"):
         if getattr(shape, "deleted", False):
             raise InputTypeError(f"'shape' is a recently deleted BODY object (id {getattr(shape, 'id', '?')})")

@@ -1,7 +1,7 @@
 """Geometric objects of the deck language (layer 7): CONVEX, HULL, MESH2CONVEX, MESH, HEX,
 PIPE, SPHERE, ELLIP, plus `mesh_views` for BODY.mesh; the shape utilities are re-exported
 from `shape_utils` (mesh files and generators: `mesh_io`; cutting and bending: `shape_ops`).
-Reference: LANGUAGE §3 (Solfec lng.c CONVEX/MESH/SPHERE/ELLIP types).
+Reference: Solfec-1.0 user manual, geometric objects (Solfec lng.c CONVEX/MESH/SPHERE/ELLIP types).
 
 The user objects wrap internal primitives (solfec_py.geometry); passing them to BODY
 empties them (`take_shape`). Read-only members raise ValueError "Writing to a read-only
@@ -41,8 +41,40 @@ def _join_convex(convex) -> list:
 # ---------------------------------------------------------------------- CONVEX
 
 class CONVEX(UserShape):
-    """`CONVEX(vertices, faces, volid | convex)`: a convex polyhedron, joined in front of
-    the optional `convex` collection (which is emptied)."""
+    """A convex polyhedron (or a collection of them).
+
+    ``CONVEX(vertices, faces, volid | convex)``. Passing the object to BODY empties it.
+
+    Parameters
+    ----------
+    vertices : list of floats
+        ``[x0, y0, z0, x1, y1, z1, ...]``, at least 4 vertices.
+    faces : list of ints
+        For each face: the vertex count n (>= 3), n vertex indices counter-clockwise seen from
+        outside, and the face's surface id; at least 4 faces.
+    volid : int
+        Volume id.
+    convex : CONVEX, optional
+        A collection the new polyhedron is put in front of (it is emptied into the result).
+
+    Attributes
+    ----------
+    nver : int, read-only
+        Vertices of the first polyhedron.
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Malformed lists (the message names the face and the vertex), fewer than 4 faces,
+        repeated or out-of-range vertex indices, an empty ``convex``.
+
+    Examples
+    --------
+    >>> tet = CONVEX([0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1],
+    ...              [3, 0, 2, 1, 1,   3, 0, 1, 3, 2,   3, 0, 3, 2, 3,   3, 1, 2, 3, 4], 1)
+    >>> tet.vertex(3)
+    (0.0, 0.0, 1.0)
+    """
 
     KIND = "CONVEX"
 
@@ -68,7 +100,7 @@ class CONVEX(UserShape):
 
     @V.command(name="CONVEX.vertex")
     def vertex(self, n):
-        """Current (x, y, z) of vertex `n` of the first member."""
+        """Current (x, y, z) of vertex ``n`` of the first polyhedron."""
         first = self._data()[0]
         n = V.integer("n", n)
         if not 0 <= n < first.nver:
@@ -78,7 +110,33 @@ class CONVEX(UserShape):
 
 @V.command
 def HULL(points, volid, surfid, convex=V.MISSING):
-    """Convex hull of `points` as a new CONVEX (every face gets `surfid`)."""
+    """The convex hull of a point cloud, as a CONVEX.
+
+    ``HULL(points, volid, surfid | convex)``: every face of the hull gets ``surfid``.
+
+    Parameters
+    ----------
+    points : list of floats
+        ``[x0, y0, z0, ...]``, at least 4 points not in one plane.
+    volid, surfid : int
+    convex : CONVEX, optional
+        A collection the hull is put in front of (emptied into the result).
+
+    Returns
+    -------
+    CONVEX
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Fewer than 4 points, an empty ``convex``.
+    GeometryError
+        Points with no volume (all in one plane).
+
+    Examples
+    --------
+    >>> cube = HULL([0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1], 1, 1)
+    """
     pts = V.list_of_numbers("points", points, div=3, minlen=12)
     volid, surfid = V.integer("volid", volid), V.integer("surfid", surfid)
     if V.given(convex) and (not isinstance(convex, CONVEX) or convex.is_empty):
@@ -92,7 +150,28 @@ def HULL(points, volid, surfid, convex=V.MISSING):
 
 @V.command
 def MESH2CONVEX(mesh):
-    """Every element of `mesh` as a convex polyhedron, in one CONVEX (mesh not emptied)."""
+    """Every element of a mesh as a convex polyhedron, in one CONVEX.
+
+    ``MESH2CONVEX(mesh)``; the mesh is not emptied.
+
+    Parameters
+    ----------
+    mesh : MESH
+
+    Returns
+    -------
+    CONVEX
+
+    Raises
+    ------
+    InputTypeError, GeometryError
+        Not a MESH, an emptied mesh.
+
+    Examples
+    --------
+    >>> bricks = MESH2CONVEX(HEX([0, 0, 0,  1, 0, 0,  1, 1, 0,  0, 1, 0,
+    ...         0, 0, 1,  1, 0, 1,  1, 1, 1,  0, 1, 1], 2, 2, 1, 1, [1] * 6))
+    """
     if not isinstance(mesh, MESH):
         raise InputTypeError(f"'mesh' must be a MESH object, got {V.describe(mesh)}")
     if mesh.is_empty:
@@ -118,7 +197,35 @@ def _parse_surfids(surfids, nnod: int):
 
 
 class MESH(UserShape):
-    """`MESH(nodes, elements, surfids)`: a first-order volumetric mesh (LANGUAGE §3.4)."""
+    """A volume mesh of first-order elements.
+
+    ``MESH(nodes, elements, surfids)``. Elements are tetrahedra (4 nodes), pyramids (5),
+    wedges (6) and hexahedra (8), numbered as in Solfec (a hexahedron: nodes 0-3 around the bottom face, 4-7 above
+    them). MESH_IMPORT reads meshes from files and keeps quadratic cells.
+
+    Parameters
+    ----------
+    nodes : list of floats
+        ``[x0, y0, z0, x1, ...]``.
+    elements : list of ints
+        For each element: the node count, the node indices, the volume id.
+    surfids : int or list of ints
+        A default surface id, or ``[gid, n, i1, ..., in, sid, ...]``: the default ``gid``
+        followed by faces (3 or 4 node indices) with their surface ids.
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Malformed lists (the message names the element and the node), out-of-range or
+        repeated node indices, no element.
+
+    Examples
+    --------
+    >>> nodes = [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]
+    >>> cube = MESH(nodes, [8, 0, 1, 2, 3, 4, 5, 6, 7, 1], 1)
+    >>> cube.nnod
+    8
+    """
 
     KIND = "MESH"
 
@@ -211,7 +318,7 @@ class MESH(UserShape):
     def get_data(self):
         """(nodes, elements, surfids) in MESH() input form: current nodes; interior
         elements first, then surface elements; surfids = [0, faces with id != 0]
-        (Solfec's output order and gid, LANGUAGE §3.4)."""
+        (Solfec's output order and gid, Solfec-1.0 user manual, MESH)."""
         mesh = self._current_mesh()
         surface = np.zeros(mesh.nele, dtype=bool)
         surface[mesh.surface_elements()] = True
@@ -264,7 +371,7 @@ class MESH(UserShape):
 
 def mesh_views(body):
     """BODY.mesh for bodies whose shape holds meshes: one non-owning MESH view, a list of
-    them, or None (LANGUAGE §7.3)."""
+    them, or None (Solfec-1.0 user manual, BODY attributes)."""
     views = [MESH._wrap([p], body=body) for p in body.shape if isinstance(p, Mesh)]
     if not views:
         return None
@@ -283,7 +390,39 @@ def _positive_list(name: str, value, n: int) -> np.ndarray:
 
 @V.command
 def HEX(nodes, i, j, k, volid, surids, dx=V.MISSING, dy=V.MISSING, dz=V.MISSING):
-    """Structured hexahedral MESH of the block with corners `nodes` (LANGUAGE §3.5)."""
+    """A structured hexahedral mesh of a (possibly distorted) brick.
+
+    ``HEX(nodes, i, j, k, volid, surids | dx, dy, dz)``: the brick with corners ``nodes`` is
+    divided into i x j x k hexahedra.
+
+    Parameters
+    ----------
+    nodes : list of 24 floats
+        The 8 corners: the bottom four counter-clockwise seen from above, then the top four
+        above them.
+    i, j, k : int
+        Divisions along the brick's three edge directions (at most 10**6 elements in all).
+    volid : int
+    surids : list of 6 ints
+        Surface ids of the faces in the order bottom, -x, +y, +x, -y, top (local directions
+        of the brick).
+    dx, dy, dz : list of floats, optional
+        Relative sizes of the i (j, k) divisions, > 0 (graded meshes).
+
+    Returns
+    -------
+    MESH
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Fewer than 24 coordinates or 6 ids, non-positive or too many divisions, non-positive sizes.
+
+    Examples
+    --------
+    >>> block = HEX([0, 0, 0,  1, 0, 0,  1, 1, 0,  0, 1, 0,
+    ...         0, 0, 1,  1, 0, 1,  1, 1, 1,  0, 1, 1], 4, 4, 2, 1, [1, 2, 3, 4, 5, 6])
+    """
     corners = V.list_of_numbers("nodes", nodes, div=3, minlen=24).reshape(-1, 3)[:8]
     i, j, k = V.divisions("HEX", i=i, j=j, k=k)
     volid = V.integer("volid", volid)
@@ -295,7 +434,37 @@ def HEX(nodes, i, j, k, volid, surids, dx=V.MISSING, dy=V.MISSING, dz=V.MISSING)
 
 @V.command
 def PIPE(pnt, dir, rin, thi, ndri, nrad, nthi, volid, surids):  # noqa: A002 - Solfec's keyword
-    """Hexahedral MESH of a straight pipe (LANGUAGE §3.7)."""
+    """A hexahedral mesh of a straight pipe.
+
+    ``PIPE(pnt, dir, rin, thi, ndri, nrad, nthi, volid, surids)``.
+
+    Parameters
+    ----------
+    pnt : tuple of 3 floats
+        Centre of the base.
+    dir : tuple of 3 floats
+        Axis; its length is the pipe length.
+    rin, thi : float
+        Inner radius and wall thickness, > 0.
+    ndri, nrad, nthi : int
+        Divisions along the axis, around the circumference (>= 3) and through the wall.
+    volid : int
+    surids : list of 4 ints
+        Surface ids of the base (at ``pnt``), the top, the inner and the outer surface.
+
+    Returns
+    -------
+    MESH
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A zero axis, non-positive radii, too few divisions.
+
+    Examples
+    --------
+    >>> pipe = PIPE((0, 0, 0), (0, 0, 2), 0.1, 0.02, 8, 16, 2, 1, [1, 2, 3, 4])
+    """
     base, axis = V.point("pnt", pnt), V.point("dir", dir)
     if not np.any(axis):
         raise InputError(f"'dir' must be non-zero (its length is the pipe length), got {dir!r}")
@@ -311,7 +480,31 @@ def PIPE(pnt, dir, rin, thi, ndri, nrad, nthi, volid, surids):  # noqa: A002 - S
 # ---------------------------------------------------------------------- SPHERE, ELLIP
 
 class SPHERE(UserShape):
-    """`SPHERE(center, radius, volid, surfid)`."""
+    """A sphere, a shape for BODY.
+
+    ``SPHERE(center, radius, volid, surfid)``.
+
+    Parameters
+    ----------
+    center : tuple of 3 floats
+    radius : float
+        > 0.
+    volid, surfid : int
+
+    Attributes
+    ----------
+    center, radius : read-only
+        In the current configuration.
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A non-positive radius, non-numbers.
+
+    Examples
+    --------
+    >>> ball = BODY(sol, 'RIGID', SPHERE((0, 0, 1), 0.1, 1, 1), mat)
+    """
 
     KIND = "SPHERE"
 
@@ -343,7 +536,32 @@ def positive_radii(radii) -> np.ndarray:
 
 
 class ELLIP(UserShape):
-    """`ELLIP(center, radii, volid, surfid)`: semi-axes along global x, y, z initially."""
+    """An ellipsoid (semi-axes along the global axes initially).
+
+    ``ELLIP(center, radii, volid, surfid)``. Ellipsoids do not take part in contact yet (a
+    warning says so).
+
+    Parameters
+    ----------
+    center : tuple of 3 floats
+    radii : tuple of 3 floats
+        Semi-axes, > 0.
+    volid, surfid : int
+
+    Attributes
+    ----------
+    center, radii, rot : read-only
+        Current centre, semi-axes and principal axes (columns of a column-major 3 x 3).
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Non-positive radii.
+
+    Examples
+    --------
+    >>> egg = ELLIP((0, 0, 0), (0.2, 0.1, 0.1), 1, 1)
+    """
 
     KIND = "ELLIP"
 

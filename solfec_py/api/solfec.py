@@ -1,5 +1,5 @@
 """SOLFEC: one analysis = one domain + its output directory (layer 7).
-Reference: LANGUAGE §1.3-§1.5 and §5 (Solfec lng.c SOLFEC type, sol.c).
+Reference: Solfec-1.0 user manual, READ and WRITE modes, time stepping, SOLFEC (Solfec lng.c SOLFEC type, sol.c).
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ VERBOSE = ("ON", "OFF", "%", "%\n")
 
 def output_path(output: str) -> str:
     """The effective output directory: a deck opened as a directory overrides `output`;
-    `-s NAME` appends a sub-directory (LANGUAGE §1.2)."""
+    `-s NAME` appends a sub-directory (Solfec-1.0 user manual, command line)."""
     s = session.current()
     path = s.output_override or output
     if s.subdir:
@@ -33,7 +33,56 @@ def output_path(output: str) -> str:
 
 
 class SOLFEC:
-    """`SOLFEC(analysis, step, output)` — all three arguments are required."""
+    """An analysis: a model (bodies, constraints, loads) with its time step and output directory.
+
+    ``SOLFEC(analysis, step, output)``. Every other command takes the SOLFEC object it adds to
+    or acts on. When ``output`` already holds results of a previous run the analysis opens in
+    READ mode: nothing is computed again and RUN, HISTORY, SEEK, ... read the stored frames
+    (``solfec-py -w`` overwrites them instead).
+
+    Parameters
+    ----------
+    analysis : str
+        ``'DYNAMIC'`` or ``'QUASI_STATIC'`` (no inertia carried from step to step:
+        velocities follow from the current loads and constraints).
+    step : float
+        Time step, > 0; settable later as ``sol.step``.
+    output : str
+        Output directory (created; a copy of the deck goes in it). ``solfec-py -s NAME``
+        appends a sub-directory.
+
+    Attributes
+    ----------
+    analysis, time, mode, outpath : read-only
+        The analysis kind, the current time, ``'READ'`` or ``'WRITE'`` and the output directory.
+    bodies, nbod, constraints, ncon : read-only
+        Bodies and constraints, most recent first, and their counts.
+    step : float
+        The time step (> 0).
+    verbose : str
+        ``'ON'``, ``'OFF'`` or ``'%'``: progress and statistics lines during RUN.
+    blowup : float or 'OFF'
+        solfec-py's blow-up detector: RUN stops naming the body and the time when the
+        kinetic energy grows by more than this factor (> 1, default 1e6) in one step
+        (docs/limits.md); ``'OFF'`` keeps only the infinity and NaN checks.
+    cleanup : str
+        ``'ON'`` or ``'OFF'`` (default); accepted for compatibility.
+
+    Raises
+    ------
+    InputTypeError
+        A missing argument or one of the wrong type.
+    InputError
+        An unknown analysis kind, a step that is not positive and finite, an output
+        directory that cannot be created.
+
+    Examples
+    --------
+    >>> sol = SOLFEC('DYNAMIC', 1E-3, 'out/ball')
+    >>> sol.mode
+    'WRITE'
+    >>> sol.blowup = 1E3        # stop earlier on a growing kinetic energy
+    """
 
     @V.command
     def __init__(self, analysis, step, output):
@@ -64,7 +113,7 @@ class SOLFEC:
             self._prepare_output()
 
     def _open_results(self) -> None:
-        """Decide READ / WRITE mode (LANGUAGE §1.3): READ when results with at least one
+        """Decide READ / WRITE mode (Solfec-1.0 user manual, READ and WRITE modes): READ when results with at least one
         frame exist at `<outpath>/<basename>.h5` and neither -w nor -c was given; -c opens
         them for appending (continued WRITE); -w overwrites them (a warning, no prompt).
         -w and -c apply to results that existed when the program started: results to which
@@ -116,7 +165,7 @@ class SOLFEC:
         return False
 
     def _prepare_output(self) -> None:
-        """WRITE mode: create the directory and keep a copy of the deck (LANGUAGE §1.4)."""
+        """WRITE mode: create the directory and keep a copy of the deck (Solfec-1.0 user manual, output directory)."""
         try:
             os.makedirs(self._outpath, exist_ok=True)
         except OSError as exc:
@@ -190,10 +239,7 @@ class SOLFEC:
 
     @property
     def blowup(self):
-        """solfec-py's blow-up detector (not in Solfec-1.0): a dynamic RUN stops with an error
-        naming the body and the time when the kinetic energy grows by more than this factor
-        in one step (default 1e6; docs/limits.md) or any energy becomes infinite. 'OFF'
-        keeps only the infinity and NaN checks."""
+        """Blow-up factor of the kinetic energy in one step (> 1, default 1e6), or 'OFF'."""
         return "OFF" if self.domain.blowup == float("inf") else self.domain.blowup
 
     @blowup.setter

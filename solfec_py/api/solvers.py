@@ -1,6 +1,6 @@
 """Constraint solver objects of a deck (layer 7): GAUSS_SEIDEL_SOLVER, PENALTY_SOLVER and
 NEWTON_SOLVER with their arguments, defaults and attributes; TEST_SOLVER, SICONOS_SOLVER and
-HYBRID_SOLVER as not available. Reference: LANGUAGE §9 and §16 items 8-9, NUMERICS §4.5-§4.8
+HYBRID_SOLVER as not available. Reference: Solfec-1.0 user manual, constraint solvers; Solfec-1.0 lng.c (the defaults in effect), bgs.c, Gauss-Seidel; Solfec-1.0 nts.c, Newton solver
 (Solfec lng.c solver types, bgs.c, psc.c, nts.c).
 
 These objects hold parameters and the statistics of the last solve; the numerical solvers
@@ -130,14 +130,63 @@ def is_solver(value: Any) -> bool:
 # --------------------------------------------------------------------------- Gauss-Seidel
 
 class GAUSS_SEIDEL_SOLVER(ConstraintSolver):
-    """`GAUSS_SEIDEL_SOLVER(epsilon, maxiter | meritval, failure, diagepsilon, diagmaxiter,
-    diagsolver, data, callback)` — nonlinear block Gauss-Seidel (NUMERICS §4.5).
+    """Nonlinear block Gauss-Seidel constraint solver (Solfec's default choice).
 
-    Defaults: meritval 1 (merit not evaluated), failure 'CONTINUE',
-    diagepsilon = max(DBL_EPSILON, 0.01 min(epsilon, meritval, 1e-4)),
-    diagmaxiter = max(100, maxiter // 100), diagsolver 'SEMISMOOTH_NEWTON'.
-    `meritval` is checked for positivity (Solfec checks `epsilon` there, a quirk) and is
-    not an attribute (LANGUAGE §16 item 9); the solver reads it as `merit_threshold`.
+    ``GAUSS_SEIDEL_SOLVER(epsilon, maxiter | meritval, failure, diagepsilon, diagmaxiter,
+    diagsolver, data, callback)``. Each iteration solves every constraint in turn with the
+    reactions of its neighbours fixed, until the relative change of the reactions is below
+    ``epsilon`` (and the merit function below ``meritval``) or ``maxiter`` is reached.
+
+    Parameters
+    ----------
+    epsilon : float
+        Relative accuracy of the reactions, > 0.
+    maxiter : int
+        Iteration limit, > 0 (at most 10**6).
+    meritval : float, optional
+        Merit-function threshold, > 0 (default 1: not checked).
+    failure : str, optional
+        What to do when the solver does not converge: ``'CONTINUE'`` (default), ``'EXIT'``
+        (stop the run with an error) or ``'CALLBACK'`` (call ``callback``).
+    diagepsilon : float, optional
+        Accuracy of the single-constraint solves (default
+        ``max(machine epsilon, 0.01 min(epsilon, meritval, 1e-4))``).
+    diagmaxiter : int, optional
+        Iteration limit of the single-constraint solves (default ``max(100, maxiter // 100)``).
+    diagsolver : str, optional
+        ``'SEMISMOOTH_NEWTON'`` (default), ``'PROJECTED_GRADIENT'``, ``'DE_SAXCE_FENG'`` or
+        ``'PROJECTED_NEWTON'``.
+    data : object, optional
+        Passed to ``callback`` after the solver (a tuple is unpacked).
+    callback : callable, optional
+        Called as ``callback(gs[, data])`` on failure; returning 0 stops the run.
+
+    Attributes
+    ----------
+    failure, error, iters, rerhist, merhist : read-only
+        The failure action, the last solve's error code (``'OK'``, ``'DIVERGED'``, ...), its
+        iteration count and its relative-error and merit histories.
+    epsilon, maxiter, diagepsilon, diagmaxiter, diagsolver
+        Writable, with the constructor's checks.
+    reverse : str
+        ``'ON'`` alternates the sweep direction.
+    variant : str
+        ``'FULL'``, ``'MIDDLE_JACOBI'`` or ``'BOUNDARY_JACOBI'``.
+    innerloops : int
+    itershist : list or None
+        Set to ``'ON'`` to record the iteration count of every solve.
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Non-positive epsilon, a maxiter that is not a positive integer, an unknown failure
+        action or diagonal solver, ``failure='CALLBACK'`` without a callback.
+
+    Examples
+    --------
+    >>> gs = GAUSS_SEIDEL_SOLVER(1E-4, 1000, failure='EXIT')
+    >>> RUN(sol, gs, 1.0)
+    >>> gs.iters
     """
 
     kind = "GAUSS_SEIDEL_SOLVER"
@@ -236,8 +285,31 @@ class GAUSS_SEIDEL_SOLVER(ConstraintSolver):
 # --------------------------------------------------------------------------- penalty
 
 class PENALTY_SOLVER(ConstraintSolver):
-    """`PENALTY_SOLVER(| variant)` — spring-dashpot contacts, 'IMPLICIT' (default) or
-    'EXPLICIT' normal force (NUMERICS §4.7). `variant` can be read, not written."""
+    """Penalty constraint solver: contacts become stiff springs.
+
+    ``PENALTY_SOLVER(| variant)``: each contact is a spring-dashpot whose stiffness and damping
+    come from the SURFACE_MATERIAL (``spring``, ``dashpot``); joints are solved as in the
+    other solvers. Cheap per step, but the step must resolve the contact stiffness.
+
+    Parameters
+    ----------
+    variant : str, optional
+        ``'IMPLICIT'`` (default) or ``'EXPLICIT'`` treatment of the normal force.
+
+    Attributes
+    ----------
+    variant : str, read-only
+
+    Raises
+    ------
+    InputTypeError, InputError
+        An unknown variant.
+
+    Examples
+    --------
+    >>> SURFACE_MATERIAL(sol, model='SPRING_DASHPOT', spring=1E6, dashpot=-1, friction=0.3)
+    >>> RUN(sol, PENALTY_SOLVER(), 1.0)
+    """
 
     kind = "PENALTY_SOLVER"
     __slots__ = ("_variant",)
@@ -259,15 +331,58 @@ class PENALTY_SOLVER(ConstraintSolver):
 # --------------------------------------------------------------------------- Newton
 
 class NEWTON_SOLVER(ConstraintSolver):
-    """`NEWTON_SOLVER(| meritval, maxiter, locdyn, linver, linmaxiter, maxmatvec, epsilon,
-    delta, theta, omega, gsflag, reldelta)` — projected quasi-Newton (NUMERICS §4.8).
+    """Projected quasi-Newton constraint solver.
 
-    Effective defaults (LANGUAGE §16 item 8): meritval 1e-8, maxiter 1000, locdyn 'ON',
-    linver 'GMRES', linmaxiter 10, maxmatvec 10000, epsilon 0.25, delta 0, theta 0.25,
-    omega 1e-10, gsflag 'ON', reldelta 'OFF'. The `theta` setter allows (0, 0.5], the
-    constructor (0, 1], as in Solfec. `reldelta` is not an attribute; the solver reads it
-    as `reldelta_mode`. Every keyword argument is type-checked (Solfec skips gsflag and
-    reldelta and checks locdyn's type on linver, quirks).
+    ``NEWTON_SOLVER(| meritval, maxiter, locdyn, linver, linmaxiter, maxmatvec, epsilon, delta,
+    theta, omega, gsflag, reldelta)``: solves all constraints together with a Newton method
+    on the nonsmooth equations (GMRES inner solves), iterating until the merit function is
+    below ``meritval``. Often fewer iterations than Gauss-Seidel on stiff assemblies.
+
+    Parameters
+    ----------
+    meritval : float, optional
+        Merit threshold, > 0 (default 1e-8).
+    maxiter : int, optional
+        > 0 (default 1000).
+    locdyn : str, optional
+        ``'ON'`` (default) or ``'OFF'``: assemble the local dynamics.
+    linver : str, optional
+        ``'GMRES'`` (default) or ``'DIAG'``.
+    linmaxiter : int, optional
+        Linear-solver iterations per Newton step (default 10).
+    maxmatvec : int, optional
+        Matrix-vector product limit (default 10000).
+    epsilon : float, optional
+        > 0 (default 0.25).
+    delta : float, optional
+        Regularisation, >= 0 (default 0).
+    theta : float, optional
+        Relaxation, in (0, 1] (default 0.25; the attribute accepts (0, 0.5]).
+    omega : float, optional
+        Smoothing, > 0 (default 1e-10).
+    gsflag : str, optional
+        ``'ON'`` (default) or ``'OFF'``.
+    reldelta : str, optional
+        ``'OFF'`` (default), ``'avgWii'``, ``'minWii'`` or ``'maxWii'``.
+
+    Attributes
+    ----------
+    iters, merhist, mvhist : read-only
+        Iterations, merit history and matrix-vector products of the last solve.
+    meritval, maxiter, locdyn, linver, linmaxiter, maxmatvec, epsilon, delta, theta, omega, gsflag
+        Writable, with the constructor's checks.
+    itershist : list or None
+        Set to ``'ON'`` to record the iteration count of every solve.
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A parameter of the wrong type or out of its range, an unknown keyword value.
+
+    Examples
+    --------
+    >>> ns = NEWTON_SOLVER(meritval=1E-6, maxiter=200)
+    >>> RUN(sol, ns, 0.5)
     """
 
     kind = "NEWTON_SOLVER"
@@ -343,7 +458,9 @@ def _unavailable(name: str, reason: str):
                                 f" constraint solvers: {sorted(SOLVERS)}")
 
     command.__name__ = command.__qualname__ = name
-    command.__doc__ = f"Not available: {reason}."
+    command.__doc__ = (f"Not available: {reason}.\n\nCalling it raises NotAvailableError, which lists the available"
+                       f" solvers.\n\nExamples\n--------\n>>> {name}()\nTraceback (most recent call last):\n"
+                       f"NotAvailableError: {name} is not available in solfec-py ({reason}); ...\n")
     return command
 
 

@@ -132,8 +132,8 @@ class STORED_CONSTRAINT(CONSTRAINT):
 
 
 def frame_constraints(solfec) -> list:
-    """READ mode, a frame shown: the constraints of that frame, newest first (LANGUAGE §10.1,
-    §1.3) — the deck's CONSTRAINT object where the model holds the same constraint (same
+    """READ mode, a frame shown: the constraints of that frame, newest first (Solfec-1.0 user manual, CONSTRAINT,
+    READ and WRITE modes) — the deck's CONSTRAINT object where the model holds the same constraint (same
     id, kind and bodies; replay shows the stored values through it), else a
     STORED_CONSTRAINT (one object per constraint and SOLFEC object, reused across frames)."""
     store = solfec.store

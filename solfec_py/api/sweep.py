@@ -67,10 +67,36 @@ def _value(value):
 
 @V.command
 def SWEEP_RESULT(name, value):
-    """Report `value` (a number, boolean or string) under `name` (an identifier) for the
-    table of a `solfec-py sweep`: it becomes the column `name` of this run's row. A later
-    call with the same name replaces the value. Outside a sweep nothing is written.
-    Returns the value as stored."""
+    """Report a named value for the table of a parameter sweep (a solfec-py extension).
+
+    ``SWEEP_RESULT(name, value)``: in a run started by ``solfec-py sweep`` the value becomes
+    the column ``name`` of this run's row (written at once, so values reported before a
+    failure are kept); a later call with the same name replaces it. Run by itself, the deck
+    only remembers the value. See docs/sweeps.md.
+
+    Parameters
+    ----------
+    name : str
+        An identifier, not a column of the table itself (run, status, error, wall_s,
+        resumed, results, log).
+    value : float, int, bool or str
+        Not NaN.
+
+    Returns
+    -------
+    the value as stored
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A name that is not an identifier or is reserved, a value of another type, NaN.
+
+    Examples
+    --------
+    >>> ke = ENERGY(sol)[0]
+    >>> SWEEP_RESULT('ke', ke)
+    >>> SWEEP_RESULT('stable', ke < 1E-4)
+    """
     name = V.string("name", name)
     if not NAME.match(name):
         raise InputError(f"'name' must be an identifier (a letter or '_', then letters, digits or '_'), got {name!r}")

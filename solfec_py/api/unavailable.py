@@ -21,7 +21,10 @@ def _make(name: str, capability: str):
         raise NotAvailableError(f"{name} is not available in solfec-py yet (it arrives with {capability})")
 
     command.__name__ = command.__qualname__ = name
-    command.__doc__ = f"Not available yet: arrives with {capability}."
+    command.__doc__ = (f"Not available yet: arrives with {capability}.\n\nThe name exists so that a deck"
+                       f" using it stops at that line with a clear message.\n\nExamples\n--------\n>>> {name}()\n"
+                       f"Traceback (most recent call last):\nNotAvailableError: {name} is not available in"
+                       f" solfec-py yet (it arrives with {capability})\n")
     return command
 
 

@@ -2,7 +2,7 @@
 point forces at referential points (spatial or convected, constant, TIME_SERIES or
 callback) and PRESSURE on surface ids, all evaluated into one nodal force array.
 Reference: Solfec-1.0 fem.c (``FEM_Dynamic_Step_Begin`` external force, ``fem_body_force``,
-point forces through ``element_shapes``, ``FEM_Pressure``); LANGUAGE §11.
+point forces through ``element_shapes``, ``FEM_Pressure``); Solfec-1.0 user manual, loads.
 
 PRESSURE is a *dead* load, as in Solfec: the referential outward normals and areas of the
 faces are integrated once (fem.surface), and the nodal forces only scale with the value

@@ -1,6 +1,6 @@
 """Finite-element bodies (layer 3): the block that keeps every FINITE_ELEMENT body of a
 domain in flat node arrays and steps them with total-Lagrangian kinematics.
-Reference: Solfec-1.0 fem.c (TL branch), NUMERICS-style storage of LANGUAGE §7.4; the
+Reference: Solfec-1.0 fem.c (TL branch), NUMERICS-style storage of Solfec-1.0 user manual, BODY conf and velo; the
 element mathematics is solfec_py.fem (docs/fem.md); time stepping is bodies/fe_dynamics.py,
 loads bodies/fe_loads.py, point kernels bodies/fe_points.py.
 
@@ -25,7 +25,7 @@ from solfec_py.errors import InputError, NotAvailableError
 
 SCHEMES = {"DEF_EXP": 0, "DEF_LIM": 1}
 DEF_EXP, DEF_LIM = 0, 1
-# deck formulations (LANGUAGE §7.1) -> implemented formulation code; None: not yet
+# deck formulations (Solfec-1.0 user manual, BODY) -> implemented formulation code; None: not yet
 FORMS = {"TL": 0, "BC": None, "BC-MODAL": None, "BC-RO": None}
 
 
@@ -278,7 +278,7 @@ class FiniteElementBlock(BodyBlock):
         return np.bincount(self.node_row[:N], weights=e, minlength=self.count)
 
     def initial_velocity(self, row: int, linear, angular) -> None:
-        """u_k = v + omega x (X_k - X0) (NUMERICS §3.9)."""
+        """u_k = v + omega x (X_k - X0) (docs/fem.md)."""
         sl = self.nodes_of(row)
         self.u[sl] = np.asarray(linear, float) + np.cross(np.asarray(angular, float), self.X[sl] - self.center[row])
 
@@ -448,7 +448,7 @@ class FiniteElementBlock(BodyBlock):
 
     def couples(self, rows, Ha, Hb):
         """Points of an explicit body interact only through common nodes (diagonal mass,
-        NUMERICS §4.2 sparsity shortcut); implicit bodies couple all their points."""
+        Solfec-1.0 ldy.c, local dynamics sparsity shortcut); implicit bodies couple all their points."""
         rows = _rows(rows)
         near = P.share_nodes(Ha.nodes, Ha.N, Hb.nodes, Hb.N)
         return near | (self.solver.implicit_rows()[rows])

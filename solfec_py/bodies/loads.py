@@ -1,5 +1,5 @@
 """Point forces, torques, surface pressures and force callbacks of one body block, kept as
-arrays (layer 3). Reference: LANGUAGE §11.2-§11.3, NUMERICS §1.3 (Solfec bod.c rig_force;
+arrays (layer 3). Reference: Solfec-1.0 user manual, FORCE, TORQUE, docs/integrators.md (Solfec bod.c rig_force;
 prb_dynamic_force for pseudo-rigid bodies, docs/pseudo_rigid.md).
 
 Records are appended by FORCE/TORQUE/PRESSURE; `values(t)` evaluates all magnitudes at once (each

@@ -1,5 +1,5 @@
 """Obstacles (layer 3): rigid geometry that ignores loads and contact reactions.
-Reference: LANGUAGE §7.2, NUMERICS §1.2 (Solfec bod.c, OBS kind).
+Reference: Solfec-1.0 user manual, BODY kinds, docs/integrators.md (Solfec bod.c, OBS kind).
 
 Obstacles are rows of the rigid block with the `obstacle` flag set (their kinematics and
 conf/velo layout are the rigid ones); this module holds what differs: the scheme names

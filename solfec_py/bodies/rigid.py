@@ -2,7 +2,7 @@
 stepping of all rigid bodies at once. Reference: Solfec-1.0 bod.c (RIG branch);
 the schemes live in bodies/rigid_schemes (docs/integrators.md).
 
-Storage (LANGUAGE §7.4), one row per body:
+Storage (Solfec-1.0 user manual, BODY conf and velo), one row per body:
   conf = rotation Lambda column-major (9) + mass centre x (3)   -> ROTATION, CENTER
   velo = referential angular velocity Omega (3) + spatial centre velocity v (3)
          -> ANGULAR, LINEAR
@@ -150,7 +150,7 @@ class RigidBlock(SchemeSupport, BodyBlock):
         self.velo[row, ANGULAR], self.velo[row, LINEAR] = angular, linear
 
     def set_characteristics(self, row, mass, volume, center, inertia) -> None:
-        """BODY_CHARS: overwrite m, V, X0, J (conf keeps its centre: Solfec quirk §14)."""
+        """BODY_CHARS: overwrite m, V, X0, J (conf keeps its centre: a Solfec lng.c quirk)."""
         self.mass[row], self.volume[row] = mass, volume
         self.center[row] = center
         self.J[row] = inertia
@@ -178,7 +178,7 @@ class RigidBlock(SchemeSupport, BodyBlock):
         return prims
 
     # ================================================================ body interface
-    # (bodies/base.py contract items 4-5; NUMERICS §1.2, §4.2, §4.9). All work on arrays of
+    # (bodies/base.py contract items 4-5; docs/integrators.md; Solfec-1.0 ldy.c, local dynamics; Solfec-1.0 ldy.c, velocity update). All work on arrays of
     # rows (k,) with one point / frame per entry; `elem` is ignored (a rigid body moves
     # all its geometric objects alike). H (k, 3, 6) = the local velocity of a point as a
     # linear map of the 6 body velocities.
@@ -205,7 +205,7 @@ class RigidBlock(SchemeSupport, BodyBlock):
         return np.full(np.asarray(rows).size, -1, dtype=np.int64)
 
     def gen_to_loc(self, rows, X, base, elem=None):
-        """H = [base^T Lambda [A]x^T | base^T], A = X - X0 (NUMERICS §1.2)."""
+        """H = [base^T Lambda [A]x^T | base^T], A = X - X0 (docs/integrators.md)."""
         rows = np.asarray(rows, dtype=np.int64)
         A = X - self.center[rows]
         BtL = np.einsum("kji,kjl->kil", base, rotations(self.conf[rows]))   # base^T Lambda
@@ -273,7 +273,7 @@ class RigidBlock(SchemeSupport, BodyBlock):
         return self.loads_at(slice(0, self.count), R, x, t, h)
 
     def qs_step_begin(self, t: float, h: float) -> None:
-        """Quasi-static predictor (NUMERICS §1.6): velocity without memory."""
+        """Quasi-static predictor (docs/integrators.md): velocity without memory."""
         n = self.count
         conf, velo = self.conf[:n], self.velo[:n]
         self.velo0[:n] = velo

@@ -1,5 +1,5 @@
 """Contact detection (layer 5): geometric objects of the bodies, broad and narrow phase,
-and the per-step update / insertion of CONTACT constraints. Reference: NUMERICS §5.
+and the per-step update / insertion of CONTACT constraints. Reference: docs/contact.md.
 
 Entry point for the step driver: `detect(domain)` at the mid-step configuration.
 """

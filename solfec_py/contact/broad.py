@@ -1,6 +1,6 @@
 """Broad phase of contact detection (layer 5): all pairs of overlapping axis-aligned boxes
 by sort and sweep along the axis of largest spread, in a numba kernel — O(n log n + k).
-Reference: NUMERICS §5.2 (any exact method reports Solfec's pair set: closed-interval
+Reference: docs/contact.md (any exact method reports Solfec's pair set: closed-interval
 overlap in x, y and z; Solfec's hybrid segment tree differs only in the order of pairs).
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Contact detection step (layer 5): re-evaluate the existing contacts, find new ones (box
 update, broad phase, narrow phase) and insert them as CONTACT rows of the constraint set
-with their surface material. Reference: NUMERICS §4.10 items 3-6, §5.3.3, §4.4 (Solfec
+with their surface material. Reference: Solfec-1.0 dom.c, the time step; docs/contact.md; Solfec-1.0 bgs.c, contact laws (Solfec
 dom.c update_contact / overlap_create, goc.c).
 
 Contacts are found at the mid-step configuration (after the bodies' first half step). A
@@ -127,7 +127,7 @@ def assign_material(surface_materials, cset, rows: np.ndarray) -> np.ndarray:
 
 def _assign_material(domain, cset, rows: np.ndarray, area: np.ndarray, initial: bool) -> None:
     """Materials of new or re-paired contacts; only contacts that exist at t = 0 get the
-    material cohesion (NUMERICS §4.4)."""
+    material cohesion (Solfec-1.0 bgs.c, contact laws)."""
     cohesion = assign_material(domain.surface_materials, cset, rows)
     if rows.size:
         cset.cohesion[rows] = cohesion * area if initial else 0.0
@@ -146,7 +146,7 @@ def _store(domain, table: O.ObjectTable, cset, rows: np.ndarray, found: Found, e
 
 
 def _update(domain, table, geo, cset, eps) -> np.ndarray:
-    """Re-evaluate existing contacts (NUMERICS §5.3.3); returns the keys of the survivors."""
+    """Re-evaluate existing contacts (docs/contact.md); returns the keys of the survivors."""
     rows = _contact_rows(cset)
     if rows.size == 0:
         return np.zeros(0, dtype=np.int64)

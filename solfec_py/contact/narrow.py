@@ -1,6 +1,6 @@
 """Narrow phase of contact detection for curved objects (layer 5): convex–sphere (numba,
 closest point of a polyhedron to the sphere centre) and sphere–sphere (numpy), each over
-arrays of object pairs. Reference: NUMERICS §5.3, §5.3.2 (Solfec goc.c convex_sphere,
+arrays of object pairs. Reference: docs/contact.md (Solfec goc.c convex_sphere,
 sphere_sphere; gjk.c closest points).
 
 Conventions of every routine: the object that owns the outward normal is the slave; the
@@ -66,7 +66,7 @@ def _closest_on_triangle(p, a, b, c):
 @numba.njit(cache=True)
 def convex_sphere(cvx, sph, c_tstart, c_fstart, tri, v_cur, f_normal, f_offset, f_surface, f_sid,
                   s_center, s_radius, eps):
-    """Pairs (convex cvx[k], sphere sph[k]): the convex is the slave (NUMERICS §5.3.2).
+    """Pairs (convex cvx[k], sphere sph[k]): the convex is the slave (docs/contact.md).
     Returns touch (k,), pm on the sphere, ps on the convex, n, gap, convex surface id."""
     m = cvx.size
     touch = np.zeros(m, dtype=np.bool_)

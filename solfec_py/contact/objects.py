@@ -1,7 +1,7 @@
 """The geometric-object table of contact detection (layer 5): every body's shape split into
 spheres and convex polyhedra (CONVEX members, surface elements of meshes), stored as flat
 arrays in reference coordinates, and their current geometry and bounding boxes at any
-configuration. Reference: NUMERICS §5.1 (Solfec sgp.c, goc.c object kinds, box.c).
+configuration. Reference: docs/contact.md (Solfec sgp.c, goc.c object kinds, box.c).
 
 Objects of one body are consecutive and numbered 0.. within the body (`elem`, the index a
 contact constraint keeps for each side). Current positions come from the body blocks'

@@ -1,7 +1,7 @@
 """Narrow phase of convex polyhedron pairs (layer 5): GJK closest points of two vertex sets
 (numba) and the intersection polytope of the two plane sets (Qhull on the dual points, numba
 post-processing) giving the contact point, normal, gap, area and surface pair.
-Reference: NUMERICS §5.3.1 (Solfec gjk.c, cvi.c, goc.c convex-convex).
+Reference: docs/contact.md (Solfec gjk.c, cvi.c, goc.c convex-convex).
 
 Conventions as in `narrow.py`: object a of `convex_convex` owns the normal (it is the slave),
 the normal points from a towards b, both objects get the same spatial point, gap <= 0.
@@ -309,7 +309,7 @@ def _finish(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps):
 
 def intersection(va, vb, na, da, nb, db, surf_a, surf_b, p, lo, hi, eps):
     """Intersection polytope of {na x <= da} and {nb x <= db} around the common point p
-    (NUMERICS §5.3.1 steps 1-3). Returns None or (normal from a to b, point, area, vertices)."""
+    (docs/contact.md steps 1-3). Returns None or (normal from a to b, point, area, vertices)."""
     from scipy.spatial import ConvexHull, QhullError
 
     normals = np.concatenate((na, nb))

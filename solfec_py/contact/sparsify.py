@@ -1,7 +1,7 @@
 """Sparsification of the contacts new in a step (layer 5): drop those smaller than
 `minarea`, those much smaller than a topologically adjacent contact between the same two
 bodies, and duplicates closer than 2 `mindist` to another contact of one of their bodies.
-Reference: NUMERICS §5.4, LANGUAGE §14 CONTACT_SPARSIFY (Solfec dom.c sparsify_contacts).
+Reference: docs/contact.md, Solfec-1.0 user manual, utilities CONTACT_SPARSIFY (Solfec dom.c sparsify_contacts).
 
 Solfec loops over the new contacts one at a time; here candidate pairs come from one sweep
 over boxes of half-width `mindist` around all contact points, and the rules are applied to

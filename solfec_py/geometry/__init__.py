@@ -1,6 +1,6 @@
 """Geometry primitives and their maths (layer 1): convex polyhedra, first-order meshes,
 spheres, ellipsoids, mass properties, the HEX/PIPE generators and convex hulls.
-Reference: LANGUAGE §3-§4, NUMERICS §1.1.
+Reference: Solfec-1.0 user manual, geometric objects, shape utilities, docs/integrators.md.
 
 Every primitive class (Convex, Mesh, Sphere, Ellip) offers the same small interface:
 `copy()`, `transform(A, b)`, `scale(coefs)`, `set_rigid_motion(R, xc, X0)`,

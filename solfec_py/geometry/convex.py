@@ -1,5 +1,5 @@
 """One convex polyhedron with reference and current vertices (layer 1).
-Reference: LANGUAGE §3.1 (Solfec cvx.c); faces are listed counter-clockwise seen from outside.
+Reference: Solfec-1.0 user manual, CONVEX (Solfec cvx.c); faces are listed counter-clockwise seen from outside.
 
 `Convex` holds `ref`, `cur` (n, 3) vertex arrays, `faces` (list of int arrays of vertex
 indices), `surfids` (one int per face) and `volid`. Fan triangulations of the faces are

@@ -1,5 +1,5 @@
 """Ellipsoid primitive (layer 1): centre, semi-axes and the rotation whose columns are the
-principal axes, in reference and current configurations. Reference: LANGUAGE §3.11, §4.1
+principal axes, in reference and current configurations. Reference: Solfec-1.0 user manual, ELLIP, SCALE
 (Solfec eli.c).
 """
 from __future__ import annotations
@@ -51,7 +51,7 @@ class Ellip:
         self.cur_rot = A @ self.cur_rot
 
     def scale(self, coefs) -> None:
-        """SCALE: centre and semi-axes multiplied component-wise (LANGUAGE §4.1)."""
+        """SCALE: centre and semi-axes multiplied component-wise (Solfec-1.0 user manual, SCALE)."""
         c = np.asarray(coefs, float)
         self.ref_center = self.ref_center * c
         self.cur_center = self.cur_center * c

@@ -1,9 +1,9 @@
 """Structured hexahedral mesh generators (layer 1): the HEX block (trilinear map of a
-distorted brick, graded subdivisions) and the PIPE. Reference: LANGUAGE §3.5, §3.7
+distorted brick, graded subdivisions) and the PIPE. Reference: Solfec-1.0 user manual, HEX, PIPE
 (Solfec hex.c / pipe generation in lng.c).
 
 HEX node numbering: n = kk (i+1)(j+1) + jj (i+1) + ii (x fastest, then y, then z);
-elements in the same order, element nodes as the §3.4 hexahedron.
+elements in the same order, element nodes as the MESH hexahedron (Solfec-1.0 user manual).
 PIPE numbering: n = d nrad (nthi+1) + t nrad + r with d along the axis, t through the
 thickness (inner to outer), r around the circumference; each element's local axes are
 (radial, circumferential, axial), a right-handed triple, so elements are positive.
@@ -62,7 +62,7 @@ def block_boundary(conn: np.ndarray, ni: int, nj: int, nk: int, sids) -> tuple[n
 
 
 def hex_mesh(corners, i: int, j: int, k: int, volid: int, surids, dx=None, dy=None, dz=None) -> Mesh:
-    """The HEX block mesh of LANGUAGE §3.5."""
+    """The HEX block mesh of Solfec-1.0 user manual, HEX."""
     c = positive_orientation(corners)
     u, v, w = graded(i, dx), graded(j, dy), graded(k, dz)
     W, Vv, U = np.meshgrid(w, v, u, indexing="ij")
@@ -86,7 +86,7 @@ def perpendicular_frame(direction: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
 
 def pipe_mesh(pnt, direction, rin: float, thi: float, ndir: int, nrad: int, nthi: int,
               volid: int, surids) -> Mesh:
-    """The PIPE mesh of LANGUAGE §3.7; surids = [bottom (at pnt), top, inner, outer]."""
+    """The PIPE mesh of Solfec-1.0 user manual, PIPE; surids = [bottom (at pnt), top, inner, outer]."""
     e1, e2, e3 = perpendicular_frame(direction)
     length = float(np.linalg.norm(direction))
     z = np.linspace(0.0, length, ndir + 1)

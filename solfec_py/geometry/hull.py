@@ -1,4 +1,4 @@
-"""Convex hull of a point cloud as a Convex (layer 1). Reference: LANGUAGE §3.2 (Solfec
+"""Convex hull of a point cloud as a Convex (layer 1). Reference: Solfec-1.0 user manual, HULL (Solfec
 hul.c); Qhull through scipy.spatial.ConvexHull.
 
 Qhull returns triangles; those on one plane are merged into a polygon whose vertices are

@@ -1,5 +1,5 @@
 """Mass properties of shapes (layer 1): volume, centre and Euler tensor, and the rigid
-inertia tensor from them. Reference: NUMERICS §1.1 (Solfec cvx.c / msh.c / sph.c / eli.c
+inertia tensor from them. Reference: docs/integrators.md (Solfec cvx.c / msh.c / sph.c / eli.c
 characteristics).
 
 Polyhedra (Convex members, each element of a Mesh) are integrated with the divergence

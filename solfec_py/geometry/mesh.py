@@ -1,5 +1,5 @@
 """First-order volumetric mesh with reference and current nodes (layer 1).
-Reference: LANGUAGE §3.4 (element/face conventions), §10.1 (surface elements); Solfec msh.c.
+Reference: Solfec-1.0 user manual, MESH (element/face conventions), CONSTRAINT (surface elements); Solfec msh.c.
 
 Storage (vectorisation-friendly): `ref`, `cur` (n, 3) nodes; `etype` (ne,) node counts
 4/5/6/8; `conn` (ne, 8) zero-based node indices padded with -1; `volids` (ne,).
@@ -302,7 +302,7 @@ class Mesh(PointSetMotion):
         return self.cur[used], local.reshape(-1, 3), tsid
 
     def contains(self, point, tol: float | None = None) -> bool:
-        """Is the referential `point` inside a *surface* element (LANGUAGE §10.1)? Elements
+        """Is the referential `point` inside a *surface* element (Solfec-1.0 user manual, CONSTRAINT)? Elements
         are tested as the intersection of their face-triangle half-spaces."""
         p = np.asarray(point, float)
         if tol is None:
@@ -318,7 +318,7 @@ class Mesh(PointSetMotion):
 
     def volume_points(self, volid: int | None = None) -> np.ndarray:
         """Current coordinates of the element integration points (order-2 rules, NUMERICS
-        §3.2), element by element in mesh order; only elements with `volid` if given."""
+        HULL), element by element in mesh order; only elements with `volid` if given."""
         elems = np.arange(self.nele) if volid is None else np.flatnonzero(self.volids == volid)
         npts = np.array([0, 0, 0, 0, 4, 8, 6, 0, 8])[self.etype[elems]]
         offset = np.concatenate([[0], np.cumsum(npts)])

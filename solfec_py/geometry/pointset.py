@@ -1,6 +1,6 @@
 """Motion of primitives stored as point sets (layer 1): the reference/current coordinate
-pair shared by Convex and Mesh, with the transforms of LANGUAGE §4 and the rigid placement
-x = xc + R (X - X0) of NUMERICS §1.2.
+pair shared by Convex and Mesh, with the transforms of Solfec-1.0 user manual, shape utilities and the rigid placement
+x = xc + R (X - X0) of docs/integrators.md.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ class PointSetMotion:
         self.cur = self.cur @ A.T + b
 
     def scale(self, coefs) -> None:
-        """Component-wise scaling about the origin (SCALE, LANGUAGE §4.1)."""
+        """Component-wise scaling about the origin (SCALE, Solfec-1.0 user manual, SCALE)."""
         c = np.asarray(coefs, float)
         self.ref = self.ref * c
         self.cur = self.cur * c

@@ -1,5 +1,5 @@
 """Rotations on stacks of vectors (layer 1): skew matrices, the exponential map and its
-right Jacobian, axis-angle rotation (numba kernels over rows). Reference: NUMERICS §1.4 (Solfec alg.h EXPMAP).
+right Jacobian, axis-angle rotation (numba kernels over rows). Reference: docs/integrators.md (Solfec alg.h EXPMAP).
 
 All functions take arrays of shape (..., 3) and return (..., 3, 3) so that every rigid
 body of a domain is handled in one call. Small angles use Taylor series of the

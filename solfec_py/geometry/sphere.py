@@ -1,5 +1,5 @@
 """Sphere primitive with reference and current centres (layer 1), and the unit-sphere
-tessellation shared with ellipsoids. Reference: LANGUAGE §3.10, §4.1 (Solfec sph.c).
+tessellation shared with ellipsoids. Reference: Solfec-1.0 user manual, SPHERE, SCALE (Solfec sph.c).
 """
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ class Sphere:
         self.cur_center = A @ self.cur_center + b
 
     def scale(self, coefs) -> None:
-        """SCALE of a sphere: radius *= cx, centre kept (Solfec quirk, LANGUAGE §4.1)."""
+        """SCALE of a sphere: radius *= cx, centre kept (Solfec quirk, Solfec-1.0 user manual, SCALE)."""
         self.radius *= float(coefs[0])
 
     def set_rigid_motion(self, R, xc, X0) -> None:

@@ -1,6 +1,6 @@
 """The deck runner (layer 8): executes a deck (Python 3, or legacy Python 2 translated by
 `lang.legacy`) in a fresh namespace holding the Solfec names, and finds the deck line an
-error came from. Reference: LANGUAGE §1.1-§1.2 (Solfec solfec.c / lng.c start-up).
+error came from. Reference: Solfec-1.0 user manual, the deck namespace, command line (Solfec solfec.c / lng.c start-up).
 """
 from __future__ import annotations
 

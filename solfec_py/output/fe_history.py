@@ -2,7 +2,7 @@
 place, displacement, velocity, stress) and energies of bodies whose states are flat runs of
 different lengths, evaluated from the results file alone — the reference mesh comes from
 the file's `geometry/` datasets, the nodal values of each frame from `state/<family>`.
-Reference: LANGUAGE §15.6 (HISTORY point entities); Solfec sol.c SOLFEC_History (which
+Reference: Solfec-1.0 user manual, HISTORY (HISTORY point entities); Solfec sol.c SOLFEC_History (which
 replays the frames through the live model instead).
 
 Only the nodes of the element holding the point (or, at a mesh node, of the elements

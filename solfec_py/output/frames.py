@@ -1,6 +1,6 @@
 """Layout of a results frame (layer 6): the columns of the per-frame table, of the body
 state rows and of the constraint rows, and the gathering of those arrays from a live
-domain. Reference: LANGUAGE §1.4, §15 (Solfec's HDF5 output, sol.c / dom.c output
+domain. Reference: Solfec-1.0 user manual, output directory, results access (Solfec's HDF5 output, sol.c / dom.c output
 routines); the layout itself is solfec-py's (documented in docs/results.md).
 
 A frame is one row of the table `frames` (float64, columns `FRAME_COLUMNS`) plus, per body
@@ -22,7 +22,7 @@ from solfec_py.constraints import KINDS
 
 TIMERS = ("TIMINT", "CONUPD", "CONDET", "LOCDYN", "CONSOL", "PARBAL", "GSINIT", "GSRUN",
           "GSCOM", "GSMCOM", "LININIT", "LINUPD", "LINMV", "LINPRE", "LINRUN", "LINCOM")
-# labelled solver statistics of LANGUAGE §15.6 item 4 (zeros until a solver fills them)
+# labelled solver statistics of Solfec-1.0 user manual, HISTORY item 4 (zeros until a solver fills them)
 STATISTICS = ("GSITERS", "MERIT", "NTITERS", "GSCOLORS", "GSBOT", "GSMID", "GSTOP", "GSINN",
               "NEWCONS", "NEWBODS", "BSITERS")
 ENERGIES = ("KINETIC", "EXTERNAL", "CONTACT", "FRICTION", "INTERNAL")  # storage order

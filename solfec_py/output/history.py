@@ -1,5 +1,5 @@
-"""Time histories from stored frames (layer 6): the entities of HISTORY (LANGUAGE §15.6,
-NUMERICS §6.3) evaluated from the results file alone, vectorised over frames, without
+"""Time histories from stored frames (layer 6): the entities of HISTORY (Solfec-1.0 user manual, HISTORY,
+docs/results.md) evaluated from the results file alone, vectorised over frames, without
 touching the live model. Reference: Solfec lng.c HISTORY / sol.c SOLFEC_History.
 
 Items arrive already parsed (the deck command checks and converts BODY/SOLFEC objects,
@@ -7,7 +7,7 @@ the plot CLI parses strings): `PointItem`, `TotalItem` (energies or constraint t
 `ConstraintItem`, `StringItem`. Body identity is the body id; a label is resolved at every
 frame to the first-created body carrying it; frames without the body give NaN.
 
-Deliberate choices where Solfec's C code has quirks (LANGUAGE §15.6, §16): 'R'/'CR' with a
+Deliberate choices where Solfec's C code has quirks (Solfec-1.0 user manual, HISTORY; Solfec-1.0 lng.c, where it departs from its manual): 'R'/'CR' with a
 direction d sum d·(B R) (the global reaction projected on d, B = local base) rather than
 d·(Bᵀ R); 'U'/'CU' are averages (sum / count) rather than sum / (1 + count).
 """
@@ -57,7 +57,7 @@ class StringItem:
 
 # ---------------------------------------------------------------------- sampling
 def solfec_frames(store, t0: float, t1: float, skip: int = 1) -> tuple[np.ndarray, int]:
-    """Frames HISTORY samples (LANGUAGE §15.6): i0, i1 located like SEEK, N = (i1-i0)//skip
+    """Frames HISTORY samples (Solfec-1.0 user manual, HISTORY): i0, i1 located like SEEK, N = (i1-i0)//skip
     slots, filled from frames i0, i0+skip, ... while the frame time is < t1."""
     times = store.times
     lo, hi = float(times[0]), float(times[-1])
@@ -244,7 +244,7 @@ def _body_point_values(store, fr: _Frames, bid: int, item: PointItem) -> np.ndar
     e = item.entity
     s = _state(store, fr, family, [bid])[:, 0, :]
     if e in POINT_ENTITIES[STRESS]:
-        if family == "rigid":                 # stress of a rigid body: zero (LANGUAGE §15.3)
+        if family == "rigid":                 # stress of a rigid body: zero (Solfec-1.0 user manual, DISPLACEMENT)
             return np.where(np.isnan(s[:, 0]), np.nan, 0.0)
         if bid not in fr.materials:        # the results hold F, not the material
             raise ResultsError(f"the stress of pseudo-rigid body {bid} needs its material, which the results"

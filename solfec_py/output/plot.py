@@ -3,7 +3,7 @@ helper `plot_history`. Reads the results file alone (no deck needed) and draws e
 solver statistics and any HISTORY entity with matplotlib (Agg backend, PNG, SVG or PDF):
 SI units on the axes, series that are zero at every frame left out (with a note), any
 entity against any other (--x), titled with the deck's name.
-Reference: LANGUAGE §15.6 (the entities), docs/results.md (usage).
+Reference: Solfec-1.0 user manual, HISTORY (the entities), docs/results.md (usage).
 """
 from __future__ import annotations
 

@@ -109,7 +109,7 @@ def _isatty(stream) -> bool:
 
 
 def _statistics(domain) -> list:
-    """(name, value) of the last solve (solver iterations, merit; NUMERICS §6.3 names) and
+    """(name, value) of the last solve (solver iterations, merit; docs/results.md names) and
     the number of contacts."""
     out = [(k, float(v)) for k, v in sorted(getattr(domain, "statistics", {}).items())
            if isinstance(v, (int, float))]
@@ -121,7 +121,7 @@ def _statistics(domain) -> list:
 
 
 class Percent:
-    """HISTORY's progress (LANGUAGE §15.6 `progress='ON'`): `label` and a 4-character
+    """HISTORY's progress (Solfec-1.0 user manual, HISTORY `progress='ON'`): `label` and a 4-character
     percentage meter rewritten in place ('\\b\\b\\b\\b'), ended by a newline."""
 
     def __init__(self, label: str = "HISTORY: ", stream=None):

@@ -1,6 +1,6 @@
 """What RUN does with results (layer 6): the simulation clock kept in every frame, writing
 a frame to the results store and to the live ParaView files, and continuing a run from
-its last stored frame (-c). Reference: LANGUAGE §1.2 (-c), §1.5 (frame 0, output times).
+its last stored frame (-c). Reference: Solfec-1.0 user manual, command line (-c), time stepping (frame 0, output times).
 
 `solfec` is the SOLFEC deck object (duck-typed: `domain`, `store`, `clock`, `xdmf_live`,
 `outpath`, `output_time`, `output_interval`).
@@ -35,7 +35,7 @@ def clock_hook(solfec):
 
 
 def output_hook(solfec):
-    """Write a frame when `time >= output_time` (every step without OUTPUT), LANGUAGE §1.5."""
+    """Write a frame when `time >= output_time` (every step without OUTPUT), Solfec-1.0 user manual, time stepping."""
 
     def hook(domain):
         if domain.time >= solfec.output_time - 1e-12 * domain.step:
@@ -107,7 +107,7 @@ def begin(solfec) -> None:
 
 def continue_run(solfec, duration: float) -> float:
     """-c: the model's state from the last stored frame; returns the remaining duration
-    (RUN's duration shortened by the time already computed, LANGUAGE §1.2)."""
+    (RUN's duration shortened by the time already computed, Solfec-1.0 user manual, command line)."""
     domain = solfec.domain
     t_start = domain.time
     solfec.store.start_writing(append=True)

@@ -1,10 +1,10 @@
 """Stored frames back into a live model (layer 6): READ-mode navigation (first data command
 loads frame 0, SEEK, FORWARD, BACKWARD), continuation of a run from its last frame (-c:
 bodies, the state their schemes carry, clock and the whole constraint set, contacts included), and INITIALIZE_STATE from
-another analysis. Reference: LANGUAGE §1.2 (-c), §1.3, §13.9,
-§15.1-§15.2 (Solfec sol.c read / SOLFEC_Seek_To, dom.c DOM_Read_State, -c in solfec.c).
+another analysis. Reference: Solfec-1.0 user manual, command line (-c), READ and WRITE modes,
+INITIALIZE_STATE, DURATION, SEEK (Solfec sol.c read / SOLFEC_Seek_To, dom.c DOM_Read_State, -c in solfec.c).
 
-Bodies are matched by id (= creation order, LANGUAGE §1.3); the state rows of a block are
+Bodies are matched by id (= creation order, Solfec-1.0 user manual, READ and WRITE modes); the state rows of a block are
 written all at once. A body of the model absent from a frame (created later or deleted by
 EXTENTS before it) shows its as-built state in READ mode.
 """
@@ -109,7 +109,7 @@ def match_constraints(cset, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def load_constraints(solfec, i: int) -> None:
-    """Show frame i through the model's constraint objects (LANGUAGE §1.3: CONSTRAINT.R
+    """Show frame i through the model's constraint objects (Solfec-1.0 user manual, READ and WRITE modes: CONSTRAINT.R
     ... reflect the state read): the stored point, base, R, U, V, gap, area and merit of
     every live constraint stored in the frame (same id, kind and bodies); the others show
     their as-built values. Stored constraints that the deck did not create (contacts) are
@@ -141,7 +141,7 @@ def load_constraints(solfec, i: int) -> None:
 
 
 def ensure_loaded(solfec) -> None:
-    """The first command that needs stored data loads the first frame (LANGUAGE §1.3)."""
+    """The first command that needs stored data loads the first frame (Solfec-1.0 user manual, READ and WRITE modes)."""
     if solfec.store.current is None:
         if not solfec.store.nframes:
             raise ResultsError(f"results file {solfec.store.path!r} holds no frames")
@@ -309,7 +309,7 @@ def initialize_state(domain, path: str, time: float, patterns=None) -> int:
 
 
 def compile_patterns(patterns) -> list:
-    """POSIX basic regular expressions (LANGUAGE §13.9, §14.2) as Python patterns."""
+    """POSIX basic regular expressions (Solfec-1.0 user manual, INITIALIZE_STATE, XDMF_EXPORT) as Python patterns."""
     return [re.compile(bre_to_python(p)) for p in patterns]
 
 

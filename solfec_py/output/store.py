@@ -1,6 +1,6 @@
 """The HDF5 results store (layer 6): `<outpath>/<basename>.h5`, one frame per output event,
 appended and flushed so a run killed at any moment keeps every flushed frame.
-Reference: LANGUAGE §1.3-§1.5, §13.2 (Solfec's sol.c / dom.c HDF5 output); layout in
+Reference: Solfec-1.0 user manual, READ and WRITE modes, time stepping, OUTPUT (Solfec's sol.c / dom.c HDF5 output); layout in
 `output.frames` and docs/results.md.
 
 Datasets (all chunked and resizable along the first axis):
@@ -86,7 +86,7 @@ def release_writer(path: str) -> None:
 
 
 def results_path(outpath: str) -> str:
-    """`<outpath>/<basename(outpath)>.h5` (LANGUAGE §1.4)."""
+    """`<outpath>/<basename(outpath)>.h5` (Solfec-1.0 user manual, output directory)."""
     base = os.path.basename(os.path.normpath(outpath))
     return os.path.join(outpath, base + ".h5")
 

@@ -1,6 +1,6 @@
 """Surface meshes of bodies for visualisation (layer 6): every body's boundary as triangles
 in the reference configuration, and the current points, displacements and velocities of a
-set of bodies computed for all of them at once. Reference: LANGUAGE §14.2 (Solfec's
+set of bodies computed for all of them at once. Reference: Solfec-1.0 user manual, XDMF_EXPORT (Solfec's
 XDMF export, the viewer's rendering of rigid shapes).
 
 The reference surface of a body comes from its shape primitives' `surface_triangles()`

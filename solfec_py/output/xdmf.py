@@ -1,7 +1,7 @@
 """ParaView output (layer 6): XDMF 3 files (XML) over an HDF5 file of per-frame datasets,
 written frame by frame during a run (`<base>_grids.xmf`, `<base>_constraints.xmf`,
 heavy data `<base>_xdmf.h5` in the output directory) and by XDMF_EXPORT.
-Reference: LANGUAGE §14.2 (Solfec's XDMF export: `_grids.xmf`, `_constraints.xmf`).
+Reference: Solfec-1.0 user manual, XDMF_EXPORT (Solfec's XDMF export: `_grids.xmf`, `_constraints.xmf`).
 
 Each frame is one uniform grid of a temporal collection: all bodies' surface triangles
 (topology and the cell attributes BID and SURFID, the body and surface id of each

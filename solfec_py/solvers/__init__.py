@@ -1,7 +1,7 @@
 """Constraint solvers (layer 5): the per-step constraint update, the local dynamics and the
 Gauss-Seidel, penalty and Newton solves behind the deck's solver objects, and what follows
 a solve (reactions to the bodies, constraint work, cohesion, statistics).
-Reference: NUMERICS §4 (Solfec ldy.c, bgs.c, psc.c/pes.c, nts.c), §6.1.
+Reference: Solfec-1.0 ldy.c and bgs.c (Solfec ldy.c, bgs.c, psc.c/pes.c, nts.c); docs/results.md (solver statistics).
 
 Entry points: `update(domain, t, h)` and `delete_overstressed(domain)` for the step driver,
 `solve(solver_object, domain, h)` for the deck solver objects (dispatch on `kind`). What

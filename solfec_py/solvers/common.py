@@ -1,7 +1,7 @@
 """What every constraint solver does around its iteration (layer 5): assemble the local
 dynamics (timed as LOCDYN), evaluate user springs, and finish a solve (reactions stored and
 applied to the bodies, contact and friction work, loss of cohesion). Used by the
-Gauss-Seidel, penalty and Newton solves. Reference: NUMERICS §4.4, §6.1 (Solfec ldy.c, dom.c).
+Gauss-Seidel, penalty and Newton solves. Reference: Solfec-1.0 bgs.c, contact laws; docs/results.md (Solfec ldy.c, dom.c).
 """
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def finish(domain, cset, ld: LocalDynamics, result=None) -> None:
 
 def _contact_work(ld: LocalDynamics) -> None:
     """CONTWORK += h/2 (U_N + V_N) R_N, FRICWORK += h/2 (U_T + V_T) R_T on both bodies of a
-    contact (obstacles excluded), NUMERICS §6.1."""
+    contact (obstacles excluded), docs/results.md."""
     for side in ld.sides:
         m = (ld.kind[side.con] == C.CONTACT) & ~side.inert
         if not m.any():
@@ -80,7 +80,7 @@ def _contact_work(ld: LocalDynamics) -> None:
 
 def _cohesion(cset, ld: LocalDynamics, contact: np.ndarray) -> None:
     """A cohesive Signorini contact loses cohesion for good in mode I (R_N + c < 1e-8 c) or
-    mode II (|R_T| + 1e-8 c >= mu (R_N + c)) (NUMERICS §4.4)."""
+    mode II (|R_T| + 1e-8 c >= mu (R_N + c)) (Solfec-1.0 bgs.c, contact laws)."""
     r = ld.crow[contact]
     c = cset.cohesion[r]
     live = (c > 0) & (cset.model[r] == 0)

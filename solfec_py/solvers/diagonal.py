@@ -1,7 +1,7 @@
 """Diagonal (single-constraint) block solvers (layer 5, numba): the contact solvers
 SEMISMOOTH_NEWTON, PROJECTED_GRADIENT, DE_SAXCE_FENG, PROJECTED_NEWTON on one 3x3 block,
 the spring-dashpot contact formula, and the direct solvers of FIXPNT, FIXDIR, VELODIR,
-VELODIR3, RIGLNK and SPRING. Reference: NUMERICS §4.3-§4.5.2 (Solfec dbs.c, pes.c, vic.c).
+VELODIR3, RIGLNK and SPRING. Reference: Solfec-1.0 ldy.c, constraint kinds; Solfec-1.0 bgs.c, Gauss-Seidel (Solfec dbs.c, pes.c, vic.c).
 
 Every contact solver solves C(b + W R, R) = 0 for one local reaction R = (R_T1, R_T2, R_N)
 with the Signorini-Coulomb law: bar U_N = U_N + e min(V_N, 0) (dynamic) or max(g, 0)/h + U_N
@@ -55,7 +55,7 @@ def solve3(A, x):
 
 @njit(cache=True)
 def cone_project(mu, s, out):
-    """out = projection of s onto K_mu = {|s_T| <= mu s_N} (closed form, NUMERICS §4.4)."""
+    """out = projection of s onto K_mu = {|s_T| <= mu s_N} (closed form, Solfec-1.0 bgs.c, contact laws)."""
     st = math.sqrt(s[0] * s[0] + s[1] * s[1])
     if st <= mu * s[2]:
         out[0], out[1], out[2] = s[0], s[1], s[2]
@@ -152,7 +152,7 @@ def de_saxce_feng(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws):
 @njit(cache=True)
 def semismooth_newton(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, A):
     """Alart-Curnier-type generalised Newton with active sets open / stick / slip
-    (NUMERICS §4.5.2); U is carried over, res = b + W R - U is folded into each step.
+    (Solfec-1.0 bgs.c, Gauss-Seidel); U is carried over, res = b + W R - U is folded into each step.
     Unlike Solfec, a step chosen from a stale U (res != 0) never ends the iteration."""
     mu, e, c, gap = par[0], par[1], par[2], par[3]
     res, x = ws[0], ws[1]
@@ -324,7 +324,7 @@ def projected_newton(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, A):
 
 @njit(cache=True)
 def spring_dashpot(dynamic, h, par, W, b, V, U, R, implicit):
-    """Penalty contact (NUMERICS §4.4): normal force from the gap, stick estimate of R_T
+    """Penalty contact (Solfec-1.0 bgs.c, contact laws): normal force from the gap, stick estimate of R_T
     limited by friction. Uses R_T of the previous solve in the implicit normal velocity."""
     mu, c, gap, s, d, m = par[0], par[2], par[3], par[5], par[6], par[7]
     if implicit:

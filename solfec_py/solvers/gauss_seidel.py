@@ -1,7 +1,7 @@
 """Nonlinear block Gauss-Seidel over the local dynamics (layer 5): the sweep as a numba
 kernel over the CSR arrays of solvers/local_dynamics.py, Solfec's stopping rule, the
 merit function, the diagonal-solver fallbacks and the statistics of one solve.
-Reference: NUMERICS §4.5.1, §4.6 (Solfec bgs.c GAUSS_SEIDEL_Solve, mrf.c).
+Reference: Solfec-1.0 bgs.c, Gauss-Seidel; Solfec-1.0 mrf.c, merit function (Solfec bgs.c GAUSS_SEIDEL_Solve, mrf.c).
 
 One iteration sweeps every block (newest constraint first; alternating directions with
 `reverse`), each block solving its own kind's equation with b = B_a + sum W_ab R_b (latest
@@ -94,7 +94,7 @@ def solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, 
 
 @njit(cache=True)
 def merit(kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force, blast, dynamic, h, efree, num, Ut, ws):
-    """g(R) = 1/2 sum C_a W_aa^-1 C_a / E_free with U = B + W R recomputed (NUMERICS §4.6);
+    """g(R) = 1/2 sum C_a W_aa^-1 C_a / E_free with U = B + W R recomputed (Solfec-1.0 mrf.c, merit function);
     num[a] receives the share of constraint a (so that sum(num) == g)."""
     n = kind.size
     C, tmp = ws[0], ws[1]

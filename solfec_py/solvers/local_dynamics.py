@@ -2,7 +2,7 @@
 diagonal blocks W_aa = h sum H A^-1 H^T with their inverses and rho = 1 / lambda_max, and
 the off-diagonal blocks W_ab = h s_a s_b H_a A^-1 H_b^T of constraints sharing a body, as
 CSR arrays for the Gauss-Seidel kernel; afterwards the reactions go back to the bodies as
-+-H^T R. Reference: NUMERICS §4.2, §4.9, §0.2 (Solfec ldy.c LOCDYN_Update_Begin / End).
++-H^T R. Reference: Solfec-1.0 ldy.c, local dynamics; Solfec-1.0 ldy.c, velocity update; Solfec-1.0 dom.c, the time step (Solfec ldy.c LOCDYN_Update_Begin / End).
 
 Everything is assembled from arrays: the entries (constraint, side) of one body family
 are handed to its block in one call (`gen_to_loc` with the geometric object `elem` of each
@@ -130,7 +130,7 @@ class LocalDynamics:
         return self.coupled() + np.einsum("kij,kj->ki", self.W, self.R)
 
     def scatter_reactions(self) -> None:
-        """Add s H^T R to the generalised reaction of every body (NUMERICS §4.9)."""
+        """Add s H^T R to the generalised reaction of every body (Solfec-1.0 ldy.c, velocity update)."""
         for side in self.sides:
             live = ~side.inert
             if live.all():

@@ -1,5 +1,5 @@
 """NEWTON_SOLVER (layer 5): projected semismooth Newton over all constraints at once.
-Reference: NUMERICS §4.8 (Solfec nts.c, "PQN"), §4.4 (C(U, R)), §4.6 (merit).
+Reference: Solfec-1.0 nts.c, Newton solver (Solfec nts.c, "PQN"), bgs.c (the contact law C(U, R)), mrf.c (merit).
 
 Every constraint a is linearised as C_a + X_a dU_a + Y_a dR_a = 0 with dU = W dR (all
 blocks), giving (X W + Y + delta I) dR = -C:

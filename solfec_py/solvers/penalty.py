@@ -3,7 +3,7 @@ explicit normal force, friction-limited stick estimate), then the other constrai
 (joints, prescribed motion, springs) are solved by Gauss-Seidel (epsilon 1e-4, maxiter
 1000, semismooth Newton, diagepsilon 1e-9, diagmaxiter 100, no merit) with the contact
 reactions folded into their free velocities; no iteration back to the contacts.
-Reference: NUMERICS §4.7, §4.4 (Solfec psc.c / pes.c).
+Reference: Solfec-1.0 pes.c, penalty solver; Solfec-1.0 bgs.c, contact laws (Solfec psc.c / pes.c).
 """
 from __future__ import annotations
 

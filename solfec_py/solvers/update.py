@@ -1,7 +1,7 @@
 """Per-step constraint update (layer 5): current points, frames, link vectors, gaps and
 prescribed velocities of all non-contact constraints at the mid-step configuration,
 removal of constraints whose bodies are gone, and the strength-based deletion after the
-step. Reference: NUMERICS §4.3 (per-step updates), §4.10 items 3 and 11 (Solfec dom.c
+step. Reference: Solfec-1.0 ldy.c, constraint kinds (per-step updates), Solfec-1.0 dom.c, the time step (Solfec dom.c
 update_fixpnt / update_fixdir / update_velodir / update_riglnk / update_spring,
 DOM_Update_End).
 

@@ -1,7 +1,7 @@
 """Legacy Solfec-1.0 decks (Python 2.7), the front end: dialect detection, translation to
 Python 3 with the same behaviour and the same line numbers, and the names translated decks
-need. Reference: LANGUAGE §1.1 (decks run in __main__ by execfile), §18 (Python-2-only
-constructs in the shipped decks); DESIGN §3; docs/legacy.md.
+need. Reference: Solfec-1.0 user manual, the deck namespace (decks run in __main__ by execfile); docs/legacy.md
+(Python-2-only constructs of Solfec's shipped decks).
 
 Public interface, re-exported by the package (`solfec_py.lang.legacy`) for the deck runner
 (`lang.runner`) and the CLI:

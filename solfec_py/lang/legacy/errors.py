@@ -1,5 +1,5 @@
 """The syntax error of the legacy (Python 2) deck front end, with the offending source line
-and a caret under the offending token.  Reference: LANGUAGE §18 (Python-2-only constructs in
+and a caret under the offending token.  Reference: docs/legacy.md (Python-2-only constructs in
 Solfec-1.0 decks); the message style follows Python's own SyntaxError.
 """
 from __future__ import annotations

@@ -2,7 +2,7 @@
 an Indenter post-lexer that reads tabs as Python 2 did (next multiple of 8 columns) and
 tracks brackets, and cheap guards against pathological input. The parse itself, with its
 errors in plain words (`messages.py`), is `dialect._parse`.
-Reference: LANGUAGE §18; Python 2.7 Language Reference §2.1.8 (indentation), §2.3 (tokens).
+Reference: docs/legacy.md; Python 2.7 Language Reference §2.1.8 (indentation), §2.3 (tokens).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Run-time side of legacy (Python 2) decks: the `_p2_*` helpers translated code calls
 (division, print with softspace, exec, raise, attribute fixes, tuple parameters) and the
 Python 2 builtins (`xrange`, `execfile`, list-returning `map`, `round`, ...).
-Reference: LANGUAGE §1.1 (decks run by execfile in __main__), §18; Python 2.7 ceval.c
+Reference: Solfec-1.0 user manual, the deck namespace (decks run by execfile in __main__); docs/legacy.md; Python 2.7 ceval.c
 semantics of PRINT_ITEM / PRINT_NEWLINE and of classic division, as documented in the
 Python 2.7 Language Reference §6.3 (print) and §5.6 (binary arithmetic).
 

@@ -1,7 +1,7 @@
 """Python 2 module names in legacy decks: renamed standard modules (`cPickle` -> `pickle`),
 small compatibility modules for the ones Python 3 changed (`string.letters`, `commands`,
 `sets`, `types.StringType`, `itertools.izip`), and a clear error for GUI modules.
-Reference: LANGUAGE §18 (modules `commands`, `sets` in the shipped decks); Python 3
+Reference: docs/legacy.md (modules `commands`, `sets` in the shipped decks); Python 3
 porting guide (what moved where).
 
 The translator rewrites `import X` to `import <new> as X` (and `from X import ...` to

@@ -1,7 +1,7 @@
 """Python 2 parse tree -> Python 3 source with the same behaviour, by edits on the original
 text (comments, layout and line numbers are kept).  What each construct becomes is listed
 in docs/legacy.md; the `_p2_*` helpers it calls live in `legacy/runtime.py`.
-Reference: LANGUAGE §18; Python 2.7 Language Reference chapters 5-7.
+Reference: docs/legacy.md; Python 2.7 Language Reference chapters 5-7.
 """
 from __future__ import annotations
 
