@@ -1,7 +1,8 @@
 """Narrow phase of convex polyhedron pairs (layer 5): GJK closest points of two vertex sets
-(numba) and the intersection polytope of the two plane sets (Qhull on the dual points, numba
-post-processing) giving the contact point, normal, gap, area and surface pair.
-Reference: NUMERICS §5.3.1 (Solfec gjk.c, cvi.c, goc.c convex-convex).
+(numba) and the intersection polytope of the two plane sets giving the contact point,
+normal, gap, area and surface pair: compiled end to end in `polyhedra_kernels.py`, with the
+dual-hull construction (Qhull on the dual points, numba post-processing) kept here as the
+fallback and test oracle. Reference: Solfec gjk.c, cvi.c, goc.c convex-convex; docs/contact.md.
 
 Conventions as in `narrow.py`: object a of `convex_convex` owns the normal (it is the slave),
 the normal points from a towards b, both objects get the same spatial point, gap <= 0.
@@ -330,7 +331,25 @@ def intersection(va, vb, na, da, nb, db, surf_a, surf_b, p, lo, hi, eps):
 
 def convex_convex(table, geo, ca: np.ndarray, cb: np.ndarray, eps: float):
     """Pairs of convex objects (indices into the table's convex arrays): a = ca[k] owns the
-    normal. Returns touch (k,), point, normal (from a to b), gap, area, surface id of a, of b."""
+    normal. Returns touch (k,), point, normal (from a to b), gap, area, surface id of a, of b.
+    One compiled call (`polyhedra_kernels.convex_pairs`); the rare pairs whose polygons
+    outgrow its work arrays go through `convex_convex_qhull`."""
+    from solfec_py.contact.polyhedra_kernels import convex_pairs
+
+    ca = np.ascontiguousarray(ca, dtype=np.int64)
+    cb = np.ascontiguousarray(cb, dtype=np.int64)
+    *out, redo = convex_pairs(ca, cb, table.c_vstart, table.c_fstart, table.c_obj, geo.v_cur, geo.f_normal,
+                              geo.f_offset, table.f_surface, table.f_sid, geo.lo, geo.hi, eps)
+    if redo.any():
+        k = np.flatnonzero(redo)
+        for dst, src in zip(out, convex_convex_qhull(table, geo, ca[k], cb[k], eps)):
+            dst[k] = src
+    return tuple(out)
+
+
+def convex_convex_qhull(table, geo, ca: np.ndarray, cb: np.ndarray, eps: float):
+    """`convex_convex` by a Python loop over the pairs with Qhull on the dual points (the
+    fallback of the compiled path and its test oracle)."""
     m = ca.size
     touch = np.zeros(m, dtype=bool)
     point, normal = np.zeros((m, 3)), np.zeros((m, 3))

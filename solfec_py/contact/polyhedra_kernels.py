@@ -1,0 +1,292 @@
+"""Compiled narrow phase of convex polyhedron pairs (layer 5): one numba call over all pairs
+of a step — GJK, the intersection polytope of the two (swollen) plane sets by successive
+clipping of a box, and its summary (point, normal, area, gap, surface pair) — with no Qhull
+and no Python loop per pair. Reference: Solfec cvi.c / goc.c (convex-convex), docs/contact.md.
+
+The polytope is the same as the dual-hull construction of `polyhedra.intersection` (planes
+n.y <= max(n.(x0 - p), eps) around the GJK point p); each face keeps the plane it comes from
+and is fan-triangulated from its vertex of smallest angle about the face's vertex mean, so
+that area, point and the A^2-weighted normal follow the same rule. A pair whose polygons
+outgrow the work arrays is flagged for the Qhull path (`polyhedra.convex_convex_qhull`).
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from solfec_py.contact.polyhedra import _finish, gjk
+
+_DEDUP = 1e-12          # relative distance within which points are on a plane or merged
+
+
+@numba.njit(cache=True, inline="always")
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@numba.njit(cache=True)
+def _plane_axes(nk):
+    """The in-plane unit vectors (u, w = n x u) of `polyhedra._faces` for normal nk."""
+    u = np.zeros(3)
+    if abs(nk[0]) < 0.6:
+        u[0] = 1.0
+    elif abs(nk[1]) < 0.6:
+        u[1] = 1.0
+    else:
+        u[2] = 1.0
+    u = u - _dot(u, nk) * nk
+    u = u / np.sqrt(_dot(u, u))
+    return u, np.cross(nk, u)
+
+
+@numba.njit(cache=True)
+def _box(FV, FN, FP, lo, hi):
+    """The six faces of the box [lo, hi] (tagged -1: not an input plane); returns 6."""
+    for f in range(6):
+        FP[f] = -1
+        FN[f] = 4
+    x = (lo, hi)
+    quads = ((0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1), (1, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 0),
+             (0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 0, 0), (0, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1),
+             (0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0), (0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 0, 1))
+    for f in range(6):
+        q = quads[f]
+        for v in range(4):
+            for i in range(3):
+                FV[f, v, i] = x[q[3 * v + i]][i]
+    return 6
+
+
+@numba.njit(cache=True)
+def _push(out, m, x, tol2):
+    """Append x to out[:m] unless it repeats out[m - 1] within sqrt(tol2); returns m."""
+    if m > 0:
+        e0, e1, e2 = x[0] - out[m - 1, 0], x[1] - out[m - 1, 1], x[2] - out[m - 1, 2]
+        if e0 * e0 + e1 * e1 + e2 * e2 <= tol2:
+            return m
+    if m >= out.shape[0]:
+        return -1
+    out[m] = x
+    return m + 1
+
+
+@numba.njit(cache=True)
+def _side(x, nk, dk, tol):
+    """Signed distance of x to the plane n.y = d, snapped to 0 within tol."""
+    s = _dot(x, nk) - dk
+    return 0.0 if abs(s) <= tol else s
+
+
+@numba.njit(cache=True)
+def _close(out, m, tol2):
+    """Drop a closing repeat of the first point of the polygon out[:m]; returns m."""
+    if m > 1:
+        e = out[m - 1] - out[0]
+        if _dot(e, e) <= tol2:
+            return m - 1
+    return m
+
+
+@numba.njit(cache=True)
+def _clip(FV, FN, FP, nf, nk, dk, k, tmp, cap, ang, tol):
+    """Cut the polytope (faces FV[f, :FN[f]], planes FP) by n.y <= d (vertices within tol
+    of the plane count as on it); the cut face gets tag k. Returns the new face count, or
+    -1 when a work array overflows."""
+    tol2 = tol * tol
+    outside = False
+    for f in range(nf):
+        for v in range(FN[f]):
+            if _side(FV[f, v], nk, dk, tol) > 0.0:
+                outside = True
+                break
+        if outside:
+            break
+    if not outside:
+        return nf
+    nc = 0
+    g = 0
+    for f in range(nf):
+        m = FN[f]
+        out = 0
+        for v in range(m):
+            P = FV[f, v]
+            Q = FV[f, (v + 1) % m]
+            sp, sq = _side(P, nk, dk, tol), _side(Q, nk, dk, tol)
+            if sp <= 0.0:
+                out = _push(tmp, out, P, tol2)
+                if out < 0:
+                    return -1
+                if sp == 0.0:
+                    if nc >= cap.shape[0]:
+                        return -1
+                    cap[nc] = P
+                    nc += 1
+            if (sp < 0.0 and sq > 0.0) or (sp > 0.0 and sq < 0.0):
+                X = P + (sp / (sp - sq)) * (Q - P)
+                out = _push(tmp, out, X, tol2)
+                if out < 0 or nc >= cap.shape[0]:
+                    return -1
+                cap[nc] = X
+                nc += 1
+        out = _close(tmp, out, tol2)
+        if out >= 3:
+            for v in range(out):
+                FV[g, v] = tmp[v]
+            FN[g], FP[g] = out, FP[f]
+            g += 1
+    if nc >= 3:
+        if g >= FV.shape[0]:
+            return -1
+        u, w = _plane_axes(nk)
+        cen = np.zeros(3)
+        for i in range(nc):
+            cen += cap[i]
+        cen /= nc
+        for i in range(nc):
+            e = cap[i] - cen
+            ang[i] = np.arctan2(_dot(e, w), _dot(e, u))
+        order = np.argsort(ang[:nc])
+        out = 0
+        for i in range(nc):
+            out = _push(tmp, out, cap[order[i]], tol2)
+            if out < 0:
+                return -1
+        out = _close(tmp, out, tol2)
+        if out >= 3:
+            for v in range(out):
+                FV[g, v] = tmp[v]
+            FN[g], FP[g] = out, k
+            g += 1
+    return g
+
+
+@numba.njit(cache=True)
+def _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang):
+    """Fan triangles of every face (from its vertex of smallest angle about the vertex
+    mean, as `polyhedra._faces`): (ok, A^2-weighted normal sum, area-weighted centroid
+    sum, total area, triangle count)."""
+    n = np.zeros(3)
+    point = np.zeros(3)
+    total = 0.0
+    ntri = 0
+    ok = True
+    for f in range(nf):
+        k = FP[f]
+        m = FN[f]
+        if k < 0:                      # a face of the start box survived: unbounded input
+            ok = False
+            continue
+        u, w = _plane_axes(normals[k])
+        cen = np.zeros(3)
+        for v in range(m):
+            cen += FV[f, v]
+        cen /= m
+        s = 0
+        for v in range(m):
+            e = FV[f, v] - cen
+            ang[v] = np.arctan2(_dot(e, w), _dot(e, u))
+            if ang[v] < ang[s]:
+                s = v
+        y0 = FV[f, s]
+        for i in range(1, m - 1):
+            y1, y2 = FV[f, (s + i) % m], FV[f, (s + i + 1) % m]
+            cr = np.cross(y1 - y0, y2 - y0)
+            a = 0.5 * np.sqrt(_dot(cr, cr))
+            total += a
+            point += a * (y0 + y1 + y2) / 3.0
+            if surface[k]:
+                n += (a * a if owner[k] == 0 else -a * a) * normals[k]
+            ntri += 1
+    return ok and ntri >= 4, n, point, total
+
+
+@numba.njit(cache=True)
+def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f_surface, f_sid,
+                 lo_box, hi_box, eps):
+    """Narrow phase of the convex pairs (ca[k] owns the normal). Returns touch, point,
+    normal (from a to b), gap, area, surface id of a, of b, and `redo` (pairs whose work
+    arrays overflowed: to be evaluated by the Qhull path)."""
+    m = ca.size
+    touch = np.zeros(m, dtype=np.bool_)
+    redo = np.zeros(m, dtype=np.bool_)
+    point, normal = np.zeros((m, 3)), np.zeros((m, 3))
+    gap, area = np.zeros(m), np.zeros(m)
+    sid_a, sid_b = np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64)
+    kmax = 0
+    for c in range(c_fstart.size - 1):
+        kmax = max(kmax, c_fstart[c + 1] - c_fstart[c])
+    maxf = 2 * kmax + 6
+    maxp = 2 * (2 * kmax + 6) + 8
+    FV = np.empty((maxf, maxp, 3))
+    FN = np.zeros(maxf, dtype=np.int64)
+    FP = np.zeros(maxf, dtype=np.int64)
+    tmp = np.empty((maxp, 3))
+    cap = np.empty((2 * maxp * maxf, 3))
+    ang = np.empty(max(2 * maxp * maxf, maxp))
+    normals = np.empty((2 * kmax, 3))
+    d = np.empty(2 * kmax)
+    owner = np.empty(2 * kmax, dtype=np.int64)
+    surface = np.empty(2 * kmax, dtype=np.bool_)
+    for k in range(m):
+        a, b = ca[k], cb[k]
+        va, vb = v_cur[c_vstart[a]:c_vstart[a + 1]], v_cur[c_vstart[b]:c_vstart[b + 1]]
+        p, _, dist = gjk(va, vb)
+        if dist > eps:
+            continue
+        fa0, fa1, fb0, fb1 = c_fstart[a], c_fstart[a + 1], c_fstart[b], c_fstart[b + 1]
+        K = 0
+        for f in range(fa0, fa1):
+            normals[K], owner[K], surface[K] = f_normal[f], 0, f_surface[f]
+            d[K] = max(f_offset[f] - _dot(f_normal[f], p), eps)
+            K += 1
+        for f in range(fb0, fb1):
+            normals[K], owner[K], surface[K] = f_normal[f], 1, f_surface[f]
+            d[K] = max(f_offset[f] - _dot(f_normal[f], p), eps)
+            K += 1
+        oa, ob = c_obj[a], c_obj[b]
+        lo = np.minimum(lo_box[oa], lo_box[ob]) - p
+        hi = np.maximum(hi_box[oa], hi_box[ob]) - p
+        span = hi - lo
+        size = np.sqrt(_dot(span, span))
+        tol = _DEDUP * size
+        nf = _box(FV, FN, FP, lo - 0.25 * span - 2.0 * eps, hi + 0.25 * span + 2.0 * eps)
+        for j in range(K):
+            nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, tmp, cap, ang, tol)
+            if nf < 0:
+                break
+        if nf < 0:
+            redo[k] = True
+            continue
+        ok, nsum, psum, total = _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang)
+        nv = 0
+        for f in range(nf):
+            nv += FN[f]
+        V = np.empty((nv, 3))
+        nv = 0
+        for f in range(nf):
+            for v in range(FN[f]):
+                V[nv] = FV[f, v] + p
+                for i in range(3):
+                    if not (V[nv, i] >= lo[i] + p[i] - eps and V[nv, i] <= hi[i] + p[i] + eps):
+                        ok = False
+                nv += 1
+        size = np.sqrt(_dot(nsum, nsum))
+        if not ok or not (total > 0.0 and size > 0.0):
+            continue
+        nn = nsum / size
+        x = psum / total + p
+        finite = True
+        for i in range(3):
+            if not (np.isfinite(x[i]) and np.isfinite(nn[i])):
+                finite = False
+        if not finite:
+            continue
+        hit, g, sa, sb = _finish(va, vb, x, nn, V, f_normal[fa0:fa1], f_offset[fa0:fa1], f_surface[fa0:fa1],
+                                 f_sid[fa0:fa1], f_normal[fb0:fb1], f_offset[fb0:fb1], f_surface[fb0:fb1],
+                                 f_sid[fb0:fb1], eps)
+        if not hit:
+            continue
+        touch[k] = True
+        point[k], normal[k], gap[k], area[k] = x, nn, g, 0.5 * total
+        sid_a[k], sid_b[k] = sa, sb
+    return touch, point, normal, gap, area, sid_a, sid_b, redo
