@@ -26,17 +26,25 @@ def _dot(a, b):
 
 @numba.njit(cache=True)
 def _plane_axes(nk):
-    """The in-plane unit vectors (u, w = n x u) of `polyhedra._faces` for normal nk."""
-    u = np.zeros(3)
+    """The in-plane unit vectors u, w = n x u of `polyhedra._faces` for normal nk, as the
+    six scalars u0, u1, u2, w0, w1, w2."""
+    u0, u1, u2 = 0.0, 0.0, 0.0
     if abs(nk[0]) < 0.6:
-        u[0] = 1.0
+        u0 = 1.0
     elif abs(nk[1]) < 0.6:
-        u[1] = 1.0
+        u1 = 1.0
     else:
-        u[2] = 1.0
-    u = u - _dot(u, nk) * nk
-    u = u / np.sqrt(_dot(u, u))
-    return u, np.cross(nk, u)
+        u2 = 1.0
+    t = u0 * nk[0] + u1 * nk[1] + u2 * nk[2]
+    u0, u1, u2 = u0 - t * nk[0], u1 - t * nk[1], u2 - t * nk[2]
+    t = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
+    u0, u1, u2 = u0 / t, u1 / t, u2 / t
+    return u0, u1, u2, nk[1] * u2 - nk[2] * u1, nk[2] * u0 - nk[0] * u2, nk[0] * u1 - nk[1] * u0
+
+
+_QUADS = np.array([[0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1], [1, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 0],
+                   [0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 0, 0], [0, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1],
+                   [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0], [0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 0, 1]], dtype=np.int64)
 
 
 @numba.njit(cache=True)
@@ -45,35 +53,30 @@ def _box(FV, FN, FP, lo, hi):
     for f in range(6):
         FP[f] = -1
         FN[f] = 4
-    x = (lo, hi)
-    quads = ((0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1), (1, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 0),
-             (0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 0, 0), (0, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1),
-             (0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0), (0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 0, 1))
-    for f in range(6):
-        q = quads[f]
         for v in range(4):
             for i in range(3):
-                FV[f, v, i] = x[q[3 * v + i]][i]
+                FV[f, v, i] = hi[i] if _QUADS[f, 3 * v + i] else lo[i]
     return 6
 
 
 @numba.njit(cache=True)
-def _push(out, m, x, tol2):
-    """Append x to out[:m] unless it repeats out[m - 1] within sqrt(tol2); returns m."""
+def _push(out, m, x0, x1, x2, tol2):
+    """Append x to out[:m] unless it repeats out[m - 1] within sqrt(tol2); returns m (-1
+    when out is full)."""
     if m > 0:
-        e0, e1, e2 = x[0] - out[m - 1, 0], x[1] - out[m - 1, 1], x[2] - out[m - 1, 2]
+        e0, e1, e2 = x0 - out[m - 1, 0], x1 - out[m - 1, 1], x2 - out[m - 1, 2]
         if e0 * e0 + e1 * e1 + e2 * e2 <= tol2:
             return m
     if m >= out.shape[0]:
         return -1
-    out[m] = x
+    out[m, 0], out[m, 1], out[m, 2] = x0, x1, x2
     return m + 1
 
 
 @numba.njit(cache=True)
 def _side(x, nk, dk, tol):
     """Signed distance of x to the plane n.y = d, snapped to 0 within tol."""
-    s = _dot(x, nk) - dk
+    s = x[0] * nk[0] + x[1] * nk[1] + x[2] * nk[2] - dk
     return 0.0 if abs(s) <= tol else s
 
 
@@ -81,14 +84,42 @@ def _side(x, nk, dk, tol):
 def _close(out, m, tol2):
     """Drop a closing repeat of the first point of the polygon out[:m]; returns m."""
     if m > 1:
-        e = out[m - 1] - out[0]
-        if _dot(e, e) <= tol2:
+        e0, e1, e2 = out[m - 1, 0] - out[0, 0], out[m - 1, 1] - out[0, 1], out[m - 1, 2] - out[0, 2]
+        if e0 * e0 + e1 * e1 + e2 * e2 <= tol2:
             return m - 1
     return m
 
 
 @numba.njit(cache=True)
-def _clip(FV, FN, FP, nf, nk, dk, k, tmp, cap, ang, tol):
+def _angles(pts, m, nk, ang):
+    """Angles of pts[:m] about their mean in the axes of `_plane_axes(nk)`."""
+    u0, u1, u2, w0, w1, w2 = _plane_axes(nk)
+    c0, c1, c2 = 0.0, 0.0, 0.0
+    for i in range(m):
+        c0 += pts[i, 0]
+        c1 += pts[i, 1]
+        c2 += pts[i, 2]
+    c0, c1, c2 = c0 / m, c1 / m, c2 / m
+    for i in range(m):
+        e0, e1, e2 = pts[i, 0] - c0, pts[i, 1] - c1, pts[i, 2] - c2
+        ang[i] = np.arctan2(e0 * w0 + e1 * w1 + e2 * w2, e0 * u0 + e1 * u1 + e2 * u2)
+
+
+@numba.njit(cache=True)
+def _sort(ang, m, idx):
+    """idx[:m] = the stable ascending order of ang[:m] (insertion sort; m is small)."""
+    for i in range(m):
+        idx[i] = i
+    for i in range(1, m):
+        j, t = i, idx[i]
+        while j > 0 and ang[idx[j - 1]] > ang[t]:
+            idx[j] = idx[j - 1]
+            j -= 1
+        idx[j] = t
+
+
+@numba.njit(cache=True)
+def _clip(FV, FN, FP, nf, nk, dk, k, tmp, cap, ang, idx, tol):
     """Cut the polytope (faces FV[f, :FN[f]], planes FP) by n.y <= d (vertices within tol
     of the plane count as on it); the cut face gets tag k. Returns the new face count, or
     -1 when a work array overflows."""
@@ -108,12 +139,13 @@ def _clip(FV, FN, FP, nf, nk, dk, k, tmp, cap, ang, tol):
     for f in range(nf):
         m = FN[f]
         out = 0
+        sq = _side(FV[f, 0], nk, dk, tol)
         for v in range(m):
             P = FV[f, v]
             Q = FV[f, (v + 1) % m]
-            sp, sq = _side(P, nk, dk, tol), _side(Q, nk, dk, tol)
+            sp, sq = sq, _side(Q, nk, dk, tol)
             if sp <= 0.0:
-                out = _push(tmp, out, P, tol2)
+                out = _push(tmp, out, P[0], P[1], P[2], tol2)
                 if out < 0:
                     return -1
                 if sp == 0.0:
@@ -122,39 +154,32 @@ def _clip(FV, FN, FP, nf, nk, dk, k, tmp, cap, ang, tol):
                     cap[nc] = P
                     nc += 1
             if (sp < 0.0 and sq > 0.0) or (sp > 0.0 and sq < 0.0):
-                X = P + (sp / (sp - sq)) * (Q - P)
-                out = _push(tmp, out, X, tol2)
+                t = sp / (sp - sq)
+                x0, x1, x2 = P[0] + t * (Q[0] - P[0]), P[1] + t * (Q[1] - P[1]), P[2] + t * (Q[2] - P[2])
+                out = _push(tmp, out, x0, x1, x2, tol2)
                 if out < 0 or nc >= cap.shape[0]:
                     return -1
-                cap[nc] = X
+                cap[nc, 0], cap[nc, 1], cap[nc, 2] = x0, x1, x2
                 nc += 1
         out = _close(tmp, out, tol2)
         if out >= 3:
-            for v in range(out):
-                FV[g, v] = tmp[v]
+            FV[g, :out] = tmp[:out]
             FN[g], FP[g] = out, FP[f]
             g += 1
     if nc >= 3:
         if g >= FV.shape[0]:
             return -1
-        u, w = _plane_axes(nk)
-        cen = np.zeros(3)
-        for i in range(nc):
-            cen += cap[i]
-        cen /= nc
-        for i in range(nc):
-            e = cap[i] - cen
-            ang[i] = np.arctan2(_dot(e, w), _dot(e, u))
-        order = np.argsort(ang[:nc])
+        _angles(cap, nc, nk, ang)
+        _sort(ang, nc, idx)
         out = 0
         for i in range(nc):
-            out = _push(tmp, out, cap[order[i]], tol2)
+            c = cap[idx[i]]
+            out = _push(tmp, out, c[0], c[1], c[2], tol2)
             if out < 0:
                 return -1
         out = _close(tmp, out, tol2)
         if out >= 3:
-            for v in range(out):
-                FV[g, v] = tmp[v]
+            FV[g, :out] = tmp[:out]
             FN[g], FP[g] = out, k
             g += 1
     return g
@@ -164,7 +189,7 @@ def _clip(FV, FN, FP, nf, nk, dk, k, tmp, cap, ang, tol):
 def _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang):
     """Fan triangles of every face (from its vertex of smallest angle about the vertex
     mean, as `polyhedra._faces`): (ok, A^2-weighted normal sum, area-weighted centroid
-    sum, total area, triangle count)."""
+    sum, total area)."""
     n = np.zeros(3)
     point = np.zeros(3)
     total = 0.0
@@ -176,26 +201,25 @@ def _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang):
         if k < 0:                      # a face of the start box survived: unbounded input
             ok = False
             continue
-        u, w = _plane_axes(normals[k])
-        cen = np.zeros(3)
-        for v in range(m):
-            cen += FV[f, v]
-        cen /= m
+        _angles(FV[f], m, normals[k], ang)
         s = 0
-        for v in range(m):
-            e = FV[f, v] - cen
-            ang[v] = np.arctan2(_dot(e, w), _dot(e, u))
+        for v in range(1, m):
             if ang[v] < ang[s]:
                 s = v
         y0 = FV[f, s]
         for i in range(1, m - 1):
             y1, y2 = FV[f, (s + i) % m], FV[f, (s + i + 1) % m]
-            cr = np.cross(y1 - y0, y2 - y0)
-            a = 0.5 * np.sqrt(_dot(cr, cr))
+            a0, a1, a2 = y1[0] - y0[0], y1[1] - y0[1], y1[2] - y0[2]
+            b0, b1, b2 = y2[0] - y0[0], y2[1] - y0[1], y2[2] - y0[2]
+            c0, c1, c2 = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+            a = 0.5 * np.sqrt(c0 * c0 + c1 * c1 + c2 * c2)
             total += a
-            point += a * (y0 + y1 + y2) / 3.0
+            for j in range(3):
+                point[j] += a * (y0[j] + y1[j] + y2[j]) / 3.0
             if surface[k]:
-                n += (a * a if owner[k] == 0 else -a * a) * normals[k]
+                w = a * a if owner[k] == 0 else -a * a
+                for j in range(3):
+                    n[j] += w * normals[k, j]
             ntri += 1
     return ok and ntri >= 4, n, point, total
 
@@ -223,6 +247,7 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
     tmp = np.empty((maxp, 3))
     cap = np.empty((2 * maxp * maxf, 3))
     ang = np.empty(max(2 * maxp * maxf, maxp))
+    idx = np.empty(ang.size, dtype=np.int64)
     normals = np.empty((2 * kmax, 3))
     d = np.empty(2 * kmax)
     owner = np.empty(2 * kmax, dtype=np.int64)
@@ -251,7 +276,7 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
         tol = _DEDUP * size
         nf = _box(FV, FN, FP, lo - 0.25 * span - 2.0 * eps, hi + 0.25 * span + 2.0 * eps)
         for j in range(K):
-            nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, tmp, cap, ang, tol)
+            nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, tmp, cap, ang, idx, tol)
             if nf < 0:
                 break
         if nf < 0:
