@@ -74,13 +74,6 @@ def _push(out, m, x0, x1, x2, tol2):
 
 
 @numba.njit(cache=True)
-def _side(x, nk, dk, tol):
-    """Signed distance of x to the plane n.y = d, snapped to 0 within tol."""
-    s = x[0] * nk[0] + x[1] * nk[1] + x[2] * nk[2] - dk
-    return 0.0 if abs(s) <= tol else s
-
-
-@numba.njit(cache=True)
 def _close(out, m, tol2):
     """Drop a closing repeat of the first point of the polygon out[:m]; returns m."""
     if m > 1:
@@ -119,19 +112,21 @@ def _sort(ang, m, idx):
 
 
 @numba.njit(cache=True)
-def _clip(FV, FN, FP, nf, nk, dk, k, tmp, cap, ang, idx, tol):
+def _clip(FV, FN, FP, nf, nk, dk, k, S, tmp, cap, ang, idx, tol):
     """Cut the polytope (faces FV[f, :FN[f]], planes FP) by n.y <= d (vertices within tol
     of the plane count as on it); the cut face gets tag k. Returns the new face count, or
-    -1 when a work array overflows."""
+    -1 when a work array overflows. S is a work array shaped as FV[..., 0]."""
     tol2 = tol * tol
     outside = False
-    for f in range(nf):
+    n0, n1, n2 = nk[0], nk[1], nk[2]
+    for f in range(nf):                  # signed distances, snapped to 0 within tol
         for v in range(FN[f]):
-            if _side(FV[f, v], nk, dk, tol) > 0.0:
+            sv = FV[f, v, 0] * n0 + FV[f, v, 1] * n1 + FV[f, v, 2] * n2 - dk
+            if abs(sv) <= tol:
+                sv = 0.0
+            elif sv > 0.0:
                 outside = True
-                break
-        if outside:
-            break
+            S[f, v] = sv
     if not outside:
         return nf
     nc = 0
@@ -139,23 +134,23 @@ def _clip(FV, FN, FP, nf, nk, dk, k, tmp, cap, ang, idx, tol):
     for f in range(nf):
         m = FN[f]
         out = 0
-        sq = _side(FV[f, 0], nk, dk, tol)
         for v in range(m):
-            P = FV[f, v]
-            Q = FV[f, (v + 1) % m]
-            sp, sq = sq, _side(Q, nk, dk, tol)
+            w = v + 1 if v + 1 < m else 0
+            sp, sq = S[f, v], S[f, w]
             if sp <= 0.0:
-                out = _push(tmp, out, P[0], P[1], P[2], tol2)
+                out = _push(tmp, out, FV[f, v, 0], FV[f, v, 1], FV[f, v, 2], tol2)
                 if out < 0:
                     return -1
                 if sp == 0.0:
                     if nc >= cap.shape[0]:
                         return -1
-                    cap[nc] = P
+                    cap[nc, 0], cap[nc, 1], cap[nc, 2] = FV[f, v, 0], FV[f, v, 1], FV[f, v, 2]
                     nc += 1
             if (sp < 0.0 and sq > 0.0) or (sp > 0.0 and sq < 0.0):
                 t = sp / (sp - sq)
-                x0, x1, x2 = P[0] + t * (Q[0] - P[0]), P[1] + t * (Q[1] - P[1]), P[2] + t * (Q[2] - P[2])
+                x0 = FV[f, v, 0] + t * (FV[f, w, 0] - FV[f, v, 0])
+                x1 = FV[f, v, 1] + t * (FV[f, w, 1] - FV[f, v, 1])
+                x2 = FV[f, v, 2] + t * (FV[f, w, 2] - FV[f, v, 2])
                 out = _push(tmp, out, x0, x1, x2, tol2)
                 if out < 0 or nc >= cap.shape[0]:
                     return -1
@@ -244,6 +239,7 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
     FV = np.empty((maxf, maxp, 3))
     FN = np.zeros(maxf, dtype=np.int64)
     FP = np.zeros(maxf, dtype=np.int64)
+    S = np.empty((maxf, maxp))
     tmp = np.empty((maxp, 3))
     cap = np.empty((2 * maxp * maxf, 3))
     ang = np.empty(max(2 * maxp * maxf, maxp))
@@ -276,7 +272,7 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
         tol = _DEDUP * size
         nf = _box(FV, FN, FP, lo - 0.25 * span - 2.0 * eps, hi + 0.25 * span + 2.0 * eps)
         for j in range(K):
-            nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, tmp, cap, ang, idx, tol)
+            nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, S, tmp, cap, ang, idx, tol)
             if nf < 0:
                 break
         if nf < 0:
