@@ -220,17 +220,72 @@ def _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang):
 
 
 @numba.njit(cache=True)
+def _far(Y, c):
+    """Index of the row of Y farthest from the point c."""
+    best, j = -1.0, 0
+    for i in range(Y.shape[0]):
+        e0, e1, e2 = Y[i, 0] - c[0], Y[i, 1] - c[1], Y[i, 2] - c[2]
+        d = e0 * e0 + e1 * e1 + e2 * e2
+        if d > best:
+            best, j = d, i
+    return j, np.sqrt(best)
+
+
+@numba.njit(cache=True)
+def polygon_corners(V, x, n, tol, out):
+    """Up to four points spanning the contact polygon: the vertices V projected onto the
+    plane through x normal to n; P0 the farthest from x, P1 the farthest from P0, P2 and P3
+    the farthest from the line P0 P1 on either side. Points closer than tol to the ones
+    already chosen (to the line for P2, P3) are left out. Writes out[:k]; returns k."""
+    Y = np.empty_like(V)
+    for i in range(V.shape[0]):
+        t = (V[i, 0] - x[0]) * n[0] + (V[i, 1] - x[1]) * n[1] + (V[i, 2] - x[2]) * n[2]
+        for j in range(3):
+            Y[i, j] = V[i, j] - t * n[j]
+    i0, r0 = _far(Y, x)
+    if r0 <= tol:
+        out[0] = x
+        return 1
+    i1, r1 = _far(Y, Y[i0])
+    out[0], out[1] = Y[i0], Y[i1]
+    if r1 <= tol:
+        out[0] = x
+        return 1
+    e = (Y[i1] - Y[i0]) / r1
+    s = np.cross(n, e)                     # in-plane, across the line P0 P1
+    lo, hi, jlo, jhi = 0.0, 0.0, -1, -1
+    for i in range(Y.shape[0]):
+        h = (Y[i, 0] - Y[i0, 0]) * s[0] + (Y[i, 1] - Y[i0, 1]) * s[1] + (Y[i, 2] - Y[i0, 2]) * s[2]
+        if h > hi:
+            hi, jhi = h, i
+        if h < lo:
+            lo, jlo = h, i
+    k = 2
+    if hi > tol:
+        out[k] = Y[jhi]
+        k += 1
+    if -lo > tol:
+        out[k] = Y[jlo]
+        k += 1
+    return k
+
+
+@numba.njit(cache=True)
 def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f_surface, f_sid,
-                 lo_box, hi_box, eps):
+                 lo_box, hi_box, eps, corner_tol=-1.0):
     """Narrow phase of the convex pairs (ca[k] owns the normal). Returns touch, point,
-    normal (from a to b), gap, area, surface id of a, of b, and `redo` (pairs whose work
-    arrays overflowed: to be evaluated by the Qhull path)."""
+    normal (from a to b), gap, area, surface id of a, of b, `redo` (pairs whose work
+    arrays overflowed: to be evaluated by the Qhull path) and, when corner_tol >= 0, the
+    `polygon_corners` of every contact (m, 4, 3) with their count (m,), corners kept apart
+    by at least max(corner_tol, 10 x the lens thickness along the normal)."""
     m = ca.size
     touch = np.zeros(m, dtype=np.bool_)
     redo = np.zeros(m, dtype=np.bool_)
     point, normal = np.zeros((m, 3)), np.zeros((m, 3))
     gap, area = np.zeros(m), np.zeros(m)
     sid_a, sid_b = np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64)
+    corners = np.zeros((m if corner_tol >= 0.0 else 0, 4, 3))
+    ncorner = np.zeros(m, dtype=np.int64)
     kmax = 0
     for c in range(c_fstart.size - 1):
         kmax = max(kmax, c_fstart[c + 1] - c_fstart[c])
@@ -310,4 +365,10 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
         touch[k] = True
         point[k], normal[k], gap[k], area[k] = x, nn, g, 0.5 * total
         sid_a[k], sid_b[k] = sa, sb
-    return touch, point, normal, gap, area, sid_a, sid_b, redo
+        if corner_tol >= 0.0:                  # flat lens: corners farther apart than 10 x its thickness
+            lo_n, hi_n = np.inf, -np.inf
+            for i in range(nv):
+                t = _dot(V[i], nn)
+                lo_n, hi_n = min(lo_n, t), max(hi_n, t)
+            ncorner[k] = polygon_corners(V, x, nn, max(corner_tol, 10.0 * (hi_n - lo_n)), corners[k])
+    return touch, point, normal, gap, area, sid_a, sid_b, redo, corners, ncorner
