@@ -18,37 +18,41 @@
 # A third plate turns about a line through its edge while sliding sideways (a composed motion);
 # checked: a corner of it is where R(t) X + g(t) puts it.
 #
+# The checks read the stored frames (READ mode), so a second run re-checks the results.
+#
 # Run:  solfec-py inputs/vibrating_plate.py
 import math
+from solfec_py.api.results import stored_frames
 
 step, stop = 1E-4, 0.16
 g, r = 9.81, 0.05
-sol = SOLFEC('DYNAMIC', step, 'out/vibrating_plate')
-sol.verbose = 'OFF'
-GRAVITY(sol, (0, 0, -g))
-SURFACE_MATERIAL(sol, model='SIGNORINI_COULOMB', friction=0.0, restitution=0.0)
-mat = BULK_MATERIAL(sol, density=1000.0)
 
 
 def box(x0, x1, y0, y1, z0, z1):
     return HULL([v for x in (x0, x1) for y in (y0, y1) for z in (z0, z1) for v in (x, y, z)], 1, 1)
 
 
-plates = []
-balls = []
-for k, (A, f) in enumerate(((0.002, 5.0), (0.010, 10.0))):
-    x = 1.0 * k
-    plate = BODY(sol, 'OBSTACLE', box(x - 0.3, x + 0.3, -0.3, 0.3, -0.1, 0.0), mat, label='plate%d' % k)
-    PRESCRIBED_MOTION(plate, ('TRANSLATION', (0, 0, 1), ('SINE', A, f)))
-    ball = BODY(sol, 'RIGID', SPHERE((x, 0, r), r, 1, 1), mat, label='ball%d' % k)
-    INITIAL_VELOCITY(ball, (0, 0, A * 2 * math.pi * f), (0, 0, 0))     # moving with the plate at t = 0
-    plates.append((plate, A, 2 * math.pi * f))
-    balls.append(ball)
+def build():
+    sol = SOLFEC('DYNAMIC', step, 'out/vibrating_plate')
+    sol.verbose = 'OFF'
+    GRAVITY(sol, (0, 0, -g))
+    SURFACE_MATERIAL(sol, model='SIGNORINI_COULOMB', friction=0.0, restitution=0.0)
+    mat = BULK_MATERIAL(sol, density=1000.0)
+    plates, balls = [], []
+    for k, (A, f) in enumerate(((0.002, 5.0), (0.010, 10.0))):
+        x = 1.0 * k
+        plate = BODY(sol, 'OBSTACLE', box(x - 0.3, x + 0.3, -0.3, 0.3, -0.1, 0.0), mat, label='plate%d' % k)
+        PRESCRIBED_MOTION(plate, ('TRANSLATION', (0, 0, 1), ('SINE', A, f)))
+        ball = BODY(sol, 'RIGID', SPHERE((x, 0, r), r, 1, 1), mat, label='ball%d' % k)
+        INITIAL_VELOCITY(ball, (0, 0, A * 2 * math.pi * f), (0, 0, 0))     # moving with the plate at t = 0
+        plates.append((plate, A, 2 * math.pi * f))
+        balls.append(ball)
+    # a plate turning by 0.3 sin(2 pi t) about its edge y = -0.3 (line along x) while sliding 0.1 t along x
+    paddle = BODY(sol, 'OBSTACLE', box(2.7, 3.3, -0.3, 0.3, -0.1, 0.0), mat, label='paddle')
+    PRESCRIBED_MOTION(paddle, [('ROTATION', (3, -0.3, 0), (1, 0, 0), ('SINE', 0.3, 1.0)),
+                               ('TRANSLATION', (1, 0, 0), ('LINEAR', 0.0, 0.1))])
+    return sol, plates, balls, paddle
 
-# a plate turning by 0.3 sin(2 pi t) about its edge y = -0.3 (line along x) while sliding 0.1 t along x
-paddle = BODY(sol, 'OBSTACLE', box(2.7, 3.3, -0.3, 0.3, -0.1, 0.0), mat, label='paddle')
-PRESCRIBED_MOTION(paddle, [('ROTATION', (3, -0.3, 0), (1, 0, 0), ('SINE', 0.3, 1.0)),
-                           ('TRANSLATION', (1, 0, 0), ('LINEAR', 0.0, 0.1))])
 
 track = {'follow': 0.0, 'vfollow': 0.0, 'sep': None, 'land': None, 'apex': -1.0, 'corner': 0.0}
 
@@ -75,8 +79,11 @@ def watch():
     return 1
 
 
-CALLBACK(sol, step, (), watch)
-RUN(sol, GAUSS_SEIDEL_SOLVER(1E-10, 1000), stop)
+sol, plates, balls, paddle = build()
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-10, 1000), stop)     # nothing in READ mode
+sol, plates, balls, paddle = build()                 # the stored results (a frame every step)
+for t in stored_frames(sol):
+    watch()
 
 # exact detachment, flight and landing of ball 2
 A, w = plates[1][1], plates[1][2]

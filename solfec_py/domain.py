@@ -121,7 +121,8 @@ class Domain:
                 [b.row for b in bodies if b.block is block], dtype=np.int64)
             if rows.size == 0:
                 continue
-            slots = block.energy[:n] if bodies is None else block.energy[rows]
+            energy = block.energies()
+            slots = energy if bodies is None else energy[rows]
             if stepped and self.dynamic:
                 total += slots.sum(axis=0)
                 continue

@@ -8,7 +8,7 @@ import numpy as np
 from solfec_py import session, validate as V
 from solfec_py.api.common import readonly, require_body
 from solfec_py.api.materials import bulk_material_of
-from solfec_py.api.shape_utils import shape_mass_properties
+from solfec_py.api.shape_utils import live_shape, shape_mass_properties
 from solfec_py.api.shapes import MESH, mesh_views, take_shape
 from solfec_py.api.solfec import require_solfec
 from solfec_py.api.stored import frame_constraints
@@ -48,18 +48,22 @@ class BODY(Body):
             V.choice("form", form, FORMS, what="FEM formulation")
         if V.given(mesh):
             V.instance("mesh", mesh, MESH, "a MESH object")
+            if kind == "FINITE_ELEMENT":
+                raise NotAvailableError("BODY 'mesh' (a background mesh carrying CONVEX shapes) is not"
+                                        " available in solfec-py yet; pass the MESH as 'shape'")
         block = domain.block_for(kind)          # NotAvailableError for kinds still to come
-        self.kind, self.bulk_material = kind, record
-        block.admit(self)                       # e.g. a material the kind cannot use
+        self.kind, self.bulk_material, self.label = kind, record, label
+        self.shape, self._form = live_shape("shape", shape), form if V.given(form) else None
+        block.admit(self)                       # e.g. a material or a mesh the kind cannot use
         primitives = take_shape("shape", shape)
-        if kind in ("RIGID", "OBSTACLE"):
+        if kind in ("RIGID", "OBSTACLE", "FINITE_ELEMENT"):
             primitives = linear_shapes(primitives, f"BODY ({kind})")
+        self.shape = primitives
         volume, center, euler = shape_mass_properties(primitives, density=record.density,
                                                       what="'shape' with the density of 'material'")
         if not volume > 0:
             raise InputError(
                 f"'shape' has volume {volume!r}; faces must be listed counter-clockwise seen from outside")
-        self.label, self.shape = label, primitives
         self._material_object = material
         # deformable kinds (and obstacles) report DEF_LIM in quasi-statics (Solfec forces it)
         quasi_static = domain.analysis == "QUASI_STATIC" and kind != "RIGID"
@@ -69,6 +73,8 @@ class BODY(Body):
         self.display_points_list: list = []
         domain.insert(self)
         block.add(self, volume, center, euler)
+        if self._scheme != BODY_KINDS[kind].default_scheme:
+            block.set_scheme(self.row, self._scheme)
 
     # ---------------------------------------------------------------- read-only
     @readonly
@@ -105,7 +111,7 @@ class BODY(Body):
 
     @readonly
     def tensor(self):
-        """Inertia tensor (rigid, obstacle) or Euler tensor (pseudo-rigid), column-major 9-tuple."""
+        """Inertia tensor (rigid, obstacle) or Euler tensor (deformable), column-major 9-tuple."""
         return tuple(getattr(self.block, self.block.TENSOR)[self.row].T.reshape(-1).tolist())
 
     @readonly
@@ -252,8 +258,9 @@ def BODY_CHARS(body, mass, volume, center, tensor):
 
 @V.command
 def INITIAL_VELOCITY(body, linear, angular):
-    """Rigid/obstacle: velo = (angular as referential Omega, linear); pseudo-rigid:
-    dF/dt = [angular]x and the centre velocity `linear`."""
+    """Velocity of a rigid motion with centre velocity `linear` and angular velocity
+    `angular`: rigid/obstacle velo = (angular as referential Omega, linear); pseudo-rigid
+    dF/dt = [angular]x and the centre velocity; finite elements nodal v + omega x (X - X0)."""
     body = require_body("body", body)
     v = V.point("linear", linear)
     w = V.point("angular", angular)

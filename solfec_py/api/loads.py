@@ -11,6 +11,7 @@ from solfec_py.bodies.loads import (CONVECTED_FORCE, CONVECTED_TORQUE, SPATIAL_F
                                     SPATIAL_TORQUE, ForceCallback)
 from solfec_py.bodies.obstacle import LOAD_ERROR
 from solfec_py.errors import InputError, InputTypeError, NotAvailableError
+from solfec_py.geometry.mesh import Mesh
 
 KINDS = ("SPATIAL", "CONVECTED")
 
@@ -69,15 +70,13 @@ def TORQUE(body, kind, direction, value):
 
 @V.command
 def PRESSURE(body, surfid, value):
-    """Traction value * (outward normal) on the faces `surfid` of a single-MESH body."""
+    """Traction value * (outward normal) on the faces `surfid` of a single-MESH body
+    (positive values pull outward; a dead load on finite-element bodies, as Solfec's, a
+    follower load on pseudo-rigid bodies: docs/fem.md, docs/pseudo_rigid.md)."""
     body = require_body("body", body)
     surfid = V.integer("surfid", surfid)
     magnitude = number_or_series("value", value)
-    add = getattr(body.block, "add_pressure", None)
-    if add is None:
-        raise NotAvailableError(f"PRESSURE on {body.kind} bodies is not available in solfec-py yet"
-                                " (pseudo-rigid bodies take it)")
-    add(body, surfid, magnitude)
+    body.block.add_pressure(body, surfid, magnitude)
     return None
 
 

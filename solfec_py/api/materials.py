@@ -324,17 +324,12 @@ def bulk_material_of(name: str, value: Any, domain: Domain) -> BulkMaterial:
 @V.command
 def APPLY_BULKMAT(solfec, body, volid, material):
     """Assign `material` to the parts of `body` with volume id `volid` (the intended
-    integer `volid`, not the float Solfec parses). Kinds whose block takes per-volume materials
-    (pseudo-rigid bodies) apply it; a volume id the body does not have is an error."""
+    integer `volid`, not the float Solfec parses): the elements of a finite-element body,
+    the volumes of a pseudo-rigid one; a volume id the body does not have is an error."""
     domain = require_solfec("solfec", solfec)
     body = require_body("body", body)
     volid = V.integer("volid", volid)
     record = bulk_material_of("material", material, domain)
-    apply = getattr(body.block, "apply_material", None)
-    if apply is None:
-        raise NotAvailableError(
-            f"APPLY_BULKMAT is not available in solfec-py yet for {body.kind} bodies: per-volume materials"
-            f" arrive with FINITE_ELEMENT bodies (body {body.id} keeps its global material)")
-    if not apply(body, volid, record):
+    if not body.block.apply_material(body, volid, record):
         raise InputError(f"APPLY_BULKMAT: body {body.id} has no part with volume id {volid}")
     return None

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 from solfec_py import session, timestep, validate as V
 from solfec_py.api.common import require_body
 from solfec_py.api.results import history_items
@@ -163,7 +165,8 @@ def VELOCITY(body, point):
 @V.command
 def STRESS(body, point):
     """(sx, sy, sz, sxy, sxz, syz, mises): the Cauchy stress at a referential point (zero
-    for rigid bodies, homogeneous in a pseudo-rigid body)."""
+    for rigid bodies, homogeneous in a pseudo-rigid body, at a finite-element mesh node the
+    mean over its elements)."""
     body = require_body("body", body)
     X = V.point("point", point)
     return tuple(float(v) for v in body.block.point_stress(body.row, X))

@@ -87,6 +87,12 @@ def peek_shape(name: str, value: Any, requirement: str | None = None) -> list:
     return [p.copy() for s in items for p in s._current_prims()]
 
 
+def live_shape(name: str, value: Any) -> list:
+    """The primitives of a shape argument themselves, the user objects untouched (checks
+    before `take_shape`; do not modify them)."""
+    return _live_prims(name, value, f"{KINDS} object or a list of those")
+
+
 def _live_prims(name: str, value: Any, requirement: str) -> list:
     """The primitives themselves (for in-place transformations)."""
     return [p for s in _shape_items(name, value, requirement) for p in s._data()]

@@ -1,25 +1,57 @@
 """The general body and the per-kind state block (layer 3), after Solfec's
-`struct general_body` (bod.h): a Body is a handle (kind, id, label, shape, material) whose
-`conf`/`velo` are rows of arrays owned by the BodyBlock of its kind.
+`struct general_body` and the BODY_* interface of bod.h: a Body is a handle (kind, id,
+label, shape, material) whose `conf`/`velo` are views into arrays owned by the BodyBlock
+of its kind.
 
-BodyBlock keeps the invariants (storage, growth, deletion, row bookkeeping) and calls
-hooks that each kind implements. Subclass contract:
+BodyBlock keeps the invariants (per-body rows of the common fields, growth, deletion, row
+bookkeeping) and calls hooks that each kind implements. The solver, contact and output
+layers see bodies only through the methods below: they never test the kind.
+
+Subclass contract:
 
 1. `CONF_SIZE`, `VELO_SIZE` (ints) and `FIELDS`: extra per-body arrays as
    {name: (trailing shape, dtype)}; every field becomes an attribute of shape (capacity, ...).
+   A kind whose bodies have states of different lengths (finite elements: 3 numbers per
+   node) sets both sizes to 0, keeps its state in arrays of its own and overrides
+   `conf_view`, `velo_view`, `state_sizes`, `state_values`, `set_state_values`,
+   `nonfinite_rows` — the per-body rows then hold only the common fields (mass, volume,
+   centre, energies) and the kind's FIELDS.
 2. `_init_row(row, body, volume, center, euler)`: fill the fields of a new body from its
    mass properties (reference configuration, `euler` = ∫(X-X0)⊗(X-X0) dV about `center`).
-3. `dynamic_init()`, `critical_step()`, `step_begin(t, h)`, `step_end(t, h)` and the
-   quasi-static pair `qs_step_begin`, `qs_step_end`: advance all rows at once. Between begin
-   and end the generalised reactions of constraints are accumulated in `self.reaction`.
-4. `cur_point(row, X)`, `ref_point(row, x)`, `point_velocity(row, X)`: kinematics of a
-   referential point; `kinetic_energy()` per row; `bounding_boxes()` of current shapes.
-5. Deck-facing hooks with defaults here: `admit(body)` (refuse a body before it is
-   inserted), `set_scheme(row, name)`, `set_damping(row, eta)`, `initial_velocity(row,
-   linear, angular)`, `point_stress(row, X)` (zero: rigid bodies carry no stress) and
-   `TENSOR`, the name of the (3, 3) field BODY.tensor shows and BODY_CHARS sets.
-6. `state_changed(rows)` (the deck set conf / velo: state a scheme carries between steps is
-   void; a no-op here).
+3. Time stepping of all rows at once: `dynamic_init()`, `critical_step()`,
+   `step_begin(t, h)` / `step_end(t, h)` (half steps: first half, loads and free velocity /
+   reactions and second half) and the quasi-static pair `qs_step_begin`, `qs_step_end`.
+   Between begin and end the constraint solvers accumulate generalised reactions through
+   `add_reactions`.
+4. Kinematics of referential points, on arrays of entries (k,) — one block row, point and
+   geometric object `elem` per entry (`elem` is the index of the body's geometric object
+   holding the point, as contact objects and constraints store it; -1 or None: unknown,
+   the block locates the point itself): `cur_points`, `ref_points`, `cur_vectors`,
+   `ref_vectors`, `point_velocities`, `point_objects` (the `elem` of referential points),
+   `stresses` (zero by default: rigid bodies carry no stress).
+5. Constraint support (Solfec's BODY_Gen_To_Loc_Operator and the local dynamics):
+   `gen_to_loc(rows, X, base, elem) -> H` maps the body's velocity to the local velocity
+   of a point in frame `base` (columns t1, t2, n); H is opaque to the solvers (an array or
+   any object supporting `H[index]`) and only comes back to the same block, in
+   `local_velocity`, `delassus` (h-free Ha A^-1 Hb^T of two points of one body),
+   `couples` (which pairs of points interact at all) and `add_reactions` (H^T R into the
+   body's generalised reaction). `contact_inert(rows)` marks bodies that neither react to
+   contacts nor couple them (obstacles).
+6. `kinetic_energy()` per row, `energies()`, `bounding_boxes()` of current shapes,
+   `current_primitives(row)` (shape primitives placed in the current configuration).
+7. Deck-facing hooks, with defaults here where a kind may have nothing to do:
+   `admit(body)` (refuse a body before it is inserted: kind, label, material, shape and
+   `form` are set), `set_scheme(row, name)`, `set_damping(row, eta)`,
+   `initial_velocity(row, linear, angular)`, `point_stress(row, X)`, `TENSOR` (the name of
+   the (3, 3) field BODY.tensor shows and BODY_CHARS sets), `add_pressure(body, surfid,
+   value)`, `apply_material(body, volid, record)`, `stored_geometry(row)` (what the
+   results file keeps to evaluate points without the deck), `state_changed(rows)` (the
+   deck set conf / velo: state a scheme carries between steps is void).
+8. Optional hooks: `on_change()` (the set of bodies changed), `remove(body)` (extend to
+   drop per-kind records of the body).
+
+Hooks a kind does not implement raise NotImplementedError naming the block (never
+AttributeError, which `hasattr` would swallow).
 """
 from __future__ import annotations
 
@@ -43,14 +75,14 @@ class Body:
         self.constraints: list = []
         self.loads: list = []
 
-    # state rows (numpy views; the block may reallocate, so never cache them)
+    # state (numpy views; the block may reallocate, so never cache them)
     @property
     def q(self) -> np.ndarray:
-        return self.block.conf[self.row]
+        return self.block.conf_view(self.row)
 
     @property
     def u(self) -> np.ndarray:
-        return self.block.velo[self.row]
+        return self.block.velo_view(self.row)
 
     def cur_point(self, X) -> np.ndarray:
         return self.block.cur_point(self.row, np.asarray(X, dtype=float))
@@ -61,12 +93,20 @@ class Body:
     def point_velocity(self, X) -> np.ndarray:
         return self.block.point_velocity(self.row, np.asarray(X, dtype=float))
 
+    def stress(self, X) -> np.ndarray:
+        """(sx, sy, sz, sxy, sxz, syz, von Mises) at referential point X."""
+        return self.block.stresses(np.array([self.row]), np.asarray(X, dtype=float).reshape(1, 3))[0]
+
     def current_primitives(self) -> list:
         """Copies of the shape primitives placed in the current configuration."""
         return self.block.current_primitives(self.row)
 
     def critical_step(self) -> float:
         return self.block.critical_step()
+
+
+def _rows(rows) -> np.ndarray:
+    return np.asarray(rows, dtype=np.int64).reshape(-1)
 
 
 class DeletedBodyError(InputTypeError, AttributeError):
@@ -155,34 +195,194 @@ class BodyBlock:
     def on_change(self) -> None:
         """Hook: the set of bodies changed (rebuild cached index arrays)."""
 
+    # ------------------------------------------------------------------ deck-level hooks
+    TENSOR = ""   # name of the (3, 3) field BODY.tensor reads and BODY_CHARS writes
+
+    def admit(self, body) -> None:
+        """Hook: raise an InputError if `body` (kind, label, material, shape and `form` set;
+        not inserted yet) cannot become a row of this block."""
+
     def set_scheme(self, row: int, name: str) -> None:
-        """Hook: BODY.scheme of the body of `row` was set to `name` (checked against the
-        kind's schemes)."""
+        """Hook: BODY.scheme of row `row` became `name` (checked against the kind's schemes)."""
+
+    def set_damping(self, row: int, value: float) -> None:
+        """Hook: BODY.damping = value (ignored by kinds without damping)."""
 
     def state_changed(self, rows) -> None:
         """Hook: conf / velo of `rows` were set from outside the time step."""
+
+    def initial_velocity(self, row: int, linear, angular) -> None:
+        """INITIAL_VELOCITY: the velocity of the rigid motion (v, omega) about the centre."""
+        raise self._missing("initial_velocity")
+
+    def point_stress(self, row: int, X) -> np.ndarray:
+        """(sx, sy, sz, sxy, sxz, syz, von Mises) at referential X."""
+        return self.stresses(_rows(row), np.asarray(X, float).reshape(1, 3))[0]
+
+    def stored_geometry(self, row: int):
+        """Hook: (nodes, cells, materials) the results file keeps for the body's points to
+        be evaluated without a live model (finite elements), or None."""
+        return None
+
+    def add_pressure(self, body, surfid: int, value) -> None:
+        """PRESSURE on the faces of surface id `surfid` (value: number or time series)."""
+        from solfec_py.errors import NotAvailableError
+
+        raise NotAvailableError(f"PRESSURE on {body.kind} bodies is not available in solfec-py yet"
+                                " (finite-element and pseudo-rigid bodies take it)")
+
+    def apply_material(self, body, volid: int, record) -> int:
+        """APPLY_BULKMAT: parts of `body` with volume id `volid` take `record`; returns how
+        many parts changed (0: the body has no such volume id)."""
+        from solfec_py.errors import NotAvailableError
+
+        raise NotAvailableError(f"APPLY_BULKMAT is not available in solfec-py for {body.kind} bodies"
+                                f" (body {body.id} keeps its global material)")
+
+    # ------------------------------------------------------------------ state of the rows
+    # Fixed-size rows (rigid: 12 + 6) are the default; a kind with bodies of different
+    # state lengths overrides these five (contract item 1).
+    def conf_view(self, row: int) -> np.ndarray:
+        """Writable view of the body's `conf` (Solfec's layout of its kind)."""
+        return self.conf[row]
+
+    def velo_view(self, row: int) -> np.ndarray:
+        return self.velo[row]
+
+    def state_sizes(self) -> np.ndarray:
+        """(n, 2) lengths of conf and velo of every row."""
+        return np.tile(np.array([self.CONF_SIZE, self.VELO_SIZE], dtype=np.int64), (self.count, 1))
+
+    def state_values(self) -> np.ndarray:
+        """conf | velo | energy (5) of every row, concatenated row after row (flat)."""
+        n = self.count
+        return np.concatenate((self.conf[:n], self.velo[:n], self.energy[:n]), axis=1).reshape(-1)
+
+    def set_state_values(self, rows, values, sizes, parts=("conf", "velo", "energy")) -> None:
+        """Write states read back (`state_values` layout, `sizes` (k, 2)) into `rows`."""
+        rows = _rows(rows)
+        width = self.CONF_SIZE + self.VELO_SIZE + 5
+        flat = np.asarray(values, dtype=float).reshape(rows.size, width)
+        nc, nv = self.CONF_SIZE, self.VELO_SIZE
+        if "conf" in parts:
+            self.conf[rows] = flat[:, :nc]
+        if "velo" in parts:
+            self.velo[rows] = flat[:, nc:nc + nv]
+        if "energy" in parts:
+            self.energy[rows] = flat[:, nc + nv:]
+
+    def energies(self) -> np.ndarray:
+        """(n, 5) energy slots of every row, current (a kind that updates a slot lazily
+        refreshes it here)."""
+        return self.energy[: self.count]
 
     def nonfinite_rows(self) -> np.ndarray:
         n = self.count
         ok = np.isfinite(self.conf[:n]).all(axis=1) & np.isfinite(self.velo[:n]).all(axis=1)
         return np.flatnonzero(~ok)
 
-    # hooks ----------------------------------------------------------------------
-    TENSOR = ""
+    # ------------------------------------------------------------------ hooks
+    def _missing(self, name: str):
+        return NotImplementedError(f"{type(self).__name__} does not implement {name}() (bodies/base.py contract)")
 
-    def _init_row(self, row, body, volume, center, euler):  # pragma: no cover - abstract
-        raise AttributeError(f"{type(self).__name__} must implement _init_row")
+    def _init_row(self, row, body, volume, center, euler):
+        raise self._missing("_init_row")
 
-    def admit(self, body) -> None:
-        """Raise an InputError if `body` (kind, shape, material set; not inserted yet)
-        cannot become a row of this block."""
+    # time stepping (contract item 3)
+    def dynamic_init(self) -> None:
+        raise self._missing("dynamic_init")
 
-    def set_damping(self, row: int, value: float) -> None:
-        """BODY.damping = value (ignored by kinds without damping)."""
+    def critical_step(self) -> float:
+        raise self._missing("critical_step")
 
-    def initial_velocity(self, row: int, linear, angular) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError(f"{type(self).__name__} must implement initial_velocity")
+    def step_begin(self, t: float, h: float) -> None:
+        raise self._missing("step_begin")
 
-    def point_stress(self, row: int, X) -> np.ndarray:
-        """(sx, sy, sz, sxy, sxz, syz, von Mises) at referential X: zero by default."""
-        return np.zeros(7)
+    def step_end(self, t: float, h: float) -> None:
+        raise self._missing("step_end")
+
+    def qs_step_begin(self, t: float, h: float) -> None:
+        raise self._missing("qs_step_begin")
+
+    def qs_step_end(self, t: float, h: float) -> None:
+        raise self._missing("qs_step_end")
+
+    # kinematics of referential points (contract item 4)
+    def cur_points(self, rows, X, elem=None) -> np.ndarray:
+        """Current places (k, 3) of referential points X (k, 3) of bodies `rows` (k,)."""
+        raise self._missing("cur_points")
+
+    def ref_points(self, rows, x, elem=None) -> np.ndarray:
+        """Referential points (k, 3) of current points x (k, 3)."""
+        raise self._missing("ref_points")
+
+    def cur_vectors(self, rows, d, elem=None) -> np.ndarray:
+        """Push forward of referential directions d (k, 3) (rotation / deformation)."""
+        raise self._missing("cur_vectors")
+
+    def ref_vectors(self, rows, d, elem=None) -> np.ndarray:
+        """Pull back of current directions d (k, 3)."""
+        raise self._missing("ref_vectors")
+
+    def point_velocities(self, rows, X, elem=None) -> np.ndarray:
+        """Spatial velocities (k, 3) of the material points at referential X."""
+        raise self._missing("point_velocities")
+
+    def point_objects(self, rows, X) -> np.ndarray:
+        """`elem` of referential points (k,): the geometric object holding each point
+        (-1 where the kind needs none or the point lies outside the body)."""
+        raise self._missing("point_objects")
+
+    def stresses(self, rows, X, elem=None) -> np.ndarray:
+        """(k, 7) Cauchy stress (sx, sy, sz, sxy, sxz, syz) and von Mises at X (zero by
+        default: rigid bodies carry no stress)."""
+        return np.zeros((_rows(rows).size, 7))
+
+    # single points (deck commands); kinds may override with faster code
+    def cur_point(self, row: int, X) -> np.ndarray:
+        return self.cur_points(_rows(row), np.asarray(X, float).reshape(1, 3))[0]
+
+    def ref_point(self, row: int, x) -> np.ndarray:
+        return self.ref_points(_rows(row), np.asarray(x, float).reshape(1, 3))[0]
+
+    def point_velocity(self, row: int, X) -> np.ndarray:
+        return self.point_velocities(_rows(row), np.asarray(X, float).reshape(1, 3))[0]
+
+    # constraint support (contract item 5)
+    def gen_to_loc(self, rows, X, base, elem=None):
+        raise self._missing("gen_to_loc")
+
+    def local_velocity(self, rows, H, which: str = "free") -> np.ndarray:
+        """H u per entry (k, 3): u(t) for `which` = 'start', the free velocity otherwise."""
+        raise self._missing("local_velocity")
+
+    def delassus(self, rows, Ha, Hb) -> np.ndarray:
+        """Ha A^-1 Hb^T per entry (k, 3, 3) for two points of the same body."""
+        raise self._missing("delassus")
+
+    def couples(self, rows, Ha, Hb) -> np.ndarray | None:
+        """Which pairs of points of one body interact (bool (k,)); None: all of them."""
+        return None
+
+    def add_reactions(self, rows, H, R) -> None:
+        """Accumulate H^T R (R (k, 3) local reactions, rows may repeat)."""
+        raise self._missing("add_reactions")
+
+    def contact_inert(self, rows) -> np.ndarray:
+        raise self._missing("contact_inert")
+
+    def absorbed(self, cset) -> np.ndarray:
+        """Constraint-set rows this block enforces itself in the current step (e.g. the
+        pinned nodes of quasi-static finite-element bodies, bodies/fe_pins.py): the
+        solvers leave them out and the block stores their reactions at step end."""
+        return np.zeros(0, dtype=np.int64)
+
+    # energies, boxes, shapes (contract item 6)
+    def kinetic_energy(self) -> np.ndarray:
+        raise self._missing("kinetic_energy")
+
+    def bounding_boxes(self) -> tuple[np.ndarray, np.ndarray]:
+        raise self._missing("bounding_boxes")
+
+    def current_primitives(self, row: int) -> list:
+        raise self._missing("current_primitives")

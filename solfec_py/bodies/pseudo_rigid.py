@@ -150,13 +150,10 @@ class PseudoRigidBlock(BodyBlock):
             p.set_rigid_motion(F, self.conf[row, CENTER].copy(), self.center[row].copy())
         return prims
 
-    def point_stress(self, row, X) -> np.ndarray:
-        """(sx, sy, sz, sxy, sxz, syz, von Mises): the homogeneous Cauchy stress of the body."""
-        return self.point_stresses(np.array([row]), np.asarray(X, float)[None])[0]
-
-    def point_stresses(self, rows, X) -> np.ndarray:
-        """(k, 7) point_stress of many points (rows may repeat)."""
-        rows = np.asarray(rows, dtype=np.int64)
+    def stresses(self, rows, X, elem=None) -> np.ndarray:
+        """(k, 7) (sx, sy, sz, sxy, sxz, syz, von Mises): the homogeneous Cauchy stress of
+        each entry's body (rows may repeat)."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
         out = np.empty((rows.size, 7))
         K.cauchy_stresses(self.conf, self.lame, rows, out)
         return out
@@ -173,21 +170,25 @@ class PseudoRigidBlock(BodyBlock):
         q = self.conf[rows]
         return self.center[rows] + np.linalg.solve(gradients(q), (x - q[:, CENTER])[..., None])[..., 0]
 
-    def point_velocities(self, rows, X):
+    def point_velocities(self, rows, X, elem=None):
         rows = np.asarray(rows, dtype=np.int64)
         u = self.velo[rows]
         return u[:, LINEAR] + np.einsum("kij,kj->ki", gradients(u), X - self.center[rows])
 
-    def cur_vectors(self, rows, d):
+    def cur_vectors(self, rows, d, elem=None):
         """Directions convected as material line elements, F d, kept at the length of d (a
         unit direction stays unit; see docs/pseudo_rigid.md on Solfec's F^T)."""
         F = gradients(self.conf[np.asarray(rows, dtype=np.int64)])
         return _scaled_to(np.einsum("kij,kj->ki", F, d), d)
 
-    def ref_vectors(self, rows, d):
+    def ref_vectors(self, rows, d, elem=None):
         """Inverse of cur_vectors: F^-1 d kept at the length of d."""
         F = gradients(self.conf[np.asarray(rows, dtype=np.int64)])
         return _scaled_to(np.linalg.solve(F, d[..., None])[..., 0], d)
+
+    def point_objects(self, rows, X):
+        """A pseudo-rigid body deforms all its geometric objects alike: -1 everywhere."""
+        return np.full(np.asarray(rows).size, -1, dtype=np.int64)
 
     def gen_to_loc(self, rows, X, base, elem=None):
         """H (k, 3, 12): H[i, 3 r + c] = base[r, i] (X - X0)_c, H[i, 9 + r] = base[r, i]."""

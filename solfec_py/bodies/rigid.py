@@ -63,6 +63,21 @@ def _cur_points(rows, X, conf, center):
 
 
 @numba.njit(cache=True)
+def _point_velocities(rows, X, conf, velo, center):
+    """v = vc + Lambda (Omega x (X - X0)) per entry (Lambda column-major in conf[row, 0:9],
+    Omega = velo[row, 0:3] referential, vc = velo[row, 3:6])."""
+    out = np.empty((rows.size, 3))
+    for k in range(rows.size):
+        r = rows[k]
+        a0, a1, a2 = X[k, 0] - center[r, 0], X[k, 1] - center[r, 1], X[k, 2] - center[r, 2]
+        w0, w1, w2 = velo[r, 0], velo[r, 1], velo[r, 2]
+        b0, b1, b2 = w1 * a2 - w2 * a1, w2 * a0 - w0 * a2, w0 * a1 - w1 * a0
+        for i in range(3):
+            out[k, i] = velo[r, 3 + i] + conf[r, i] * b0 + conf[r, 3 + i] * b1 + conf[r, 6 + i] * b2
+    return out
+
+
+@numba.njit(cache=True)
 def _delassus(rows, Ha, Hb, Jinv, mass):
     out = np.empty((rows.size, 3, 3))
     for k in range(rows.size):
@@ -162,21 +177,11 @@ class RigidBlock(SchemeSupport, BodyBlock):
             p.set_rigid_motion(R, self.conf[row, CENTER].copy(), self.center[row].copy())
         return prims
 
-    # ================================================================ constraint support
-    # (owned by the constraints issue; NUMERICS §1.2, §4.2, §4.9)
-    # The general body interface the solver layer uses; other kinds implement the same
-    # methods. All work on arrays of rows (k,) with one point / frame per entry:
-    #   cur_points(rows, X) / ref_points(rows, x)  referential <-> current points (k, 3)
-    #   cur_vectors(rows, d) / ref_vectors(rows, d)  push forward / pull back of directions
-    #   gen_to_loc(rows, X, base) -> H (k, 3, m): local velocity = H u_row; m = the dofs a
-    #       point touches (rigid: all 6; a finite element: those of its element); H stays
-    #       opaque to the solvers and comes back to the same block
-    #   local_velocity(rows, H, which) -> (k, 3): H u with u(t) ('start') or the current
-    #       (free, after step_begin) velocity ('free')
-    #   delassus(rows, Ha, Hb) -> (k, 3, 3): Ha A^-1 Hb^T for two points of the same body
-    #   add_reactions(rows, H, R): reaction[rows] += H^T R (rows may repeat)
-    #   contact_inert(rows) -> bool (k,): True where contacts neither react nor couple
-    #       (obstacles, NUMERICS §1.2)
+    # ================================================================ body interface
+    # (bodies/base.py contract items 4-5; NUMERICS §1.2, §4.2, §4.9). All work on arrays of
+    # rows (k,) with one point / frame per entry; `elem` is ignored (a rigid body moves
+    # all its geometric objects alike). H (k, 3, 6) = the local velocity of a point as a
+    # linear map of the 6 body velocities.
     def cur_points(self, rows, X, elem=None):
         return _cur_points(np.asarray(rows, dtype=np.int64), np.ascontiguousarray(X, dtype=float),
                            self.conf, self.center)
@@ -185,11 +190,19 @@ class RigidBlock(SchemeSupport, BodyBlock):
         rows = np.asarray(rows, dtype=np.int64)
         return self.center[rows] + _mtv(rotations(self.conf[rows]), x - self.conf[rows, CENTER])
 
-    def cur_vectors(self, rows, d):
+    def cur_vectors(self, rows, d, elem=None):
         return _mv(rotations(self.conf[np.asarray(rows, dtype=np.int64)]), d)
 
-    def ref_vectors(self, rows, d):
+    def ref_vectors(self, rows, d, elem=None):
         return _mtv(rotations(self.conf[np.asarray(rows, dtype=np.int64)]), d)
+
+    def point_velocities(self, rows, X, elem=None):
+        """v = vc + Lambda (Omega x (X - X0)) per entry (numba)."""
+        return _point_velocities(np.asarray(rows, dtype=np.int64).reshape(-1), np.ascontiguousarray(X, dtype=float),
+                                 self.conf, self.velo, self.center)
+
+    def point_objects(self, rows, X):
+        return np.full(np.asarray(rows).size, -1, dtype=np.int64)
 
     def gen_to_loc(self, rows, X, base, elem=None):
         """H = [base^T Lambda [A]x^T | base^T], A = X - X0 (NUMERICS §1.2)."""
@@ -216,7 +229,7 @@ class RigidBlock(SchemeSupport, BodyBlock):
 
     def contact_inert(self, rows):
         return self.obstacle[np.asarray(rows, dtype=np.int64)].copy()
-    # ============================================================ end constraint support
+    # ============================================================ end body interface
 
     def bounding_boxes(self):
         n = self.count

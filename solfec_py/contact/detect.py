@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solfec_py import constraints as C, session
+from solfec_py.bodies.points import per_family
 from solfec_py.contact import broad, narrow, objects as O, polygon_points as PP, polyhedra, sparsify as SP
 from solfec_py.errors import SimulationError
 from solfec_py.solvers.local_dynamics import body_rows
@@ -139,12 +140,9 @@ def _store(domain, table: O.ObjectTable, cset, rows: np.ndarray, found: Found, e
     cset.gap[rows] = found.gap
     cset.area[rows] = found.area
     cset.elem[rows, 0], cset.elem[rows, 1] = table.elem[found.om], table.elem[found.os]
-    for side, obj, x, field in ((0, found.om, found.pm, cset.mpnt), (1, found.os, found.ps, cset.spnt)):
-        fam = table.family[obj]
-        for code, name in enumerate(table.families):
-            m = fam == code
-            if m.any():
-                field[rows[m]] = domain.blocks[name].ref_points(table.row[obj[m]], x[m])
+    for obj, x, field in ((found.om, found.pm, cset.mpnt), (found.os, found.ps, cset.spnt)):
+        field[rows] = per_family(domain, table.families, table.family[obj], table.row[obj], "ref_points", x,
+                                 table.elem[obj])
 
 
 def _update(domain, table, geo, cset, eps) -> np.ndarray:
@@ -204,7 +202,7 @@ def detect(domain) -> int:
     table = O.table_for(domain)
     cset = domain.constraints if isinstance(domain.constraints, C.ConstraintSet) else None
     has_contacts = cset is not None and bool((cset.kind[: cset.count] == C.CONTACT).any())
-    if table.count < 2 and not has_contacts:
+    if table.body_count < 2 and not has_contacts:     # no pair of bodies (no self-contact)
         return 0
     eps = session.geometric_epsilon()
     geo = O.current(domain, table, eps)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solfec_py import session
+from solfec_py.bodies.points import per_family
 from solfec_py.geometry.convex import Convex
 from solfec_py.geometry.mesh import INTERIOR_SURFID, Mesh
 from solfec_py.geometry.sphere import Sphere
@@ -55,6 +56,7 @@ class ObjectTable:
     signature: tuple = ()
     unsupported: list = field(default_factory=list)   # (body, shape kind) not taking part
     adjacency: np.ndarray | None = None                # sparsify.adjacency_keys, computed on first use
+    body_count: int = 0                                # distinct bodies owning objects
 
     @property
     def count(self) -> int:
@@ -243,8 +245,10 @@ def build(domain) -> ObjectTable:
                             inert=bool(inert[r]), part=part)
         starts[n] = len(objects.bodies)
         first[name] = starts
-    return ObjectTable(families=families, first=first, unsupported=unsupported,
-                       **objects.arrays(), **spheres.arrays(), **convexes.arrays())
+    table = ObjectTable(families=families, first=first, unsupported=unsupported,
+                        **objects.arrays(), **spheres.arrays(), **convexes.arrays())
+    table.body_count = int(np.unique(table.bid).size)
+    return table
 
 
 @dataclass
@@ -262,13 +266,8 @@ class Geometry:
 
 def current_points(domain, table: ObjectTable, obj: np.ndarray, X: np.ndarray) -> np.ndarray:
     """Current places of referential points X[k] of objects obj[k] (family by family)."""
-    out = np.empty_like(X)
-    fam = table.family[obj]
-    for code, name in enumerate(table.families):
-        m = fam == code
-        if m.any():
-            out[m] = domain.blocks[name].cur_points(table.row[obj[m]], X[m])
-    return out
+    return per_family(domain, table.families, table.family[obj], table.row[obj], "cur_points", X,
+                      table.elem[obj])
 
 
 def current(domain, table: ObjectTable, eps: float) -> Geometry:

@@ -5,9 +5,10 @@ routines); the layout itself is solfec-py's (documented in docs/results.md).
 
 A frame is one row of the table `frames` (float64, columns `FRAME_COLUMNS`) plus, per body
 family, a block of rows of `state/<family>` (conf | velo | energy, one row per body, in the
-order of `ids/<family>`), a block of rows of `carry/<family>` (the state integration
-schemes carry between steps, bodies that have some only) and a block of rows of
-`constraints` (columns `CON_COLUMNS`).
+order of `ids/<family>`; for families whose bodies differ in state length, one flat run of
+values, see RAGGED), a block of rows of `carry/<family>` (the state integration schemes
+carry between steps, bodies that have some only) and a block of rows of `constraints`
+(columns `CON_COLUMNS`).
 Row blocks are addressed by offset/count columns of the frame table, so frames are
 appended without rewriting anything and a half-written frame is simply not referenced.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from solfec_py.bodies import families
 from solfec_py.bodies.rigid_schemes import CARRY_WIDTH as RIGID_CARRY_WIDTH
 from solfec_py.constraints import KINDS
 
@@ -26,7 +28,12 @@ STATISTICS = ("GSITERS", "MERIT", "NTITERS", "GSCOLORS", "GSBOT", "GSMID", "GSTO
 ENERGIES = ("KINETIC", "EXTERNAL", "CONTACT", "FRICTION", "INTERNAL")  # storage order
 
 # body families with fixed-width state rows: width of conf and velo (energy adds 5)
-FAMILIES = {"rigid": (12, 6), "pseudo_rigid": (12, 12)}
+FAMILIES = {fam: sizes for fam, sizes in families().items() if sizes is not None}
+# families whose bodies have states of different lengths (finite elements: 3 per node):
+# `state/<family>` is flat (conf | velo | energy of each body in turn) and `sizes/<family>`
+# holds (len(conf), len(velo)) of every body, addressed like `ids/<family>` (format 4)
+RAGGED = tuple(fam for fam, sizes in families().items() if sizes is None)
+ALL_FAMILIES = tuple(FAMILIES) + RAGGED
 # families whose blocks carry scheme state between steps (`carried_rows()`, rows of
 # body id, scheme code, step, state): width of a row of `carry/<family>` (format version 4)
 CARRIED = {"rigid": 3 + RIGID_CARRY_WIDTH}
@@ -46,7 +53,7 @@ def _family_columns(family: str) -> tuple:
 
 # VALID (last, 1.0) marks a written row: the table is allocated ahead of the frames
 FRAME_COLUMNS = (BASE_COLUMNS + tuple(f"E_{e}" for e in ENERGIES) + TIMERS + STATISTICS
-                 + tuple(c for fam in FAMILIES for c in _family_columns(fam))
+                 + tuple(c for fam in ALL_FAMILIES for c in _family_columns(fam))
                  + tuple(f"{fam.upper()}_CARRY_{w}" for fam in CARRIED for w in ("OFF", "CNT")) + ("VALID",))
 COL = {name: i for i, name in enumerate(FRAME_COLUMNS)}
 
@@ -167,12 +174,24 @@ def _set_rows(cset) -> np.ndarray:
 
 
 # gathering a frame from a live domain --------------------------------------------------
-def family_state(block) -> tuple[np.ndarray, np.ndarray]:
-    """(ids int64 (n,), rows float64 (n, width)) of the bodies of one block."""
-    n = block.count
-    ids = np.fromiter((b.id for b in block.bodies), dtype=np.int64, count=n)
-    rows = np.concatenate((block.conf[:n], block.velo[:n], block.energy[:n]), axis=1)
-    return ids, rows
+def body_ids(block) -> np.ndarray:
+    """Ids (n,) of the bodies of a block, in row order."""
+    return np.fromiter((b.id for b in block.bodies), dtype=np.int64, count=block.count)
+
+
+def value_offsets(sizes: np.ndarray) -> np.ndarray:
+    """(n + 1,) offsets of the bodies' records (conf | velo | energy) in a flat state."""
+    sizes = np.asarray(sizes, dtype=np.int64).reshape(-1, 2)
+    return np.concatenate([[0], np.cumsum(sizes.sum(axis=1) + 5)]).astype(np.int64)
+
+
+def pick(values: np.ndarray, sizes: np.ndarray, which: np.ndarray) -> np.ndarray:
+    """The records of bodies `which` (indices into sizes) of a flat state, in that order."""
+    off = value_offsets(sizes)
+    which = np.asarray(which, dtype=np.int64)
+    if not which.size:
+        return np.zeros(0)
+    return np.concatenate([values[off[k]:off[k + 1]] for k in which.tolist()])
 
 
 def solver_statistics(domain, solver) -> dict:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solfec_py.errors import NotAvailableError, ResultsError
-from solfec_py.output import frames
+from solfec_py.output import fe_history, frames
 from solfec_py.output.store import KIND_FAMILY
 
 POINT_ENTITIES = ("CX", "CY", "CZ", "DX", "DY", "DZ", "VX", "VY", "VZ",
@@ -115,6 +115,7 @@ class _Frames:
         self.family_of = {int(i): KIND_FAMILY[k] for i, k in zip(reg["id"], reg["kind"])}
         self.X0 = {int(i): x for i, x in zip(reg["id"], reg["X0"])}
         self.labels: dict = {}
+        self.cache: dict = {}        # per evaluation: stored meshes of finite-element bodies
         for i, lab in zip(reg["id"].tolist(), reg["label"]):
             if lab:
                 self.labels.setdefault(lab, []).append(i)
@@ -236,6 +237,8 @@ def _body_point_values(store, fr: _Frames, bid: int, item: PointItem) -> np.ndar
     family = fr.family_of.get(bid)
     if family is None:
         return np.full(fr.idx.size, np.nan)
+    if family in frames.RAGGED:
+        return fe_history.point_values(store, fr, family, bid, item.point, item.entity)
     if family not in MOTION:
         raise NotAvailableError(f"HISTORY point values of {family.replace('_', ' ')} bodies are not available yet")
     e = item.entity
@@ -265,6 +268,10 @@ def _energy(store, fr: _Frames, item: TotalItem) -> np.ndarray:
         if fam is not None:
             by_family.setdefault(fam, []).append(int(bid))
     for fam, ids in by_family.items():
+        if fam in frames.RAGGED:
+            for bid in ids:
+                total += np.nan_to_num(fe_history.energy(store, fr, fam, bid, k))
+            continue
         if fam not in frames.FAMILIES:
             raise NotAvailableError(f"HISTORY energies of {fam.replace('_', ' ')} bodies are not available yet")
         nc, nv = frames.FAMILIES[fam]

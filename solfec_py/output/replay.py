@@ -37,28 +37,23 @@ def match(block, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(ok), order[pos[ok]]
 
 
-def apply_rows(block, family: str, src_rows: np.ndarray, dst: np.ndarray,
-               parts=("conf", "velo", "energy")) -> None:
-    """Write stored state rows (conf | velo | energy) into rows `dst` of `block` (state a
-    scheme carried between steps is void for them, `block.state_changed`)."""
-    nc, nv = frames.FAMILIES[family]
-    block.state_changed(dst)
-    if "conf" in parts:
-        block.conf[dst] = src_rows[:, :nc]
-    if "velo" in parts:
-        block.velo[dst] = src_rows[:, nc:nc + nv]
-    if "energy" in parts:
-        block.energy[dst] = src_rows[:, nc + nv:nc + nv + 5]
+def apply_state(block, state: tuple, parts=("conf", "velo", "energy")) -> np.ndarray:
+    """Write a stored state (ids, sizes, flat values: `store.frame_values`) into the rows of
+    `block` holding those ids (state a scheme carried between steps is void for them,
+    `block.state_changed`); returns the ids applied."""
+    ids, sizes, values = state
+    src, dst = match(block, ids)
+    if src.size:
+        block.state_changed(dst)
+        block.set_state_values(dst, frames.pick(values, sizes, src), sizes[src], parts)
+    return ids[src]
 
 
 # ---------------------------------------------------------------------- READ mode
 def _snapshot(domain) -> dict:
     """The as-built state of every block (restored for bodies absent from a frame)."""
-    snap = {}
-    for fam, block in domain.blocks.items():
-        n = block.count
-        snap[fam] = (block_ids(block), np.concatenate((block.conf[:n], block.velo[:n], block.energy[:n]), axis=1))
-    return snap
+    return {fam: (block_ids(block), block.state_sizes(), block.state_values())
+            for fam, block in domain.blocks.items()}
 
 
 def load(solfec, i: int) -> None:
@@ -67,16 +62,11 @@ def load(solfec, i: int) -> None:
     if store.built is None:
         store.built = _snapshot(domain)
     for fam, block in domain.blocks.items():
-        if fam not in frames.FAMILIES or not block.count:
+        if fam not in frames.ALL_FAMILIES or not block.count:
             continue
-        ids0, rows0 = store.built.get(fam, (np.zeros(0, np.int64), None))
-        src, dst = match(block, ids0)
-        if src.size:
-            apply_rows(block, fam, rows0[src], dst)
-        ids, rows = store.frame_state(fam, i)
-        src, dst = match(block, ids)
-        if src.size:
-            apply_rows(block, fam, rows[src], dst)
+        if fam in store.built:
+            apply_state(block, store.built[fam])
+        apply_state(block, store.frame_values(fam, i))
     row = store.table[i]
     domain.time = float(row[store.col("TIME")])
     domain.step = float(row[store.col("STEP")]) or domain.step
@@ -183,13 +173,11 @@ def restore_last(solfec) -> tuple | None:
     i = store.nframes - 1
     keep = set()
     for fam, block in list(domain.blocks.items()):
-        if fam not in frames.FAMILIES:
+        if fam not in frames.ALL_FAMILIES:
             continue
-        ids, rows = store.frame_state(fam, i)
-        keep.update(int(v) for v in ids)
-        src, dst = match(block, ids)
-        if src.size:
-            apply_rows(block, fam, rows[src], dst)
+        state = store.frame_values(fam, i)
+        keep.update(int(v) for v in state[0])
+        apply_state(block, state)
         if fam in frames.CARRIED:
             block.restore_carried(store.frame_carry(fam, i))
     for body in list(domain.bodies):      # deleted during the stored run (EXTENTS)
@@ -300,9 +288,9 @@ def initialize_state(domain, path: str, time: float, patterns=None) -> int:
     label_of = dict(zip(reg["id"].tolist(), reg["label"]))
     done = 0
     for fam, block in domain.blocks.items():
-        if fam not in frames.FAMILIES or not block.count:
+        if fam not in frames.ALL_FAMILIES or not block.count:
             continue
-        ids, rows = store.frame_state(fam, i)
+        ids, sizes, values = store.frame_values(fam, i)
         if patterns is None:
             src, dst = match(block, ids)
         else:
@@ -315,7 +303,7 @@ def initialize_state(domain, path: str, time: float, patterns=None) -> int:
             src = np.array([p[0] for p in pairs], dtype=np.int64)
             dst = np.array([p[1] for p in pairs], dtype=np.int64)
         if src.size:
-            apply_rows(block, fam, rows[src], dst, parts=("conf", "velo"))
+            block.set_state_values(dst, frames.pick(values, sizes, src), sizes[src], parts=("conf", "velo"))
             done += src.size
     return done
 

@@ -5,8 +5,14 @@ Reference: LANGUAGE §1.3-§1.5, §13.2 (Solfec's sol.c / dom.c HDF5 output); la
 
 Datasets (all chunked and resizable along the first axis):
   frames              (F, len(columns)) float64 — one row per frame, columns in attr `columns`
-  state/<family>      (rows, conf+velo+5) float64 — body states, blocks addressed by the frame row
+  state/<family>      (rows, conf+velo+5) float64 — body states, blocks addressed by the frame row;
+                      for the families of frames.RAGGED (bodies of different state lengths) a
+                      flat (values,) run per frame: conf | velo | energy of each body in turn
   ids/<family>        (rows,) int64 — body ids of those blocks (a block is reused while unchanged)
+  sizes/<family>      (rows, 2) int64 — RAGGED families: len(conf), len(velo) beside the ids
+  geometry/...        reference meshes of finite-element bodies (nodes, cells in the block's
+                      object order, element materials, an index by body id), so histories and
+                      exports of their points need no live model
   carry/<family>      (rows, 3 + width) float64 — body id, scheme code, step, state the body's
                       integration scheme carries between steps (bodies without any have no row)
   constraints         (rows, len(CON_COLUMNS)) float64 — columns in attr `columns`
@@ -25,17 +31,21 @@ import time
 
 import numpy as np
 
+from solfec_py.bodies import BODY_KINDS, KIND_BY_CODE
+from solfec_py.fem.elements import BY_CODE
 from solfec_py.errors import ResultsError
 from solfec_py.output import frames
 
 FORMAT = "solfec-py results"
-VERSION = 4          # 4: frames address carry/<family> rows (scheme state between steps, exact -c)
+VERSION = 4          # 4: variable-length state rows (finite elements: sizes/, geometry/) and
+                     #    carry/<family> rows (scheme state between steps, exact -c)
                      # 3: constraint rows also hold ELEM1/2, MPNT, SPNT, COHESION (exact -c)
                      # 2: constraint rows end with the constraint ID (1: without it)
-KINDS = ("OBSTACLE", "RIGID", "PSEUDO_RIGID", "FINITE_ELEMENT")
-KIND_FAMILY = {"OBSTACLE": "rigid", "RIGID": "rigid", "PSEUDO_RIGID": "pseudo_rigid",
-               "FINITE_ELEMENT": "finite_element"}
+KINDS = tuple(KIND_BY_CODE[c] for c in sorted(KIND_BY_CODE))     # stored kind code = index + 1
+KIND_FAMILY = {kind: spec.family for kind, spec in BODY_KINDS.items()}
 REGISTRY_COLUMNS = ("ID", "KIND", "X0", "Y0", "Z0", "LABEL_OFF", "LABEL_LEN")
+GEOMETRY_INDEX = ("ID", "NODE_OFF", "NODE_CNT", "CELL_OFF", "CELL_CNT")
+MAXN = max(c.nnodes for c in BY_CODE)   # geometry/cells: element code, then up to MAXN nodes
 # frames are flushed to disk when this much wall-clock time passed since the last flush
 # (and at the end of every RUN): a killed run loses at most this much computation, and
 # an h5py flush costs ~2 ms, so 0.2 s keeps it near 1 % of a run. 0 flushes every frame.
@@ -108,6 +118,14 @@ def _create_file(path: str, domain, compression: bool):
         f.create_dataset(f"state/{fam}", (0, w), maxshape=(None, w), chunks=(rows, w),
                          dtype="f8", **comp)
         f.create_dataset(f"ids/{fam}", (0,), maxshape=(None,), chunks=(4096,), dtype="i8", **comp)
+    for fam in frames.RAGGED:
+        f.create_dataset(f"state/{fam}", (0,), maxshape=(None,), chunks=(1 << 16,), dtype="f8", **comp)
+        f.create_dataset(f"ids/{fam}", (0,), maxshape=(None,), chunks=(4096,), dtype="i8", **comp)
+        f.create_dataset(f"sizes/{fam}", (0, 2), maxshape=(None, 2), chunks=(4096, 2), dtype="i8", **comp)
+    for name, width, dtype in (("nodes", 3, "f8"), ("cells", 1 + MAXN, "i8"), ("materials", 3, "f8"),
+                               ("index", len(GEOMETRY_INDEX), "i8")):
+        f.create_dataset(f"geometry/{name}", (0, width), maxshape=(None, width), chunks=(1024, width),
+                         dtype=dtype, **comp)
     for fam, w in frames.CARRIED.items():
         f.create_dataset(f"carry/{fam}", (0, w), maxshape=(None, w), chunks=(64, w), dtype="f8", **comp)
     c = f.create_dataset("constraints", (0, len(frames.CON_COLUMNS)), maxshape=(None, len(frames.CON_COLUMNS)),
@@ -144,6 +162,7 @@ class ResultsStore:
         self._pending: list = []       # frame rows written since the table was read
         self._marked = False           # registered as written by this program run
         self._con_src = None           # stored constraint columns -> CON_COLUMNS (older files)
+        self._sizes: dict = {}         # RAGGED family -> sizes/<family> rows (reading)
         self._con_cache = (None, None)  # (frame index, constraint rows) last read
         self._keys = (None, None, None)  # (frame index, constraint keys, key -> row)
         self.current = None            # READ mode: index of the frame shown by the model
@@ -199,6 +218,11 @@ class ResultsStore:
         self._con_cache = (None, None)
         self._keys = (None, None, None)
         self._pending = []
+        self._sizes = {}
+        for fam in frames.RAGGED:
+            if f"{fam.upper()}_OFF" in self._columns:
+                with self._open("r") as f:
+                    self._sizes[fam] = f[f"sizes/{fam}"][()] if f"sizes/{fam}" in f else np.zeros((0, 2), np.int64)
         self._frames = table[: self._complete_frames(table, sizes)]
         self._registry = _registry_dict(registry, labels)
 
@@ -207,12 +231,21 @@ class ResultsStore:
         col = self._columns
         ok = table[:, col["VALID"]] == 1.0 if "VALID" in col else np.ones(n, dtype=bool)
         ok &= table[:, col["CON_OFF"]] + table[:, col["CON_CNT"]] <= sizes.get("constraints", 0)
-        for fam in frames.FAMILIES:
+        for fam in frames.ALL_FAMILIES:
             key = f"{fam.upper()}_OFF"
             if key in col:
                 cnt = table[:, col[f"{fam.upper()}_CNT"]]
-                ok &= table[:, col[key]] + cnt <= sizes.get(f"state/{fam}", 0)
-                ok &= table[:, col[f"{fam.upper()}_IDOFF"]] + cnt <= sizes.get(f"ids/{fam}", 0)
+                idoff = table[:, col[f"{fam.upper()}_IDOFF"]]
+                ok &= idoff + cnt <= sizes.get(f"ids/{fam}", 0)
+                if fam in frames.FAMILIES:
+                    ok &= table[:, col[key]] + cnt <= sizes.get(f"state/{fam}", 0)
+                    continue
+                run = self._sizes.get(fam, np.zeros((0, 2), np.int64))
+                ok &= idoff + cnt <= run.shape[0]
+                total = np.concatenate([[0], np.cumsum(run.sum(axis=1) + 5)])
+                lo = np.minimum(idoff, run.shape[0]).astype(np.int64)
+                hi = np.minimum(idoff + cnt, run.shape[0]).astype(np.int64)
+                ok &= table[:, col[key]] + (total[hi] - total[lo]) <= sizes.get(f"state/{fam}", 0)
         for fam in frames.CARRIED:
             key = f"{fam.upper()}_CARRY_OFF"
             if key in col:
@@ -264,9 +297,22 @@ class ResultsStore:
                 F = fam.upper()
                 self._next[f"state/{fam}"] = int(last[col[f"{F}_OFF"]] + last[col[f"{F}_CNT"]])
                 self._next[f"ids/{fam}"] = int(last[col[f"{F}_IDOFF"]] + last[col[f"{F}_CNT"]])
+            for fam in frames.RAGGED:
+                F = fam.upper()
+                idoff, cnt = int(last[col[f"{F}_IDOFF"]]), int(last[col[f"{F}_CNT"]])
+                run = self._sizes[fam][idoff:idoff + cnt]
+                self._next[f"state/{fam}"] = int(last[col[f"{F}_OFF"]] + run.sum() + 5 * cnt)
+                self._next[f"ids/{fam}"] = self._next[f"sizes/{fam}"] = idoff + cnt
             for fam in frames.CARRIED:
                 F = fam.upper()
                 self._next[f"carry/{fam}"] = int(last[col[f"{F}_CARRY_OFF"]] + last[col[f"{F}_CARRY_CNT"]])
+        geo = f["geometry/index"][()] if "geometry/index" in f else np.zeros((0, len(GEOMETRY_INDEX)), np.int64)
+        if geo.shape[0]:
+            last_geo = geo[-1]
+            self._next["geometry/nodes"] = int(last_geo[1] + last_geo[2])
+            self._next["geometry/cells"] = self._next["geometry/materials"] = int(last_geo[3] + last_geo[4])
+        self._next["geometry/index"] = geo.shape[0]
+        self._geometry_ids = set(geo[:, 0].tolist())
         reg = self._registry
         self._registered = {int(i): (int(k), tuple(float(v) for v in x))
                             for i, k, x in zip(reg["id"], reg["kind_code"], reg["X0"])}
@@ -331,7 +377,7 @@ class ResultsStore:
         rows, text = [], bytearray()
         label_base = self._next["labels"]
         for body in domain.bodies:
-            kind = KINDS.index(body.kind) + 1
+            kind = BODY_KINDS[body.kind].code
             x0 = tuple(float(v) for v in body.block.center[body.row])
             if self._registered.get(body.id) == (kind, x0):
                 continue
@@ -339,10 +385,28 @@ class ResultsStore:
             rows.append((body.id, kind, *x0, label_base + len(text), len(label)))
             text += label
             self._registered[body.id] = (kind, x0)
+            self._store_geometry(body)
         if rows:
             self._append("labels", np.frombuffer(bytes(text), dtype=np.uint8))
             self._append("bodies", np.array(rows, dtype=float))
         self._registry_next_id = domain.next_body_id
+
+    def _store_geometry(self, body) -> None:
+        """The reference mesh of a body whose block describes one (finite elements), once."""
+        ids = getattr(self, "_geometry_ids", None)
+        if ids is None:
+            ids = self._geometry_ids = set()
+        if body.id in ids:
+            return
+        geo = body.block.stored_geometry(body.row)
+        if geo is None:
+            return
+        nodes, cells, materials = geo
+        noff = self._append("geometry/nodes", np.asarray(nodes, float).reshape(-1, 3))
+        coff = self._append("geometry/cells", np.asarray(cells, np.int64))
+        self._append("geometry/materials", np.asarray(materials, float).reshape(-1, 3))
+        self._append("geometry/index", np.array([[body.id, noff, len(nodes), coff, len(cells)]], dtype=np.int64))
+        ids.add(body.id)
 
     def write_frame(self, solfec, clock=(0.0, 0.0, 0.0), flush: bool = True) -> tuple[int, np.ndarray]:
         """Append the current state of `solfec` as a frame (with `flush`, flushed to disk if
@@ -359,13 +423,26 @@ class ResultsStore:
             n = len(bodies)
             cached = self._last_bodies.get(fam)
             if cached is None or cached[0] != bodies:
-                ids = frames.family_state(block)[0] if n else np.zeros(0, np.int64)
+                ids = frames.body_ids(block) if n else np.zeros(0, np.int64)
                 cached = self._last_bodies[fam] = (list(bodies), self._append(f"ids/{fam}", ids))
             if n:
                 off, view = self._reserve(f"state/{fam}", n)
                 _state_rows(block, view)
             else:
                 off = self._next[f"state/{fam}"]
+            c = _FAMILY_COLS[fam]
+            row[c[0]], row[c[1]], row[c[2]] = off, n, cached[1]
+        for fam in frames.RAGGED:
+            block = domain.blocks.get(fam)
+            bodies = block.bodies if block is not None else []
+            n = len(bodies)
+            cached = self._last_bodies.get(fam)
+            if cached is None or cached[0] != bodies:
+                ids = frames.body_ids(block) if n else np.zeros(0, np.int64)
+                sizes = block.state_sizes() if n else np.zeros((0, 2), np.int64)
+                self._append(f"sizes/{fam}", sizes)
+                cached = self._last_bodies[fam] = (list(bodies), self._append(f"ids/{fam}", ids))
+            off = self._append(f"state/{fam}", block.state_values()) if n else self._next[f"state/{fam}"]
             c = _FAMILY_COLS[fam]
             row[c[0]], row[c[1]], row[c[2]] = off, n, cached[1]
         for fam in frames.CARRIED:
@@ -489,6 +566,45 @@ class ResultsStore:
         off, cnt = int(row[self.col(f"{F}_IDOFF")]), int(row[self.col(f"{F}_CNT")])
         return self.read_slab(f"ids/{family}", off, cnt)
 
+    def frame_values(self, family: str, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(ids (n,), sizes (n, 2) of conf and velo, flat values: conf | velo | energy of each
+        body in turn) of one family at frame i, for fixed-width and ragged families alike."""
+        if family in frames.FAMILIES:
+            ids, rows = self.frame_state(family, i)
+            return ids, np.tile(np.array(frames.FAMILIES[family], np.int64), (ids.size, 1)), rows.reshape(-1)
+        row = self.table[i]
+        F = family.upper()
+        if f"{F}_OFF" not in self._columns:
+            return np.zeros(0, np.int64), np.zeros((0, 2), np.int64), np.zeros(0)
+        off, cnt = int(row[self.col(f"{F}_OFF")]), int(row[self.col(f"{F}_CNT")])
+        idoff = int(row[self.col(f"{F}_IDOFF")])
+        sizes = self._sizes[family][idoff:idoff + cnt]
+        total = int(sizes.sum()) + 5 * cnt
+        return self.frame_ids(family, i), sizes, self.read_slab(f"state/{family}", off, total)
+
+    def geometry(self, body_id: int):
+        """(nodes, cells, materials) of a finite-element body stored in the file, or None."""
+        with self._open("r") as f:
+            if "geometry/index" not in f:
+                return None
+            index = f["geometry/index"][()]
+            hit = np.flatnonzero(index[:, 0] == body_id)
+            if not hit.size:
+                return None
+            _, noff, nn, coff, nc = (int(v) for v in index[hit[-1]])
+            return (f["geometry/nodes"][noff:noff + nn], f["geometry/cells"][coff:coff + nc],
+                    f["geometry/materials"][coff:coff + nc])
+
+    def read_ranges(self, name: str, starts, length: int) -> np.ndarray:
+        """(k, length) values of a 1-D dataset from each start (one file opening)."""
+        starts = np.asarray(starts, dtype=np.int64)
+        out = np.empty((starts.size, length))
+        with self._open("r") as f:
+            ds = f[name]
+            for k, s0 in enumerate(starts.tolist()):
+                out[k] = ds[s0:s0 + length]
+        return out
+
     def frame_state(self, family: str, i: int) -> tuple[np.ndarray, np.ndarray]:
         """(ids, state rows) of one family at frame i."""
         row = self.table[i]
@@ -539,7 +655,7 @@ class ResultsStore:
         return rows
 
 
-_FAMILY_COLS = {fam: tuple(frames.family_col(fam, w) for w in ("OFF", "CNT", "IDOFF")) for fam in frames.FAMILIES}
+_FAMILY_COLS = {fam: tuple(frames.family_col(fam, w) for w in ("OFF", "CNT", "IDOFF")) for fam in frames.ALL_FAMILIES}
 _CARRY_COLS = {fam: (frames.COL[f"{fam.upper()}_CARRY_OFF"], frames.COL[f"{fam.upper()}_CARRY_CNT"])
                for fam in frames.CARRIED}
 

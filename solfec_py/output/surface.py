@@ -4,16 +4,14 @@ set of bodies computed for all of them at once. Reference: LANGUAGE §14.2 (Solf
 XDMF export, the viewer's rendering of rigid shapes).
 
 The reference surface of a body comes from its shape primitives' `surface_triangles()`
--> (points, triangles, surface ids); the surface ids go to ParaView as cell data. Rigid
-bodies (and obstacles) move their reference points with x = xc + Λ (X − X0) and
-v = vc + Λ (Ω × (X − X0)), vectorised over all points of all bodies; other kinds are asked
-for the current places and velocities of their surface points (`cur_points`,
-`point_velocities`), one call per block.
+-> (points, triangles, surface ids); the surface ids go to ParaView as cell data. The
+current points, velocities and stresses of those referential points come from the
+bodies' blocks (`cur_points`, `point_velocities`, `stresses`, bodies/base.py), one call per
+block for all its bodies.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from solfec_py.errors import NotAvailableError
 from solfec_py.geometry.ellip import Ellip
@@ -80,101 +78,59 @@ class SurfaceSet:
         self.owner = np.concatenate(owner) if owner else np.zeros(0, dtype=np.int64)
         self.bid = np.concatenate(tri_owner) if tri_owner else np.zeros(0, dtype=np.int64)
         self.sid = np.concatenate(sids) if sids else np.zeros(0, dtype=np.int64)      # surface id per triangle
-
-        self.rigid = np.array([b.kind in ("RIGID", "OBSTACLE") for b in self.bodies], dtype=bool)
         counts = np.bincount(self.owner, minlength=len(self.bodies))
         self.start = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)   # points of body k
-        self._rows = None            # (block bodies list, block rows of self.bodies)
+        # the points of each block's bodies: (block, point indices, geometric object of each)
+        self._groups = []
+        blocks: dict = {}
+        for k, body in enumerate(self.bodies):
+            blocks.setdefault(id(body.block), (body.block, []))[1].append(k)
+        for block, members in blocks.values():
+            sel = np.concatenate([np.arange(self.start[k], self.start[k + 1]) for k in members])
+            rows = np.array([self.bodies[k].row for k in members], dtype=np.int64)
+            counts_k = np.diff(self.start)[members]
+            elem = block.point_objects(np.repeat(rows, counts_k), self.X[sel]) if sel.size else sel
+            self._groups.append([block, np.asarray(members), counts_k, sel, elem, None])
         self._out = None             # reused output arrays of current()
-        self._groups = None          # the other bodies by block (see _deformable)
 
     def same_bodies(self, bodies) -> bool:
         return self.bodies == list(bodies)
 
-    def _block_rows(self, block) -> np.ndarray:
-        """Block rows of the bodies (recomputed only when the block's body list changed)."""
-        if self._rows is None or self._rows[0] != block.bodies:
-            rows = np.fromiter((b.row if r else 0 for b, r in zip(self.bodies, self.rigid)), dtype=np.int64,
-                               count=len(self.bodies))
-            self._rows = (list(block.bodies), rows)
-        return self._rows[1]
+    def _point_rows(self, group) -> np.ndarray:
+        """Block row of every point of a group (recomputed when the block's bodies changed)."""
+        block, members, counts, _, _, cached = group
+        if cached is None or cached[0] != block.bodies:
+            rows = np.array([self.bodies[k].row for k in members], dtype=np.int64)
+            group[5] = cached = (list(block.bodies), np.repeat(rows, counts))
+        return cached[1]
 
     def current(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(current points, displacements, point velocities), float32, of the present state.
-        The arrays are reused by the next call (warm memory, no page faults per frame):
-        copy them to keep them."""
-        rigid = self.rigid
+        """(current points, displacements, point velocities), float32, of the present state,
+        one `cur_points` and one `point_velocities` call per body block. The arrays are
+        reused by the next call (warm memory, no page faults per frame): copy them to keep
+        them."""
         if self._out is None:
             self._out = tuple(np.empty(self.X.shape, np.float32) for _ in range(3))
         x, d, v = self._out
-        if rigid.any():                              # one kernel call over the rigid bodies
-            block = next(b.block for b, r in zip(self.bodies, rigid) if r)
-            rows = self._block_rows(block)
-            _rigid_kernel(block.conf, block.velo, block.center, rows, rigid, self.start, self.X, x, d, v)
-        for group in self._deformable():
-            block, bodies, points, owner = group[:4]
-            if group[4] is None or group[4][0] != block.bodies:    # rows change when bodies go
-                group[4] = (list(block.bodies), np.array([self.bodies[k].row for k in bodies], dtype=np.int64))
-            rows, X = group[4][1][owner], self.X[points]
-            xk = block.cur_points(rows, X)
-            x[points], d[points] = xk, xk - X
-            velocities = getattr(block, "point_velocities", None)
-            v[points] = 0.0 if velocities is None else velocities(rows, X)
+        for group in self._groups:
+            block, sel, elem = group[0], group[3], group[4]
+            if not sel.size:
+                continue
+            rows, X = self._point_rows(group), self.X[sel]
+            cur = block.cur_points(rows, X, elem)
+            x[sel], d[sel] = cur, cur - X
+            v[sel] = block.point_velocities(rows, X, elem)
         return x, d, v
 
     def stresses(self) -> np.ndarray:
-        """(points, 6) float32 Cauchy stress (sx, sy, sz, sxy, sxz, syz) of the present state
-        (zero on rigid bodies and on kinds without `point_stresses`)."""
+        """(points, 6) float32 Cauchy stress (sx, sy, sz, sxy, sxz, syz) of the present state,
+        one `stresses` call per body block (zero on rigid bodies)."""
         out = np.zeros((self.X.shape[0], 6), np.float32)
-        for group in self._deformable():
-            block, points = group[0], group[2]
-            stresses = getattr(block, "point_stresses", None)
-            if stresses is not None and group[4] is not None:
-                out[points] = stresses(group[4][1][group[3]], self.X[points])[:, :6]
+        for group in self._groups:
+            block, sel, elem = group[0], group[3], group[4]
+            if sel.size:
+                out[sel] = block.stresses(self._point_rows(group), self.X[sel], elem)[:, :6]
         return out
-
-    def _deformable(self) -> list:
-        """[block, body indices, point indices, owner (position in the body indices) per
-        point, cached block rows] of the non-rigid bodies, one entry per block."""
-        if self._groups is None:
-            by_block: dict = {}
-            for k in np.flatnonzero(~self.rigid).tolist():
-                by_block.setdefault(id(self.bodies[k].block), (self.bodies[k].block, []))[1].append(k)
-            self._groups = []
-            for block, ks in by_block.values():
-                points = np.concatenate([np.arange(self.start[k], self.start[k + 1]) for k in ks])
-                owner = np.repeat(np.arange(len(ks)), np.diff(self.start)[ks])
-                self._groups.append([block, np.array(ks), points, owner, None])
-        return self._groups
-
-
-@njit(cache=True, fastmath=True)
-def _rigid_kernel(conf, velo, center, rows, rigid, start, X, x, d, v):  # pragma: no cover - numba
-    """For the points start[k]:start[k+1] of every rigid body k (block row rows[k]):
-    x = xc + Λ (X − X0), d = x − X, v = vc + Λ (Ω × (X − X0)), with Λ stored column-major
-    in conf[row, 0:9] (LANGUAGE §7.4); the body's motion is read once, its points in turn."""
-    for k in range(rows.size):
-        if not rigid[k]:
-            continue
-        r = rows[k]
-        L0, L1, L2 = conf[r, 0], conf[r, 1], conf[r, 2]
-        L3, L4, L5 = conf[r, 3], conf[r, 4], conf[r, 5]
-        L6, L7, L8 = conf[r, 6], conf[r, 7], conf[r, 8]
-        xc0, xc1, xc2 = conf[r, 9], conf[r, 10], conf[r, 11]
-        X00, X01, X02 = center[r, 0], center[r, 1], center[r, 2]
-        w0, w1, w2 = velo[r, 0], velo[r, 1], velo[r, 2]
-        u0, u1, u2 = velo[r, 3], velo[r, 4], velo[r, 5]
-        for p in range(start[k], start[k + 1]):
-            a0, a1, a2 = X[p, 0] - X00, X[p, 1] - X01, X[p, 2] - X02
-            y0 = xc0 + L0 * a0 + L3 * a1 + L6 * a2
-            y1 = xc1 + L1 * a0 + L4 * a1 + L7 * a2
-            y2 = xc2 + L2 * a0 + L5 * a1 + L8 * a2
-            x[p, 0], x[p, 1], x[p, 2] = y0, y1, y2
-            d[p, 0], d[p, 1], d[p, 2] = y0 - X[p, 0], y1 - X[p, 1], y2 - X[p, 2]
-            b0, b1, b2 = w1 * a2 - w2 * a1, w2 * a0 - w0 * a2, w0 * a1 - w1 * a0
-            v[p, 0] = u0 + L0 * b0 + L3 * b1 + L6 * b2
-            v[p, 1] = u1 + L1 * b0 + L4 * b1 + L7 * b2
-            v[p, 2] = u2 + L2 * b0 + L5 * b1 + L8 * b2
 
 
 def _cached_reference(body, coarse: bool):

@@ -5,9 +5,10 @@ CSR arrays for the Gauss-Seidel kernel; afterwards the reactions go back to the 
 +-H^T R. Reference: NUMERICS §4.2, §4.9, §0.2 (Solfec ldy.c LOCDYN_Update_Begin / End).
 
 Everything is assembled from arrays: the entries (constraint, side) of one body family
-are handed to its block in one call (`gen_to_loc`, `local_velocity`, `delassus`,
-`add_reactions`, `contact_inert`; see bodies/rigid.py), and the pairs of entries on the
-same body are generated with array arithmetic. Blocks of two constraints coupled through
+are handed to its block in one call (`gen_to_loc` with the geometric object `elem` of each
+point, `local_velocity`, `delassus`, `couples`, `add_reactions`, `contact_inert`; the
+contract is in bodies/base.py), and the pairs of entries on the same body are generated
+with array arithmetic. Blocks of two constraints coupled through
 two bodies are summed into one W_ab (Solfec keeps one block per shared body; the sum is
 what the sweep uses). Each unordered pair of entries is evaluated once: A^-1 is symmetric,
 so W_ba = W_ab^T. No assumption on the number of body dofs is made here.
@@ -169,7 +170,13 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
              brow: np.ndarray | None = None) -> LocalDynamics:
     """Local dynamics of the constraint-set rows `crow` (all by default) at the current
     (mid-step) configuration; off-diagonal blocks only among `crow` when `offdiag`."""
-    crow = np.arange(cset.count) if crow is None else np.asarray(crow, dtype=np.int64)
+    if crow is None:
+        crow = np.arange(cset.count)
+        taken = [b.absorbed(cset) for b in domain.active_blocks()]
+        taken = np.concatenate(taken) if taken else np.zeros(0, dtype=np.int64)
+        if taken.size:
+            crow = np.setdiff1d(crow, taken)
+    crow = np.asarray(crow, dtype=np.int64)
     n = crow.size
     if brow is None:
         brow = body_rows(domain, cset)
@@ -184,7 +191,7 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
     passive = (kind == C.CONTACT) | (cset.bid[crow, 1] > 0)
     for code, name in enumerate(cset.families):
         block = domain.blocks.get(name)
-        con_l, sgn_l, rows_l, X_l = [], [], [], []
+        con_l, sgn_l, rows_l, X_l, elem_l = [], [], [], [], []
         for s, pts in ((0, cset.mpnt), (1, cset.spnt)):
             mask = (cset.family[crow, s] == code) & (brow[crow, s] >= 0)
             if mask.any():
@@ -193,13 +200,14 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
                 sgn_l.append(np.full(i.size, 1.0 if s == 0 else -1.0))
                 rows_l.append(brow[crow[i], s])
                 X_l.append(pts[crow[i]])
+                elem_l.append(cset.elem[crow[i], s])
         if not con_l:
             continue
         con = np.concatenate(con_l)
         sign = np.concatenate(sgn_l)
         rows = np.concatenate(rows_l)
         X = np.concatenate(X_l)
-        H = block.gen_to_loc(rows, X, base[con])
+        H = block.gen_to_loc(rows, X, base[con], np.concatenate(elem_l))
         inert = passive[con] & block.contact_inert(rows)
         sides.append(Side(block, con, sign, rows, H, inert))
         B += segment_sum(con, sign[:, None] * block.local_velocity(rows, H, "free"), n)
@@ -211,6 +219,10 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
         diag_idx.append(c)
         diag_val.append(h * block.delassus(rw, Hl, Hl))
         e, f = unordered_pairs(rw, c)                        # unordered pairs: W_fe = W_ef^T (A symmetric)
+        if e.size:
+            near = block.couples(rw[e], Hl[e], Hl[f])       # e.g. FE points without common nodes
+            if near is not None:
+                e, f = e[near], f[near]
         if e.size:
             blocks = (h * (sg[e] * sg[f]))[:, None, None] * block.delassus(rw[e], Hl[e], Hl[f])
             trans = blocks.transpose(0, 2, 1)

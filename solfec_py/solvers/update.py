@@ -6,7 +6,8 @@ update_fixpnt / update_fixdir / update_velodir / update_riglnk / update_spring,
 DOM_Update_End).
 
 Points are mapped family by family with the block methods `cur_points`, `ref_points`,
-`cur_vectors` (bodies/rigid.py), so every kind is updated with a few array operations.
+`cur_vectors` (bodies/base.py, through bodies.points.per_family), so every kind is updated
+with a few array operations.
 """
 from __future__ import annotations
 
@@ -15,19 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from solfec_py import constraints as C, session
+from solfec_py.bodies.points import per_family
 from solfec_py.solvers.local_dynamics import body_rows
 from solfec_py.timeseries import evaluate
-
-
-def _map(domain, cset, brow, idx, side, method, values):
-    """block.method(rows, values) for constraint rows idx of `side`, family by family."""
-    out = np.zeros((idx.size, 3))
-    fam = cset.family[idx, side]
-    for code in np.unique(fam):
-        m = fam == code
-        block = domain.blocks[cset.families[int(code)]]
-        out[m] = getattr(block, method)(brow[idx[m], side], values[m])
-    return out
 
 
 @dataclass
@@ -44,7 +35,10 @@ class _Step:
     eps: float
 
     def map(self, idx, side, method, values) -> np.ndarray:
-        return _map(self.domain, self.cset, self.brow, idx, side, method, values)
+        """block.method(rows, values, elem) for constraint rows idx of `side`."""
+        cset = self.cset
+        return per_family(self.domain, cset.families, cset.family[idx, side], self.brow[idx, side], method,
+                          values, cset.elem[idx, side])
 
 
 def _point_on_body1(step: _Step, idx: np.ndarray) -> None:

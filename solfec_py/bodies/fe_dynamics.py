@@ -1,0 +1,364 @@
+"""Time stepping of finite-element bodies (layer 3): total-Lagrangian DEF_EXP (explicit,
+lumped mass), DEF_LIM (linearly implicit) and quasi-static steps of every FE body of a
+block at once, the critical step, and the inverse operators the local dynamics needs.
+Reference: Solfec-1.0 fem.c (``TL_dynamic_explicit_*``, ``TL_dynamic_implicit_*``,
+``TL_static_*``, ``FEM_Dynamic_Critical_Step``); Zhang & Skeel (1997) for the linearly
+implicit midpoint rule; docs/fem.md.
+
+With h the step, M the lumped mass, f = f_ext(t + h/2) - f_int(q^{t+h/2}) - eta K u^t:
+  DEF_EXP: q += h/2 u; u = u^t + h M^-1 f;          after the solve u += h M^-1 r, q += h/2 u
+  DEF_LIM: the same with A = M + (eta h/2 + h^2/4) K(q^{t+h/2}) in place of M
+  quasi-static: A = M + h^2 K(q^t), u = h A^-1 (f_ext(t+h) - f_int(q^t)); u += h A^-1 r,
+  q += h u (one regularised Newton step per step; loads ramp with their time series).
+Internal forces of all elements are one kernel call per element type; the tangent is
+refilled into one cached CSR pattern and factorised body by body (scipy's SuperLU),
+reused within the step for the free velocity, the Delassus blocks and the reactions.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from solfec_py.bodies import fe_points as P
+from solfec_py.bodies.fe_pins import Pins
+from solfec_py.errors import SimulationError
+from solfec_py.fem import kernels as K
+from solfec_py.fem.assembly import TangentPattern
+
+
+class Stepper:
+    """Time stepping state of one FiniteElementBlock (see the module docstring)."""
+
+    def __init__(self, block):
+        self.block = block
+        self.invalidate()
+
+    def invalidate(self) -> None:
+        self.pattern = None
+        self.data = None
+        self.factors: dict = {}        # row -> (splu factor, nodes, pinned local nodes, projectors, A)
+        self.pins = Pins()             # pinned nodes eliminated in quasi-static steps
+        self.h_crit = None
+        self.fint = None
+
+    # ------------------------------------------------------------------ helpers
+    def implicit_rows(self) -> np.ndarray:
+        blk = self.block
+        n = blk.count
+        if not blk.domain.dynamic:
+            return np.ones(n, dtype=bool)
+        return blk.scheme[:n] == 1
+
+    def _scratch(self) -> np.ndarray:
+        N = self.block.N
+        if self.fint is None or self.fint.shape[0] < N:
+            self.fint = np.zeros((max(N, 1), 3))
+        return self.fint[:N]
+
+    def internal_forces(self, t: float, out: np.ndarray) -> None:
+        """out (N, 3) = f_int(q); element energies into the groups; an inverted element
+        stops the run naming body, element and time."""
+        blk = self.block
+        lay = blk.prepared()
+        out[:] = 0.0
+        for g in lay.groups:
+            bad = K.internal_force(blk.q, g.conn, g.dNdX, g.wJ, g.mat, out, g.energy)
+            if bad >= 0:
+                e = int(g.gid[bad])
+                row = int(lay.erow[e])
+                body = blk.bodies[row]
+                mesh_e = int(blk.records[row].order[e - lay.estart[row]])
+                label = f" ({body.label!r})" if body.label else ""
+                raise SimulationError(
+                    f"element {mesh_e} of finite-element body {body.id}{label} inverted (det F <= 0) at time"
+                    f" {t:g}; reduce the time step or check loads and constraints")
+
+    def internal_energy(self) -> None:
+        """INTERNAL energy slot of every body at the current configuration."""
+        blk = self.block
+        self.internal_forces(blk.domain.time, self._scratch())
+        self._store_internal()
+
+    def _store_internal(self) -> None:
+        blk = self.block
+        lay = blk.layout
+        total = np.zeros(blk.count)
+        for g in lay.groups:
+            total += np.bincount(g.row, weights=g.energy, minlength=blk.count)
+        blk.energy[: blk.count, 4] = total
+        blk.internal_stale = False
+
+    def external_forces(self, t: float, h: float) -> np.ndarray:
+        """f_ext(t) (N, 3) into the block's fext array: gravity, point loads, pressure."""
+        blk = self.block
+        N = blk.N
+        f = blk.fext[:N]
+        f[:] = 0.0
+        g = blk.domain.gravity_at(t)
+        if np.any(g):
+            f += blk.layout.unit_force[:, None] * g
+        blk.loads.evaluate(t, h, f)
+        return f
+
+    def _tangent(self):
+        """K(q) (3N x 3N CSR) refilled into the cached pattern."""
+        blk = self.block
+        lay = blk.prepared()
+        if self.pattern is None:
+            self.pattern = TangentPattern(blk.N, [g.conn for g in lay.groups])
+            self.data = self.pattern.zeros()
+        data = self.data
+        data[:] = 0.0
+        for g, slot in zip(lay.groups, self.pattern.slots):
+            K.add_stiffness_csr(blk.q, g.conn, g.dNdX, g.wJ, g.mat, slot, self.pattern.nbptr, 1.0, data)
+        return self.pattern.matrix(data)
+
+    def _factorise(self, Kmat, rows, coef) -> None:
+        """A_b = M_b + coef_b K_b for the listed rows, factorised (SuperLU)."""
+        import scipy.sparse as sp
+        from scipy.sparse.linalg import splu
+
+        blk = self.block
+        mass = blk.layout.mass
+        self.factors = {}
+        for row, c in zip(rows.tolist(), coef.tolist()):
+            sl = blk.nodes_of(row)
+            d = slice(3 * sl.start, 3 * sl.stop)
+            A = (Kmat[d, d] * c + sp.diags(np.repeat(mass[sl], 3))).tocsc()
+            local, Pn = self.pins.of_body(sl)
+            op = A
+            if local.size:                 # pinned nodes eliminated (bodies/fe_pins.py)
+                T = Pins.projector(sl.stop - sl.start, local, Pn)
+                op = (T @ A @ T + sp.identity(A.shape[0], format="csr") - T).tocsc()
+            try:
+                # symmetric mode with a minimum-degree order of A + A^T: 3.8x faster than the
+                # default COLAMD on 10^4 HEX8 (22 s vs 83 s, half the fill), same residual
+                lu = splu(op, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.01,
+                          options={"SymmetricMode": True})
+                self.factors[row] = (lu, sl, local, Pn, A if local.size else None)
+            except RuntimeError:
+                body = blk.bodies[row]
+                raise SimulationError(
+                    f"the implicit operator of finite-element body {body.id} is singular at time"
+                    f" {blk.domain.time:g} (no mass and no stiffness along some motion: constrain it or give"
+                    " it a density)") from None
+
+    def _solve(self, row: int, rhs: np.ndarray) -> np.ndarray:
+        factor, sl, local, Pn, _ = self.factors[row]
+        if not local.size:
+            return factor.solve(rhs)
+        rhs = Pins.project(local, Pn, np.array(rhs, dtype=float))
+        return Pins.project(local, Pn, factor.solve(rhs))
+
+    # ------------------------------------------------------------------ dynamic steps
+    def dynamic_init(self) -> None:
+        blk = self.block
+        lay = blk.prepared()
+        if lay.bad is not None:
+            row, obj, _ = lay.bad
+            raise SimulationError(f"element {int(blk.records[row].order[obj])} of finite-element body"
+                                  f" {blk.bodies[row].id} has a non-positive Jacobian")
+        zero = ~(lay.mass > 0) & blk.domain.dynamic
+        if zero.any():
+            row = int(blk.node_row[np.flatnonzero(zero)[0]])
+            raise SimulationError(f"finite-element body {blk.bodies[row].id} has nodes without mass (density 0);"
+                                  " a dynamic analysis needs a positive density")
+        blk.energy[: blk.count, 0] = blk.kinetic_energy()
+        blk.internal_stale = True
+        self.h_crit = None
+
+    def critical_step(self) -> float:
+        """min over explicit bodies of 2 / sqrt(lambda_max(M^-1 K_e)) of the element with the
+        smallest current volume (Solfec's estimate); evaluated at the start of a RUN and
+        when the bodies change."""
+        if self.h_crit is None:
+            self.h_crit = self._critical()
+        return self.h_crit
+
+    def _critical(self) -> float:
+        blk = self.block
+        if not blk.domain.dynamic:
+            return np.inf
+        lay = blk.prepared()
+        explicit = ~self.implicit_rows()
+        if not explicit.any():
+            return np.inf
+        n = blk.count
+        best_v, best_g, best_e = np.full(n, np.inf), np.full(n, -1), np.full(n, -1)
+        for k, g in enumerate(lay.groups):
+            vol = K.current_volumes(blk.q, g.conn, g.dNdX, g.wJ)
+            order = np.lexsort((vol, g.row))
+            first = order[np.r_[True, g.row[order][1:] != g.row[order][:-1]]]
+            rows = g.row[first]
+            better = vol[first] < best_v[rows]
+            best_v[rows[better]], best_g[rows[better]], best_e[rows[better]] = vol[first][better], k, first[better]
+        h = np.inf
+        for k, g in enumerate(lay.groups):
+            sel = np.flatnonzero((best_g == k) & explicit[:n])
+            if sel.size:
+                steps = K.critical_steps(blk.q, g.conn, g.dNdX, g.wJ, g.mat, lay.mass, best_e[sel].astype(np.int64))
+                h = min(h, float(steps.min()))
+        return h
+
+    def step_begin(self, t: float, h: float) -> None:
+        blk = self.block
+        lay = blk.prepared()
+        N = blk.N
+        q, u, u0 = blk.q[:N], blk.u[:N], blk.u0[:N]
+        u0[:] = u
+        blk.r[:N] = 0.0
+        q += 0.5 * h * u
+        f = self._scratch()
+        self.internal_forces(t + 0.5 * h, f)
+        np.subtract(self.external_forces(t + 0.5 * h, h), f, out=f)
+        implicit = self.implicit_rows()
+        eta = blk.damping[: blk.count]
+        if implicit.any() or (eta > 0).any():
+            Kmat = self._tangent()
+            if (eta > 0).any():
+                f -= eta[blk.node_row[:N], None] * (Kmat @ u0.reshape(-1)).reshape(-1, 3)
+            rows = np.flatnonzero(implicit)
+            if rows.size:
+                self._factorise(Kmat, rows, eta[rows] * 0.5 * h + 0.25 * h * h)
+        explicit = ~implicit[blk.node_row[:N]]
+        u[explicit] = u0[explicit] + (h / lay.mass[explicit])[:, None] * f[explicit]
+        for row in self.factors:
+            sl = blk.nodes_of(row)
+            u[sl] = u0[sl] + h * self._solve(row, f[sl].reshape(-1)).reshape(-1, 3)
+        blk.internal_stale = True
+
+    def step_end(self, t: float, h: float) -> None:
+        blk = self.block
+        lay = blk.layout
+        N, n = blk.N, blk.count
+        q, u, u0, r = blk.q[:N], blk.u[:N], blk.u0[:N], blk.r[:N]
+        explicit = ~self.implicit_rows()[blk.node_row[:N]]
+        u[explicit] += (h / lay.mass[explicit])[:, None] * r[explicit]
+        for row in self.factors:
+            sl = blk.nodes_of(row)
+            u[sl] += h * self._solve(row, r[sl].reshape(-1)).reshape(-1, 3)
+        q += 0.5 * h * u
+        work = 0.5 * h * np.einsum("ni,ni->n", u0 + u, blk.fext[:N] + r)
+        blk.energy[:n, 1] += np.bincount(blk.node_row[:N], weights=work, minlength=n)
+        blk.energy[:n, 0] = blk.kinetic_energy()
+        blk.internal_stale = True
+
+    # ------------------------------------------------------------------ quasi-static steps
+    def qs_step_begin(self, t: float, h: float) -> None:
+        blk = self.block
+        blk.prepared()
+        N = blk.N
+        blk.u0[:N] = blk.u[:N]
+        blk.r[:N] = 0.0
+        f = self._scratch()
+        self.internal_forces(t + h, f)
+        np.subtract(self.external_forces(t + h, h), f, out=f)
+        rows = np.arange(blk.count)
+        self.pins = Pins.collect(blk)
+        self.pins.f = f[self.pins.node].copy()
+        self._factorise(self._tangent(), rows, np.full(rows.size, h * h))
+        for row in rows.tolist():
+            sl = blk.nodes_of(row)
+            blk.u[sl] = h * self._solve(row, f[sl].reshape(-1)).reshape(-1, 3)
+
+    def qs_step_end(self, t: float, h: float) -> None:
+        blk = self.block
+        for row in self.factors:
+            sl = blk.nodes_of(row)
+            blk.u[sl] += h * self._solve(row, blk.r[sl].reshape(-1)).reshape(-1, 3)
+        N = blk.N
+        if len(self.pins):
+            self._pin_reactions(h)
+        blk.q[:N] += h * blk.u[:N]
+        blk.internal_stale = True
+
+    def _pin_reactions(self, h: float) -> None:
+        """Reactions of the eliminated pins from the pinned rows of A u = h (f + r + r_pin)
+        (bodies/fe_pins.py), stored as the constraints' local R (U = V = 0)."""
+        blk, pins = self.block, self.pins
+        r_node = np.zeros((pins.node.size, 3))
+        for row, (_, sl, local, Pn, A) in self.factors.items():
+            if A is None:
+                continue
+            Au = (A @ blk.u[sl].reshape(-1)).reshape(-1, 3)
+            m = (pins.node >= sl.start) & (pins.node < sl.stop)
+            nodes = pins.node[m]
+            r_node[m] = Au[nodes - sl.start] / h - pins.f[m] - blk.r[nodes]
+        r_node -= np.einsum("kij,kj->ki", pins.P, r_node)        # the fixed components only
+        cset = blk.domain.constraints
+        rows = pins.rows(cset)
+        R = pins.reactions(r_node)
+        ok = rows >= 0
+        cset.R[rows[ok]] = R[ok]
+        cset.U[rows[ok]] = 0.0
+        cset.V[rows[ok]] = 0.0
+        cset.B[rows[ok]] = 0.0
+
+    # ------------------------------------------------------------------ local dynamics
+    def delassus(self, rows, Ha, Hb) -> np.ndarray:
+        """Ha A^-1 Hb^T per entry: lumped M^-1 for explicit bodies, the factorised A of
+        the step for implicit ones (A^-1 Hb^T columns computed once per body and
+        assembly, for every point of the body, and kept with the operator)."""
+        blk = self.block
+        out = np.zeros((rows.size, 3, 3))
+        implicit = self.implicit_rows()[rows]
+        exp = np.flatnonzero(~implicit)
+        if exp.size:
+            inv_mass = 1.0 / np.where(blk.layout.mass > 0, blk.layout.mass, np.inf)
+            a, b = Ha[exp], Hb[exp]
+            part = np.empty((exp.size, 3, 3))
+            P.lumped_delassus(a.nodes, a.N, a.base, b.nodes, b.N, b.base, inv_mass, part)
+            out[exp] = part
+        for row in np.unique(rows[implicit]).tolist():
+            sel = np.flatnonzero(implicit & (rows == row))
+            Z, column = self._columns(row, Hb.source)
+            a = Ha[sel]
+            part = np.empty((sel.size, 3, 3))
+            start = int(blk.nstart[row])
+            P.gathered_delassus(a.nodes - start, a.N, a.base, Z, column[Hb.key[sel]], part)
+            out[sel] = part
+        return out
+
+    def _columns(self, row: int, source):
+        """(A^-1 H^T for every point of `source` on body `row` (3 columns each), column of
+        each point), cached on the operator."""
+        cached = source.cache.get(row)
+        if cached is not None:
+            return cached
+        blk = self.block
+        sl = blk.nodes_of(row)
+        start, nn = sl.start, sl.stop - sl.start
+        mine = np.flatnonzero((source.nodes[:, 0] >= start) & (source.nodes[:, 0] < sl.stop))
+        HT = np.zeros((3 * nn, 3 * mine.size))
+        for j, k in enumerate(mine.tolist()):
+            for a, w in zip(source.nodes[k].tolist(), source.N[k].tolist()):
+                if w != 0.0:
+                    HT[3 * (a - start):3 * (a - start) + 3, 3 * j:3 * j + 3] += w * source.base[k]
+        Z = self._solve(row, HT) if mine.size else HT
+        column = np.full(len(source), -1, dtype=np.int64)
+        column[mine] = 3 * np.arange(mine.size)
+        source.cache[row] = (np.ascontiguousarray(Z), column)
+        return source.cache[row]
+
+
+# ---------------------------------------------------------------------- point location
+def locate(block, row: int, X: np.ndarray) -> np.ndarray:
+    """Object indices of the elements of body `row` holding referential points X (k, 3)."""
+    lay = block.prepared()
+    out = np.empty(X.shape[0], dtype=np.int64)
+    e0, e1 = int(lay.estart[row]), int(lay.estart[row + 1])
+    P.scan(lay.econn, lay.ecode, block.X, e0, e1, np.ascontiguousarray(X, dtype=float), 1e-9, out)
+    return np.where(out >= 0, out - e0, -1)
+
+
+def locate_current(block, rows, x, elem) -> np.ndarray:
+    """Object indices of the elements holding current points x (entries without `elem`)."""
+    lay = block.prepared()
+    out = np.full(rows.size, -1, dtype=np.int64) if elem is None else np.asarray(elem, np.int64).copy()
+    nodes = np.ascontiguousarray(block.X[: block.N] + block.q[: block.N])
+    for row in np.unique(rows[out < 0]).tolist():
+        m = np.flatnonzero((rows == row) & (out < 0))
+        e0, e1 = int(lay.estart[row]), int(lay.estart[row + 1])
+        found = np.empty(m.size, dtype=np.int64)
+        P.scan(lay.econn, lay.ecode, nodes, e0, e1, np.ascontiguousarray(x[m]), 1e-9, found)
+        out[m] = np.where(found >= 0, found - e0, 0)
+    return out

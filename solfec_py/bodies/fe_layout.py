@@ -1,0 +1,138 @@
+"""Flat element tables of all finite-element bodies of a domain (layer 3): every element of
+every body in one padded table (global element index = body's element offset + the
+element's object index), the elements grouped by type across bodies with their
+total-Lagrangian reference data, and node-to-element maps. Rebuilt when bodies or element
+materials change; the nodal state (displacements, velocities) lives in the block.
+Reference: Solfec-1.0 fem.c / msh.c (element order, surface elements), DESIGN "data layout"
+of docs/fem.md (groups by type, one kernel call per group).
+
+A body's elements are numbered in *object order*: its surface elements (those owning a
+boundary face, ascending) first, then the interior ones. Object k < (number of surface
+elements) is contact object k of the body, so the `elem` a contact or a constraint keeps
+for a side is an object index here too.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from solfec_py.fem import kernels as K
+from solfec_py.fem.elements import BY_CODE, FIRST_ORDER
+
+
+@dataclass
+class MeshRecord:
+    """One body's mesh as the block uses it."""
+
+    mesh: object                   # geometry.mesh.Mesh (reference nodes, connectivity, faces)
+    order: np.ndarray              # (ne,) mesh element index of object k
+    nsurface: int                  # the first nsurface objects are surface elements
+    codes: np.ndarray              # (ne,) element code of object k
+    conn: np.ndarray               # (ne, w) local node indices of object k (-1 padded)
+    mat: np.ndarray                # (ne, 3) young, poisson, density of object k (APPLY_BULKMAT)
+
+    @classmethod
+    def of(cls, mesh, material) -> "MeshRecord":
+        surface = mesh.surface_elements()
+        interior = np.setdiff1d(np.arange(mesh.nele), surface)
+        order = np.concatenate([surface, interior]).astype(np.int64)
+        codes = np.array([FIRST_ORDER[int(t)].code for t in mesh.etype[order]], dtype=np.int64)
+        mat = np.tile([material.young, material.poisson, material.density], (order.size, 1))
+        return cls(mesh, order, int(surface.size), codes, mesh.conn[order].copy(), mat)
+
+    @property
+    def nele(self) -> int:
+        return self.order.size
+
+
+@dataclass
+class Group:
+    """Every element of one type across the bodies: one kernel call."""
+
+    element: type
+    gid: np.ndarray                # (ne,) global element indices
+    conn: np.ndarray               # (ne, n) global node indices
+    mat: np.ndarray                # (ne, 3)
+    dNdX: np.ndarray               # (ne, nq, n, 3) stiffness-rule reference gradients
+    wJ: np.ndarray                 # (ne, nq)
+    energy: np.ndarray             # (ne,) scratch: element internal energies
+    row: np.ndarray                # (ne,) body row of each element
+
+
+@dataclass
+class Layout:
+    """The element side of a block (see module docstring)."""
+
+    econn: np.ndarray              # (Ne, w) global node indices, -1 padded
+    ecode: np.ndarray              # (Ne,)
+    emat: np.ndarray               # (Ne, 3)
+    erow: np.ndarray               # (Ne,) body row
+    estart: np.ndarray             # (n + 1,) first global element of each body row
+    groups: list = field(default_factory=list)
+    node_elem: np.ndarray = None   # (N,) an element holding each node (surface ones first)
+    adj_ptr: np.ndarray = None     # node -> elements (CSR over global element indices)
+    adj: np.ndarray = None
+    mass: np.ndarray = None        # (N,) lumped nodal masses
+    unit_force: np.ndarray = None  # (N,) int rho N_i dV (gravity: unit_force x g)
+    bad: tuple | None = None       # (row, object) of the first element with det J <= 0
+
+
+def build(records: list, nstart: np.ndarray, nnodes: int, X: np.ndarray) -> Layout:
+    """The layout of bodies with mesh `records` whose nodes start at `nstart` (rows) in the
+    flat referential nodes `X` (nnodes, 3)."""
+    width = max((r.conn.shape[1] for r in records), default=1)
+    counts = np.array([r.nele for r in records], dtype=np.int64)
+    estart = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    Ne = int(estart[-1])
+    econn = np.full((Ne, width), -1, dtype=np.int64)
+    ecode = np.zeros(Ne, dtype=np.int64)
+    emat = np.zeros((Ne, 3))
+    erow = np.repeat(np.arange(len(records), dtype=np.int64), counts)
+    for row, rec in enumerate(records):
+        sl = slice(estart[row], estart[row + 1])
+        c = rec.conn
+        econn[sl, : c.shape[1]] = np.where(c >= 0, c + nstart[row], -1)
+        ecode[sl], emat[sl] = rec.codes, rec.mat
+    lay = Layout(econn, ecode, emat, erow, estart)
+    X = np.ascontiguousarray(X[:nnodes])
+    lay.mass, lay.unit_force = np.zeros(nnodes), np.zeros(nnodes)
+    for code in np.unique(ecode).tolist():
+        el = BY_CODE[code]
+        gid = np.flatnonzero(ecode == code)
+        conn = np.ascontiguousarray(econn[gid, : el.nnodes])
+        mat = np.ascontiguousarray(emat[gid])
+        _, dN, w = el.tables("stiffness")
+        dNdX, wJ, bad = K.reference_data(X, conn, dN, w)
+        if bad >= 0 and (lay.bad is None or gid[bad] < lay.bad[2]):
+            e = int(gid[bad])
+            lay.bad = (int(erow[e]), e - int(estart[erow[e]]), e)
+        N_m, dN_m, w_m = el.tables("mass")
+        wJ_m, _ = K.jacobian_weights(X, conn, dN_m, w_m)
+        K.lumped_mass(conn, N_m, wJ_m, mat, el.lumping == "hrz", lay.mass)
+        N_l, dN_l, w_l = el.tables("load")
+        wJ_l, _ = K.jacobian_weights(X, conn, dN_l, w_l)
+        K.unit_body_force(conn, N_l, wJ_l, mat, lay.unit_force)
+        lay.groups.append(Group(el, gid, conn, mat, dNdX, wJ, np.zeros(gid.size), erow[gid]))
+    _node_maps(lay, records, nnodes)
+    return lay
+
+
+def _node_maps(lay: Layout, records: list, nnodes: int) -> None:
+    """node_elem (first element holding each node, in global object order, so a node on
+    the surface gets a surface element) and the node -> elements CSR."""
+    rows, cols = np.nonzero(lay.econn >= 0)
+    nodes = lay.econn[rows, cols]
+    order = np.lexsort((rows, nodes))
+    nodes, elems = nodes[order], rows[order]
+    lay.adj = elems.astype(np.int64)
+    lay.adj_ptr = np.zeros(nnodes + 1, dtype=np.int64)
+    np.cumsum(np.bincount(nodes, minlength=nnodes), out=lay.adj_ptr[1:])
+    lay.node_elem = np.full(nnodes, -1, dtype=np.int64)
+    has = np.diff(lay.adj_ptr) > 0
+    lay.node_elem[has] = lay.adj[lay.adj_ptr[:-1][has]]
+
+
+def describe_bad(records: list, row: int, obj: int) -> int:
+    """The mesh element index (as the deck numbered it, 0-based) of object `obj`."""
+    return int(records[row].order[obj])

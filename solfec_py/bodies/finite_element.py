@@ -1,0 +1,492 @@
+"""Finite-element bodies (layer 3): the block that keeps every FINITE_ELEMENT body of a
+domain in flat node arrays and steps them with total-Lagrangian kinematics.
+Reference: Solfec-1.0 fem.c (TL branch), NUMERICS-style storage of LANGUAGE §7.4; the
+element mathematics is solfec_py.fem (docs/fem.md); time stepping is bodies/fe_dynamics.py,
+loads bodies/fe_loads.py, point kernels bodies/fe_points.py.
+
+Storage: body b owns nodes nstart[b] .. nstart[b] + nnodes[b] - 1 of the node arrays
+  X (N, 3) referential coordinates, q (N, 3) displacements x - X, u (N, 3) velocities,
+so `BODY.conf` = q[nodes].ravel() (node-major displacements, 3 per node) and
+`BODY.velo` = u[nodes].ravel() are views. Elements live in a layout rebuilt when bodies
+change (bodies/fe_layout.py): grouped by type across bodies, one numba call per group.
+The per-body rows of the common block keep mass, volume, centre, energies, scheme, form,
+damping and the node / element offsets. Formulations are a registry (`FORMS`; 'TL' now,
+the co-rotational and reduced ones of Solfec plug in there), schemes `SCHEMES`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from solfec_py.bodies import fe_dynamics, fe_points as P
+from solfec_py.bodies.base import BodyBlock, _rows
+from solfec_py.bodies.fe_layout import MeshRecord, build
+from solfec_py.bodies.fe_loads import FELoads
+from solfec_py.errors import InputError, NotAvailableError
+
+SCHEMES = {"DEF_EXP": 0, "DEF_LIM": 1}
+DEF_EXP, DEF_LIM = 0, 1
+# deck formulations (LANGUAGE §7.1) -> implemented formulation code; None: not yet
+FORMS = {"TL": 0, "BC": None, "BC-MODAL": None, "BC-RO": None}
+
+
+def form_code(form: str) -> int:
+    """Code of an FE formulation; unknown names list the registry, known but missing ones
+    say so."""
+    if form not in FORMS:
+        raise InputError(f"Invalid FEM formulation {form!r}; expected one of {sorted(FORMS)}")
+    if FORMS[form] is None:
+        raise NotAvailableError(f"FEM formulation {form!r} is not available in solfec-py yet; available:"
+                                f" {sorted(k for k, v in FORMS.items() if v is not None)}")
+    return FORMS[form]
+
+
+class PointOperator:
+    """H of points on FE bodies: H = base^T [N_1 I ... N_w I] over the nodes of each
+    point's element (padded with weight 0). Indexing gives the operator of a subset; `key`
+    remembers each point's position in the operator it was cut from (`source`), so a block
+    can cache per-point work (A^-1 H^T columns of implicit bodies) for one assembly."""
+
+    __slots__ = ("nodes", "N", "base", "key", "source", "cache")
+
+    def __init__(self, nodes, N, base, key=None, source=None):
+        self.nodes, self.N, self.base = nodes, N, base
+        self.key = np.arange(nodes.shape[0]) if key is None else key
+        self.source = self if source is None else source
+        self.cache = {}
+
+    def __getitem__(self, index) -> "PointOperator":
+        return PointOperator(self.nodes[index], self.N[index], self.base[index], self.key[index], self.source)
+
+    def __len__(self) -> int:
+        return self.nodes.shape[0]
+
+
+class FiniteElementBlock(BodyBlock):
+    CONF_SIZE = 0
+    VELO_SIZE = 0
+    FIELDS = {
+        "nstart": ((), np.int64),      # first node in the node arrays
+        "nnodes": ((), np.int64),
+        "scheme": ((), np.int8),       # SCHEMES
+        "form": ((), np.int8),         # FORMS codes
+        "damping": ((), float),        # stiffness-proportional damping eta
+        "euler": ((3, 3), float),      # referential Euler tensor rho int (X-X0)(X-X0)^T dV
+    }
+
+    def __init__(self, domain, capacity: int = 8):
+        super().__init__(domain, capacity)
+        self.records: list[MeshRecord] = []
+        self.N = 0                      # nodes in use
+        self.X = np.zeros((0, 3))
+        self.q = np.zeros((0, 3))
+        self.u = np.zeros((0, 3))
+        self.u0 = np.zeros((0, 3))      # velocity at the start of the step
+        self.r = np.zeros((0, 3))       # generalised reactions of the step
+        self.fext = np.zeros((0, 3))    # external force of the step (work)
+        self.node_row = np.zeros(0, dtype=np.int64)
+        self._grow_nodes(64)
+        self.layout = None
+        self.loads = FELoads(self)
+        self.solver = fe_dynamics.Stepper(self)
+        self._node_keys: dict = {}      # row -> {coordinate bytes: local node}
+        self._located = None            # (layout, {(rows, X) bytes: elements}) of point_objects
+        self.internal_stale = False
+
+    # ------------------------------------------------------------------ bodies
+    def _grow_nodes(self, capacity: int) -> None:
+        for name in ("X", "q", "u", "u0", "r", "fext"):
+            old = getattr(self, name)
+            new = np.zeros((capacity, 3))
+            new[: old.shape[0]] = old
+            setattr(self, name, new)
+        rows = np.zeros(capacity, dtype=np.int64)
+        rows[: self.node_row.size] = self.node_row
+        self.node_row = rows
+
+    @staticmethod
+    def mesh_of(primitives):
+        from solfec_py.geometry.mesh import Mesh
+
+        meshes = [p for p in primitives if isinstance(p, Mesh)]
+        return meshes[0] if len(meshes) == 1 and len(primitives) == 1 else None
+
+    def admit(self, body) -> None:
+        """Errors of a new FE body before it is inserted: a single MESH shape, a usable
+        Poisson ratio, no inverted or flat element (named by its 0-based mesh index)."""
+        form = getattr(body, "_form", None)
+        form_code("TL" if form is None else form)
+        mesh = self.mesh_of(body.shape)
+        who = f"BODY{' ' + repr(body.label) if body.label else ''}"
+        if mesh is None:
+            raise InputError(f"{who}: 'shape' must be a single MESH object for a FINITE_ELEMENT body")
+        material = body.bulk_material
+        _check_material(material, who)
+        if mesh.is_quadratic:                   # BODY keeps the corner elements (api/body.py)
+            mesh = mesh.linear()
+        record = MeshRecord.of(mesh, material)
+        lay = build([record], np.zeros(1, np.int64), mesh.nnod, mesh.ref)
+        if lay.bad is not None:
+            e = int(record.order[lay.bad[1]])
+            raise InputError(f"{who}: element {e} of the mesh is inverted or has zero volume (non-positive"
+                             f" Jacobian); list its nodes as the element type requires (docs/fem.md)")
+
+    def _init_row(self, row, body, volume, center, euler):
+        mesh = self.mesh_of(body.shape)
+        record = MeshRecord.of(mesh, body.bulk_material)
+        n = mesh.nnod
+        if self.N + n > self.X.shape[0]:
+            self._grow_nodes(max(2 * self.X.shape[0], self.N + n))
+        s = self.N
+        self.X[s:s + n], self.q[s:s + n], self.u[s:s + n] = mesh.ref, 0.0, 0.0
+        self.node_row[s:s + n] = row
+        self.nstart[row], self.nnodes[row] = s, n
+        self.N += n
+        self.records.append(record)
+        density = body.bulk_material.density
+        self.mass[row] = density * volume
+        self.euler[row] = density * euler
+        self.scheme[row] = DEF_EXP
+
+    def remove(self, body) -> None:
+        row = body.row
+        s, n = int(self.nstart[row]), int(self.nnodes[row])
+        for name in ("X", "q", "u", "u0", "r", "fext", "node_row"):
+            arr = getattr(self, name)
+            arr[s:self.N - n] = arr[s + n:self.N]
+        self.N -= n
+        later = np.arange(row + 1, self.count)
+        self.nstart[later] -= n
+        self.node_row[:self.N][self.node_row[:self.N] > row] -= 1
+        del self.records[row]
+        self.loads.remove_body(body)
+        super().remove(body)
+
+    def on_change(self) -> None:
+        self.layout = None
+        self._node_keys = {}
+        self.loads.invalidate()
+        self.solver.invalidate()
+
+    def materials_changed(self) -> None:
+        """Element materials were set (APPLY_BULKMAT): masses and stiffness follow."""
+        self.on_change()
+
+    def prepared(self):
+        """The element layout, built when bodies or materials changed."""
+        if self.layout is None:
+            nstart = self.nstart[: self.count]
+            self.layout = build(self.records, nstart, self.N, self.X)
+        return self.layout
+
+    def set_scheme(self, row: int, name: str) -> None:
+        self.scheme[row] = SCHEMES[name]
+        self.solver.invalidate()
+
+    def set_damping(self, row: int, eta: float) -> None:
+        self.damping[row] = eta
+
+    def apply_material(self, body, volid: int, material) -> int:
+        """APPLY_BULKMAT: elements of `body` with volume id `volid` take `material`;
+        returns how many."""
+        _check_material(material, f"APPLY_BULKMAT (body {body.id})")
+        rec = self.records[body.row]
+        sel = rec.mesh.volids[rec.order] == volid
+        rec.mat[sel] = (material.young, material.poisson, material.density)
+        self.materials_changed()
+        return int(sel.sum())
+
+    # ------------------------------------------------------------------ state views
+    def nodes_of(self, row: int) -> slice:
+        s = int(self.nstart[row])
+        return slice(s, s + int(self.nnodes[row]))
+
+    def conf_view(self, row: int) -> np.ndarray:
+        return self.q[self.nodes_of(row)].reshape(-1)
+
+    def velo_view(self, row: int) -> np.ndarray:
+        return self.u[self.nodes_of(row)].reshape(-1)
+
+    def state_sizes(self) -> np.ndarray:
+        n = self.nnodes[: self.count]
+        return np.column_stack([3 * n, 3 * n]).astype(np.int64)
+
+    def state_values(self) -> np.ndarray:
+        energy = self.energies()
+        parts = []
+        for row in range(self.count):
+            sl = self.nodes_of(row)
+            parts += [self.q[sl].reshape(-1), self.u[sl].reshape(-1), energy[row]]
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    def set_state_values(self, rows, values, sizes, parts=("conf", "velo", "energy")) -> None:
+        rows = _rows(rows)
+        values = np.asarray(values, dtype=float)
+        sizes = np.asarray(sizes, dtype=np.int64).reshape(-1, 2)
+        offset = 0
+        for row, (nc, nv) in zip(rows.tolist(), sizes.tolist()):
+            sl = self.nodes_of(row)
+            if nc != 3 * (sl.stop - sl.start):
+                raise InputError(f"stored state of body {self.bodies[row].id} has {nc} displacements; its mesh"
+                                 f" has {sl.stop - sl.start} nodes (the deck differs from the one that wrote it)")
+            if "conf" in parts:
+                self.q[sl] = values[offset:offset + nc].reshape(-1, 3)
+            if "velo" in parts:
+                self.u[sl] = values[offset + nc:offset + nc + nv].reshape(-1, 3)
+            if "energy" in parts:
+                self.energy[row] = values[offset + nc + nv:offset + nc + nv + 5]
+            offset += nc + nv + 5
+        self.internal_stale = "conf" in parts and "energy" not in parts
+
+    def energies(self) -> np.ndarray:
+        if self.internal_stale:
+            self.solver.internal_energy()
+        return self.energy[: self.count]
+
+    def nonfinite_rows(self) -> np.ndarray:
+        N = self.N
+        bad = ~(np.isfinite(self.q[:N]).all(axis=1) & np.isfinite(self.u[:N]).all(axis=1))
+        return np.unique(self.node_row[:N][bad])
+
+    TENSOR = "euler"
+
+    def state_changed(self, rows) -> None:
+        self.internal_stale = True
+
+    # ------------------------------------------------------------------ time stepping
+    def dynamic_init(self) -> None:
+        self.solver.dynamic_init()
+
+    def critical_step(self) -> float:
+        return self.solver.critical_step()
+
+    def step_begin(self, t: float, h: float) -> None:
+        self.solver.step_begin(t, h)
+
+    def step_end(self, t: float, h: float) -> None:
+        self.solver.step_end(t, h)
+
+    def qs_step_begin(self, t: float, h: float) -> None:
+        self.solver.qs_step_begin(t, h)
+
+    def qs_step_end(self, t: float, h: float) -> None:
+        self.solver.qs_step_end(t, h)
+
+    def kinetic_energy(self) -> np.ndarray:
+        N = self.N
+        lay = self.prepared()
+        e = 0.5 * lay.mass * np.einsum("ni,ni->n", self.u[:N], self.u[:N])
+        return np.bincount(self.node_row[:N], weights=e, minlength=self.count)
+
+    def initial_velocity(self, row: int, linear, angular) -> None:
+        """u_k = v + omega x (X_k - X0) (NUMERICS §3.9)."""
+        sl = self.nodes_of(row)
+        self.u[sl] = np.asarray(linear, float) + np.cross(np.asarray(angular, float), self.X[sl] - self.center[row])
+
+    # ------------------------------------------------------------------ points
+    def _gid(self, rows, X, elem, current=False) -> np.ndarray:
+        """Global element of every entry: estart[row] + elem, located where elem < 0."""
+        lay = self.prepared()
+        rows = _rows(rows)
+        e = np.full(rows.size, -1, dtype=np.int64) if elem is None else np.asarray(elem, np.int64).reshape(-1)
+        miss = e < 0
+        if miss.any():
+            e = e.copy()
+            e[miss] = self.point_objects(rows[miss], np.asarray(X, float).reshape(-1, 3)[miss])
+            bad = np.flatnonzero(e < 0)
+            if bad.size:
+                k = int(bad[0])
+                body = self.bodies[int(rows[k])]
+                raise InputError(f"Point outside of a finite-element body shape: {tuple(np.asarray(X)[k].tolist())}"
+                                 f" is not inside the reference mesh of body {body.id}")
+        return lay.estart[rows] + e
+
+    def _xi(self, gid, points, current=False) -> np.ndarray:
+        lay = self.prepared()
+        nodes = self.X[: self.N] + self.q[: self.N] if current else self.X[: self.N]
+        xi = np.empty((gid.size, 3))
+        P.reference_coordinates(lay.econn, lay.ecode, np.ascontiguousarray(nodes), gid,
+                                np.ascontiguousarray(points, dtype=float).reshape(-1, 3), xi)
+        return xi
+
+    def point_objects(self, rows, X) -> np.ndarray:
+        """Object index of the element holding each referential point: the surface element
+        around a node for mesh nodes, else the element whose inverse image is nearest (0
+        distance inside), searched among the body's elements."""
+        lay = self.prepared()
+        rows = _rows(rows)
+        X = np.ascontiguousarray(X, dtype=float).reshape(-1, 3)
+        key = (rows.tobytes(), X.tobytes())
+        cache = self._located if self._located is not None and self._located[0] is lay else (lay, {})
+        hit = cache[1].get(key)
+        if hit is not None:                # the same points as in an earlier step
+            return hit.copy()
+        out = self._point_objects(lay, rows, X)
+        if len(cache[1]) >= 8:
+            cache[1].clear()
+        cache[1][key] = out.copy()
+        self._located = cache
+        return out
+
+    def _point_objects(self, lay, rows, X) -> np.ndarray:
+        out = np.full(rows.size, -1, dtype=np.int64)
+        for row in np.unique(rows).tolist():
+            m = np.flatnonzero(rows == row)
+            keys = self._node_keys.get(row)
+            if keys is None:
+                sl = self.nodes_of(row)
+                keys = self._node_keys[row] = {x.tobytes(): k for k, x in enumerate(self.X[sl])}
+            for i in m.tolist():
+                node = keys.get(X[i].tobytes())
+                if node is not None:
+                    out[i] = lay.node_elem[self.nstart[row] + node] - lay.estart[row]
+            rest = m[out[m] < 0]
+            if rest.size:
+                out[rest] = fe_dynamics.locate(self, row, X[rest])
+        return out
+
+    def cur_points(self, rows, X, elem=None) -> np.ndarray:
+        X = np.ascontiguousarray(X, dtype=float).reshape(-1, 3)
+        gid = self._gid(rows, X, elem)
+        xi = self._xi(gid, X)
+        out = np.empty((gid.size, 3))
+        P.interpolate(self.layout.econn, self.layout.ecode, gid, xi, self.q, out)
+        return X + out
+
+    def point_velocities(self, rows, X, elem=None) -> np.ndarray:
+        X = np.ascontiguousarray(X, dtype=float).reshape(-1, 3)
+        gid = self._gid(rows, X, elem)
+        out = np.empty((gid.size, 3))
+        P.interpolate(self.layout.econn, self.layout.ecode, gid, self._xi(gid, X), self.u, out)
+        return out
+
+    def ref_points(self, rows, x, elem=None) -> np.ndarray:
+        """Referential images of current points, by the inverse map in the current
+        configuration of the point's element (clamped into it)."""
+        x = np.ascontiguousarray(x, dtype=float).reshape(-1, 3)
+        rows = _rows(rows)
+        if elem is None or (np.asarray(elem) < 0).any():
+            elem = fe_dynamics.locate_current(self, rows, x, elem)
+        gid = self.layout.estart[rows] + np.asarray(elem, np.int64)
+        xi = self._xi(gid, x, current=True)
+        out = np.empty((gid.size, 3))
+        P.interpolate(self.layout.econn, self.layout.ecode, gid, xi, self.X, out)
+        return out
+
+    def _gradients(self, rows, elem) -> np.ndarray:
+        """F at the centres of the entries' elements (directions carry no point)."""
+        lay = self.prepared()
+        rows = _rows(rows)
+        e = np.zeros(rows.size, np.int64) if elem is None else np.maximum(np.asarray(elem, np.int64), 0)
+        gid = lay.estart[rows] + e
+        xi = P.START[lay.ecode[gid]]
+        F = np.empty((gid.size, 3, 3))
+        P.gradients(lay.econn, lay.ecode, self.X, self.q, gid, np.ascontiguousarray(xi), F)
+        return F
+
+    def cur_vectors(self, rows, d, elem=None) -> np.ndarray:
+        """F d at the element centre, scaled back to |d| (a direction)."""
+        v = np.einsum("kij,kj->ki", self._gradients(rows, elem), d)
+        return _same_length(v, d)
+
+    def ref_vectors(self, rows, d, elem=None) -> np.ndarray:
+        v = np.linalg.solve(self._gradients(rows, elem), np.asarray(d, float)[..., None])[..., 0]
+        return _same_length(v, d)
+
+    def stresses(self, rows, X, elem=None) -> np.ndarray:
+        """Cauchy stress and von Mises (k, 7); at a mesh node the mean over the elements
+        around it (Solfec's nodal values)."""
+        X = np.ascontiguousarray(X, dtype=float).reshape(-1, 3)
+        rows = _rows(rows)
+        gid = self._gid(rows, X, elem)
+        lay = self.layout
+        xi = self._xi(gid, X)
+        node = np.full(gid.size, -1, dtype=np.int64)
+        for i, row in enumerate(rows.tolist()):
+            keys = self._node_keys.get(row) or {}
+            k = keys.get(X[i].tobytes())
+            if k is not None:
+                node[i] = self.nstart[row] + k
+        out = np.empty((gid.size, 7))
+        P.stresses(lay.econn, lay.ecode, lay.emat, self.X, self.q, gid, xi, node, lay.adj_ptr, lay.adj, out)
+        return out
+
+    def current_primitives(self, row: int) -> list:
+        mesh = self.records[row].mesh.copy()
+        sl = self.nodes_of(row)
+        mesh.cur = self.X[sl] + self.q[sl]
+        return [mesh]
+
+    def bounding_boxes(self):
+        n = self.count
+        lo, hi = np.full((n, 3), np.inf), np.full((n, 3), -np.inf)
+        x = self.X[: self.N] + self.q[: self.N]
+        some = np.flatnonzero(self.nnodes[:n] > 0)     # nodes are stored body after body
+        if some.size:
+            some = some[np.argsort(self.nstart[some], kind="stable")]
+            start = self.nstart[some]
+            lo[some] = np.minimum.reduceat(x, start, axis=0)
+            hi[some] = np.maximum.reduceat(x, start, axis=0)
+        return lo, hi
+
+    # ------------------------------------------------------------------ constraints
+    def gen_to_loc(self, rows, X, base, elem=None) -> PointOperator:
+        X = np.ascontiguousarray(X, dtype=float).reshape(-1, 3)
+        gid = self._gid(rows, X, elem)
+        xi = self._xi(gid, X)
+        w = self.layout.econn.shape[1]
+        nodes, N = np.empty((gid.size, w), dtype=np.int64), np.empty((gid.size, w))
+        P.shape_values(self.layout.econn, self.layout.ecode, gid, xi, nodes, N)
+        return PointOperator(nodes, N, np.ascontiguousarray(base, dtype=float))
+
+    def local_velocity(self, rows, H, which="free") -> np.ndarray:
+        out = np.empty((len(H), 3))
+        P.local_velocities(H.nodes, H.N, H.base, self.u0 if which == "start" else self.u, out)
+        return out
+
+    def delassus(self, rows, Ha, Hb) -> np.ndarray:
+        return self.solver.delassus(_rows(rows), Ha, Hb)
+
+    def couples(self, rows, Ha, Hb):
+        """Points of an explicit body interact only through common nodes (diagonal mass,
+        NUMERICS §4.2 sparsity shortcut); implicit bodies couple all their points."""
+        rows = _rows(rows)
+        near = P.share_nodes(Ha.nodes, Ha.N, Hb.nodes, Hb.N)
+        return near | (self.solver.implicit_rows()[rows])
+
+    def add_reactions(self, rows, H, R) -> None:
+        P.add_reactions(H.nodes, H.N, H.base, np.ascontiguousarray(R, dtype=float), self.r)
+
+    def contact_inert(self, rows) -> np.ndarray:
+        return np.zeros(_rows(rows).size, dtype=bool)
+
+    def absorbed(self, cset) -> np.ndarray:
+        rows = self.solver.pins.rows(cset)
+        return rows[rows >= 0]
+
+    def stored_geometry(self, row: int):
+        """(reference nodes (nn, 3), cells (ne, 1 + MAXN): element code then local nodes,
+        -1 padded, in object order, element materials (ne, 3))."""
+        rec = self.records[row]
+        cells = np.full((rec.nele, 1 + P.MAXN), -1, dtype=np.int64)
+        cells[:, 0] = rec.codes
+        cells[:, 1:1 + rec.conn.shape[1]] = rec.conn
+        return self.X[self.nodes_of(row)], cells, rec.mat
+
+    def add_pressure(self, body, surfid: int, value) -> None:
+        self.loads.add_pressure(body, surfid, value)
+
+
+def _same_length(v, d):
+    size = np.linalg.norm(v, axis=1)
+    want = np.linalg.norm(np.asarray(d, float), axis=1)
+    return v * np.where(size > 0, want / np.where(size > 0, size, 1.0), 0.0)[:, None]
+
+
+def _check_material(material, who: str) -> None:
+    if not material.poisson < 0.5:
+        raise InputError(f"{who}: 'poisson' of BULK_MATERIAL {material.label!r} must be below 0.5 for a"
+                         f" finite-element body (the Saint Venant-Kirchhoff bulk modulus is infinite at 0.5),"
+                         f" got {material.poisson!r}")
+    if not material.young > 0:
+        raise InputError(f"{who}: 'young' of BULK_MATERIAL {material.label!r} must be positive for a"
+                         f" finite-element body, got {material.young!r}")
