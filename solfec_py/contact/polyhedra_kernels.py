@@ -14,7 +14,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from solfec_py.contact.polyhedra import _finish, gjk
+from solfec_py.contact.gjk import gjk
 
 _DEDUP = 1e-12          # relative distance within which points are on a plane or merged
 
@@ -22,6 +22,41 @@ _DEDUP = 1e-12          # relative distance within which points are on a plane o
 @numba.njit(cache=True, inline="always")
 def _dot(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@numba.njit(cache=True)
+def _nearest_surface(point, normals, offsets, surface, sid):
+    """Surface id of the surface plane nearest to the point (|signed distance| minimal; all
+    planes count when none is a surface plane)."""
+    best, best_any, k, k_any = np.inf, np.inf, -1, 0
+    for f in range(normals.shape[0]):
+        dist = abs(normals[f, 0] * point[0] + normals[f, 1] * point[1] + normals[f, 2] * point[2] - offsets[f])
+        if surface[f] and dist < best:
+            best, k = dist, f
+        if dist < best_any:
+            best_any, k_any = dist, f
+    return sid[k if k >= 0 else k_any]
+
+
+@numba.njit(cache=True)
+def _finish(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps):
+    """Steps 3-6 after the intersection polytope: reject a point farther than eps from
+    either object; gap from the vertex spread along n, refined by GJK when deeper than eps;
+    the surface ids of the planes nearest to the point. Returns (ok, gap, sid a, sid b)."""
+    one = np.empty((1, 3))
+    one[0] = x
+    if gjk(va, one)[2] > eps or gjk(vb, one)[2] > eps:
+        return False, 0.0, 0, 0
+    lo, hi = np.inf, -np.inf
+    for v in range(V.shape[0]):
+        pr = V[v, 0] * n[0] + V[v, 1] * n[1] + V[v, 2] * n[2]
+        lo, hi = min(lo, pr), max(hi, pr)
+    g = lo - hi
+    if g < -eps:                                         # refine: depth along n
+        dd = gjk(va + g * n, vb - g * n)[2]
+        g = min(dd + 2.0 * g, 0.0)
+    g = min(g, 0.0)
+    return True, g, _nearest_surface(x, na, da, sa, ida), _nearest_surface(x, nb, db, sb, idb)
 
 
 @numba.njit(cache=True)
