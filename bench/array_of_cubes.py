@@ -10,7 +10,7 @@ height against the ideal stacked height (centres at 0.05 + 0.1 k), the most nega
 contacts (mean / final), kinetic energy at the end, the phase timers (domain.timers; LOCDYN is
 part of CONSOL) and peak RSS.
 
-    python bench/array_of_cubes.py [M ...] [--steps K] [--dt H] [--profile FILE] [--kifo RG|PR|TL] [--mesh N]
+    python bench/array_of_cubes.py [M ...] [--steps K] [--dt H] [--profile FILE] [--relax W] [--kifo RG|PR|TL] [--mesh N]
 
 M is the array edge (3, 5, 8, 10; default 3 5). --steps K runs K steps instead of 1 s.
 --profile writes cProfile statistics of the run to FILE (the last M given). --kifo is the
@@ -81,7 +81,7 @@ def build(A, side: int, h: float, outdir: str, kifo: str = "RG", mesh: int = 1):
 
 
 def scene(side: int, h: float, steps: int | None, profile: str | None = None, kifo: str = "RG",
-          mesh: int = 1) -> dict:
+          mesh: int = 1, relax: float = 1.0) -> dict:
     from solfec_py import session, timestep
     from solfec_py.api import NAMES as A
 
@@ -96,7 +96,7 @@ def scene(side: int, h: float, steps: int | None, profile: str | None = None, ki
         rows = np.array([b.row for b in cubes])
         c0 = centres(cubes)
         z_start, xy_start = c0[:, 2], c0[:, :2]
-        run = observed_run(A, sol, steps, h, profile)
+        run = observed_run(A, sol, steps, h, profile, relax)
         c1 = centres(cubes)
         z = c1[:, 2]
         ideal = 0.5 * EDGE + EDGE * layer                   # centres of a perfectly stacked array
@@ -104,7 +104,7 @@ def scene(side: int, h: float, steps: int | None, profile: str | None = None, ki
         kinetic = float(block.kinetic_energy()[rows].sum())
         drop = float(np.sum(block.mass[rows] * G * (z_start - z)))
         lost = count - int(sum(b.row >= 0 and not b.deleted for b in cubes))
-    return report("S2 array of cubes", count, h, run, M=side, kifo=kifo, mesh=mesh,
+    return report("S2 array of cubes", count, h, run, relax=relax, M=side, kifo=kifo, mesh=mesh,
                   mean_height=round(float(z.mean()), 6), ideal_mean_height=round(float(ideal.mean()), 6),
                   mean_height_start=round(float(z_start.mean()), 6),
                   height_error_max=float(f"{np.abs(z - ideal).max():.3e}"),
