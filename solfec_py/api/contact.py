@@ -112,11 +112,35 @@ def CONTACT_SPARSIFY(solfec, threshold=V.MISSING, minarea=V.MISSING, mindist=V.M
 
 @V.command
 def CONTACT_POINTS(solfec, mode=V.MISSING):
-    """Contact points of convex object pairs: 'CENTROID' (default; Solfec's one point at the
-    centroid of the intersection) or 'POLYGON' (a flat face-face intersection gets up to
-    four points spanning its polygon, the area shared between them). Applies to contacts
-    created after the call. Returns the mode in force (the current one when `mode` is
-    omitted)."""
+    """How many points a contact between two convex objects gets (a solfec-py command).
+
+    ``mode = CONTACT_POINTS(solfec | mode)``: with 'CENTROID' (the default, as Solfec) a pair
+    of convex objects touches at one point, the centroid of their intersection; with
+    'POLYGON' a flat face-face intersection gets up to four points spanning its polygon, the
+    area shared between them, so that a box resting or sliding on a face does not rock about
+    a single point (docs/contact.md). The mode applies to contacts created after the call.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    mode : str, optional
+        'CENTROID' or 'POLYGON'; omitted, the mode in force is only returned.
+
+    Returns
+    -------
+    str
+        The mode in force.
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Not a SOLFEC object; a mode other than the two above (the message lists them).
+
+    Examples
+    --------
+    >>> CONTACT_POINTS(sol, 'POLYGON')
+    'POLYGON'
+    """
     domain = require_solfec("solfec", solfec)
     if V.given(mode):
         domain.contact_points = V.choice("mode", mode, POINT_MODES, what="contact points mode")
