@@ -77,7 +77,7 @@ def joint_motion(api, n, h, duration):
 # over 1 s: 8.7e-9 (n = 1), 7.9e-8 (n = 2), 6.4e-7 (n = 5), each shrinking 4x when h halves
 # (both schemes are second order); the tolerances leave a factor of ~5 over the swing of ~1 m
 @pytest.mark.parametrize("n, duration, tol", [(1, 0.5, 5e-8), (2, 0.5, 5e-7),
-                                              pytest.param(5, 1.0, 3e-6, marks=pytest.mark.slow)])
+                                              (5, 1.0, 3e-6)])
 def test_joint_chain_matches_linked_chain(api, n, duration, tol, capsys):
     h = 1e-3
     linked, _ = run_motion(api, n, h, duration, joints=False)
