@@ -7,7 +7,9 @@ numba's compiled-kernel cache is kept out of the installed package tree (a pip i
 must never gain files that its uninstall leaves behind): it goes to
 ``$SOLFEC_PY_CACHE_DIR`` or ``$XDG_CACHE_HOME/solfec-py/numba`` (``~/.cache/...``),
 unless the user already set ``NUMBA_CACHE_DIR``. numba keys each cache file by the full
-path of its source, so two checkouts or installs never share entries.
+path of its source, so two checkouts or installs never share entries. Other caches (the
+translations of legacy Python 2 modules, docs/legacy.md) sit next to it:
+``user_cache_dir(name)``.
 """
 from __future__ import annotations
 
@@ -18,12 +20,11 @@ import tempfile as _tempfile
 __version__ = "0.1.0"
 
 
-def _numba_cache_dir() -> str:
-    explicit = _os.environ.get("SOLFEC_PY_CACHE_DIR")
-    if explicit:
-        return explicit
+def user_cache_dir(name: str) -> str:
+    """The writable cache directory `name` of solfec-py: ``$XDG_CACHE_HOME/solfec-py/NAME``
+    (``~/.cache/solfec-py/NAME``), else one in the system's temporary directory."""
     base = _os.environ.get("XDG_CACHE_HOME") or _os.path.join(_os.path.expanduser("~"), ".cache")
-    candidate = _os.path.join(base, "solfec-py", "numba")
+    candidate = _os.path.join(base, "solfec-py", name)
     try:
         _os.makedirs(candidate, exist_ok=True)
         if _os.access(candidate, _os.W_OK):
@@ -31,7 +32,11 @@ def _numba_cache_dir() -> str:
     except OSError:
         pass
     user = getattr(_os, "getuid", lambda: "user")()
-    return _os.path.join(_tempfile.gettempdir(), f"solfec-py-numba-{user}")
+    return _os.path.join(_tempfile.gettempdir(), f"solfec-py-{name}-{user}")
+
+
+def _numba_cache_dir() -> str:
+    return _os.environ.get("SOLFEC_PY_CACHE_DIR") or user_cache_dir("numba")
 
 
 if not _os.environ.get("NUMBA_CACHE_DIR"):

@@ -54,12 +54,13 @@ def _translate(argv: list[str]) -> int:
     p.add_argument("-o", dest="output", help="write the translation here instead of printing it")
     args = p.parse_args(argv)
     try:
-        text = translate(read_deck(args.deck), args.deck, standalone=True)
+        text = translate(read_deck(args.deck), args.deck, plain=True)
     except OSError as exc:
         print(f"solfec-py: cannot read {args.deck!r}: {exc.strerror}", file=sys.stderr)
         return 1
-    except LegacySyntaxError as exc:
-        print(str(exc), file=sys.stderr)
+    except LegacySyntaxError as exc:   # file:LINE:COL: message, then the line and a caret
+        where = ":".join(str(v) for v in (exc.filename or args.deck, exc.lineno, exc.offset) if v)
+        print(f"{where}: SyntaxError: {exc}", file=sys.stderr)
         return 1
     if args.output:
         with open(args.output, "w", encoding="utf-8", errors="surrogateescape") as handle:

@@ -88,20 +88,23 @@ def _call_callback(domain: Domain) -> bool:
             f"CALLBACK function {name!r} must return an int (0 stops the run), got {result!r}") from None
 
 
-def run(domain: Domain, solver, duration: float, hooks: RunHooks | None = None) -> int:
-    """Integrate for `duration` from the current time; returns the number of steps made."""
+def run(domain: Domain, solver, duration: float, hooks: RunHooks | None = None,
+        until: float | None = None) -> int:
+    """Integrate for `duration` from the current time; returns the number of steps made.
+
+    Solfec's clock (sol.c SOLFEC_Run, dom.c DOM_Update_End): the time accumulates,
+    t += h, after every step, and the run goes on while t < t0 + duration, so the number
+    of steps, the output frames and the CALLBACK times are those Solfec computes (with a
+    step that divides the duration, round-off may add one last step, as in Solfec).
+    `until` replaces t0 + duration (a continued run ends where the uninterrupted one did)."""
     hooks = hooks or RunHooks()
     initialize(domain)   # cheap and vectorised; picks up bodies and BODY_CHARS since the last RUN
-    t_end = domain.time + duration
-    base_time, base_step, k = domain.time, domain.step, 0
+    t_end = domain.time + abs(duration) if until is None else until
     steps = 0
     kinetic = domain.kinetic_energy_now()
-    while t_end - domain.time > 1e-9 * domain.step:
+    while domain.time < t_end:
         h = step(domain, solver)
-        if h != base_step:                      # critical step changed: re-base the clock
-            base_time, base_step, k = domain.time, h, 0
-        k += 1
-        domain.time = base_time + k * base_step   # no accumulated round-off over long runs
+        domain.time += h
         steps += 1
         domain.check_finite()
         if domain.dynamic:                      # blow-ups that stay finite (NaN check above)

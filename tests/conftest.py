@@ -20,6 +20,28 @@ def write_deck(path, text: str) -> str:
     return str(path)
 
 
+def solfec_clock(h: float, duration: float, t0: float = 0.0) -> list:
+    """The times after each step of RUN(duration) with step h as Solfec-1.0 computes them
+    (sol.c SOLFEC_Run, dom.c DOM_Update_End): t += h while t < t0 + duration.  An
+    independent reference for the step driver's clock."""
+    times, t, end = [], t0, t0 + duration
+    while t < end:
+        t += h
+        times.append(t)
+    return times
+
+
+def solfec_output_times(times: list, interval: float, t0: float = 0.0) -> list:
+    """The step times at which Solfec writes a frame (after frame 0): the first step with
+    t >= next output time, which then grows by `interval` (sol.c SOLFEC_Run)."""
+    out, nxt = [], t0 + interval
+    for t in times:
+        if t >= nxt:
+            nxt += interval
+            out.append(t)
+    return out
+
+
 CUBE = "[0,0,0, 1,0,0, 1,1,0, 0,1,0, 0,0,1, 1,0,1, 1,1,1, 0,1,1]"   # HEX nodes of the unit cube
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from solfec_py.cli import main
 
-from conftest import free_flight_deck, write_deck
+from conftest import free_flight_deck, solfec_clock, solfec_output_times, write_deck
 
 # the ball starts 1 m from the cube so that the two never touch (free flight)
 FALL = free_flight_deck('out/fall') + f"""\
@@ -71,7 +71,8 @@ def test_second_run_opens_results_in_read_mode(fall, tmp_path):
     w, r = fall
     assert w["mode"] == "WRITE" and r["mode"] == "READ"
     assert (tmp_path / "out/fall/fall.h5").is_file() and (tmp_path / "out/fall/fall.py").is_file()
-    assert r["after_run"] == 0.1            # RUN did nothing: the model stayed at the SEEK frame
+    # RUN did nothing: the model stayed at the SEEK frame (the frame at 0.1 on Solfec's clock)
+    assert r["after_run"] == r["nav"][-1] == pytest.approx(0.1, abs=1e-12)
 
 
 def test_history_sampling_rule(fall):
@@ -158,10 +159,14 @@ def test_bodies_created_later_and_deleted_by_extents(tmp_path):
     deck = write_deck(tmp_path / "born.py", BORN)
     assert main([deck]) == 0 and main([deck]) == 0
     t, late, bx, az, bods, ke = (np.array(v, dtype=float) for v in json.load(open(tmp_path / "born.json")))
-    np.testing.assert_allclose(t, 0.1 * np.arange(8), atol=1e-12)
-    before = t < 0.2 + 1e-9    # the frame at 0.2 was stored by the first RUN, before BODY 'late'
+    # Solfec's clock: the frame due at 0.1 comes at 0.11 (ten steps of 0.01 add up to less)
+    first = solfec_clock(0.01, 0.2)
+    frames = [0.0] + solfec_output_times(first + solfec_clock(0.01, 0.6, first[-1]), 0.1)
+    np.testing.assert_array_equal(t, [f for f in frames if f <= 0.8])     # HISTORY's [0, 0.8]
+    assert t[1] == pytest.approx(0.11, abs=1e-12)
+    before = t <= first[-1]    # frames stored by the first RUN, before BODY 'late'
     assert np.isnan(late[before]).all() and np.isnan(bx[before]).all()     # not created yet
-    np.testing.assert_allclose(late[~before], t[~before] - 0.2, atol=1e-12)   # DY = 1 * (t - 0.2)
+    np.testing.assert_allclose(late[~before], t[~before] - first[-1], atol=1e-12)   # DY = 1 * (t - t1)
     np.testing.assert_allclose(bx[~before], 5.0, atol=1e-12)
     # body 'a' rises at 10/s; its bounding box (half-size <= 0.2 about the centre) leaves
     # z <= 0.5 before t = 0.05: deleted, absent from every later frame

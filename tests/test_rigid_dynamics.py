@@ -13,6 +13,8 @@ import pytest
 
 from solfec_py.geometry.rotation import expmap
 
+from conftest import solfec_clock, solfec_output_times
+
 SCHEMES = ("RIG_POS", "RIG_NEG", "RIG_IMP")
 _RUNS = itertools.count()   # helpers building several models in one test: one output path each
                             # (a path written earlier in the same run opens READ, Solfec-1.0 user manual, READ and WRITE modes)
@@ -206,12 +208,13 @@ def test_spatial_torque_momentum_balance(api):
 def test_offset_force_makes_torque(api):
     # a spatial force f at arm r from the centre adds the torque r x f: with RIG_NEG the
     # spatial momentum changes by sum h (Lambda_half A) x f; for a short run from rest the
-    # result matches t * (r x f) to O(rotation) = O(t^2).
+    # result matches t * (r x f) to O(rotation) = O(t^2), t = n h on Solfec's clock.
     sol, body = free_spin(api, "RIG_NEG", 1e-4, 0.01, (1.0, 1.0, 1.0), (0.0, 0.0, 0.0))
     api.FORCE(body, "SPATIAL", (0.0, 0.1, 0.0), (1, 0, 0), 1.0)
     api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-6, 10), 0.01)
     L = spatial_momentum(body)
-    np.testing.assert_allclose(L, 0.01 * np.cross([0, 0.1, 0], [1, 0, 0]), atol=1e-7)
+    t = len(solfec_clock(1e-4, 0.01)) * 1e-4
+    np.testing.assert_allclose(L, t * np.cross([0, 0.1, 0], [1, 0, 0]), atol=1e-7)
 
 
 def test_time_series_gravity_midpoint_exact(api):
@@ -246,8 +249,9 @@ def test_quasi_static_velocity_has_no_memory(api):
     body = make_body(api, sol, mass=2.0)
     api.FORCE(body, "SPATIAL", (0, 0, 0), (0, 0, 1), 4.0)
     api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-6, 10), 1.0)
+    n = len(solfec_clock(0.1, 1.0))          # Solfec's step count (11: ten 0.1 add up to less than 1)
     assert body.velo[5] == pytest.approx(0.1 * 4.0 / 2.0, rel=1e-12)
-    assert body.conf[11] == pytest.approx(10 * 0.1 ** 2 * 4.0 / 2.0, rel=1e-12)
+    assert body.conf[11] == pytest.approx(n * 0.1 ** 2 * 4.0 / 2.0, rel=1e-12)
 
 
 def test_callback_interval_and_stop(api):
@@ -262,10 +266,13 @@ def test_callback_interval_and_stop(api):
 
     api.CALLBACK(sol, 0.1, "x", cb)
     api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-6, 10), 10.0)
-    # Solfec-1.0 user manual, time stepping: callback_time starts at the time of CALLBACK (0) and advances by the
-    # interval at each call: calls after the first step, then at 0.1, 0.2; the third stops RUN
-    assert calls == [("x", 0.01), ("x", 0.1), ("x", 0.2)]
-    assert sol.time == pytest.approx(0.2)
+    # Solfec-1.0 (sol.c SOLFEC_Run): callback_time starts at the time of CALLBACK (0) and
+    # advances by the interval at each call: calls after the first step, then at the first steps reaching
+    # 0.1, 0.2 on Solfec's accumulated clock (0.11: ten steps of 0.01 add up to less than
+    # 0.1); the third stops RUN
+    expected = solfec_output_times(solfec_clock(0.01, 10.0), 0.1, t0=-0.1)[:3]
+    assert calls == [("x", round(t, 10)) for t in expected] == [("x", 0.01), ("x", 0.11), ("x", 0.2)]
+    assert sol.time == expected[-1]
 
 
 def test_many_bodies_step_together(api):

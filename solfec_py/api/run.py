@@ -75,21 +75,23 @@ def RUN(solfec, solver, duration):
     if solfec.continued and solfec.runs:
         raise InputError("Multiple RUN commands are not allowed in case of a continued [-c] analysis")
     solfec._run_solver = solver
+    until = None
     try:
         if solfec.continued:
+            until = domain.time + duration       # where the uninterrupted run ends
             duration = recorder.continue_run(solfec, duration)
         else:
             recorder.begin(solfec)
         solfec.runs += 1
-        if duration <= 1e-9 * domain.step:
+        if duration <= 0.0:
             return None
         progress = Progress(solfec._verbose, domain.time, domain.time + duration, session.current().interval,
                             tty=session.current().progress, explicit=solfec.verbose_set)
         hooks = timestep.RunHooks(
-            after_step=[recorder.clock_hook(solfec), recorder.output_hook(solfec), progress.update],
+            after_step=[recorder.output_hook(solfec), progress.update],
             should_stop=_stop_file(solfec))
         try:
-            timestep.run(domain, getattr(solver, "engine", solver), duration, hooks)
+            timestep.run(domain, getattr(solver, "engine", solver), duration, hooks, until)
         finally:
             progress.close(domain)
     finally:

@@ -103,7 +103,6 @@ class SOLFEC:
         self.output_compression = False
         self.store = None            # results store (HDF5, output.store.ResultsStore)
         self.continued = False       # -c: RUN continues from the last stored frame
-        self.clock = None            # [base, h, k, last time]: time = base + k h (output.recorder)
         self.xdmf_live = None        # live ParaView series (output.xdmf), False when off
         self._run_solver = None      # solver of the last RUN (statistics for the frames)
         self._stored_constraints = {}  # READ mode: STORED_CONSTRAINT objects (api.stored)

@@ -22,11 +22,19 @@ class DeckFailure(Exception):
     column: int | None
     error: BaseException
     source_line: str = ""
+    origin: tuple | None = None    # (file, line, column) in a module the deck imported
 
     def message(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else self.path
-        if self.column:
-            where += f":{self.column}"
+        text = self._text()
+        if self.origin:
+            text += f"\n    (reached from {self.path}:{self.line})" if self.line else ""
+        return text
+
+    def _text(self) -> str:
+        path, line, column = self.origin or (self.path, self.line, self.column)
+        where = f"{path}:{line}" if line else path
+        if column:
+            where += f":{column}"
         err = self.error
         if isinstance(err, SyntaxError) and not isinstance(err, SolfecError):
             text = f"{where}: SyntaxError: {err.msg}"
@@ -64,28 +72,56 @@ def read_deck(path: str) -> str:
 
 
 def prepare(source: str, path: str, legacy: str = "auto") -> tuple[str, bool]:
-    """Python 3 source of the deck and whether it was translated from Python 2."""
+    """Python 3 source of the deck and whether it was translated from Python 2 (the
+    translation comes from the cache when this text was translated before)."""
     try:
         from solfec_py.lang import legacy as legacy_module
     except ImportError:  # translator not installed: Python 3 decks only
         legacy_module = None
     if legacy_module is not None:
-        return legacy_module.detect_and_prepare(source, path, legacy)
+        if legacy == "off":
+            return legacy_module.detect_and_prepare(source, path, legacy)
+        from solfec_py.lang.legacy.cache import prepare_text
+
+        return prepare_text(source, path, legacy)
     return source, False
 
 
-def namespace_for(path: str, translated: bool) -> dict:
-    """Fresh globals of a deck: the Solfec names, `__file__`, and Python 2 helpers if needed."""
+def namespace_for(path: str, translated: bool, legacy: str = "auto") -> dict:
+    """Fresh globals of a deck: the Solfec names, `__file__`, and Python 2 helpers if
+    needed.  A Python 3 deck run with legacy mode 'auto' or 'on' gets the Python 2
+    builtins that Python 3 has no name for (`execfile`, `xrange`, ...): a Solfec deck that
+    happens to compile as Python 3 may still call them."""
     from solfec_py.api import NAMES
 
     ns = {"__name__": "__main__", "__file__": path, "__builtins__": builtins, "__doc__": None}
     ns.update(NAMES)
     ns["runscript"] = runscript_for(ns, path)
-    if translated:
-        from solfec_py.lang import legacy
+    if translated or legacy != "off":
+        from solfec_py.lang import legacy as legacy_module
 
-        ns.update(legacy.legacy_builtins())
+        ns.update(legacy_module.legacy_builtins() if translated else
+                  legacy_module.python2_only_builtins())
     return ns
+
+
+def module_origin(error: BaseException, path: str) -> tuple | None:
+    """(file, line, column) of the innermost place in the user's own modules (those the
+    deck imported or ran, outside the standard library, site-packages and solfec-py) where
+    `error` arose, when that is not the deck itself; None otherwise."""
+    from solfec_py.lang.legacy.imports import user_file
+
+    origin = None
+    for frame, lineno in traceback.walk_tb(error.__traceback__):
+        name = frame.f_code.co_filename
+        if name == path:
+            origin = None
+        elif user_file(name):
+            origin = (name, lineno, None)
+    if isinstance(error, SyntaxError) and error.filename and error.filename != path \
+            and user_file(error.filename):
+        origin = (error.filename, error.lineno, error.offset)
+    return origin
 
 
 def runscript_for(ns: dict, deck: str):
@@ -150,11 +186,15 @@ def run_deck(path: str, legacy: str = "auto") -> dict:
         line = exc.lineno or None
         text = lines[line - 1] if line and line <= len(lines) else (exc.text or "")
         raise DeckFailure(path, line, exc.offset, exc, text) from exc
-    ns = namespace_for(path, translated)
+    ns = namespace_for(path, translated, legacy)
     deck_dir = os.path.dirname(os.path.abspath(path))
     sys.path.insert(0, deck_dir)
+    saved_argv, saved_modules = sys.argv, set(sys.modules)
+    sys.argv = deck_argv(path)
     try:
-        exec(code, ns)
+        # a legacy deck's modules are Python 2 too (as its execfile'd files are)
+        with _translating_imports("on" if translated else legacy):
+            exec(code, ns)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # any error in the deck is reported at its deck line
@@ -162,10 +202,41 @@ def run_deck(path: str, legacy: str = "auto") -> dict:
             from solfec_py.lang import legacy
 
             legacy.flush_softspace()
-        raise DeckFailure(path, deck_line(exc, path), None, exc) from exc
+        raise DeckFailure(path, deck_line(exc, path), None, exc,
+                          origin=module_origin(exc, path)) from exc
     finally:
+        sys.argv = saved_argv
+        _forget_user_modules(saved_modules)
         try:
             sys.path.remove(deck_dir)
         except ValueError:
             pass
     return ns
+
+
+def deck_argv(path: str) -> list[str]:
+    """`sys.argv` while a deck runs: the deck's path, then the words after it that are not
+    solfec-py options (those NON_SOLFEC_ARGV returns), as `python deck.py words` gives.
+    Solfec-1.0 left `sys.argv` unset; solfec-py's own options never appear in it."""
+    from solfec_py import session
+
+    return [path] + [str(w) for w in session.current().extra_argv]
+
+
+def _forget_user_modules(before: set) -> None:
+    try:
+        from solfec_py.lang.legacy.imports import forget_user_modules
+    except ImportError:  # translator not installed
+        return
+    forget_user_modules(before)
+
+
+def _translating_imports(legacy: str):
+    """Python 2 modules the deck imports are translated on import (lang.legacy.imports)."""
+    try:
+        from solfec_py.lang.legacy.imports import translating_imports
+    except ImportError:  # translator not installed
+        import contextlib
+
+        return contextlib.nullcontext()
+    return translating_imports(legacy)

@@ -1,8 +1,8 @@
-"""What RUN does with results (layer 6): the simulation clock kept in every frame, writing
+"""What RUN does with results (layer 6): the output times, writing
 a frame to the results store and to the live ParaView files, and continuing a run from
 its last stored frame (-c). Reference: Solfec-1.0 user manual, command line (-c), time stepping (frame 0, output times).
 
-`solfec` is the SOLFEC deck object (duck-typed: `domain`, `store`, `clock`, `xdmf_live`,
+`solfec` is the SOLFEC deck object (duck-typed: `domain`, `store`, `xdmf_live`,
 `outpath`, `output_time`, `output_interval`).
 """
 from __future__ import annotations
@@ -12,33 +12,14 @@ from solfec_py.errors import SolfecError
 from solfec_py.output import replay, xdmf
 
 
-def start_clock(solfec) -> None:
-    if solfec.clock is None:
-        d = solfec.domain
-        solfec.clock = [d.time, d.step, 0, d.time]
-
-
-def clock_hook(solfec):
-    """After-step hook (must run first): time = base + k h since the last change of the
-    step — the step loop's own rule — kept across RUN calls and stored in every frame, so
-    a continued run computes exactly the times of an uninterrupted one."""
-
-    def hook(domain):
-        c = solfec.clock
-        if domain.step != c[1]:                 # the critical step changed: re-base
-            c[0], c[1], c[2] = c[3], domain.step, 0
-        c[2] += 1
-        domain.time = c[0] + c[2] * c[1]
-        c[3] = domain.time
-
-    return hook
-
-
 def output_hook(solfec):
-    """Write a frame when `time >= output_time` (every step without OUTPUT), Solfec-1.0 user manual, time stepping."""
+    """Write a frame at the first step whose time reaches `output_time` (every step
+    without OUTPUT); the next output time is the last one plus the interval (Solfec's
+    sol.c: frames follow the accumulated clock, so a frame may come one step after a
+    multiple of the interval)."""
 
     def hook(domain):
-        if domain.time >= solfec.output_time - 1e-12 * domain.step:
+        if domain.time >= solfec.output_time:
             solfec.output_time += solfec.output_interval
             write_frame(solfec)
             for name in domain.timers:      # the timers go on existing (TIMING reads 0.0)
@@ -52,10 +33,9 @@ def write_frame(solfec) -> None:
     flush is due, the ParaView series is synced first, then the store flushed: the frames
     of the results on disk are always in the ParaView files too (a continued run after a
     kill finds every frame it keeps in both)."""
-    start_clock(solfec)
-    c = solfec.clock
     store = solfec.store
-    index, cons = store.write_frame(solfec, (c[0], c[1], c[2]), flush=False)
+    # the clock columns: time = base + k h with k = 0 (the time itself is the clock)
+    index, cons = store.write_frame(solfec, (solfec.domain.time, solfec.domain.step, 0), flush=False)
     live = solfec.xdmf_live
     due = store.flush_due()
     if live:
@@ -99,7 +79,6 @@ def begin(solfec) -> None:
     domain = solfec.domain
     solfec.store.start_writing(compression=solfec.output_compression, domain=solfec.domain)
     start_live_xdmf(solfec)
-    start_clock(solfec)
     if solfec.runs == 0 and domain.time == 0.0:
         timestep.initialize(domain)
         write_frame(solfec)
@@ -111,13 +90,12 @@ def continue_run(solfec, duration: float) -> float:
     domain = solfec.domain
     t_start = domain.time
     solfec.store.start_writing(append=True)
-    clock = replay.restore_last(solfec)
-    solfec.clock = [clock[0], clock[1], clock[2], domain.time]
+    replay.restore_last(solfec)
     start_live_xdmf(solfec, keep_frames=solfec.store.nframes)
     timestep.initialize(domain)
     remaining = t_start + duration - domain.time
     # the uninterrupted run called the CALLBACK right after storing this frame (every
     # frame but frame 0 is stored after a step, before the CALLBACK of that step)
-    if solfec.store.nframes > 1 and remaining > 1e-9 * domain.step and not timestep._call_callback(domain):
+    if solfec.store.nframes > 1 and remaining > 0.0 and not timestep._call_callback(domain):
         remaining = 0.0
     return remaining

@@ -13,6 +13,7 @@ The public interface is the front end's (`dialect.py`) and two names of the run 
 * `detect_and_prepare(source, filename, mode)` -> (python3_source, is_legacy)
 * `translate(source, filename, standalone=False)` -> python3_source
 * `legacy_builtins()` -> names to put in a translated deck's globals
+* `python2_only_builtins()` -> those of them a Python 3 deck may get too
 * `compiles_as_python3(source, filename)`, `flush_softspace()`, `prepare_for_exec`,
   `LegacySyntaxError`, `MODES`
 """
@@ -22,7 +23,8 @@ from solfec_py.lang.legacy.dialect import (MODES, LegacySyntaxError, compiles_as
                                            detect_and_prepare, prepare_for_exec, translate)
 
 __all__ = ["LegacySyntaxError", "compiles_as_python3", "translate", "legacy_builtins",
-           "detect_and_prepare", "flush_softspace", "prepare_for_exec", "MODES"]
+           "python2_only_builtins", "detect_and_prepare", "flush_softspace",
+           "prepare_for_exec", "MODES"]
 
 
 def legacy_builtins() -> dict:
@@ -30,6 +32,16 @@ def legacy_builtins() -> dict:
     from solfec_py.lang.legacy.runtime import legacy_namespace   # installs the module shims
 
     return legacy_namespace()
+
+
+def python2_only_builtins() -> dict:
+    """The Python 2 builtins that Python 3 has no name for (`execfile`, `xrange`,
+    `raw_input`, ...): they can join a Python 3 deck's globals without changing the
+    meaning of anything it says (unlike Python 2's `map`, `range`, `round`, ...)."""
+    import builtins
+
+    return {k: v for k, v in legacy_builtins().items()
+            if not k.startswith("_") and not hasattr(builtins, k)}
 
 
 def flush_softspace() -> None:

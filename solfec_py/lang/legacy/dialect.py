@@ -77,7 +77,8 @@ def _checked_text(source: str, filename: str) -> str:
                             filename, line, None, None)
 
 
-def translate(source: str, filename: str = "<deck>", *, standalone: bool = False) -> str:
+def translate(source: str, filename: str = "<deck>", *, standalone: bool = False,
+              plain: bool = False) -> str:
     """Python 3 source with the behaviour of the Python 2 `source`, line for line.
 
     The result calls `_p2_*` helpers and Python 2 builtins (`runtime.legacy_namespace()`), which
@@ -85,6 +86,9 @@ def translate(source: str, filename: str = "<deck>", *, standalone: bool = False
     translate`) an import line for exactly the names used is added before the first
     statement (after a docstring and `from __future__` imports) and a final
     `_p2_flushline()`, so the file runs on its own; lines after the header move down one.
+    With `plain=True` (what `solfec-py translate` writes) the result is idiomatic Python
+    3 without helpers (plain.py), headed by the imports it needs (and `from solfec import
+    *` for a deck using Solfec's commands), which runs with plain `python`.
     Raises LegacySyntaxError when `source` is not valid Python 2.
     """
     from solfec_py.lang.legacy.translator import Translator
@@ -108,7 +112,12 @@ def translate(source: str, filename: str = "<deck>", *, standalone: bool = False
         print_function = not print_function
         tree, newlines = _parse(text, filename, print_function)
         futures = _future_imports(tree)
-    translator = Translator(text, filename, "division" in futures)
+    if plain:
+        from solfec_py.lang.legacy.plain import PlainTranslator
+
+        translator = PlainTranslator(text, filename, tree, "division" in futures)
+    else:
+        translator = Translator(text, filename, "division" in futures)
     out = translator.translate(tree, newlines)
     if out.count("\n") != text.count("\n"):
         raise RuntimeError(f"internal error: the translation of {filename} changed its number "
@@ -118,6 +127,8 @@ def translate(source: str, filename: str = "<deck>", *, standalone: bool = False
         raise _mapped_error(err, filename, text, out)
     if added:
         out = out[:-1]
+    if plain:
+        return _plain_header(out, text, tree, translator, filename)
     if standalone:
         out = _with_header(out, tree, translator.used)
     return out
@@ -179,12 +190,52 @@ def _future_imports(tree) -> set[str]:
     return names
 
 
+def _plain_header(out: str, text: str, tree, translator, filename: str) -> str:
+    """The plain translation with its import line; a construct that has no plain Python 3
+    spelling (tuple parameters) is a LegacySyntaxError at its place."""
+    from lark import Token
+
+    from solfec_py.api import NAMES
+
+    if translator.used:
+        at = out.find("_p2_")
+        line = out.count("\n", 0, at) + 1
+        column = at - (out.rfind("\n", 0, at) + 1) + 1
+        raise LegacySyntaxError.at(
+            "no plain Python 3 for this construct (tuple parameters): unpack the tuple in "
+            "the body, or run the deck with solfec-py as it is", filename, text, line, column)
+    used = {str(t) for t in tree.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME")}
+    parts = [f"import {m}" for m in sorted(translator.imports)]
+    if used & set(NAMES) and "solfec" not in used:
+        parts.insert(0, "from solfec import *")
+    if not parts:
+        return out
+    return _insert_header(out, tree, "; ".join(parts) + "  # added by solfec-py translate")
+
+
+def _insert_header(out: str, tree, header: str) -> str:
+    """`out` with the line `header` before the first statement that is not the docstring
+    or a `from __future__` import."""
+    from lark import Token
+
+    from solfec_py.lang.legacy.edits import first_token
+
+    line = None
+    for i, stmt in enumerate(s for s in tree.children if not isinstance(s, Token)):
+        if not _is_preamble(stmt, i == 0):
+            line = first_token(stmt).line
+            break
+    lines = out.split("\n")
+    at = line - 1 if line is not None else len(lines) - (1 if lines[-1] == "" else 0)
+    lines.insert(at, header)
+    return "\n".join(lines)
+
+
 def _with_header(out: str, tree, used: set[str]) -> str:
     """`out` with an import line for the helpers and Python 2 builtins it uses, placed
     before the first statement that is not the docstring or a `from __future__` import."""
     from lark import Token
 
-    from solfec_py.lang.legacy.edits import first_token
     from solfec_py.lang.legacy.shims import BUILTIN_NAMES
 
     names = set(used) | {str(t) for t in tree.scan_values(
@@ -195,15 +246,7 @@ def _with_header(out: str, tree, used: set[str]) -> str:
     header = ("from solfec_py.lang.legacy_runtime import " + ", ".join(sorted(names))
               + "  # Python 2 semantics (added by solfec-py translate)") if names else \
         "import solfec_py.lang.legacy_runtime  # Python 2 module names (solfec-py translate)"
-    line = None
-    for i, stmt in enumerate(s for s in tree.children if not isinstance(s, Token)):
-        if not _is_preamble(stmt, i == 0):
-            line = first_token(stmt).line
-            break
-    lines = out.split("\n")
-    at = line - 1 if line is not None else len(lines) - (1 if lines[-1] == "" else 0)
-    lines.insert(at, header)
-    text = "\n".join(lines)
+    text = _insert_header(out, tree, header)
     if printing:
         text += ("" if text.endswith("\n") else "\n") + FLUSH_LINE
     return text
@@ -226,14 +269,16 @@ def _is_preamble(stmt, first: bool) -> bool:
     return True
 
 
-def detect_and_prepare(source: str, filename: str, mode: str = "auto") -> tuple[str, bool]:
+def detect_and_prepare(source: str, filename: str, mode: str = "auto", *,
+                       program: bool = True) -> tuple[str, bool]:
     """(Python 3 source, whether it was translated from Python 2) for a deck.
 
     mode 'auto': a deck that compiles as Python 3 runs as it is, otherwise it is
     translated; when it is neither dialect, the error of the dialect that got further into
     the file is raised (ties go to Python 2).  'off': Python 3 only.  'on': always
     translate.  A translated deck gets one extra last line, `_p2_flushline()`, which ends
-    a pending `print x,` line as Python 2 did at exit (all earlier lines keep numbers).
+    a pending `print x,` line as Python 2 did at exit (all earlier lines keep numbers);
+    a module (`program=False`) does not.
     """
     if mode not in MODES:
         raise InputError(f"legacy mode must be one of {sorted(MODES)}, got {mode!r}")
@@ -250,6 +295,8 @@ def detect_and_prepare(source: str, filename: str, mode: str = "auto") -> tuple[
             raise _further(err, legacy_err, filename, text) from None
     else:
         out = translate(text, filename)
+    if not program:
+        return out, True
     return out + ("\n" if out and not out.endswith("\n") else "") + FLUSH_LINE, True
 
 

@@ -172,13 +172,22 @@ def _namespaces(globs, locs, depth: int = 2):
     return globs, globs if locs is None else locs
 
 
-def _run(text: str, filename: str, globs: dict, locs) -> None:
-    from solfec_py.lang.legacy.dialect import prepare_for_exec
+def _run(text: str, filename: str, globs: dict, locs, python2: bool = True) -> None:
+    """Run `text` in (globs, locs): as Python 2 when called from Python 2 code, else in the
+    file's own dialect (execfile from a Python 3 deck)."""
+    from solfec_py.lang.legacy.dialect import detect_and_prepare, prepare_for_exec
 
-    code_text, translated = prepare_for_exec(text, filename)
+    if python2:
+        code_text, translated = prepare_for_exec(text, filename)
+    else:
+        code_text, translated = detect_and_prepare(text, filename, "auto", program=False)
     if translated and "_p2_print" not in globs:
         if "__builtins__" in globs:
-            globs.update(legacy_namespace())
+            # a Python 3 deck's name space: the helpers and the Python 2-only names join
+            # it, its Python 3 builtins (map, range, round, ...) stay as they are
+            for name, value in legacy_namespace().items():
+                if name.startswith("_") or not hasattr(builtins, name):
+                    globs.setdefault(name, value)
         else:
             globs["__builtins__"] = {**vars(builtins), **legacy_namespace()}
     exec(compile(code_text, filename, "exec", dont_inherit=True), globs, locs)
@@ -204,9 +213,11 @@ def _p2_exec(code, globs=None, locs=None):
 def execfile(filename, globals=None, locals=None):
     """Run a (Python 2 or 3) file in the caller's name space, as Python 2's execfile."""
     globs, locs = _namespaces(globals, locals)
+    caller = sys._getframe(1)
+    python2 = "_p2_print" in caller.f_globals or "_p2_print" in caller.f_builtins
     with open(filename, "rb") as handle:
         text = handle.read().decode("utf-8", "surrogateescape")
-    _run(text, os.fspath(filename), globs, locs)
+    _run(text, os.fspath(filename), globs, locs, python2)
 
 
 # ------------------------------------------------------------------ attributes

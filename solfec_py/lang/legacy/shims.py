@@ -1,6 +1,7 @@
 """Python 2 module names in legacy decks: renamed standard modules (`cPickle` -> `pickle`),
 small compatibility modules for the ones Python 3 changed (`string.letters`, `commands`,
-`sets`, `types.StringType`, `itertools.izip`), and a clear error for GUI modules.
+`sets`, `types.StringType`, `itertools.izip`, `time.clock`), and a clear error for GUI
+modules.
 Reference: docs/legacy.md (modules `commands`, `sets` in the shipped decks); Python 3
 porting guide (what moved where).
 
@@ -21,7 +22,7 @@ from solfec_py.errors import SolfecError
 PREFIX = "_solfec_py2_"
 _GUI = ("Tkinter", "tkMessageBox", "tkFileDialog", "tkSimpleDialog", "tkColorChooser",
         "tkFont", "Tix", "ttk", "ScrolledText", "Tkconstants")
-_SHIMMED = ("string", "types", "itertools", "commands", "sets") + _GUI
+_SHIMMED = ("string", "types", "itertools", "commands", "sets", "time") + _GUI
 
 MODULE_RENAMES = {
     "cPickle": "pickle", "StringIO": "io", "cStringIO": "io", "ConfigParser": "configparser",
@@ -123,8 +124,18 @@ def _sets():
     return mod
 
 
+def _time():
+    import time
+
+    mod = _copy_of("time", "time")
+    # Python 2's time.clock() on POSIX (Solfec's platforms) was the processor time of
+    # the process (C clock()); Python 3.8 removed it
+    mod.clock = time.process_time
+    return mod
+
+
 _BUILDERS = {"string": _string, "types": _types, "itertools": _itertools,
-             "commands": _commands, "sets": _sets}
+             "commands": _commands, "sets": _sets, "time": _time}
 
 
 class _ShimFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

@@ -1,0 +1,177 @@
+"""Run Solfec-1.0's own decks as they are and classify what happens to each (not a unit
+test: a survey of how far solfec-py gets with the decks shipped in Solfec's source tree).
+
+    python tools/solfec_decks.py /path/to/solfec-1.0 [-t SECONDS] [-j JOBS] [-k WORD] [--json FILE]
+
+Every `*.py` under inp/, tests/, examples/ and validation/ runs with `python -m solfec_py`
+from a scratch copy of the tree's root (copies of the deck folders, links to the rest and
+a fresh `out/`, so the decks' relative paths work and nothing they write lands in the
+source tree), with
+stdin closed and a short time limit. The aim is to see that each deck starts and fails only
+for capabilities solfec-py does not have yet. Outcomes:
+
+* passed       the deck printed its own PASSED (and no FAILED) and exited 0
+* failed check the deck ran and printed FAILED (its own check against its reference values)
+* ran          exited 0 without a verdict, or was still running at the time limit
+* exited       the deck ended itself with sys.exit(code != 0), no error (usage, missing file)
+* not available stopped by a capability solfec-py does not provide yet (NotAvailableError)
+* refused      stopped by a solfec-py input error (the deck asks for something it checks)
+* language     a Python-level error: syntax, a missing Python 2 name or module, ...
+* crash        any other exception, or a signal
+
+The table groups decks by outcome with the last line of each error.  `--json FILE` writes
+the rows for comparison between two versions.  Reference: docs/legacy.md.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+FOLDERS = ("inp", "tests", "examples", "validation")
+OUTCOMES = ("passed", "failed check", "ran", "exited", "not available", "refused", "language",
+            "crash")
+LANGUAGE_ERRORS = ("SyntaxError", "IndentationError", "TabError", "LegacySyntaxError",
+                   "NameError", "ImportError", "ModuleNotFoundError", "LegacyImportError",
+                   "AttributeError", "UnboundLocalError")
+REFUSALS = ("InputError", "InputTypeError", "GeometryError", "ResultsError", "DeletedBodyError")
+# `Name: message`, also after the CLI's `deck.py:LINE[:COL]: ` prefix
+_EXC_LINE = re.compile(r"^(?:\S+?:\d+(?::\d+)?: )?"
+                       r"([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)): ?(.*)$")
+
+
+def decks(root: str) -> list[str]:
+    found = []
+    for folder in FOLDERS:
+        for base, dirs, files in os.walk(os.path.join(root, folder)):
+            dirs.sort()
+            found += [os.path.relpath(os.path.join(base, f), root) for f in sorted(files)
+                      if f.endswith(".py")]
+    return found
+
+
+def scratch_root(root: str) -> str:
+    """A scratch tree: copies of the deck folders (decks write plots and meshes beside
+    themselves), links to the other entries of `root`, and an empty `out`."""
+    work = tempfile.mkdtemp(prefix="solfec-decks-")
+    for name in os.listdir(root):
+        if name in FOLDERS:
+            shutil.copytree(os.path.join(root, name), os.path.join(work, name), symlinks=True)
+        elif name != "out":
+            os.symlink(os.path.join(root, name), os.path.join(work, name))
+    os.mkdir(os.path.join(work, "out"))
+    return work
+
+
+def classify(code: int | None, out: str, err: str) -> tuple[str, str]:
+    """(outcome, detail) of one run: exit code (None: time limit), stdout, stderr."""
+    if code is None:
+        return "ran", "still running at the time limit"
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    exc = None
+    for ln in reversed(lines):
+        m = _EXC_LINE.match(ln.strip())
+        if m:
+            exc = (m.group(1).rsplit(".", 1)[-1], m.group(2))
+            break
+    if code == 0:
+        if "FAILED" in out:
+            return "failed check", "printed FAILED"
+        return ("passed", "") if "PASSED" in out else ("ran", "finished")
+    if code < 0:
+        return "crash", f"signal {-code}"
+    last = lines[-1].strip() if lines else f"exit code {code}"
+    if exc is None:
+        if "FAILED" in out or "READ ERROR" in out:
+            return "failed check", "printed FAILED" if "FAILED" in out else "READ ERROR"
+        return ("exited", f"exit code {code}") if not lines else ("crash", last)
+    kind, message = exc
+    detail = f"{kind}: {message}"[:160]
+    if kind == "NotAvailableError":
+        return "not available", detail
+    if kind in REFUSALS:
+        return "refused", detail
+    if kind in LANGUAGE_ERRORS:
+        return "language", detail
+    if kind == "SystemExit":
+        return ("failed check" if "FAILED" in out else "crash"), detail
+    return "crash", detail
+
+
+def run_one(work: str, deck: str, limit: float) -> dict:
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, "-m", "solfec_py", "--no-progress", "--traceback", deck]
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=err, start_new_session=True)
+        try:
+            code = proc.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+            code = None
+        out.seek(0)
+        err.seek(0)
+        stdout = out.read().decode("utf-8", "replace")
+        stderr = err.read().decode("utf-8", "replace")
+    outcome, detail = classify(code, stdout, stderr)
+    return {"deck": deck, "outcome": outcome, "detail": detail,
+            "seconds": round(time.perf_counter() - start, 1)}
+
+
+def table(rows: list[dict]) -> str:
+    by = collections.defaultdict(list)
+    for row in rows:
+        by[row["outcome"]].append(row)
+    text = ["| outcome | decks |", "|---|---|"]
+    text += [f"| {name} | {len(by[name])} |" for name in OUTCOMES if by[name]]
+    text.append(f"| total | {len(rows)} |")
+    for name in OUTCOMES:
+        if not by[name]:
+            continue
+        text.append(f"\n{name} ({len(by[name])}):")
+        text += [f"  {r['deck']:<60} {r['detail']}" for r in by[name]]
+    return "\n".join(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("root", help="Solfec-1.0 source tree (holding inp/, tests/, ...)")
+    p.add_argument("-t", "--timeout", type=float, default=20.0, help="seconds per deck (20)")
+    p.add_argument("-j", "--jobs", type=int, default=1, help="decks run at once (1)")
+    p.add_argument("-k", dest="match", help="only decks whose path contains this text")
+    p.add_argument("--json", help="also write the rows to this file")
+    args = p.parse_args(argv)
+    root = os.path.abspath(args.root)
+    todo = [d for d in decks(root) if not args.match or args.match in d]
+    work = scratch_root(root)
+    rows = []
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+            futures = [pool.submit(run_one, work, d, args.timeout) for d in todo]
+            for f in concurrent.futures.as_completed(futures):
+                row = f.result()
+                rows.append(row)
+                print(f"{row['outcome']:<14} {row['seconds']:6.1f}s  {row['deck']}  {row['detail']}",
+                      file=sys.stderr, flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    rows.sort(key=lambda r: r["deck"])
+    print(table(rows))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(rows, handle, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
