@@ -10,12 +10,13 @@ height against the ideal stacked height (centres at 0.05 + 0.1 k), the most nega
 contacts (mean / final), kinetic energy at the end, the phase timers (domain.timers; LOCDYN is
 part of CONSOL) and peak RSS.
 
-    python bench/array_of_cubes.py [M ...] [--steps K] [--dt H] [--profile FILE] [--kifo RG|PR] [--mesh N]
+    python bench/array_of_cubes.py [M ...] [--steps K] [--dt H] [--profile FILE] [--relax W] [--kifo RG|PR|TL] [--mesh N]
 
 M is the array edge (3, 5, 8, 10; default 3 5). --steps K runs K steps instead of 1 s.
 --profile writes cProfile statistics of the run to FILE (the last M given). --kifo is the
-cubes' kinematics as in Solfec's example: RG rigid (default), PR pseudo-rigid (DEF_LIM,
-damping = h, young 1e9, poisson 0.25, as Solfec's array-of-cubes.py sets them). --mesh N
+cubes' kinematics as in Solfec's example: RG rigid (default), PR pseudo-rigid and TL
+total-Lagrangian finite elements (both DEF_LIM, damping = h, young 1e9, poisson 0.25, as
+Solfec's array-of-cubes.py sets them). --mesh N
 makes each cube a HEX N x N x N (default 1; Solfec's example uses 2).
 
 Observed (2-core machine): the arrays settle within about 40 steps, then a slow rocking mode grows
@@ -41,7 +42,17 @@ def _box(lo, hi):
             x0, y0, z1, x1, y0, z1, x1, y1, z1, x0, y1, z1]
 
 
-KINDS = {"RG": "RIGID", "PR": "PSEUDO_RIGID"}      # Solfec's kifo names
+KINDS = {"RG": "RIGID", "PR": "PSEUDO_RIGID", "TL": "FINITE_ELEMENT"}      # Solfec's kifo names
+
+
+def centres(cubes) -> np.ndarray:
+    """(n, 3) cube centres: the stored centre of rigid and pseudo-rigid rows, the mean of
+    the current nodes of finite-element bodies (outside the timed run)."""
+    block = cubes[0].block
+    if hasattr(block, "nodes_of"):
+        return np.array([(block.X[block.nodes_of(b.row)] + block.q[block.nodes_of(b.row)]).mean(axis=0)
+                         for b in cubes])
+    return block.conf[np.array([b.row for b in cubes]), 9:12].copy()
 
 
 def build(A, side: int, h: float, outdir: str, kifo: str = "RG", mesh: int = 1):
@@ -70,7 +81,7 @@ def build(A, side: int, h: float, outdir: str, kifo: str = "RG", mesh: int = 1):
 
 
 def scene(side: int, h: float, steps: int | None, profile: str | None = None, kifo: str = "RG",
-          mesh: int = 1) -> dict:
+          mesh: int = 1, relax: float = 1.0) -> dict:
     from solfec_py import session, timestep
     from solfec_py.api import NAMES as A
 
@@ -83,16 +94,17 @@ def scene(side: int, h: float, steps: int | None, profile: str | None = None, ki
         timestep.initialize(domain)
         block = cubes[0].block
         rows = np.array([b.row for b in cubes])
-        z_start = block.conf[rows, 11].copy()
-        xy_start = block.conf[rows, 9:11].copy()
-        run = observed_run(A, sol, steps, h, profile)
-        z = block.conf[rows, 11]
+        c0 = centres(cubes)
+        z_start, xy_start = c0[:, 2], c0[:, :2]
+        run = observed_run(A, sol, steps, h, profile, relax)
+        c1 = centres(cubes)
+        z = c1[:, 2]
         ideal = 0.5 * EDGE + EDGE * layer                   # centres of a perfectly stacked array
-        drift = np.abs(block.conf[rows, 9:11] - xy_start).max()
+        drift = np.abs(c1[:, :2] - xy_start).max()
         kinetic = float(block.kinetic_energy()[rows].sum())
         drop = float(np.sum(block.mass[rows] * G * (z_start - z)))
         lost = count - int(sum(b.row >= 0 and not b.deleted for b in cubes))
-    return report("S2 array of cubes", count, h, run, M=side, kifo=kifo, mesh=mesh,
+    return report("S2 array of cubes", count, h, run, relax=relax, M=side, kifo=kifo, mesh=mesh,
                   mean_height=round(float(z.mean()), 6), ideal_mean_height=round(float(ideal.mean()), 6),
                   mean_height_start=round(float(z_start.mean()), 6),
                   height_error_max=float(f"{np.abs(z - ideal).max():.3e}"),

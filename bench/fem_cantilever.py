@@ -8,7 +8,7 @@ the time per step, the share of the step spent in the constraint phases (CONUPD,
 LOCDYN, CONSOL), and the peak RSS of the process. `--free` leaves the clamp out (the
 constraint machinery's overhead is the difference).
 
-    python bench/fem_cantilever.py [n ...] [--free]     (default: 1000 10000 100000)
+    python bench/fem_cantilever.py [n ...] [--free] [--DEF_EXP | --DEF_LIM]   (default: 1000 10000 100000, both)
 """
 from __future__ import annotations
 
@@ -72,8 +72,9 @@ def scene(n: int, scheme: str, clamp: bool, steps: int) -> dict:
 def main(argv: list[str]) -> None:
     clamp = "--free" not in argv
     sizes = [int(a) for a in argv if not a.startswith("--")] or [1000, 10000, 100000]
+    schemes = [a[2:] for a in argv if a in ("--DEF_EXP", "--DEF_LIM")] or ["DEF_EXP", "DEF_LIM"]
     for n in sizes:
-        for scheme in ("DEF_EXP", "DEF_LIM"):
+        for scheme in schemes:
             steps = max(5, int(2e6 // n)) if scheme == "DEF_EXP" else max(3, int(2e5 // n))
             print(json.dumps(scene(n, scheme, clamp, steps)), flush=True)
 

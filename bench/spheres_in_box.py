@@ -7,7 +7,7 @@ body-steps/s, contacts (mean / final count, contact-steps/s), the most negative 
 mean sphere height and kinetic energy after the run against the initial potential drop, the
 split of time over the step phases (domain.timers; LOCDYN is part of CONSOL) and peak RSS.
 
-    python bench/spheres_in_box.py [n3 ...] [--steps K] [--dt H] [--profile FILE]
+    python bench/spheres_in_box.py [n3 ...] [--steps K] [--dt H] [--profile FILE] [--relax W]
 
 n3 is the number of spheres (a cube: 125, 1000, 8000; default 125 1000). --steps K runs K
 steps instead of 1 s. --profile writes cProfile statistics of the run to FILE.
@@ -54,7 +54,7 @@ def build(A, side: int, h: float, outdir: str):
     return sol, balls, half
 
 
-def scene(count: int, h: float, steps: int | None, profile: str | None = None) -> dict:
+def scene(count: int, h: float, steps: int | None, profile: str | None = None, relax: float = 1.0) -> dict:
     from solfec_py import session, timestep
     from solfec_py.api import NAMES as A
 
@@ -70,14 +70,14 @@ def scene(count: int, h: float, steps: int | None, profile: str | None = None) -
         block = balls[0].block
         rows = np.array([b.row for b in balls])
         z_start = block.conf[rows, 11].copy()
-        run = observed_run(A, sol, steps, h, profile)
+        run = observed_run(A, sol, steps, h, profile, relax)
         z = block.conf[rows, 11]
         inside = np.abs(block.conf[rows, 9:11]).max(axis=1) < half + 1e-9
         mass = block.mass[rows]
         kinetic = float(block.kinetic_energy()[rows].sum())
         drop = float(np.sum(mass * G * (z_start - z)))
         lost = len(balls) - int(sum(b.row >= 0 and not b.deleted for b in balls))
-    return report("S1 spheres in a box", count, h, run,
+    return report("S1 spheres in a box", count, h, run, relax=relax,
                   mean_height=round(float(z.mean()), 5), mean_height_start=round(float(z_start.mean()), 5),
                   kinetic_energy=float(f"{kinetic:.4e}"), potential_drop=float(f"{drop:.4e}"),
                   kinetic_over_drop=float(f"{kinetic / drop:.3e}") if drop > 0 else None,

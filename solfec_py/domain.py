@@ -47,9 +47,11 @@ class Domain:
     extents: tuple | None = None
     callback: Callback | None = None
     constraints: list = field(default_factory=list)
+    joints: list = field(default_factory=list)           # bodies.articulated.Joint records (JOINT)
     excluded_bodies: set = field(default_factory=set)     # (id1 < id2) pairs without contact detection
     excluded_surfaces: set = field(default_factory=set)   # (s1 <= s2) surface pairs without contacts
     sparsify: Any = None                                  # contact.sparsify.Settings (set by SOLFEC)
+    contact_points: str = "CENTROID"                      # CONTACT_POINTS mode (contact/polygon_points.py)
     next_body_id: int = 1
     initialized: bool = False
     steps_done: int = 0

@@ -139,10 +139,14 @@ def test_percent_verbose_meter(tmp_path, capsys):
 DECKS = sorted(f for f in os.listdir(INPUTS) if f.endswith(".py"))
 NEEDS_GMSH = {"gmsh_part.py"}            # decks that mesh their parts with the optional gmsh
 QUICK = ("projectile.py", "pinned_bar.py", "spinning_box.py")     # under ~10 s for both runs
-WORDS = {"heavy_top.py": ["2.0"]}   # a shorter run; the full 10 s is tested in test_rigid_dynamics
+# shorter runs of decks whose full check runs elsewhere: heavy top (10 s) in test_rigid_dynamics,
+# the masonry arch (0.35 s and the sweep study) in test_contact_arch and test_sweep
+WORDS = {"heavy_top.py": ["2.0"], "masonry_arch.py": ["stop=0.05"]}
+ELSEWHERE = {"block_sliding.py"}     # run twice (WRITE, READ) in test_contact_polyhedra
 
 
-@pytest.mark.parametrize("deck", [d if d in QUICK else pytest.param(d, marks=pytest.mark.slow) for d in DECKS])
+@pytest.mark.parametrize("deck", [d if d in QUICK else pytest.param(d, marks=pytest.mark.slow)
+                                  for d in DECKS if d not in ELSEWHERE])
 def test_input_decks_run_twice(deck, capsys):
     """Every deck computes its results (WRITE mode) and checks them as stored (it builds the
     model again, which opens them in READ mode); run again, it finds them, says so, and

@@ -188,3 +188,7 @@ def test_block_sliding_deck(tmp_path, capsys):
     errors = [float(line.rsplit("error", 1)[1]) for line in out.splitlines() if " error " in line]
     assert len(errors) == 6 and max(errors) <= 1e-3
     assert (tmp_path / "out" / "block_sliding" / "block_sliding.png").stat().st_size > 0
+    # run again (as test_cli does for the other decks): the stored results are found and re-checked
+    assert main([os.path.join(INPUTS, "block_sliding.py"), "--no-progress"]) == 0
+    again = capsys.readouterr()
+    assert "opened in READ mode" in again.err and again.out == out

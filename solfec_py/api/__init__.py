@@ -5,7 +5,8 @@ globals; the top-level module `solfec` re-exports them for `from solfec import *
 from __future__ import annotations
 
 # Solfec's manual order (plus the CONSTRAINT type and solfec-py's MESH_IMPORT; the last line:
-# solfec-py's SWEEP_RESULT (docs/sweeps.md) and PRESCRIBED_MOTION (docs/integrators.md))
+# solfec-py's SWEEP_RESULT (docs/sweeps.md), PRESCRIBED_MOTION (docs/integrators.md),
+# CONTACT_POINTS (docs/contact.md) and JOINT (docs/joints.md))
 DECK_NAMES = """
 CONVEX HULL MESH2CONVEX MESH HEX TETRAHEDRALIZE PIPE ELLIP_MESH ROUGH_HEX SPHERE ELLIP MESH_IMPORT
 SOLFEC FIELD SURFACE_MATERIAL BULK_MATERIAL BODY TIME_SERIES GAUSS_SEIDEL_SOLVER
@@ -20,17 +21,17 @@ INITIALIZE_STATE RIGID_TO_FEM LOCDYN_DUMP OVERLAPPING MBFCP_EXPORT NON_SOLFEC_AR
 MODAL_ANALYSIS BODY_MM_EXPORT DISPLAY_POINT FRACTURE_EXPORT_YAFFEMS DURATION RENDER
 XDMF_EXPORT SOLFEC_EXPORT REGISTER_BASE COROTATED_DISPLACEMENTS RIGID_DISPLACEMENTS
 FORWARD BACKWARD SEEK DISPLACEMENT VELOCITY STRESS ENERGY TIMING HISTORY CONSTRAINT
-SWEEP_RESULT PRESCRIBED_MOTION
+SWEEP_RESULT PRESCRIBED_MOTION CONTACT_POINTS JOINT
 """.split()
 
 
 def _collect() -> dict:
-    from solfec_py.api import (body, constraints, contact, loads, materials, mesh_io, misc, motion, results,
-                               run, series, shape_ops, shapes, solfec, solvers, sweep, unavailable)
+    from solfec_py.api import (body, constraints, contact, joints, loads, materials, mesh_io, misc, motion,
+                               results, run, series, shape_ops, shapes, solfec, solvers, sweep, unavailable)
 
     names = dict(unavailable.NAMES)
     for module in (shapes, mesh_io, shape_ops, solfec, materials, body, series, solvers, loads, misc, run,
-                   constraints, contact, results, sweep, motion):
+                   constraints, contact, results, sweep, motion, joints):
         for name in DECK_NAMES:
             if hasattr(module, name):
                 names[name] = getattr(module, name)

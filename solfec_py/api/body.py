@@ -251,6 +251,9 @@ class BODY(Body):
         if self.block.domain.analysis == "QUASI_STATIC":
             session.runtime_warning("Unable to set integration scheme for quasi-statics")
             return
+        if self._scheme == "ARTICULATED":
+            raise InputError(f"body {self.id} is a link of an articulated body (JOINT): its scheme stays"
+                             f" ARTICULATED, got {value!r}")
         spec = BODY_KINDS[self.kind]
         if value == "DEFAULT":
             value = spec.default_scheme

@@ -1,16 +1,18 @@
 """Contact detection settings of a deck (layer 7): CONTACT_EXCLUDE_BODIES,
-CONTACT_EXCLUDE_SURFACES and CONTACT_SPARSIFY. Reference: Solfec-1.0 user manual, utilities (Solfec lng.c CONTACT_EXCLUDE_*),
-docs/contact.md (body pairs filtered before the narrow phase, surface pairs after it).
+CONTACT_EXCLUDE_SURFACES, CONTACT_SPARSIFY and solfec-py's CONTACT_POINTS. Reference: Solfec-1.0 user manual,
+utilities (Solfec lng.c CONTACT_EXCLUDE_*), docs/contact.md (body pairs filtered before the narrow phase,
+surface pairs after it; contact points).
 """
 from __future__ import annotations
 
 from solfec_py import session, validate as V
 from solfec_py.api.common import require_body
 from solfec_py.api.solfec import require_solfec
+from solfec_py.contact.polygon_points import MODES as POINT_MODES
 from solfec_py.contact.sparsify import Settings
 from solfec_py.errors import InputError
 
-__all__ = ["CONTACT_EXCLUDE_BODIES", "CONTACT_EXCLUDE_SURFACES", "CONTACT_SPARSIFY"]
+__all__ = ["CONTACT_EXCLUDE_BODIES", "CONTACT_EXCLUDE_SURFACES", "CONTACT_SPARSIFY", "CONTACT_POINTS"]
 
 
 @V.command
@@ -106,3 +108,40 @@ def CONTACT_SPARSIFY(solfec, threshold=V.MISSING, minarea=V.MISSING, mindist=V.M
     mindist = V.nonnegative("mindist", mindist) if V.given(mindist) else session.geometric_epsilon()
     domain.sparsify = Settings(threshold, minarea, mindist)
     return None
+
+
+@V.command
+def CONTACT_POINTS(solfec, mode=V.MISSING):
+    """How many points a contact between two convex objects gets (a solfec-py command).
+
+    ``mode = CONTACT_POINTS(solfec | mode)``: with 'CENTROID' (the default, as Solfec) a pair
+    of convex objects touches at one point, the centroid of their intersection; with
+    'POLYGON' a flat face-face intersection gets up to four points spanning its polygon, the
+    area shared between them, so that a box resting or sliding on a face does not rock about
+    a single point (docs/contact.md). The mode applies to contacts created after the call.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    mode : str, optional
+        'CENTROID' or 'POLYGON'; omitted, the mode in force is only returned.
+
+    Returns
+    -------
+    str
+        The mode in force.
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Not a SOLFEC object; a mode other than the two above (the message lists them).
+
+    Examples
+    --------
+    >>> CONTACT_POINTS(sol, 'POLYGON')
+    'POLYGON'
+    """
+    domain = require_solfec("solfec", solfec)
+    if V.given(mode):
+        domain.contact_points = V.choice("mode", mode, POINT_MODES, what="contact points mode")
+    return domain.contact_points

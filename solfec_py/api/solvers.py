@@ -191,7 +191,8 @@ class GAUSS_SEIDEL_SOLVER(ConstraintSolver):
 
     kind = "GAUSS_SEIDEL_SOLVER"
     __slots__ = ("_epsilon", "_maxiter", "merit_threshold", "failure_action", "failure_data",
-                 "failure_callback", "_diagepsilon", "_diagmaxiter", "_diagsolver", "_reverse", "_variant", "_innerloops")
+                 "failure_callback", "_diagepsilon", "_diagmaxiter", "_diagsolver", "_reverse", "_variant", "_innerloops",
+                 "_relaxation")
 
     @V.command
     def __init__(self, epsilon, maxiter, meritval=V.MISSING, failure=V.MISSING, diagepsilon=V.MISSING,
@@ -214,6 +215,7 @@ class GAUSS_SEIDEL_SOLVER(ConstraintSolver):
         self._diagsolver = ("SEMISMOOTH_NEWTON" if diagsolver is V.MISSING
                             else _keyword("diagsolver", diagsolver, DIAGONAL_SOLVERS, "Invalid diagonal solver"))
         self._reverse, self._variant, self._innerloops = "OFF", "FULL", 1
+        self._relaxation = 1.0
 
     # read-only
     @readonly
@@ -249,6 +251,9 @@ class GAUSS_SEIDEL_SOLVER(ConstraintSolver):
     reverse = _rw_keyword("reverse", V.ON_OFF, "Invalid reverse switch (ON/OFF accepted)")
     variant = _rw_keyword("variant", GS_VARIANTS, "Invalid variant")
     innerloops = _rw_number("innerloops", integral=True, ge=1.0)
+    relaxation = _rw_number("relaxation", gt=0.0, le=1.9)
+    relaxation.__doc__ = ("solfec-py addition: over-relaxation factor of the Signorini-Coulomb contact rows"
+                          " (default 1, plain Gauss-Seidel as Solfec; docs/contact.md)")
 
     def handle_failure(self) -> None:
         """Apply the failure action after a solve that ended with `error != 'OK'`.

@@ -36,11 +36,22 @@ class Stepper:
         self.pattern = None
         self.data = None
         self.factors: dict = {}        # row -> (splu factor, nodes, pinned local nodes, projectors, A)
-        self.pins = Pins()             # pinned nodes eliminated in quasi-static steps
+        self.pins = Pins()             # pinned nodes eliminated (bodies/fe_pins.py)
+        self._pins_key = None          # the constraint set they were collected from
         self.h_crit = None
         self.fint = None
 
     # ------------------------------------------------------------------ helpers
+    def _collect_pins(self, allowed=None) -> Pins:
+        """The pins of this step, collected again only when constraints were added or
+        removed (or the bodies changed: invalidate)."""
+        cons = self.block.domain.constraints
+        key = (id(cons), len(cons), getattr(cons, "_serial", None), id(self.block.layout), allowed is None)
+        if key != self._pins_key:
+            self.pins = Pins.collect(self.block, allowed)
+            self._pins_key = key
+        return self.pins
+
     def implicit_rows(self) -> np.ndarray:
         blk = self.block
         n = blk.count
@@ -224,6 +235,12 @@ class Stepper:
         for row in self.factors:
             sl = blk.nodes_of(row)
             u[sl] = u0[sl] + h * self._solve(row, f[sl].reshape(-1)).reshape(-1, 3)
+        self.pins = self._collect_pins(explicit) if explicit.any() else Pins()
+        if len(self.pins):                      # fixed nodes of explicit bodies (bodies/fe_pins.py)
+            nodes = self.pins.node
+            free = u[nodes].copy()
+            u[nodes] = -u0[nodes]
+            self.pins.f = lay.mass[nodes, None] * (u[nodes] - free) / h
         blk.internal_stale = True
 
     def step_end(self, t: float, h: float) -> None:
@@ -232,10 +249,16 @@ class Stepper:
         N, n = blk.N, blk.count
         q, u, u0, r = blk.q[:N], blk.u[:N], blk.u0[:N], blk.r[:N]
         explicit = ~self.implicit_rows()[blk.node_row[:N]]
+        pins = self.pins
+        if len(pins):
+            keep = u[pins.node].copy()
         u[explicit] += (h / lay.mass[explicit])[:, None] * r[explicit]
         for row in self.factors:
             sl = blk.nodes_of(row)
             u[sl] += h * self._solve(row, r[sl].reshape(-1)).reshape(-1, 3)
+        if len(pins):
+            u[pins.node] = keep
+            self._store_pin_reactions(pins.f - r[pins.node])
         q += 0.5 * h * u
         work = 0.5 * h * np.einsum("ni,ni->n", u0 + u, blk.fext[:N] + r)
         blk.energy[:n, 1] += np.bincount(blk.node_row[:N], weights=work, minlength=n)
@@ -253,7 +276,7 @@ class Stepper:
         self.internal_forces(t + h, f)
         np.subtract(self.external_forces(t + h, h), f, out=f)
         rows = np.arange(blk.count)
-        self.pins = Pins.collect(blk)
+        self._collect_pins()
         self.pins.f = f[self.pins.node].copy()
         self._factorise(self._tangent(), rows, np.full(rows.size, h * h))
         for row in rows.tolist():
@@ -284,7 +307,11 @@ class Stepper:
             nodes = pins.node[m]
             r_node[m] = Au[nodes - sl.start] / h - pins.f[m] - blk.r[nodes]
         r_node -= np.einsum("kij,kj->ki", pins.P, r_node)        # the fixed components only
-        cset = blk.domain.constraints
+        self._store_pin_reactions(r_node)
+
+    def _store_pin_reactions(self, r_node: np.ndarray) -> None:
+        pins = self.pins
+        cset = self.block.domain.constraints
         rows = pins.rows(cset)
         R = pins.reactions(r_node)
         ok = rows >= 0
@@ -304,6 +331,7 @@ class Stepper:
         exp = np.flatnonzero(~implicit)
         if exp.size:
             inv_mass = 1.0 / np.where(blk.layout.mass > 0, blk.layout.mass, np.inf)
+            inv_mass[self.pins.node] = 0.0          # fixed nodes of explicit bodies do not move
             a, b = Ha[exp], Hb[exp]
             part = np.empty((exp.size, 3, 3))
             P.lumped_delassus(a.nodes, a.N, a.base, b.nodes, b.N, b.base, inv_mass, part)

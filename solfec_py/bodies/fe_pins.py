@@ -1,6 +1,7 @@
-"""Pinned nodes of quasi-static finite-element bodies (layer 3): single-body FIX_POINT and
-FIX_DIRECTION constraints placed at mesh nodes are eliminated from the body's operator
-instead of being solved through the Delassus operator. Reference: docs/fem.md (the
+"""Pinned nodes of finite-element bodies (layer 3): single-body FIX_POINT and FIX_DIRECTION
+constraints placed at mesh nodes of quasi-static bodies, and FIX_POINT at mesh nodes of
+explicit (DEF_EXP) bodies, are eliminated from the body's operator instead of being solved
+through the Delassus operator. Reference: docs/fem.md (the
 quasi-static step); the elimination is the textbook treatment of homogeneous Dirichlet
 conditions (e.g. Hughes, The Finite Element Method, §1.14), applied as a projector.
 
@@ -19,6 +20,11 @@ of the supported body). Every other constraint or contact on the body sees the i
 operator T (T A T + I - T)^-1 T. The reactions of the pins follow from the pinned rows of
 the step equation, r_pin = A u / h - f - r, split over the constraints of each node
 (their local frames) and stored as their reactions R (local U = V = 0).
+
+Explicit bodies: a fixed node ends the step with u = -u(t) (Solfec's FIXPNT condition
+U + V = 0: the node does not move over the step), its lumped inverse mass is 0 for every
+other constraint, and its reaction is r_pin = m (u - u_free) / h - r. This removes the
+constraint machinery from clamped explicit models (B3 cantilever, bench/fem_cantilever.py).
 """
 from __future__ import annotations
 
@@ -40,14 +46,17 @@ class Pins:
         self.dirs = np.zeros((0, 3, 3))               # constraint local frames (columns)
         self.kind = np.zeros(0, dtype=np.int8)
         self.f = np.zeros((0, 3))                     # f of the step at the pinned nodes
+        self._split = None                            # reaction splitting data (reactions)
 
     def __len__(self) -> int:
         return self.ids.size
 
     # ------------------------------------------------------------------ set-up
     @classmethod
-    def collect(cls, block) -> "Pins":
-        """Single-body FIXPNT / FIXDIR constraints of the block's bodies at mesh nodes."""
+    def collect(cls, block, allowed=None) -> "Pins":
+        """Single-body FIXPNT / FIXDIR constraints of the block's bodies at mesh nodes;
+        with `allowed` (bool per global node) only FIXPNT at allowed nodes (the explicit
+        bodies of a dynamic step, whose lumped inverse mass can only drop whole nodes)."""
         pins = cls()
         cons = block.domain.constraints
         if not isinstance(cons, C.ConstraintSet) or not cons.count or not block.count:
@@ -75,6 +84,11 @@ class Pins:
         if rows_c.size == 0:
             return pins
         node = H.nodes[np.flatnonzero(at_node), top]
+        if allowed is not None:
+            keep = allowed[node] & (cons.kind[rows_c] == C.FIXPNT)
+            rows_c, node = rows_c[keep], node[keep]
+            if rows_c.size == 0:
+                return pins
         uniq, con_node = np.unique(node, return_inverse=True)
         base = cons.base[rows_c]
         G = np.zeros((uniq.size, 3, 3))
@@ -136,6 +150,16 @@ class Pins:
         """Local reactions R (k, 3) of the constraints from the pinned-node forces
         r_node (pinned nodes, 3): the least-squares split over each node's fixed
         directions (a FIXPNT fixes its three frame directions, a FIXDIR its normal)."""
+        if self._split is None:
+            self._split = self._splitting()
+        owner, column, snode, pos, Dinv = self._split
+        coef = np.einsum("kij,kj->ki", Dinv, r_node)
+        R = np.zeros((len(self), 3))
+        R[owner, column] = coef[snode, pos]
+        return R
+
+    def _splitting(self):
+        """Slots of the fixed directions and the per-node pseudo-inverses (computed once)."""
         k = len(self)
         fix = self.kind == C.FIXPNT
         slots = np.where(fix, 3, 1)
@@ -152,7 +176,4 @@ class Pins:
         S = int(pos.max(initial=-1)) + 1
         D = np.zeros((self.node.size, 3, max(S, 1)))
         D[snode, :, pos] = direc
-        coef = np.einsum("kij,kj->ki", np.linalg.pinv(D), r_node)
-        R = np.zeros((k, 3))
-        R[owner, column] = coef[snode, pos]
-        return R
+        return owner, column, snode, pos, np.linalg.pinv(D)

@@ -15,7 +15,7 @@ import numpy as np
 
 from solfec_py import constraints as C, session
 from solfec_py.bodies.points import per_family
-from solfec_py.contact import broad, narrow, objects as O, polyhedra, sparsify as SP
+from solfec_py.contact import broad, narrow, objects as O, polygon_points as PP, polyhedra, sparsify as SP
 from solfec_py.errors import SimulationError
 from solfec_py.solvers.local_dynamics import body_rows
 
@@ -160,6 +160,8 @@ def _update(domain, table, geo, cset, eps) -> np.ndarray:
     if idx.size:
         hit, found = evaluate(table, geo, om[idx], os[idx], eps, fixed=True)
         touch[idx] = hit
+        if PP.active(domain):
+            found = PP.track(table, geo, found, cset.point[rows[idx[hit]]], eps)
     cohesive = known & ~touch & (cset.cohesion[rows] > 0)
     if cohesive.any():                 # keeps its material points; the frame follows them
         r = rows[cohesive]
@@ -225,6 +227,8 @@ def detect(domain) -> int:
             f"unphysical penetration of depth {-found.gap[k]:g} (limit {depth:g}) between bodies"
             f" {table.bid[found.om[k]]} and {table.bid[found.os[k]]} at time {domain.time:g}; reduce the"
             " time step or check the model")
+    if PP.active(domain):
+        found = PP.expand(table, geo, found, eps)
     rows = insert(domain, table, found, eps)
     settings = getattr(domain, "sparsify", None) or SP.Settings(mindist=eps)
     gone = SP.sparsify(domain.constraints, rows, settings, table,

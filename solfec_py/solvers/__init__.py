@@ -24,7 +24,7 @@ def gauss_seidel_settings(obj) -> gs.Settings:
     return gs.Settings(epsilon=obj.epsilon, maxiter=int(obj.maxiter), meritval=obj.merit_threshold,
                        diagsolver=DIAGONAL_SOLVERS.index(obj.diagsolver), diagepsilon=obj.diagepsilon,
                        diagmaxiter=int(obj.diagmaxiter), reverse=obj.reverse == "ON",
-                       stop_on_fail=obj.failure_action == "EXIT")
+                       stop_on_fail=obj.failure_action == "EXIT", relaxation=obj.relaxation)
 
 
 def solve(solver, domain, h: float) -> None:

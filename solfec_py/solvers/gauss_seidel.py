@@ -138,10 +138,30 @@ def merit(kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force, blast, dynamic,
 
 
 @njit(cache=True)
+def _relax(a, omega, par, W, blast, R, U, Rp):
+    """Over-relaxed contact reaction R = Rp + omega (R - Rp), projected back onto the
+    (cohesion-shifted) friction cone, and its U = b + W_aa R: a fixed point of the sweep
+    (R = Rp) stays one, so the converged solution is unchanged."""
+    mu, c = par[a, 0], par[a, 2]
+    for i in range(3):
+        R[a, i] = Rp[i] + omega * (R[a, i] - Rp[i])
+    sn = max(R[a, 2] + c, 0.0)
+    t = math.sqrt(R[a, 0] * R[a, 0] + R[a, 1] * R[a, 1])
+    if t > mu * sn:
+        f = mu * sn / t
+        R[a, 0] *= f
+        R[a, 1] *= f
+    R[a, 2] = sn - c
+    for i in range(3):
+        U[a, i] = blast[a, i] + W[a, i, 0] * R[a, 0] + W[a, i, 1] * R[a, 1] + W[a, i, 2] * R[a, 2]
+
+
+@njit(cache=True)
 def iterate(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
             dynamic, h, epsilon, maxiter, meritval, dsolver, deps, dmaxiter, reverse, stop_on_fail,
-            efree, it0, nsweeps, rerhist, merhist, num, Ut):
-    """Up to `nsweeps` Gauss-Seidel iterations starting at iteration count it0.
+            efree, it0, nsweeps, rerhist, merhist, num, Ut, omega=1.0):
+    """Up to `nsweeps` Gauss-Seidel iterations starting at iteration count it0; contact
+    rows of the Signorini-Coulomb model over-relaxed by `omega` (1: plain Gauss-Seidel).
     Returns (iterations done in total, converged, last error, diagonal error code)."""
     n = order.size
     ws = np.empty((9, 3))
@@ -168,6 +188,8 @@ def iterate(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force
                     code = st
                 if stop_on_fail:               # failure='EXIT': abort in the sweep
                     return it, False, error, code
+            elif omega != 1.0 and kind[a] == CONTACT and par[a, 4] == 0.0:
+                _relax(a, omega, par, W, blast, R, U, Rp)
             for i in range(3):
                 d = R[a, i] - Rp[i]
                 up += d * d
@@ -199,6 +221,7 @@ class Settings:
     diagmaxiter: int = 100
     reverse: bool = False
     stop_on_fail: bool = False
+    relaxation: float = 1.0            # over-relaxation of Signorini-Coulomb contact rows
 
 
 @dataclass
@@ -233,13 +256,14 @@ def run(ld, settings: Settings, springs=None, order=None) -> Result:
     tail = (bool(ld.dynamic), float(ld.h), float(settings.epsilon), maxiter, float(settings.meritval),
             int(settings.diagsolver), float(settings.diagepsilon), int(settings.diagmaxiter),
             bool(settings.reverse), bool(settings.stop_on_fail), float(efree))
+    omega = float(settings.relaxation)
     it, converged, code = 0, False, 0
     if springs is None:
-        it, converged, _, code = iterate(*args, force, blast, *tail, 0, maxiter, rerhist, merhist, num, Ut)
+        it, converged, _, code = iterate(*args, force, blast, *tail, 0, maxiter, rerhist, merhist, num, Ut, omega)
     else:
         while it < maxiter and not converged:
             force = springs(blast)
-            it, converged, _, c = iterate(*args, force, blast, *tail, it, 1, rerhist, merhist, num, Ut)
+            it, converged, _, c = iterate(*args, force, blast, *tail, it, 1, rerhist, merhist, num, Ut, omega)
             code = code or c
             if c and settings.stop_on_fail:
                 break

@@ -9,10 +9,12 @@ Reference: docs/integrators.md.
     LSV_EXPLICIT, LSV_IMPLICIT    Lie-Stormer-Verlet                               lie_verlet.py
     GEN_ALPHA                     Lie-group generalized-alpha                      gen_alpha.py
     PRESCRIBED                    obstacles driven by PRESCRIBED_MOTION (internal)  prescribed.py
+    ARTICULATED                   links of JOINT trees, joint coordinates (internal) articulated.py
 """
 from __future__ import annotations
 
 from solfec_py.bodies.rigid_schemes.base import OneStepScheme, RigidScheme
+from solfec_py.bodies.rigid_schemes.articulated import Articulated
 from solfec_py.bodies.rigid_schemes.dirk import Dirk, Dirk1, Dirk2, Dirk3, Dirk4
 from solfec_py.bodies.rigid_schemes.gen_alpha import GenAlpha
 from solfec_py.bodies.rigid_schemes.leapfrog import Lfpc
@@ -22,13 +24,14 @@ from solfec_py.bodies.rigid_schemes.solfec import RigImp, RigNeg, RigPos, Solfec
 
 # the position in this tuple is the stored code: append only
 _BY_CODE = (RigPos, RigNeg, RigImp, Lfpc, Dirk1, Dirk2, Dirk3, Dirk4, LsvExplicit, LsvImplicit, GenAlpha,
-            Prescribed)
+            Prescribed, Articulated)
 
 SCHEMES = {cls.name: cls() for cls in _BY_CODE}
 SCHEME_CODES = {name: code for code, name in enumerate(SCHEMES)}
 SCHEME_LIST = list(SCHEMES.values())
-# the values BODY.scheme accepts for a RIGID body (PRESCRIBED is set by PRESCRIBED_MOTION)
-RIGID_SCHEMES = tuple(name for name in SCHEMES if name != Prescribed.name)
+# the values BODY.scheme accepts for a RIGID body (PRESCRIBED is set by PRESCRIBED_MOTION,
+# ARTICULATED by JOINT)
+RIGID_SCHEMES = tuple(name for name in SCHEMES if name not in (Prescribed.name, Articulated.name))
 CARRY_WIDTH = max(cls.CARRY for cls in _BY_CODE)
 
 

@@ -1,0 +1,92 @@
+"""Benchmark: forward dynamics of articulated chains (issue 12; docs/joints.md).
+
+A chain of n revolute links (boxes 1 x 0.1 x 0.1 m, alternating hinge axes so the motion
+is spatial) released from a bent configuration under gravity, integrated in joint
+coordinates by bodies/articulated/stepping (forward kinematics, RNEA bias twice, CRBA
+mass matrix and its Cholesky factorisation per step). Prints one JSON line per n with
+link-steps per second and the energy drift; `time_per_step_s` shows how the cost grows
+with n (the recursions are O(n); the dense mass matrix and its factorisation are not).
+If MuJoCo is installed, the same chain is timed there for comparison ("mujoco_steps_per_s").
+
+    python bench/articulated_chain.py [n ...]     (default: 10 100 1000)
+"""
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+
+import numpy as np
+
+
+def chain(n: int):
+    from solfec_py.bodies.articulated import JointTree, joint_frame
+
+    L, w, m = 1.0, 0.1, 1.0
+    inertia = m / 12.0 * np.diag([w * w + L * L, w * w + L * L, 2 * w * w])
+    frames = [joint_frame((0, 1, 0) if k % 2 == 0 else (1, 0, 0)) for k in range(n)]
+    points = [(0.0, 0.0, -L * k) for k in range(n)]
+    centres = [(0.0, 0.0, -L * (k + 0.5)) for k in range(n)]
+    return JointTree(list(range(-1, n - 1)), ["REVOLUTE"] * n, points, frames, [m] * n, centres, [inertia] * n)
+
+
+def scene(n: int, steps: int, h: float = 1e-3) -> dict:
+    from solfec_py import __version__
+    from solfec_py.bodies.articulated import stepping
+
+    tree = chain(n)
+    g = np.array([0.0, 0.0, -9.81])
+    q, u = np.full(tree.nv, 0.3 / np.sqrt(n)), np.zeros(tree.nv)
+
+    def energy(q, u):
+        _, xc, _, _ = tree.kinematics(q)
+        return tree.kinetic_energy(q, u) - float(tree.mass @ (xc @ g))
+
+    stepping.integrate(tree, q, u, h, 1, gravity=g)          # compile outside the timing
+    e0 = energy(q, u)
+    start = time.perf_counter()
+    q, u = stepping.integrate(tree, q, u, h, steps, gravity=g)
+    wall = time.perf_counter() - start
+    drift = abs(energy(q, u) - e0) / max(abs(e0), 1e-12)
+    out = {"code": "solfec-py", "version": __version__, "scene": "articulated chain", "n": n, "dt": h,
+           "steps": steps, "wall_s": round(wall, 4), "body_steps_per_s": round(n * steps / wall, 1),
+           "time_per_step_s": float(f"{wall / steps:.3e}"), "contacts": 0, "max_penetration": 0.0,
+           "energy_drift": float(f"{drift:.3e}"),
+           "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+    mujoco = _mujoco(n, steps, h)
+    if mujoco is not None:
+        out["mujoco_steps_per_s"] = mujoco
+    return out
+
+
+def _mujoco(n: int, steps: int, h: float):
+    """Link-steps/s of the same chain in MuJoCo (None when it is not installed)."""
+    try:
+        import mujoco
+    except ImportError:
+        return None
+    body = ""
+    for k in range(n):
+        axis = "0 1 0" if k % 2 == 0 else "1 0 0"
+        body += (f'<body pos="0 0 {0 if k == 0 else -1}"><joint type="hinge" axis="{axis}"/>'
+                 '<geom type="box" size="0.05 0.05 0.5" pos="0 0 -0.5" mass="1"/>')
+    xml = (f'<mujoco><option timestep="{h}" integrator="RK4"/><worldbody>{body}{"</body>" * n}'
+           '</worldbody></mujoco>')
+    model = mujoco.MjModel.from_xml_string(xml)
+    data = mujoco.MjData(model)
+    data.qpos[:] = 0.3 / np.sqrt(n)
+    start = time.perf_counter()
+    for _ in range(steps):
+        mujoco.mj_step(model, data)
+    return round(n * steps / (time.perf_counter() - start), 1)
+
+
+def main(argv: list[str]) -> None:
+    sizes = [int(a) for a in argv] or [10, 100, 1000]
+    for n in sizes:
+        print(json.dumps(scene(n, steps=max(5, 20000 // n))), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,150 @@
+"""The joint trees of one domain while it runs (layer 3): the JointTree of all its joints
+(a forest), the joint coordinates and rates, the rigid-block rows of the links, and the
+copy of the joint state into the JOINT records (joint.q, joint.dq).
+Reference: docs/joints.md.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from solfec_py.bodies.articulated.joint import tree_records
+from solfec_py.errors import NotAvailableError
+
+
+class ArticulatedSystem:
+    """Joint-space state of a domain's joints; links are rows of the rigid block."""
+
+    def __init__(self, joints):
+        self.tree, self.links, self.records = tree_records(joints)
+        tree = self.tree
+        self.q = tree.zero_q()
+        self.u = np.zeros(tree.nv)
+        self.step = None                     # stepping.FreeStep between begin and finish
+        self.warned = False                  # the note on contacts was given
+        self.loads = np.zeros((tree.count, 6))       # links' loads of the step (spatial forces)
+        self.reactions = np.zeros((tree.count, 6))   # force, moment about the centre per joint
+        self.stored = [self.links[u] for u in tree.order]
+        self._elements()
+
+    def _elements(self) -> None:
+        """Joint springs and dampers as per-rate arrays (scalar freedoms: tau = -k (q - rest)
+        - c dq; ball rotations: tau = -k log(R) - c Omega), the limits of scalar freedoms;
+        drives and limits of ball rotations are refused."""
+        tree = self.tree
+        self.stiffness, self.rest, self.damping = np.zeros(tree.nv), np.zeros(tree.nv), np.zeros(tree.nv)
+        self.scalar = np.zeros(tree.nv, dtype=bool)      # rates whose coordinate is q itself
+        self.balls = []                                   # (q offset of R, v offset of Omega, k)
+        self.limits = []                                  # (rate index, coordinate index, lower, upper)
+        for k, u in enumerate(tree.order.tolist()):
+            record, kind = self.records[u], tree.kinds[k]
+            if record.drive is not None or (record.limits is not None and kind.ball):
+                what = "drives" if record.drive is not None else "limits on SPHERICAL and FREE joints"
+                raise NotAvailableError(f"{record.describe()}: joint {what} are not available in solfec-py yet"
+                                        " (springs, dampers and limits of scalar freedoms are)")
+            v0, q0 = int(tree.voff[k]), int(tree.qoff[k])
+            ntr = kind.translations
+            for d, (lo, hi) in enumerate(record.limits or ()):
+                self.limits.append((v0 + d, q0 + d, lo, hi))
+            nscalar = ntr if kind.ball else kind.nv
+            self.scalar[v0:v0 + nscalar] = True
+            self.damping[v0:v0 + kind.nv] = record.damper
+            if record.spring is not None:
+                stiffness, rest = record.spring
+                self.stiffness[v0:v0 + kind.nv] = stiffness
+                self.rest[v0:v0 + nscalar] = rest
+                if kind.ball:
+                    self.balls.append((q0 + ntr, v0 + ntr, stiffness))
+        self.coordinate = np.flatnonzero(self.scalar)
+        self.qindex = np.concatenate([np.arange(tree.qoff[k], tree.qoff[k] + (kind.translations if kind.ball
+                                                                                 else kind.nv))
+                                      for k, kind in enumerate(tree.kinds)] + [np.zeros(0, int)]).astype(np.int64)
+
+    def joint_forces(self, q, u) -> np.ndarray:
+        """Spring and damper joint forces (nv,) at coordinates q and rates u."""
+        tau = -self.damping * u
+        tau[self.coordinate] -= self.stiffness[self.coordinate] * (q[self.qindex] - self.rest[self.coordinate])
+        for qo, vo, stiffness in self.balls:
+            tau[vo:vo + 3] -= stiffness * _log(q[qo:qo + 9].reshape(3, 3).T)
+        return tau
+
+    def rows(self) -> np.ndarray:
+        """Rigid-block rows of the links in stored (topological) order."""
+        return np.array([b.row for b in self.stored], dtype=np.int64)
+
+    def check_reference(self, block) -> None:
+        """The tree starts in the reference configuration at rest: refuse links that moved
+        (a continued run, -c, or a deck that set conf / velo of a link)."""
+        conf, velo = self.tree.rigid_states(self.q, self.u)
+        rows = self.rows()
+        moved = ~(np.isclose(block.conf[rows], conf, rtol=0, atol=1e-12).all(axis=1)
+                  & (np.abs(block.velo[rows]) <= 1e-12).all(axis=1))
+        if moved.any():
+            body = self.stored[int(np.flatnonzero(moved)[0])]
+            raise NotAvailableError(
+                f"body {body.id} is a link of an articulated body but is not at rest in its reference"
+                " configuration when the run starts; articulated bodies start at rest where their JOINTs"
+                " were made (continuing such a run, -c, is not available yet)")
+
+    def sync_joints(self) -> None:
+        """Copy the coordinates and rates into the JOINT records."""
+        tree = self.tree
+        for k, u in enumerate(tree.order.tolist()):
+            record = self.records[u]
+            record.q[:] = self.q[tree.qoff[k]:tree.qoff[k + 1]]
+            record.dq[:] = self.u[tree.voff[k]:tree.voff[k + 1]]
+            record.reaction[:] = self.reactions[k]
+
+
+def enforce_limits(tree, limits, q_half, u, h: float, sweeps: int = 50):
+    """Inelastic joint limits (projected Gauss-Seidel in joint space): a limit whose
+    coordinate would pass its bound by the end of the step, q_half + h/2 u_j, stops there:
+    its rate may not point outwards (u_j <= 0 at the upper bound, >= 0 at the lower) and its
+    coordinate ends on the bound (the stop happens within the step). Impulses only push.
+    Returns the corrected rates and [(coordinate index, bound)] to place at the end."""
+    if not limits:
+        return u, []
+    active = []
+    for j, qi, lo, hi in limits:
+        end = q_half[qi] + 0.5 * h * u[j]
+        if end > hi:
+            active.append((j, qi, -np.inf, 0.0, hi))
+        elif end < lo:
+            active.append((j, qi, 0.0, np.inf, lo))
+    if not active:
+        return u, []
+    u = u.copy()
+    zero = np.zeros(tree.nv)
+    columns, impulse = [], np.zeros(len(active))
+    for j, *_ in active:                           # M^-1 e_j by the articulated-body algorithm
+        e = zero.copy()
+        e[j] = 1.0
+        columns.append(tree.forward_dynamics(q_half, zero, e))
+    for _ in range(sweeps):
+        change = 0.0
+        for k, (j, qi, low, high, bound) in enumerate(active):
+            w = columns[k][j]
+            if u[j] < low or impulse[k] > 0.0:          # at the lower end: push up, never pull
+                new = max(0.0, impulse[k] + (low - u[j]) / w)
+            elif u[j] > high or impulse[k] < 0.0:       # at the upper end: push down
+                new = min(0.0, impulse[k] + (high - u[j]) / w)
+            else:
+                continue
+            step, impulse[k] = new - impulse[k], new
+            u += step * columns[k]
+            change = max(change, abs(step * w))
+        if change <= 1e-14 * max(1.0, np.abs(u).max()):
+            break
+    return u, [(qi, bound) for k, (j, qi, low, high, bound) in enumerate(active) if impulse[k] != 0.0]
+
+
+def _log(R) -> np.ndarray:
+    """Rotation vector of the rotation matrix R."""
+    from scipy.spatial.transform import Rotation
+
+    return Rotation.from_matrix(R).as_rotvec()
+
+
+def spatial_forces(R, x, force, torque) -> np.ndarray:
+    """(k, 6) world spatial forces at the origin of forces `force` through the mass centres
+    x with world torques `torque`: (x x f + torque, f)."""
+    return np.concatenate((np.cross(x, force) + torque, force), axis=1)

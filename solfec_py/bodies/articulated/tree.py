@@ -1,0 +1,193 @@
+"""The layout of a joint tree (layer 3): links in topological order with parent indices,
+offsets of every joint's coordinates and rates, joint frames, link mass properties, and
+the joint-space quantities of a configuration (forward kinematics, mass matrix, bias
+forces, point Jacobians) through the compiled recursions of kernels.py.
+Reference: Featherstone, Rigid Body Dynamics Algorithms (Springer 2008), ch. 4-6.
+
+Joint i moves link i relative to its parent link (or the ground). Its frame is fixed in
+the parent and given in the reference configuration (all links at rest in their
+reference placement, Solfec's Lambda = I): centre `point` P_i, axes E_i (kinds.joint_frame).
+A link point X (referential) is at  x = xc_i + Lam_i (X - X0_i)  with X0_i its mass centre.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from solfec_py.bodies.articulated import kernels as K
+from solfec_py.bodies.articulated.kinds import JOINT_KINDS, tables, zero_coordinates
+
+_TABLES = tables()   # nv, nq, ball, dof type, dof axis, dof fixed per kind code
+
+
+class CycleError(ValueError):
+    """The parent links do not form a tree (`links` lists the cycle, in user numbering)."""
+
+    def __init__(self, links):
+        self.links = list(links)
+        super().__init__(f"links {self.links} form a cycle")
+
+
+def topological_order(parents) -> np.ndarray:
+    """An order of the links (indices into `parents`, -1 = ground) with every parent before
+    its children; CycleError if the links are not a forest."""
+    parents = [int(p) for p in parents]
+    n = len(parents)
+    state = [0] * n          # 0 unvisited, 1 on the path, 2 placed
+    order: list[int] = []
+    for start in range(n):
+        path = []
+        i = start
+        while i >= 0 and state[i] == 0:
+            state[i] = 1
+            path.append(i)
+            i = parents[i]
+        if i >= 0 and state[i] == 1:
+            raise CycleError(path[path.index(i):])
+        for j in reversed(path):
+            state[j] = 2
+            order.append(j)
+    return np.array(order, dtype=np.int64)
+
+
+class JointTree:
+    """A forest of links joined to their parents (or the ground) by joints.
+
+    Parameters
+    ----------
+    parents : sequence of int
+        Parent link of every link (index into the same sequence), -1 for the ground.
+    kinds : sequence of str
+        Joint kind (a key of `JOINT_KINDS`) of the joint above every link.
+    points, frames : array_like (n, 3), (n, 3, 3)
+        Joint centres and frames (columns: kinds.joint_frame) in the reference configuration.
+    mass, center, inertia : array_like (n,), (n, 3), (n, 3, 3)
+        Link masses, reference mass centres and inertia tensors about them (reference axes).
+
+    Links are stored in topological order: `order[k]` is the user index of stored link k
+    and `index[u]` the stored index of user link u. Joint coordinates q and rates v are
+    in stored order (joint k's at `qoff[k]:qoff[k+1]`, `voff[k]:voff[k+1]`).
+    """
+
+    def __init__(self, parents, kinds, points, frames, mass, center, inertia):
+        self.order = topological_order(parents)
+        n = self.order.size
+        self.index = np.empty(n, dtype=np.int64)
+        self.index[self.order] = np.arange(n)
+        self.parent = np.array([-1 if parents[u] < 0 else self.index[parents[u]] for u in self.order], np.int64)
+        self.kinds = [JOINT_KINDS[kinds[u]] for u in self.order]
+        self.kind = np.array([k.code for k in self.kinds], np.int64)
+        self.qoff = np.concatenate(([0], np.cumsum([k.nq for k in self.kinds]))).astype(np.int64)
+        self.voff = np.concatenate(([0], np.cumsum([k.nv for k in self.kinds]))).astype(np.int64)
+        take = lambda a, shape: np.ascontiguousarray(np.asarray(a, float).reshape((-1,) + shape)[self.order])
+        self.P, self.E = take(points, (3,)), take(frames, (3, 3))
+        self.mass, self.X0, self.J = take(mass, ()), take(center, (3,)), take(inertia, (3, 3))
+
+    @property
+    def count(self) -> int:
+        return self.order.size
+
+    @property
+    def nq(self) -> int:
+        return int(self.qoff[-1])
+
+    @property
+    def nv(self) -> int:
+        return int(self.voff[-1])
+
+    def zero_q(self) -> np.ndarray:
+        """Coordinates of the reference configuration."""
+        return np.concatenate([zero_coordinates(k) for k in self.kinds] or [np.zeros(0)])
+
+    # ---------------------------------------------------------------- recursions
+    def kinematics(self, q):
+        """(Lam (n, 3, 3), xc (n, 3), S (nv, 6), crossed (nv,)) in stored link order."""
+        nvk, _, ballk, dtype, daxis, dfixed = _TABLES
+        return K.forward_kinematics(np.ascontiguousarray(q, dtype=float), self.parent, self.kind, self.qoff,
+                                    self.voff, self.E, self.P, self.X0, nvk, ballk, dtype, daxis, dfixed)
+
+    def inertias(self, Lam, xc) -> np.ndarray:
+        return K.spatial_inertias(Lam, xc, self.mass, self.J)
+
+    def mass_matrix(self, q) -> np.ndarray:
+        """Joint-space mass matrix M(q) (nv, nv), CRBA."""
+        Lam, xc, S, _ = self.kinematics(q)
+        return K.crba(self.inertias(Lam, xc), S, self.parent, self.voff)
+
+    def inverse_dynamics(self, q, v, vdot, gravity=(0.0, 0.0, 0.0), fext=None) -> np.ndarray:
+        """Joint forces tau = M vdot + bias (RNEA); fext (n, 6) world spatial forces
+        (moment about the origin, force) on the links in stored order."""
+        return self._rnea(q, v, vdot, gravity, fext)[0]
+
+    def joint_reactions(self, q, v, vdot, gravity=(0.0, 0.0, 0.0), fext=None) -> np.ndarray:
+        """(n, 6) force (3) and moment about the joint centre (3), world axes, that every
+        joint exerts on its child (and the subtree below) during the motion (q, v, vdot)."""
+        _, F, Lam, xc = self._rnea(q, v, vdot, gravity, fext)
+        centre = xc + np.einsum("nij,nj->ni", Lam, self.P - self.X0)
+        return np.concatenate((F[:, 3:6], F[:, 0:3] - np.cross(centre, F[:, 3:6])), axis=1)
+
+    def _rnea(self, q, v, vdot, gravity, fext):
+        Lam, xc, S, crossed = self.kinematics(q)
+        fext = np.zeros((self.count, 6)) if fext is None else np.ascontiguousarray(fext, dtype=float)
+        tau, F = K.rnea(self.inertias(Lam, xc), S, crossed, self.parent, self.voff, np.asarray(v, float),
+                        np.asarray(vdot, float), np.asarray(gravity, float), fext)
+        return tau, F, Lam, xc
+
+    def forward_dynamics(self, q, v, tau=None, gravity=(0.0, 0.0, 0.0), fext=None) -> np.ndarray:
+        """Joint accelerations M^-1 (tau - bias) by the articulated-body algorithm, O(n)."""
+        Lam, xc, S, crossed = self.kinematics(q)
+        fext = np.zeros((self.count, 6)) if fext is None else np.ascontiguousarray(fext, dtype=float)
+        tau = np.zeros(self.nv) if tau is None else np.asarray(tau, float)
+        return K.aba(self.inertias(Lam, xc), S, crossed, self.parent, self.voff, np.asarray(v, float), tau,
+                     np.asarray(gravity, float), fext)
+
+    def bias(self, q, v, gravity=(0.0, 0.0, 0.0), fext=None) -> np.ndarray:
+        """Velocity, gravity and external-load terms: tau at zero joint acceleration."""
+        return self.inverse_dynamics(q, v, np.zeros(self.nv), gravity, fext)
+
+    def advance(self, q, v, h: float) -> np.ndarray:
+        """q (+) h v (ball rotations by the exponential map)."""
+        nvk, _, ballk, dtype, _, _ = _TABLES
+        return K.advance(np.asarray(q, float), np.asarray(v, float), float(h), self.kind, self.qoff, self.voff,
+                         nvk, ballk, dtype)
+
+    def link_velocities(self, q, v) -> np.ndarray:
+        """(n, 6) spatial link velocities (w, v at the world origin)."""
+        _, _, S, _ = self.kinematics(q)
+        return K.link_velocities(S, np.asarray(v, float), self.parent, self.voff)
+
+    def point_jacobians(self, q, links, x) -> np.ndarray:
+        """(k, 3, nv) velocity of world points x (k, 3) on stored links per joint rate."""
+        _, _, S, _ = self.kinematics(q)
+        return K.point_jacobians(np.asarray(links, np.int64), np.ascontiguousarray(x, float), S, self.parent,
+                                 self.voff)
+
+    def rigid_states(self, q, v) -> tuple[np.ndarray, np.ndarray]:
+        """Links' states in the rigid layout (bodies/rigid.py), stored order:
+        conf (n, 12) = Lam column-major + mass centre, velo (n, 6) = referential angular
+        velocity Lam^T w + mass-centre velocity v_O + w x xc."""
+        Lam, xc, S, _ = self.kinematics(q)
+        V = K.link_velocities(S, np.asarray(v, float), self.parent, self.voff)
+        conf = np.concatenate((Lam.transpose(0, 2, 1).reshape(-1, 9), xc), axis=1)
+        velo = np.concatenate((np.einsum("nji,nj->ni", Lam, V[:, 0:3]), V[:, 3:6] + np.cross(V[:, 0:3], xc)), axis=1)
+        return conf, velo
+
+    def gen_to_loc(self, q, links, X, base) -> np.ndarray:
+        """H (k, 3, nv): local velocity base^T xdot of referential points X (k, 3) of
+        stored `links` (k,) as a linear map of the joint rates (frames base (k, 3, 3),
+        columns t1, t2, n); H^T R maps local reactions to joint forces."""
+        Lam, xc, S, _ = self.kinematics(q)
+        links = np.asarray(links, np.int64)
+        x = xc[links] + np.einsum("kij,kj->ki", Lam[links], np.asarray(X, float) - self.X0[links])
+        J = K.point_jacobians(links, np.ascontiguousarray(x), S, self.parent, self.voff)
+        return np.einsum("kji,kjl->kil", np.asarray(base, float), J)
+
+    def kinetic_energy(self, q, v) -> float:
+        Lam, xc, _, _ = self.kinematics(q)
+        V = self.link_velocities(q, v)
+        I6 = self.inertias(Lam, xc)
+        return 0.5 * float(np.einsum("ni,nij,nj->", V, I6, V))
+
+    def momentum(self, q, v) -> np.ndarray:
+        """Total spatial momentum (angular about the origin, linear) (6,)."""
+        Lam, xc, _, _ = self.kinematics(q)
+        return np.einsum("nij,nj->i", self.inertias(Lam, xc), self.link_velocities(q, v))

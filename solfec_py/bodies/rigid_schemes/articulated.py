@@ -1,0 +1,90 @@
+"""ARTICULATED: the links of joint trees (JOINT), stepped in joint coordinates (layer 3).
+Reference: docs/joints.md; Featherstone, Rigid Body Dynamics Algorithms (2008).
+
+Links stay rows of the rigid block; this scheme (internal, set by JOINT) replaces their
+rigid update: `begin` takes the tree's half step and free rates (bodies/articulated/
+stepping.py) with the links' loads at t + h/2 as spatial forces, and writes the links'
+mid-step configuration and free velocities as rigid rows, so that output and point
+queries see rigid bodies; `finish` maps the links' generalised reactions into joint space
+(H^T R through the partial velocities), applies joint limits, ends the step, writes the
+rows again and the joints' reactions.
+
+The constraint solvers still see each link's rigid inverse mass (RigidBlock.delassus), not
+the tree's: constraints on links are refused (UNSUPPORTED) until the tree's own
+gen_to_loc / delassus couple them; contacts on links transmit their impulses to the tree
+exactly but are solved with the link's free-body local dynamics (docs/joints.md).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from solfec_py import session
+from solfec_py.bodies.articulated import stepping
+from solfec_py.bodies.articulated.system import ArticulatedSystem, enforce_limits, spatial_forces
+from solfec_py.bodies.rigid_schemes.base import ANGULAR, LINEAR, RigidScheme, mtv, mv, rotations
+from solfec_py.errors import InputError
+
+
+def system_of(block, scheme) -> ArticulatedSystem:
+    """The domain's articulated system, built at the first step (checked to start at rest in
+    the reference configuration); its links must all use `scheme`."""
+    system = getattr(block, "articulated_system", None)
+    fresh = system is None or len(system.records) < len(block.domain.joints)
+    if fresh:
+        system = ArticulatedSystem(block.domain.joints)
+    rows = system.rows()
+    moved = np.flatnonzero(block.scheme[rows] != block.schemes.index(scheme))
+    if moved.size:
+        body = system.stored[int(moved[0])]
+        raise InputError(f"body {body.id} is a link of an articulated body (JOINT); its scheme must stay"
+                         f" ARTICULATED, got {block.schemes[int(block.scheme[body.row])].name}")
+    if fresh:
+        system.check_reference(block)
+        block.articulated_system = system
+    return system
+
+
+class Articulated(RigidScheme):
+    name, order = "ARTICULATED", 2
+    GROUP = "articulated"
+    UNSUPPORTED = ("FIXPNT", "FIXDIR", "VELODIR", "VELODIR3", "RIGLNK", "SPRING")
+
+    def begin(self, block, rows, t, h):
+        system = system_of(block, self)
+        tree, rows = system.tree, system.rows()
+        q_half = tree.advance(system.q, system.u, 0.5 * h)
+        conf, velo = tree.rigid_states(q_half, system.u)
+        R, x = rotations(conf), conf[:, 9:12]
+        f, ts, tr = block.loads_at(rows, R, x, t + 0.5 * h, h, conf=conf, velo=velo)
+        system.loads = spatial_forces(R, x, f, ts + mv(R, tr))
+        system.step = stepping.begin(tree, system.q, system.u, h, tau=system.joint_forces, fext=system.loads)
+        block.conf[rows] = conf
+        block.velo[rows] = tree.rigid_states(q_half, system.step.u_free)[1]
+        block.fext[rows, ANGULAR] = mtv(R, ts) + tr
+        block.fext[rows, LINEAR] = f
+
+    def finish(self, block, rows, t, h):
+        system = block.articulated_system
+        tree, rows, step = system.tree, system.rows(), system.step
+        R, x = rotations(block.conf[rows]), block.conf[rows, 9:12]
+        reaction = block.reaction[rows]
+        fR = spatial_forces(R, x, reaction[:, LINEAR], mv(R, reaction[:, ANGULAR]))
+        tau = None
+        if np.any(reaction):
+            tau = -tree.bias(step.q_half, np.zeros(tree.nv), fext=fR)
+            if not system.warned:
+                system.warned = True
+                session.inform("contacts on links of articulated bodies are solved with each link's free-body"
+                               " local dynamics for now: impulses reach the tree exactly, the contact law"
+                               " holds approximately (docs/joints.md)")
+        u0 = system.u
+        u = step.u_free if tau is None else step.u_free + h * step.solve(tau)
+        system.u, stops = enforce_limits(tree, system.limits, step.q_half, u, h)
+        system.q = tree.advance(step.q_half, system.u, 0.5 * h)
+        for qi, bound in stops:                       # stopped on a joint limit within the step
+            system.q[qi] = bound
+        block.conf[rows], block.velo[rows] = tree.rigid_states(system.q, system.u)
+        # what the joints transmit over the step: the motion's mean acceleration and rate
+        system.reactions = tree.joint_reactions(step.q_half, 0.5 * (u0 + system.u), (system.u - u0) / h,
+                                                fext=system.loads + fR)
+        system.sync_joints()

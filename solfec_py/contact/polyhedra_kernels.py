@@ -1,0 +1,409 @@
+"""Compiled narrow phase of convex polyhedron pairs (layer 5): one numba call over all pairs
+of a step — GJK, the intersection polytope of the two (swollen) plane sets by successive
+clipping of a box, and its summary (point, normal, area, gap, surface pair) — with no Qhull
+and no Python loop per pair. Reference: Solfec cvi.c / goc.c (convex-convex), docs/contact.md.
+
+The polytope is the same as the dual-hull construction of `polyhedra.intersection` (planes
+n.y <= max(n.(x0 - p), eps) around the GJK point p); each face keeps the plane it comes from
+and is fan-triangulated from its vertex of smallest angle about the face's vertex mean, so
+that area, point and the A^2-weighted normal follow the same rule. A pair whose polygons
+outgrow the work arrays is flagged for the Qhull path (`polyhedra.convex_convex_qhull`).
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from solfec_py.contact.gjk import gjk
+
+_DEDUP = 1e-12          # relative distance within which points are on a plane or merged
+
+
+@numba.njit(cache=True, inline="always")
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@numba.njit(cache=True)
+def _nearest_surface(point, normals, offsets, surface, sid):
+    """Surface id of the surface plane nearest to the point (|signed distance| minimal; all
+    planes count when none is a surface plane)."""
+    best, best_any, k, k_any = np.inf, np.inf, -1, 0
+    for f in range(normals.shape[0]):
+        dist = abs(normals[f, 0] * point[0] + normals[f, 1] * point[1] + normals[f, 2] * point[2] - offsets[f])
+        if surface[f] and dist < best:
+            best, k = dist, f
+        if dist < best_any:
+            best_any, k_any = dist, f
+    return sid[k if k >= 0 else k_any]
+
+
+@numba.njit(cache=True)
+def _finish(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps):
+    """Steps 3-6 after the intersection polytope: reject a point farther than eps from
+    either object; gap from the vertex spread along n, refined by GJK when deeper than eps;
+    the surface ids of the planes nearest to the point. Returns (ok, gap, sid a, sid b)."""
+    one = np.empty((1, 3))
+    one[0] = x
+    if gjk(va, one)[2] > eps or gjk(vb, one)[2] > eps:
+        return False, 0.0, 0, 0
+    lo, hi = np.inf, -np.inf
+    for v in range(V.shape[0]):
+        pr = V[v, 0] * n[0] + V[v, 1] * n[1] + V[v, 2] * n[2]
+        lo, hi = min(lo, pr), max(hi, pr)
+    g = lo - hi
+    if g < -eps:                                         # refine: depth along n
+        dd = gjk(va + g * n, vb - g * n)[2]
+        g = min(dd + 2.0 * g, 0.0)
+    g = min(g, 0.0)
+    return True, g, _nearest_surface(x, na, da, sa, ida), _nearest_surface(x, nb, db, sb, idb)
+
+
+@numba.njit(cache=True)
+def _plane_axes(nk):
+    """The in-plane unit vectors u, w = n x u of `polyhedra._faces` for normal nk, as the
+    six scalars u0, u1, u2, w0, w1, w2."""
+    u0, u1, u2 = 0.0, 0.0, 0.0
+    if abs(nk[0]) < 0.6:
+        u0 = 1.0
+    elif abs(nk[1]) < 0.6:
+        u1 = 1.0
+    else:
+        u2 = 1.0
+    t = u0 * nk[0] + u1 * nk[1] + u2 * nk[2]
+    u0, u1, u2 = u0 - t * nk[0], u1 - t * nk[1], u2 - t * nk[2]
+    t = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
+    u0, u1, u2 = u0 / t, u1 / t, u2 / t
+    return u0, u1, u2, nk[1] * u2 - nk[2] * u1, nk[2] * u0 - nk[0] * u2, nk[0] * u1 - nk[1] * u0
+
+
+_QUADS = np.array([[0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1], [1, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 0],
+                   [0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 0, 0], [0, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1],
+                   [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0], [0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 0, 1]], dtype=np.int64)
+
+
+@numba.njit(cache=True)
+def _box(FV, FN, FP, lo, hi):
+    """The six faces of the box [lo, hi] (tagged -1: not an input plane); returns 6."""
+    for f in range(6):
+        FP[f] = -1
+        FN[f] = 4
+        for v in range(4):
+            for i in range(3):
+                FV[f, v, i] = hi[i] if _QUADS[f, 3 * v + i] else lo[i]
+    return 6
+
+
+@numba.njit(cache=True)
+def _push(out, m, x0, x1, x2, tol2):
+    """Append x to out[:m] unless it repeats out[m - 1] within sqrt(tol2); returns m (-1
+    when out is full)."""
+    if m > 0:
+        e0, e1, e2 = x0 - out[m - 1, 0], x1 - out[m - 1, 1], x2 - out[m - 1, 2]
+        if e0 * e0 + e1 * e1 + e2 * e2 <= tol2:
+            return m
+    if m >= out.shape[0]:
+        return -1
+    out[m, 0], out[m, 1], out[m, 2] = x0, x1, x2
+    return m + 1
+
+
+@numba.njit(cache=True)
+def _close(out, m, tol2):
+    """Drop a closing repeat of the first point of the polygon out[:m]; returns m."""
+    if m > 1:
+        e0, e1, e2 = out[m - 1, 0] - out[0, 0], out[m - 1, 1] - out[0, 1], out[m - 1, 2] - out[0, 2]
+        if e0 * e0 + e1 * e1 + e2 * e2 <= tol2:
+            return m - 1
+    return m
+
+
+@numba.njit(cache=True)
+def _angles(pts, m, nk, ang):
+    """Angles of pts[:m] about their mean in the axes of `_plane_axes(nk)`."""
+    u0, u1, u2, w0, w1, w2 = _plane_axes(nk)
+    c0, c1, c2 = 0.0, 0.0, 0.0
+    for i in range(m):
+        c0 += pts[i, 0]
+        c1 += pts[i, 1]
+        c2 += pts[i, 2]
+    c0, c1, c2 = c0 / m, c1 / m, c2 / m
+    for i in range(m):
+        e0, e1, e2 = pts[i, 0] - c0, pts[i, 1] - c1, pts[i, 2] - c2
+        ang[i] = np.arctan2(e0 * w0 + e1 * w1 + e2 * w2, e0 * u0 + e1 * u1 + e2 * u2)
+
+
+@numba.njit(cache=True)
+def _sort(ang, m, idx):
+    """idx[:m] = the stable ascending order of ang[:m] (insertion sort; m is small)."""
+    for i in range(m):
+        idx[i] = i
+    for i in range(1, m):
+        j, t = i, idx[i]
+        while j > 0 and ang[idx[j - 1]] > ang[t]:
+            idx[j] = idx[j - 1]
+            j -= 1
+        idx[j] = t
+
+
+@numba.njit(cache=True)
+def _clip(FV, FN, FP, nf, nk, dk, k, S, tmp, cap, ang, idx, tol):
+    """Cut the polytope (faces FV[f, :FN[f]], planes FP) by n.y <= d (vertices within tol
+    of the plane count as on it); the cut face gets tag k. Returns the new face count, or
+    -1 when a work array overflows. S is a work array shaped as FV[..., 0]."""
+    tol2 = tol * tol
+    outside = False
+    n0, n1, n2 = nk[0], nk[1], nk[2]
+    for f in range(nf):                  # signed distances, snapped to 0 within tol
+        for v in range(FN[f]):
+            sv = FV[f, v, 0] * n0 + FV[f, v, 1] * n1 + FV[f, v, 2] * n2 - dk
+            if abs(sv) <= tol:
+                sv = 0.0
+            elif sv > 0.0:
+                outside = True
+            S[f, v] = sv
+    if not outside:
+        return nf
+    nc = 0
+    g = 0
+    for f in range(nf):
+        m = FN[f]
+        out = 0
+        for v in range(m):
+            w = v + 1 if v + 1 < m else 0
+            sp, sq = S[f, v], S[f, w]
+            if sp <= 0.0:
+                out = _push(tmp, out, FV[f, v, 0], FV[f, v, 1], FV[f, v, 2], tol2)
+                if out < 0:
+                    return -1
+                if sp == 0.0:
+                    if nc >= cap.shape[0]:
+                        return -1
+                    cap[nc, 0], cap[nc, 1], cap[nc, 2] = FV[f, v, 0], FV[f, v, 1], FV[f, v, 2]
+                    nc += 1
+            if (sp < 0.0 and sq > 0.0) or (sp > 0.0 and sq < 0.0):
+                t = sp / (sp - sq)
+                x0 = FV[f, v, 0] + t * (FV[f, w, 0] - FV[f, v, 0])
+                x1 = FV[f, v, 1] + t * (FV[f, w, 1] - FV[f, v, 1])
+                x2 = FV[f, v, 2] + t * (FV[f, w, 2] - FV[f, v, 2])
+                out = _push(tmp, out, x0, x1, x2, tol2)
+                if out < 0 or nc >= cap.shape[0]:
+                    return -1
+                cap[nc, 0], cap[nc, 1], cap[nc, 2] = x0, x1, x2
+                nc += 1
+        out = _close(tmp, out, tol2)
+        if out >= 3:
+            FV[g, :out] = tmp[:out]
+            FN[g], FP[g] = out, FP[f]
+            g += 1
+    if nc >= 3:
+        if g >= FV.shape[0]:
+            return -1
+        _angles(cap, nc, nk, ang)
+        _sort(ang, nc, idx)
+        out = 0
+        for i in range(nc):
+            c = cap[idx[i]]
+            out = _push(tmp, out, c[0], c[1], c[2], tol2)
+            if out < 0:
+                return -1
+        out = _close(tmp, out, tol2)
+        if out >= 3:
+            FV[g, :out] = tmp[:out]
+            FN[g], FP[g] = out, k
+            g += 1
+    return g
+
+
+@numba.njit(cache=True)
+def _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang):
+    """Fan triangles of every face (from its vertex of smallest angle about the vertex
+    mean, as `polyhedra._faces`): (ok, A^2-weighted normal sum, area-weighted centroid
+    sum, total area)."""
+    n = np.zeros(3)
+    point = np.zeros(3)
+    total = 0.0
+    ntri = 0
+    ok = True
+    for f in range(nf):
+        k = FP[f]
+        m = FN[f]
+        if k < 0:                      # a face of the start box survived: unbounded input
+            ok = False
+            continue
+        _angles(FV[f], m, normals[k], ang)
+        s = 0
+        for v in range(1, m):
+            if ang[v] < ang[s]:
+                s = v
+        y0 = FV[f, s]
+        for i in range(1, m - 1):
+            y1, y2 = FV[f, (s + i) % m], FV[f, (s + i + 1) % m]
+            a0, a1, a2 = y1[0] - y0[0], y1[1] - y0[1], y1[2] - y0[2]
+            b0, b1, b2 = y2[0] - y0[0], y2[1] - y0[1], y2[2] - y0[2]
+            c0, c1, c2 = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+            a = 0.5 * np.sqrt(c0 * c0 + c1 * c1 + c2 * c2)
+            total += a
+            for j in range(3):
+                point[j] += a * (y0[j] + y1[j] + y2[j]) / 3.0
+            if surface[k]:
+                w = a * a if owner[k] == 0 else -a * a
+                for j in range(3):
+                    n[j] += w * normals[k, j]
+            ntri += 1
+    return ok and ntri >= 4, n, point, total
+
+
+@numba.njit(cache=True)
+def _far(Y, c):
+    """Index of the row of Y farthest from the point c."""
+    best, j = -1.0, 0
+    for i in range(Y.shape[0]):
+        e0, e1, e2 = Y[i, 0] - c[0], Y[i, 1] - c[1], Y[i, 2] - c[2]
+        d = e0 * e0 + e1 * e1 + e2 * e2
+        if d > best:
+            best, j = d, i
+    return j, np.sqrt(best)
+
+
+@numba.njit(cache=True)
+def polygon_corners(V, x, n, tol, out):
+    """Up to four points spanning the contact polygon: the vertices V projected onto the
+    plane through x normal to n; P0 the farthest from x, P1 the farthest from P0, P2 and P3
+    the farthest from the line P0 P1 on either side. Points closer than tol to the ones
+    already chosen (to the line for P2, P3) are left out. Writes out[:k]; returns k."""
+    Y = np.empty_like(V)
+    for i in range(V.shape[0]):
+        t = (V[i, 0] - x[0]) * n[0] + (V[i, 1] - x[1]) * n[1] + (V[i, 2] - x[2]) * n[2]
+        for j in range(3):
+            Y[i, j] = V[i, j] - t * n[j]
+    i0, r0 = _far(Y, x)
+    if r0 <= tol:
+        out[0] = x
+        return 1
+    i1, r1 = _far(Y, Y[i0])
+    out[0], out[1] = Y[i0], Y[i1]
+    if r1 <= tol:
+        out[0] = x
+        return 1
+    e = (Y[i1] - Y[i0]) / r1
+    s = np.cross(n, e)                     # in-plane, across the line P0 P1
+    lo, hi, jlo, jhi = 0.0, 0.0, -1, -1
+    for i in range(Y.shape[0]):
+        h = (Y[i, 0] - Y[i0, 0]) * s[0] + (Y[i, 1] - Y[i0, 1]) * s[1] + (Y[i, 2] - Y[i0, 2]) * s[2]
+        if h > hi:
+            hi, jhi = h, i
+        if h < lo:
+            lo, jlo = h, i
+    k = 2
+    if hi > tol:
+        out[k] = Y[jhi]
+        k += 1
+    if -lo > tol:
+        out[k] = Y[jlo]
+        k += 1
+    return k
+
+
+@numba.njit(cache=True)
+def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f_surface, f_sid,
+                 lo_box, hi_box, eps, corner_tol=-1.0):
+    """Narrow phase of the convex pairs (ca[k] owns the normal). Returns touch, point,
+    normal (from a to b), gap, area, surface id of a, of b, `redo` (pairs whose work
+    arrays overflowed: to be evaluated by the Qhull path) and, when corner_tol >= 0, the
+    `polygon_corners` of every contact (m, 4, 3) with their count (m,), corners kept apart
+    by at least max(corner_tol, 10 x the lens thickness along the normal)."""
+    m = ca.size
+    touch = np.zeros(m, dtype=np.bool_)
+    redo = np.zeros(m, dtype=np.bool_)
+    point, normal = np.zeros((m, 3)), np.zeros((m, 3))
+    gap, area = np.zeros(m), np.zeros(m)
+    sid_a, sid_b = np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64)
+    corners = np.zeros((m if corner_tol >= 0.0 else 0, 4, 3))
+    ncorner = np.zeros(m, dtype=np.int64)
+    kmax = 0
+    for c in range(c_fstart.size - 1):
+        kmax = max(kmax, c_fstart[c + 1] - c_fstart[c])
+    maxf = 2 * kmax + 6
+    maxp = 2 * (2 * kmax + 6) + 8
+    FV = np.empty((maxf, maxp, 3))
+    FN = np.zeros(maxf, dtype=np.int64)
+    FP = np.zeros(maxf, dtype=np.int64)
+    S = np.empty((maxf, maxp))
+    tmp = np.empty((maxp, 3))
+    cap = np.empty((2 * maxp * maxf, 3))
+    ang = np.empty(max(2 * maxp * maxf, maxp))
+    idx = np.empty(ang.size, dtype=np.int64)
+    normals = np.empty((2 * kmax, 3))
+    d = np.empty(2 * kmax)
+    owner = np.empty(2 * kmax, dtype=np.int64)
+    surface = np.empty(2 * kmax, dtype=np.bool_)
+    for k in range(m):
+        a, b = ca[k], cb[k]
+        va, vb = v_cur[c_vstart[a]:c_vstart[a + 1]], v_cur[c_vstart[b]:c_vstart[b + 1]]
+        p, _, dist = gjk(va, vb)
+        if dist > eps:
+            continue
+        fa0, fa1, fb0, fb1 = c_fstart[a], c_fstart[a + 1], c_fstart[b], c_fstart[b + 1]
+        K = 0
+        for f in range(fa0, fa1):
+            normals[K], owner[K], surface[K] = f_normal[f], 0, f_surface[f]
+            d[K] = max(f_offset[f] - _dot(f_normal[f], p), eps)
+            K += 1
+        for f in range(fb0, fb1):
+            normals[K], owner[K], surface[K] = f_normal[f], 1, f_surface[f]
+            d[K] = max(f_offset[f] - _dot(f_normal[f], p), eps)
+            K += 1
+        oa, ob = c_obj[a], c_obj[b]
+        lo = np.minimum(lo_box[oa], lo_box[ob]) - p
+        hi = np.maximum(hi_box[oa], hi_box[ob]) - p
+        span = hi - lo
+        size = np.sqrt(_dot(span, span))
+        tol = _DEDUP * size
+        nf = _box(FV, FN, FP, lo - 0.25 * span - 2.0 * eps, hi + 0.25 * span + 2.0 * eps)
+        for j in range(K):
+            nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, S, tmp, cap, ang, idx, tol)
+            if nf < 0:
+                break
+        if nf < 0:
+            redo[k] = True
+            continue
+        ok, nsum, psum, total = _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang)
+        nv = 0
+        for f in range(nf):
+            nv += FN[f]
+        V = np.empty((nv, 3))
+        nv = 0
+        for f in range(nf):
+            for v in range(FN[f]):
+                V[nv] = FV[f, v] + p
+                for i in range(3):
+                    if not (V[nv, i] >= lo[i] + p[i] - eps and V[nv, i] <= hi[i] + p[i] + eps):
+                        ok = False
+                nv += 1
+        size = np.sqrt(_dot(nsum, nsum))
+        if not ok or not (total > 0.0 and size > 0.0):
+            continue
+        nn = nsum / size
+        x = psum / total + p
+        finite = True
+        for i in range(3):
+            if not (np.isfinite(x[i]) and np.isfinite(nn[i])):
+                finite = False
+        if not finite:
+            continue
+        hit, g, sa, sb = _finish(va, vb, x, nn, V, f_normal[fa0:fa1], f_offset[fa0:fa1], f_surface[fa0:fa1],
+                                 f_sid[fa0:fa1], f_normal[fb0:fb1], f_offset[fb0:fb1], f_surface[fb0:fb1],
+                                 f_sid[fb0:fb1], eps)
+        if not hit:
+            continue
+        touch[k] = True
+        point[k], normal[k], gap[k], area[k] = x, nn, g, 0.5 * total
+        sid_a[k], sid_b[k] = sa, sb
+        if corner_tol >= 0.0:                  # flat lens: corners farther apart than 10 x its thickness
+            lo_n, hi_n = np.inf, -np.inf
+            for i in range(nv):
+                t = _dot(V[i], nn)
+                lo_n, hi_n = min(lo_n, t), max(hi_n, t)
+            ncorner[k] = polygon_corners(V, x, nn, max(corner_tol, 10.0 * (hi_n - lo_n)), corners[k])
+    return touch, point, normal, gap, area, sid_a, sid_b, redo, corners, ncorner
