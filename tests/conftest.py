@@ -103,11 +103,22 @@ def api():
 _SLOW_LIST = os.path.join(os.path.dirname(__file__), "slow_tests.txt")
 
 
+def pytest_addoption(parser):
+    parser.addoption("--extended", action="store_true", default=False,
+                     help="also run the tests marked `extended` (minutes each: the whole "
+                          "Solfec BM suite, converged reference runs); CI leaves them out")
+
+
 def pytest_collection_modifyitems(config, items):
     """Mark the tests listed in tests/slow_tests.txt (measured > 2 s) slow, so that
-    `pytest -m "not slow"` is the fast selection and the plain `pytest` the full suite."""
+    `pytest -m "not slow"` is the fast selection and the plain `pytest` the full suite;
+    skip the tests marked `extended` unless --extended is given."""
     with open(_SLOW_LIST, encoding="utf-8") as handle:
         listed = {line.split("#")[0].strip() for line in handle if line.split("#")[0].strip()}
+    run_extended = config.getoption("--extended")
+    skip_extended = pytest.mark.skip(reason="extended verification: run with --extended")
     for item in items:
         if item.nodeid in listed:
             item.add_marker(pytest.mark.slow)
+        if "extended" in item.keywords and not run_extended:
+            item.add_marker(skip_extended)
