@@ -195,6 +195,8 @@ class JOINT:
                                  " instead")
         self._joint = Joint(kind, parent, child, point, frame, label, limits, spring, float(damper), drive)
         joints.append(self._joint)
+        if parent is not None:                # a joint's two links touch at the joint: no contact between them
+            domain.excluded_bodies.add((min(parent.id, child.id), max(parent.id, child.id)))
         for body in (child, parent):          # links are stepped in joint coordinates
             if body is not None:
                 body.block.set_scheme(body.row, "ARTICULATED")

@@ -20,10 +20,15 @@ class ArticulatedSystem:
         self.q = tree.zero_q()
         self.u = np.zeros(tree.nv)
         self.step = None                     # stepping.FreeStep between begin and finish
-        self.warned = False                  # the note on contacts was given
         self.loads = np.zeros((tree.count, 6))       # links' loads of the step (spatial forces)
         self.reactions = np.zeros((tree.count, 6))   # force, moment about the centre per joint
         self.stored = [self.links[u] for u in tree.order]
+        self.root = np.arange(tree.count)                # the root link of every stored link
+        for k in range(tree.count):
+            if tree.parent[k] >= 0:
+                self.root[k] = self.root[tree.parent[k]]
+        self.row_link = np.zeros(0, dtype=np.int64)      # rigid-block row -> stored link (-1)
+        self._inverse = (None, np.zeros(0, dtype=np.int64), None)   # per step: links, their J M^-1 J^T
         self._elements()
 
     def _elements(self) -> None:
@@ -70,6 +75,37 @@ class ArticulatedSystem:
     def rows(self) -> np.ndarray:
         """Rigid-block rows of the links in stored (topological) order."""
         return np.array([b.row for b in self.stored], dtype=np.int64)
+
+    def map_rows(self, count: int) -> None:
+        """Rebuild the row -> link lookup for a rigid block of `count` rows."""
+        self.row_link = np.full(count, -1, dtype=np.int64)
+        self.row_link[self.rows()] = np.arange(self.tree.count)
+
+    def coupling_groups(self, rows, count: int) -> np.ndarray:
+        """Rows of constraint points on one tree (one root link) share a group, count + root;
+        other rows are their own group (a rigid body couples only with itself)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        link = self.row_link[rows]
+        return np.where(link >= 0, count + self.root[np.maximum(link, 0)], rows)
+
+    def delassus(self, rows_a, rows_b, Ha, Hb, out) -> None:
+        """Overwrite out[e] = Ha_e Phi_ab Hb_e^T for entries whose rows are links (both on one
+        tree): Phi = the links' inverse inertia through the tree at the step's mid-point
+        configuration (JointTree.link_inverse_inertia), so constraint rows on links couple
+        as the tree's joint-space dynamics dictates."""
+        la, lb = self.row_link[rows_a], self.row_link[rows_b]
+        on = np.flatnonzero((la >= 0) & (lb >= 0))
+        if on.size == 0:
+            return
+        la, lb = la[on], lb[on]
+        step, links, Phi = self._inverse
+        wanted = np.union1d(la, lb)
+        if step is not self.step or not np.isin(wanted, links).all():
+            links = np.union1d(links if step is self.step else np.zeros(0, np.int64), wanted)
+            Phi = self.tree.link_inverse_inertia(self.step.q_half, links)
+            self._inverse = (self.step, links, Phi)
+        ia, ib = np.searchsorted(links, la), np.searchsorted(links, lb)
+        out[on] = np.einsum("kij,kjl,kml->kim", Ha[on], Phi[ia, ib], Hb[on])
 
     def check_reference(self, block) -> None:
         """The tree starts in the reference configuration at rest: refuse links that moved

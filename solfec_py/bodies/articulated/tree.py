@@ -181,6 +181,23 @@ class JointTree:
         J = K.point_jacobians(links, np.ascontiguousarray(x), S, self.parent, self.voff)
         return np.einsum("kji,kjl->kil", np.asarray(base, float), J)
 
+    def link_inverse_inertia(self, q, links) -> np.ndarray:
+        """(L, L, 6, 6) J_a M^-1 J_b^T between stored `links` (L,) in the rigid-body layout of
+        bodies/rigid.py (referential angular, mass-centre linear): block [a, b] maps the
+        generalised force (referential torque, force) on link b to the velocity jump per
+        unit time of link a (the links' share of the Delassus operator)."""
+        Lam, xc, S, _ = self.kinematics(q)
+        links = np.asarray(links, np.int64)
+        Phi = K.link_responses(self.inertias(Lam, xc), S, self.parent, self.voff, links)
+        # rigid velocity of link l = A_l (w, v_O), A_l = [[Lam^T, 0], [-[xc]x, I]]
+        A = np.zeros((links.size, 6, 6))
+        A[:, 0:3, 0:3] = Lam[links].transpose(0, 2, 1)
+        c = xc[links]
+        A[:, 3, 1], A[:, 3, 2], A[:, 4, 0] = c[:, 2], -c[:, 1], -c[:, 2]
+        A[:, 4, 2], A[:, 5, 0], A[:, 5, 1] = c[:, 0], c[:, 1], -c[:, 0]
+        A[:, 3:6, 3:6] = np.eye(3)
+        return np.einsum("aij,abjk,blk->abil", A, Phi, A)
+
     def kinetic_energy(self, q, v) -> float:
         Lam, xc, _, _ = self.kinematics(q)
         V = self.link_velocities(q, v)

@@ -9,16 +9,17 @@ queries see rigid bodies; `finish` maps the links' generalised reactions into jo
 (H^T R through the partial velocities), applies joint limits, ends the step, writes the
 rows again and the joints' reactions.
 
-The constraint solvers still see each link's rigid inverse mass (RigidBlock.delassus), not
-the tree's: constraints on links are refused (UNSUPPORTED) until the tree's own
-gen_to_loc / delassus couple them; contacts on links transmit their impulses to the tree
-exactly but are solved with the link's free-body local dynamics (docs/joints.md).
+Constraints and contacts act on links through the rigid block's H (a link is a rigid body
+at the mid-step configuration); the block's Delassus blocks of link points are the tree's
+(ArticulatedSystem.delassus: W = h H T M^-1 T^T H^T, T the links' partial velocities), and
+the links of one tree form one coupling group, so rows on different links of a tree couple
+(solvers/local_dynamics.py). The reactions the solver returns reach joint space as
+T^T H^T R, the same operator, so the end velocities are the ones the solver saw.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from solfec_py import session
 from solfec_py.bodies.articulated import stepping
 from solfec_py.bodies.articulated.system import ArticulatedSystem, enforce_limits, spatial_forces
 from solfec_py.bodies.rigid_schemes.base import ANGULAR, LINEAR, RigidScheme, mtv, mv, rotations
@@ -41,13 +42,13 @@ def system_of(block, scheme) -> ArticulatedSystem:
     if fresh:
         system.check_reference(block)
         block.articulated_system = system
+    system.map_rows(block.count)
     return system
 
 
 class Articulated(RigidScheme):
     name, order = "ARTICULATED", 2
     GROUP = "articulated"
-    UNSUPPORTED = ("FIXPNT", "FIXDIR", "VELODIR", "VELODIR3", "RIGLNK", "SPRING")
 
     def begin(self, block, rows, t, h):
         system = system_of(block, self)
@@ -59,6 +60,9 @@ class Articulated(RigidScheme):
         system.loads = spatial_forces(R, x, f, ts + mv(R, tr))
         system.step = stepping.begin(tree, system.q, system.u, h, tau=system.joint_forces, fext=system.loads)
         block.conf[rows] = conf
+        # constraints see the start rates at the mid-step configuration, like the free rates:
+        # a point's mean velocity h/2 (V + U) is then its motion over the step to O(h^3)
+        block.velo0[rows] = velo
         block.velo[rows] = tree.rigid_states(q_half, system.step.u_free)[1]
         block.fext[rows, ANGULAR] = mtv(R, ts) + tr
         block.fext[rows, LINEAR] = f
@@ -70,13 +74,8 @@ class Articulated(RigidScheme):
         reaction = block.reaction[rows]
         fR = spatial_forces(R, x, reaction[:, LINEAR], mv(R, reaction[:, ANGULAR]))
         tau = None
-        if np.any(reaction):
+        if np.any(reaction):                          # T^T r: the links' reactions in joint space
             tau = -tree.bias(step.q_half, np.zeros(tree.nv), fext=fR)
-            if not system.warned:
-                system.warned = True
-                session.inform("contacts on links of articulated bodies are solved with each link's free-body"
-                               " local dynamics for now: impulses reach the tree exactly, the contact law"
-                               " holds approximately (docs/joints.md)")
         u0 = system.u
         u = step.u_free if tau is None else step.u_free + h * step.solve(tau)
         system.u, stops = enforce_limits(tree, system.limits, step.q_half, u, h)
