@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py.bodies.articulated.joint import tree_records
+from solfec_py.bodies.articulated.kinds import zero_coordinates
 from solfec_py.errors import NotAvailableError
 
 
@@ -108,18 +109,47 @@ class ArticulatedSystem:
         out[on] = np.einsum("kij,kjl,kml->kim", Ha[on], Phi[ia, ib], Hb[on])
 
     def check_reference(self, block) -> None:
-        """The tree starts in the reference configuration at rest: refuse links that moved
-        (a continued run, -c, or a deck that set conf / velo of a link)."""
+        """The tree starts in the reference configuration at rest, or (a continued run, -c)
+        in the joint state its links carry: refuse links whose rigid state is another one (a
+        deck that set conf / velo of a link)."""
+        restored = self.restore_carry(block)
         conf, velo = self.tree.rigid_states(self.q, self.u)
         rows = self.rows()
         moved = ~(np.isclose(block.conf[rows], conf, rtol=0, atol=1e-12).all(axis=1)
-                  & (np.abs(block.velo[rows]) <= 1e-12).all(axis=1))
+                  & np.isclose(block.velo[rows], velo, rtol=0, atol=1e-12).all(axis=1))
         if moved.any():
             body = self.stored[int(np.flatnonzero(moved)[0])]
+            where = ("the joint state it carries" if restored else
+                     "its reference configuration at rest (articulated bodies start where their JOINTs were made)")
             raise NotAvailableError(
-                f"body {body.id} is a link of an articulated body but is not at rest in its reference"
-                " configuration when the run starts; articulated bodies start at rest where their JOINTs"
-                " were made (continuing such a run, -c, is not available yet)")
+                f"body {body.id} is a link of an articulated body but is not in {where} when the run starts;"
+                " set the motion of links through their joints, not their conf / velo")
+
+    # ------------------------------------------------------------ carried state (-c, HISTORY)
+    def store_carry(self, block, h: float) -> None:
+        """Every link's carry row (results store, rigid_schemes/support.py): its parent joint's
+        coordinates, rates and reaction (`carry_columns`)."""
+        rows = self.rows()
+        for k, row in enumerate(rows.tolist()):
+            block.carry[row] = pack(self.tree.kinds[k], self.q[self.tree.qoff[k]:self.tree.qoff[k + 1]],
+                                    self.u[self.tree.voff[k]:self.tree.voff[k + 1]], self.reactions[k],
+                                    block.carry.shape[1])
+        block.carry_h[rows] = h
+        block.carry_ok[rows] = True
+
+    def restore_carry(self, block) -> bool:
+        """Joint state from the links' carry rows (a continued run, -c); False when a link
+        has none."""
+        rows = self.rows()
+        if not block.carry_ok[rows].all():
+            return False
+        tree = self.tree
+        for k, row in enumerate(rows.tolist()):
+            q, dq, reaction = unpack(tree.kinds[k], block.carry[row])
+            self.q[tree.qoff[k]:tree.qoff[k + 1]], self.u[tree.voff[k]:tree.voff[k + 1]] = q, dq
+            self.reactions[k] = reaction
+        self.sync_joints()
+        return True
 
     def sync_joints(self) -> None:
         """Copy the coordinates and rates into the JOINT records."""
@@ -129,6 +159,44 @@ class ArticulatedSystem:
             record.q[:] = self.q[tree.qoff[k]:tree.qoff[k + 1]]
             record.dq[:] = self.u[tree.voff[k]:tree.voff[k + 1]]
             record.reaction[:] = self.reactions[k]
+
+
+def carry_columns(kind) -> tuple[int, int, bool]:
+    """Layout of a link's carry row: q (kind.nq), then dq (kind.nv), then the reaction (6)
+    when it fits (a FREE joint transmits none: its 18 numbers are q and dq)."""
+    return kind.nq, kind.nv, kind.nq + kind.nv + 6 <= CARRY
+
+
+CARRY = 18        # floats per link (the rigid block's carry width)
+
+
+def pack(kind, q, dq, reaction, width: int) -> np.ndarray:
+    nq, nv, with_reaction = carry_columns(kind)
+    out = np.zeros(width)
+    out[:nq], out[nq:nq + nv] = q, dq
+    if with_reaction:
+        out[nq + nv:nq + nv + 6] = reaction
+    return out
+
+
+def unpack(kind, row) -> tuple:
+    nq, nv, with_reaction = carry_columns(kind)
+    reaction = row[nq + nv:nq + nv + 6] if with_reaction else np.zeros(6)
+    return row[:nq], row[nq:nq + nv], reaction
+
+
+def joints_from_carry(joints, rows) -> None:
+    """Set joint.q, dq, reaction from stored carry rows (body id, scheme, step, carry...)
+    of their child links (READ mode); joints whose link carries none show their creation
+    state (zero coordinates, at rest)."""
+    by_body = {int(r[0]): r[3:] for r in np.atleast_2d(rows)} if len(rows) else {}
+    for joint in joints:
+        row = by_body.get(joint.child.id)
+        if row is None:
+            q, dq, reaction = zero_coordinates(joint.kind), np.zeros(joint.kind.nv), np.zeros(6)
+        else:
+            q, dq, reaction = unpack(joint.kind, row)
+        joint.q[:], joint.dq[:], joint.reaction[:] = q, dq, reaction
 
 
 def enforce_limits(tree, limits, q_half, u, h: float, sweeps: int = 50):

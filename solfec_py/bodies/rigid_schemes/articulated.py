@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py.bodies.articulated import stepping
-from solfec_py.bodies.articulated.system import ArticulatedSystem, enforce_limits, spatial_forces
+from solfec_py.bodies.articulated.system import CARRY, ArticulatedSystem, enforce_limits, spatial_forces
 from solfec_py.bodies.rigid_schemes.base import ANGULAR, LINEAR, RigidScheme, mtv, mv, rotations
 from solfec_py.errors import InputError
 
@@ -49,6 +49,7 @@ def system_of(block, scheme) -> ArticulatedSystem:
 class Articulated(RigidScheme):
     name, order = "ARTICULATED", 2
     GROUP = "articulated"
+    CARRY = CARRY           # a link carries its parent joint's q, dq, reaction (-c, HISTORY)
 
     def begin(self, block, rows, t, h):
         system = system_of(block, self)
@@ -87,3 +88,4 @@ class Articulated(RigidScheme):
         system.reactions = tree.joint_reactions(step.q_half, 0.5 * (u0 + system.u), (system.u - u0) / h,
                                                 fext=system.loads + fR)
         system.sync_joints()
+        system.store_carry(block, h)
