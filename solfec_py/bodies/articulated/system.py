@@ -9,7 +9,9 @@ import numpy as np
 
 from solfec_py.bodies.articulated.joint import tree_records
 from solfec_py.bodies.articulated.kinds import zero_coordinates
-from solfec_py.errors import NotAvailableError
+from solfec_py.bodies.articulated.stepping import Drive
+from solfec_py.timeseries import evaluate
+from solfec_py.errors import InputError, NotAvailableError
 
 
 class ArticulatedSystem:
@@ -41,13 +43,15 @@ class ArticulatedSystem:
         self.scalar = np.zeros(tree.nv, dtype=bool)      # rates whose coordinate is q itself
         self.balls = []                                   # (q offset of R, v offset of Omega, k)
         self.limits = []                                  # (rate index, coordinate index, lower, upper)
+        self.drives = []                                  # (rate index, coordinate index, value, record)
         for k, u in enumerate(tree.order.tolist()):
             record, kind = self.records[u], tree.kinds[k]
-            if record.drive is not None or (record.limits is not None and kind.ball):
-                what = "drives" if record.drive is not None else "limits on SPHERICAL and FREE joints"
-                raise NotAvailableError(f"{record.describe()}: joint {what} are not available in solfec-py yet"
-                                        " (springs, dampers and limits of scalar freedoms are)")
+            if record.limits is not None and kind.ball:
+                raise NotAvailableError(f"{record.describe()}: limits on SPHERICAL and FREE joints are not"
+                                        " available in solfec-py yet (limits of scalar freedoms are)")
             v0, q0 = int(tree.voff[k]), int(tree.qoff[k])
+            if record.drive is not None:                  # one-freedom joints only (JOINT checks)
+                self.drives.append((v0, q0, record.drive, record))
             ntr = kind.translations
             for d, (lo, hi) in enumerate(record.limits or ()):
                 self.limits.append((v0 + d, q0 + d, lo, hi))
@@ -72,6 +76,35 @@ class ArticulatedSystem:
         for qo, vo, stiffness in self.balls:
             tau[vo:vo + 3] -= stiffness * _log(q[qo:qo + 9].reshape(3, 3).T)
         return tau
+
+    # ------------------------------------------------------------------ drives
+    def drive_values(self, t: float) -> np.ndarray:
+        """Prescribed coordinates of the driven joints at time t."""
+        return np.array([evaluate(value, t) for _, _, value, _ in self.drives])
+
+    def check_drives(self, t: float) -> None:
+        """A drive must start where its joint is (no jump of the coordinate)."""
+        for (j, qi, value, record), want in zip(self.drives, self.drive_values(t)):
+            if abs(want - self.q[qi]) > 1e-9 * max(1.0, abs(want)):
+                raise InputError(f"{record.describe()}: the drive prescribes the coordinate {want:g} at time"
+                                 f" {t:g} but the joint is at {self.q[qi]:g}; a drive starts where its joint is"
+                                 " (0 at creation)")
+
+    def drive_step(self, q_half, t: float, h: float):
+        """Driven coordinates placed on their drive at t + h/2 in q_half (in place) and the
+        stepping.Drive of the step (end rates = the drive's rate at t + h by a central difference,
+        so the actuators' impulse h q''(t + h/2) is centred like the step's forces), or None."""
+        if not self.drives:
+            return None
+        qi = np.array([d[1] for d in self.drives])
+        q_half[qi] = self.drive_values(t + 0.5 * h)
+        rate = (self.drive_values(t + 1.5 * h) - self.drive_values(t + 0.5 * h)) / h   # centred on t + h
+        return Drive.at(self.tree, q_half, [d[0] for d in self.drives], rate)
+
+    def place_drives(self, t: float) -> None:
+        """Driven coordinates exactly on their drive at time t (the end of a step)."""
+        if self.drives:
+            self.q[[d[1] for d in self.drives]] = self.drive_values(t)
 
     def rows(self) -> np.ndarray:
         """Rigid-block rows of the links in stored (topological) order."""
@@ -104,6 +137,10 @@ class ArticulatedSystem:
         if step is not self.step or not np.isin(wanted, links).all():
             links = np.union1d(links if step is self.step else np.zeros(0, np.int64), wanted)
             Phi = self.tree.link_inverse_inertia(self.step.q_half, links)
+            drive = self.step.drive
+            if drive is not None:               # actuators hold the driven rates: M^-1 projected
+                L = np.stack([self.tree.rigid_states(self.step.q_half, y)[1][links] for y in drive.Y.T], axis=-1)
+                Phi = Phi - np.einsum("aic,cd,bjd->abij", L, drive.Dinv, L)
             self._inverse = (self.step, links, Phi)
         ia, ib = np.searchsorted(links, la), np.searchsorted(links, lb)
         out[on] = np.einsum("kij,kjl,kml->kim", Ha[on], Phi[ia, ib], Hb[on])
@@ -199,11 +236,12 @@ def joints_from_carry(joints, rows) -> None:
         joint.q[:], joint.dq[:], joint.reaction[:] = q, dq, reaction
 
 
-def enforce_limits(tree, limits, q_half, u, h: float, sweeps: int = 50):
+def enforce_limits(tree, limits, q_half, u, h: float, sweeps: int = 50, solve=None):
     """Inelastic joint limits (projected Gauss-Seidel in joint space): a limit whose
     coordinate would pass its bound by the end of the step, q_half + h/2 u_j, stops there:
     its rate may not point outwards (u_j <= 0 at the upper bound, >= 0 at the lower) and its
     coordinate ends on the bound (the stop happens within the step). Impulses only push.
+    `solve(rhs)`: M^-1 rhs (default: the articulated-body algorithm at q_half).
     Returns the corrected rates and [(coordinate index, bound)] to place at the end."""
     if not limits:
         return u, []
@@ -222,7 +260,7 @@ def enforce_limits(tree, limits, q_half, u, h: float, sweeps: int = 50):
     for j, *_ in active:                           # M^-1 e_j by the articulated-body algorithm
         e = zero.copy()
         e[j] = 1.0
-        columns.append(tree.forward_dynamics(q_half, zero, e))
+        columns.append(tree.forward_dynamics(q_half, zero, e) if solve is None else solve(e))
     for _ in range(sweeps):
         change = 0.0
         for k, (j, qi, low, high, bound) in enumerate(active):

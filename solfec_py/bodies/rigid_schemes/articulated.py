@@ -41,6 +41,7 @@ def system_of(block, scheme) -> ArticulatedSystem:
                          f" ARTICULATED, got {block.schemes[int(block.scheme[body.row])].name}")
     if fresh:
         system.check_reference(block)
+        system.check_drives(block.domain.time)
         block.articulated_system = system
     system.map_rows(block.count)
     return system
@@ -55,11 +56,13 @@ class Articulated(RigidScheme):
         system = system_of(block, self)
         tree, rows = system.tree, system.rows()
         q_half = tree.advance(system.q, system.u, 0.5 * h)
+        drive = system.drive_step(q_half, t, h)       # driven coordinates on their drive
         conf, velo = tree.rigid_states(q_half, system.u)
         R, x = rotations(conf), conf[:, 9:12]
         f, ts, tr = block.loads_at(rows, R, x, t + 0.5 * h, h, conf=conf, velo=velo)
         system.loads = spatial_forces(R, x, f, ts + mv(R, tr))
-        system.step = stepping.begin(tree, system.q, system.u, h, tau=system.joint_forces, fext=system.loads)
+        system.step = stepping.begin(tree, system.q, system.u, h, tau=system.joint_forces, fext=system.loads,
+                                     q_half=q_half, drive=drive)
         block.conf[rows] = conf
         # constraints see the start rates at the mid-step configuration, like the free rates:
         # a point's mean velocity h/2 (V + U) is then its motion over the step to O(h^3)
@@ -79,10 +82,11 @@ class Articulated(RigidScheme):
             tau = -tree.bias(step.q_half, np.zeros(tree.nv), fext=fR)
         u0 = system.u
         u = step.u_free if tau is None else step.u_free + h * step.solve(tau)
-        system.u, stops = enforce_limits(tree, system.limits, step.q_half, u, h)
+        system.u, stops = enforce_limits(tree, system.limits, step.q_half, u, h, solve=step.solve)
         system.q = tree.advance(step.q_half, system.u, 0.5 * h)
         for qi, bound in stops:                       # stopped on a joint limit within the step
             system.q[qi] = bound
+        system.place_drives(t + h)
         block.conf[rows], block.velo[rows] = tree.rigid_states(system.q, system.u)
         # what the joints transmit over the step: the motion's mean acceleration and rate
         system.reactions = tree.joint_reactions(step.q_half, 0.5 * (u0 + system.u), (system.u - u0) / h,
