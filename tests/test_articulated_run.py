@@ -261,3 +261,42 @@ def test_driven_cart_swings_its_pendulum(api):
     err = np.abs(-q - ode.y[0]).max()
     print(f"\ndriven cart: |theta - ODE| = {err:.3g} rad (swing {np.abs(q).max():.3g} rad)")
     assert np.abs(q).max() > 0.05 and err < 2e-5
+
+
+def test_limit_on_a_ball_joint(api):
+    """The point mass of test_limit_stops_a_falling_pendulum on a SPHERICAL joint, its
+    rotation vector limited to theta_y <= 0.5 (the swing): it falls as on the hinge, never
+    passes the bound and rests on it (inelastic stop: the rate of theta_y held at zero,
+    theta_y placed on the bound), the joint holding the weight. Also J_r^-1 of limits.py
+    against finite differences."""
+    from scipy.spatial.transform import Rotation
+
+    from solfec_py.bodies.articulated.limits import right_jacobian_inverse
+
+    rng = np.random.default_rng(3)
+    theta, omega, eps = 0.5 * rng.normal(size=3), rng.normal(size=3), 1e-6     # |theta| < pi
+    R = Rotation.from_rotvec(theta).as_matrix()
+    step = lambda s: Rotation.from_matrix(R @ Rotation.from_rotvec(s * omega).as_matrix()).as_rotvec()
+    np.testing.assert_allclose((step(eps) - step(-eps)) / (2 * eps), right_jacobian_inverse(theta) @ omega,
+                               atol=1e-8)
+    sol = api.SOLFEC('DYNAMIC', 1e-3, 'out/balllimit')
+    sol.verbose = 'OFF'
+    api.OUTPUT(sol, 1e9)
+    api.GRAVITY(sol, (0, 0, -9.81))
+    mat = api.BULK_MATERIAL(sol, density=1.0)
+    bob = api.BODY(sol, 'RIGID', api.SPHERE((1, 0, 0), 0.05, 1, 1), mat)
+    api.BODY_CHARS(bob, 2.0, 1.0, (1, 0, 0), (1e-9, 0, 0, 0, 1e-9, 0, 0, 0, 1e-9))
+    ball = api.JOINT('SPHERICAL', None, bob, (0, 0, 0), limits=((-1.0, 1.0), (-1.0, 0.5), (-1.0, 1.0)))
+    swing = []
+    api.CALLBACK(sol, 1e-3, (), lambda: swing.append(
+        Rotation.from_matrix(np.array(ball.q).reshape(3, 3).T).as_rotvec()[1]) or 1)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 1.0)
+    swing = np.array(swing)
+    print(f"\nball limit: max theta_y - 0.5 = {swing.max() - 0.5:.3g}, end {swing[-1] - 0.5:.3g}")
+    first = int(np.argmax(swing > 0.5 - 1e-9))
+    assert 0 < first < 500 and swing.max() <= 0.5 + 1e-12 and np.all(np.abs(swing[first:] - 0.5) < 1e-9)
+    assert np.abs(ball.dq).max() < 1e-6
+    x = np.array(bob.conf[9:12])
+    weight = 2.0 * np.array([0, 0, -9.81])
+    np.testing.assert_allclose(ball.reaction[0:3], -weight, atol=1e-6)
+    np.testing.assert_allclose(ball.reaction[3:6], -np.cross(x, weight), atol=1e-6)

@@ -36,26 +36,27 @@ class ArticulatedSystem:
 
     def _elements(self) -> None:
         """Joint springs and dampers as per-rate arrays (scalar freedoms: tau = -k (q - rest)
-        - c dq; ball rotations: tau = -k log(R) - c Omega), the limits of scalar freedoms;
-        drives and limits of ball rotations are refused."""
+        - c dq; ball rotations: tau = -k log(R) - c Omega), the limits of scalar freedoms and
+        of ball rotations (components of log R), the drives."""
         tree = self.tree
         self.stiffness, self.rest, self.damping = np.zeros(tree.nv), np.zeros(tree.nv), np.zeros(tree.nv)
         self.scalar = np.zeros(tree.nv, dtype=bool)      # rates whose coordinate is q itself
         self.balls = []                                   # (q offset of R, v offset of Omega, k)
         self.limits = []                                  # (rate index, coordinate index, lower, upper)
+        self.ball_limits = []                             # (rates of Omega, q of R, component, lower, upper)
         self.drives = []                                  # (rate index, coordinate index, value, record)
         for k, u in enumerate(tree.order.tolist()):
             record, kind = self.records[u], tree.kinds[k]
-            if record.limits is not None and kind.ball:
-                raise NotAvailableError(f"{record.describe()}: limits on SPHERICAL and FREE joints are not"
-                                        " available in solfec-py yet (limits of scalar freedoms are)")
             v0, q0 = int(tree.voff[k]), int(tree.qoff[k])
             if record.drive is not None:                  # one-freedom joints only (JOINT checks)
                 self.drives.append((v0, q0, record.drive, record))
             ntr = kind.translations
-            for d, (lo, hi) in enumerate(record.limits or ()):
-                self.limits.append((v0 + d, q0 + d, lo, hi))
             nscalar = ntr if kind.ball else kind.nv
+            for d, (lo, hi) in enumerate(record.limits or ()):
+                if d < nscalar:
+                    self.limits.append((v0 + d, q0 + d, lo, hi))
+                else:                                    # component of the rotation vector log(R)
+                    self.ball_limits.append((v0 + ntr, q0 + ntr, d - nscalar, lo, hi))
             self.scalar[v0:v0 + nscalar] = True
             self.damping[v0:v0 + kind.nv] = record.damper
             if record.spring is not None:
@@ -234,49 +235,6 @@ def joints_from_carry(joints, rows) -> None:
         else:
             q, dq, reaction = unpack(joint.kind, row)
         joint.q[:], joint.dq[:], joint.reaction[:] = q, dq, reaction
-
-
-def enforce_limits(tree, limits, q_half, u, h: float, sweeps: int = 50, solve=None):
-    """Inelastic joint limits (projected Gauss-Seidel in joint space): a limit whose
-    coordinate would pass its bound by the end of the step, q_half + h/2 u_j, stops there:
-    its rate may not point outwards (u_j <= 0 at the upper bound, >= 0 at the lower) and its
-    coordinate ends on the bound (the stop happens within the step). Impulses only push.
-    `solve(rhs)`: M^-1 rhs (default: the articulated-body algorithm at q_half).
-    Returns the corrected rates and [(coordinate index, bound)] to place at the end."""
-    if not limits:
-        return u, []
-    active = []
-    for j, qi, lo, hi in limits:
-        end = q_half[qi] + 0.5 * h * u[j]
-        if end > hi:
-            active.append((j, qi, -np.inf, 0.0, hi))
-        elif end < lo:
-            active.append((j, qi, 0.0, np.inf, lo))
-    if not active:
-        return u, []
-    u = u.copy()
-    zero = np.zeros(tree.nv)
-    columns, impulse = [], np.zeros(len(active))
-    for j, *_ in active:                           # M^-1 e_j by the articulated-body algorithm
-        e = zero.copy()
-        e[j] = 1.0
-        columns.append(tree.forward_dynamics(q_half, zero, e) if solve is None else solve(e))
-    for _ in range(sweeps):
-        change = 0.0
-        for k, (j, qi, low, high, bound) in enumerate(active):
-            w = columns[k][j]
-            if u[j] < low or impulse[k] > 0.0:          # at the lower end: push up, never pull
-                new = max(0.0, impulse[k] + (low - u[j]) / w)
-            elif u[j] > high or impulse[k] < 0.0:       # at the upper end: push down
-                new = min(0.0, impulse[k] + (high - u[j]) / w)
-            else:
-                continue
-            step, impulse[k] = new - impulse[k], new
-            u += step * columns[k]
-            change = max(change, abs(step * w))
-        if change <= 1e-14 * max(1.0, np.abs(u).max()):
-            break
-    return u, [(qi, bound) for k, (j, qi, low, high, bound) in enumerate(active) if impulse[k] != 0.0]
 
 
 def _log(R) -> np.ndarray:

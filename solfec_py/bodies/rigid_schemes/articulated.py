@@ -21,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py.bodies.articulated import stepping
-from solfec_py.bodies.articulated.system import CARRY, ArticulatedSystem, enforce_limits, spatial_forces
+from solfec_py.bodies.articulated.limits import enforce_limits, place_stops
+from solfec_py.bodies.articulated.system import CARRY, ArticulatedSystem, spatial_forces
 from solfec_py.bodies.rigid_schemes.base import ANGULAR, LINEAR, RigidScheme, mtv, mv, rotations
 from solfec_py.errors import InputError
 
@@ -82,10 +83,10 @@ class Articulated(RigidScheme):
             tau = -tree.bias(step.q_half, np.zeros(tree.nv), fext=fR)
         u0 = system.u
         u = step.u_free if tau is None else step.u_free + h * step.solve(tau)
-        system.u, stops = enforce_limits(tree, system.limits, step.q_half, u, h, solve=step.solve)
+        system.u, stops = enforce_limits(tree, system.limits, step.q_half, u, h, solve=step.solve,
+                                         ball_limits=system.ball_limits)
         system.q = tree.advance(step.q_half, system.u, 0.5 * h)
-        for qi, bound in stops:                       # stopped on a joint limit within the step
-            system.q[qi] = bound
+        place_stops(system.q, stops)                  # stopped on a joint limit within the step
         system.place_drives(t + h)
         block.conf[rows], block.velo[rows] = tree.rigid_states(system.q, system.u)
         # what the joints transmit over the step: the motion's mean acceleration and rate
