@@ -166,14 +166,29 @@ class ArticulatedSystem:
     # ------------------------------------------------------------ carried state (-c, HISTORY)
     def store_carry(self, block, h: float) -> None:
         """Every link's carry row (results store, rigid_schemes/support.py): its parent joint's
-        coordinates, rates and reaction (`carry_columns`)."""
+        coordinates, rates and reaction (`carry_columns`), gathered in one array operation."""
         rows = self.rows()
-        for k, row in enumerate(rows.tolist()):
-            block.carry[row] = pack(self.tree.kinds[k], self.q[self.tree.qoff[k]:self.tree.qoff[k + 1]],
-                                    self.u[self.tree.voff[k]:self.tree.voff[k + 1]], self.reactions[k],
-                                    block.carry.shape[1])
+        gather = getattr(self, "_gather", None)
+        if gather is None or gather.shape[1] != block.carry.shape[1]:
+            gather = self._gather = self._carry_gather(block.carry.shape[1])
+        source = np.concatenate((self.q, self.u, self.reactions.reshape(-1), [0.0]))
+        block.carry[rows] = source[gather]
         block.carry_h[rows] = h
         block.carry_ok[rows] = True
+
+    def _carry_gather(self, width: int) -> np.ndarray:
+        """(n, width) indices into [q, u, reactions (n x 6), 0] of every link's carry row."""
+        tree = self.tree
+        nq, nv = tree.nq, tree.nv
+        zero = nq + nv + 6 * tree.count
+        out = np.full((tree.count, width), zero, dtype=np.int64)
+        for k, kind in enumerate(tree.kinds):
+            cq, cv, with_reaction = carry_columns(kind)
+            out[k, :cq] = np.arange(tree.qoff[k], tree.qoff[k + 1])
+            out[k, cq:cq + cv] = nq + np.arange(tree.voff[k], tree.voff[k + 1])
+            if with_reaction:
+                out[k, cq + cv:cq + cv + 6] = nq + nv + 6 * k + np.arange(6)
+        return out
 
     def restore_carry(self, block) -> bool:
         """Joint state from the links' carry rows (a continued run, -c); False when a link
@@ -206,15 +221,6 @@ def carry_columns(kind) -> tuple[int, int, bool]:
 
 
 CARRY = 18        # floats per link (the rigid block's carry width)
-
-
-def pack(kind, q, dq, reaction, width: int) -> np.ndarray:
-    nq, nv, with_reaction = carry_columns(kind)
-    out = np.zeros(width)
-    out[:nq], out[nq:nq + nv] = q, dq
-    if with_reaction:
-        out[nq + nv:nq + nv + 6] = reaction
-    return out
 
 
 def unpack(kind, row) -> tuple:
