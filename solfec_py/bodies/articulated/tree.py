@@ -100,10 +100,19 @@ class JointTree:
 
     # ---------------------------------------------------------------- recursions
     def kinematics(self, q):
-        """(Lam (n, 3, 3), xc (n, 3), S (nv, 6), crossed (nv,)) in stored link order."""
+        """(Lam (n, 3, 3), xc (n, 3), S (nv, 6), crossed (nv,)) in stored link order; the last
+        two configurations are remembered (a step asks for its mid-step one many times)."""
+        q = np.ascontiguousarray(q, dtype=float)
+        cache = self.__dict__.setdefault("_kinematics", [])
+        for known, result in cache:
+            if np.array_equal(known, q):
+                return result
         nvk, _, ballk, dtype, daxis, dfixed = _TABLES
-        return K.forward_kinematics(np.ascontiguousarray(q, dtype=float), self.parent, self.kind, self.qoff,
-                                    self.voff, self.E, self.P, self.X0, nvk, ballk, dtype, daxis, dfixed)
+        result = K.forward_kinematics(q, self.parent, self.kind, self.qoff, self.voff, self.E, self.P, self.X0,
+                                      nvk, ballk, dtype, daxis, dfixed)
+        cache.insert(0, (q.copy(), result))
+        del cache[2:]
+        return result
 
     def inertias(self, Lam, xc) -> np.ndarray:
         return K.spatial_inertias(Lam, xc, self.mass, self.J)
