@@ -5,6 +5,8 @@ written by older versions (format 1-3) are read too. The layout is described in
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from solfec_py.bodies import KIND_BY_CODE
@@ -33,6 +35,8 @@ class StoreReader:
     def __init__(self, path: str):
         self.path = path
         self.file = None               # the h5py file while a writer holds it open
+        self._held = None              # read handle kept open by held_open(), and its datasets
+        self._held_ds: dict = {}
         self._frames = None            # cached frame table
         self._columns: dict = dict(frames.COL)
         self._registry = None
@@ -53,7 +57,33 @@ class StoreReader:
         store.refresh()
         return store
 
+    @contextlib.contextmanager
+    def held_open(self):
+        """Keep one read handle open while a sequence of queries runs (a replay of many
+        frames), instead of opening the file for each query; nothing changes while a writer
+        holds the file or a handle is already held."""
+        if self._held is not None or self.file is not None:
+            yield
+            return
+        self._held = self._open("r")
+        try:
+            yield
+        finally:
+            held, self._held, self._held_ds = self._held, None, {}
+            held.close()
+
+    def _dataset(self, f, name: str):
+        """Dataset `name` of the open file `f`, looked up once while a handle is held."""
+        if f is not self._held:
+            return f[name]
+        ds = self._held_ds.get(name)
+        if ds is None:
+            ds = self._held_ds[name] = f[name]
+        return ds
+
     def _open(self, mode: str):
+        if mode == "r" and self._held is not None:
+            return contextlib.nullcontext(self._held)
         h5py = h5py_module()
         try:
             return h5py.File(self.path, mode, locking=False)
@@ -189,7 +219,7 @@ class StoreReader:
                 return np.zeros((0,) + f[name].shape[1:], dtype=f[name].dtype)
         uniq, inverse = np.unique(rows, return_inverse=True)
         with self._open("r") as f:
-            ds = f[name]
+            ds = self._dataset(f, name)
             lo, hi = int(uniq[0]), int(uniq[-1]) + 1
             if hi - lo <= 4 * uniq.size + 4096:          # dense enough: one contiguous read
                 data = ds[lo:hi][uniq - lo]
@@ -199,7 +229,7 @@ class StoreReader:
 
     def read_slab(self, name: str, start: int, count: int) -> np.ndarray:
         with self._open("r") as f:
-            return f[name][start:start + count]
+            return self._dataset(f, name)[start:start + count]
 
     def frame_ids(self, family: str, i: int) -> np.ndarray:
         row = self.table[i]
@@ -241,7 +271,7 @@ class StoreReader:
         starts = np.asarray(starts, dtype=np.int64)
         out = np.empty((starts.size, length))
         with self._open("r") as f:
-            ds = f[name]
+            ds = self._dataset(f, name)
             for k, s0 in enumerate(starts.tolist()):
                 out[k] = ds[s0:s0 + length]
         return out
