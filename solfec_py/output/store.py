@@ -389,9 +389,8 @@ _CARRY_COLS = {fam: (frames.COL[f"{fam.upper()}_CARRY_OFF"], frames.COL[f"{fam.u
 
 
 def h5s_create(shape):
-    from h5py import h5s
-
-    return h5s.create_simple(shape)
+    """A simple HDF5 dataspace of `shape` (h5py's low-level h5s, imported with h5py)."""
+    return h5py_module().h5s.create_simple(shape)
 
 
 def _state_rows(block, out: np.ndarray) -> None:

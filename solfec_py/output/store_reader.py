@@ -21,11 +21,18 @@ VERSION = 4          # 4: variable-length state rows (finite elements: sizes/, g
 KINDS = tuple(KIND_BY_CODE[c] for c in sorted(KIND_BY_CODE))     # stored kind code = index + 1
 
 
-def h5py_module():
-    """h5py, imported when first needed."""
-    import h5py
+_H5PY: list = []
 
-    return h5py
+
+def h5py_module():
+    """h5py (with its low-level h5s), imported when first needed and then kept: an import
+    statement costs ~0.1 ms, which per-frame calls would pay every time."""
+    if not _H5PY:
+        import h5py
+        import h5py.h5s
+
+        _H5PY.append(h5py)
+    return _H5PY[0]
 
 
 class StoreReader:
