@@ -10,7 +10,8 @@ Scene "articulated chain pinned (RUN)": the same links as a hanging chain in a v
 plane whose last link is held by FIX_POINT, run by RUN with Gauss-Seidel: the full step
 (loads, the constraint row coupled through the tree, results) and the drift of the pin.
 
-Prints one JSON line per scene and n with link-steps per second and the energy drift;
+Prints one JSON line per scene and n (keys: bench/README.md) with link-steps per second and
+the energy drift or the pin's drift;
 `time_per_step_s` shows how the cost grows with n.
 
     python bench/articulated_chain.py [n ...]     (default: 10 100 1000)
@@ -55,7 +56,7 @@ def scene(n: int, steps: int, h: float = 1e-3) -> dict:
     wall = time.perf_counter() - start
     drift = abs(energy(q, u) - e0) / max(abs(e0), 1e-12)
     out = {"code": "solfec-py", "version": __version__, "scene": "articulated chain", "n": n, "dt": h,
-           "steps": steps, "wall_s": round(wall, 4), "body_steps_per_s": round(n * steps / wall, 1),
+           "steps": steps, "wall_s": round(wall, 4), "link_steps_per_s": round(n * steps / wall, 1),
            "time_per_step_s": float(f"{wall / steps:.3e}"), "contacts": 0, "max_penetration": 0.0,
            "energy_drift": float(f"{drift:.3e}"),
            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
@@ -125,7 +126,7 @@ def pinned(n: int, steps: int, h: float = 1e-3) -> dict:
     wall = time.perf_counter() - start
     drift = float(np.linalg.norm(np.array(parent.cur_point(tip)) - joints[-1]))
     return {"code": "solfec-py", "version": __version__, "scene": "articulated chain pinned (RUN)", "n": n,
-            "dt": h, "steps": steps, "wall_s": round(wall, 4), "body_steps_per_s": round(n * steps / wall, 1),
+            "dt": h, "steps": steps, "wall_s": round(wall, 4), "link_steps_per_s": round(n * steps / wall, 1),
             "time_per_step_s": float(f"{wall / steps:.3e}"), "contacts": 0, "max_penetration": 0.0,
             "pin_drift_m": float(f"{drift:.3e}"),
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
