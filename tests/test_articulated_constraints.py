@@ -83,14 +83,14 @@ def test_four_bar_follows_the_crank_rocker_transmission_angle(api):
     rocker must be the closed form cos mu = (b^2 + c^2 - a^2 - d^2 + 2 a d cos theta2) / (2 b c)
     of the measured crank angle. The loop closure is held at velocity level (Solfec's
     FIXPNT: mean point velocity zero), so the pin drifts at second order in h: both the
-    drift and the angle error must fall by ~4 when h halves (measured 2.51e-5 -> 6.29e-6
-    rad, gap 5.5e-5 -> 1.4e-5 m); the bounds at h = 2 ms are those errors with 2x margin."""
-    t2, err2, gap2 = four_bar(api, 2e-3, 0.5)
-    _, err1, gap1 = four_bar(api, 1e-3, 0.5)
+    drift and the angle error must fall by ~4 when h halves (measured 1.0e-4 -> 2.5e-5 rad,
+    gap 2.2e-4 -> 5.5e-5 m at h = 4 -> 2 ms); the bounds at 4 ms are those errors with 2x margin."""
+    t2, err2, gap2 = four_bar(api, 4e-3, 0.5)
+    _, err1, gap1 = four_bar(api, 2e-3, 0.5)
     print(f"\nfour-bar: crank {math.degrees(t2[0]):.0f} -> {math.degrees(t2[-1]):.0f} deg;"
-          f" |mu - exact| {err2:.3g} / {err1:.3g} rad, pin gap {gap2:.3g} / {gap1:.3g} m (h = 2 / 1 ms)")
+          f" |mu - exact| {err2:.3g} / {err1:.3g} rad, pin gap {gap2:.3g} / {gap1:.3g} m (h = 4 / 2 ms)")
     assert math.degrees(t2[-1] - t2[0]) > 100                 # it turned: one freedom, not locked
-    assert err2 < 5e-5 and gap2 < 1.1e-4
+    assert err2 < 2e-4 and gap2 < 4.4e-4
     assert 3.0 < err2 / err1 < 5.0 and 3.0 < gap2 / gap1 < 5.0     # second order
 
 
@@ -229,9 +229,9 @@ def test_spring_on_a_link_oscillates_with_the_tree_mass(api):
     """A cart on a PRISMATIC joint (x) carrying a second link on a FIXED joint, tied to an
     obstacle by PUT_SPRING (force -k stroke) and pushed by a constant force F: the spring's
     reaction on the first link must move the whole tree, x(t) = F/k (1 - cos w t) with
-    w^2 = k / (m1 + m2) (second-order scheme, w h = 2.4e-3: measured 2.3e-8 m of 0.1 m;
+    w^2 = k / (m1 + m2) (second-order scheme, w h = 4.9e-3: measured 2.3e-8 m of 0.025 m;
     bound 1e-6 m)."""
-    h, k, F = 1e-3, 50.0, 2.5
+    h, k, F = 1e-3, 200.0, 2.5
     sol = api.SOLFEC('DYNAMIC', h, 'out/spring')
     sol.verbose = 'OFF'
     api.OUTPUT(sol, 1e9)
@@ -245,9 +245,9 @@ def test_spring_on_a_link_oscillates_with_the_tree_mass(api):
     api.FORCE(cart, 'SPATIAL', (0, 0, 0), (1, 0, 0), F)
     rows = []
     api.CALLBACK(sol, h, (), lambda: rows.append((sol.time, slide.q[0])) or 1)
-    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-12, 100), 0.8)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-12, 100), 0.4)
     t, x = np.array(rows).T
     w = math.sqrt(k / (cart.mass + load.mass))
     err = np.abs(x - F / k * (1 - np.cos(w * t))).max()
     print(f"\nspring: |x - exact| = {err:.3g} m (amplitude {2 * F / k:.3g} m, w = {w:.3g} rad/s)")
-    assert np.ptp(x) > 0.05 and err < 1e-6
+    assert np.ptp(x) > 0.01 and err < 1e-6
