@@ -115,7 +115,16 @@ class JointTree:
         return result
 
     def inertias(self, Lam, xc) -> np.ndarray:
-        return K.spatial_inertias(Lam, xc, self.mass, self.J)
+        """World spatial inertias (n, 6, 6) of the links placed at (Lam, xc); remembered with
+        the configuration they belong to (`kinematics`)."""
+        for known, result in self.__dict__.get("_inertias", ()):
+            if known is Lam:
+                return result
+        out = K.spatial_inertias(Lam, xc, self.mass, self.J)
+        cache = self.__dict__.setdefault("_inertias", [])
+        cache.insert(0, (Lam, out))
+        del cache[2:]
+        return out
 
     def mass_matrix(self, q) -> np.ndarray:
         """Joint-space mass matrix M(q) (nv, nv), CRBA."""
