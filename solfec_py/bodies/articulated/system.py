@@ -15,7 +15,8 @@ from solfec_py.errors import InputError, NotAvailableError
 
 
 class ArticulatedSystem:
-    """Joint-space state of a domain's joints; links are rows of the rigid block."""
+    """Joint-space state of a domain's joints; links are rows of the rigid block. `q`, `u`
+    and `reactions` are updated in place: the JOINT records view them (`bind_joints`)."""
 
     def __init__(self, joints):
         self.tree, self.links, self.records = tree_records(joints)
@@ -26,6 +27,7 @@ class ArticulatedSystem:
         self.loads = np.zeros((tree.count, 6))       # links' loads of the step (spatial forces)
         self.reactions = np.zeros((tree.count, 6))   # force, moment about the centre per joint
         self.stored = [self.links[u] for u in tree.order]
+        self.bind_joints()
         self.root = np.arange(tree.count)                # the root link of every stored link
         for k in range(tree.count):
             if tree.parent[k] >= 0:
@@ -201,17 +203,17 @@ class ArticulatedSystem:
             q, dq, reaction = unpack(tree.kinds[k], block.carry[row])
             self.q[tree.qoff[k]:tree.qoff[k + 1]], self.u[tree.voff[k]:tree.voff[k + 1]] = q, dq
             self.reactions[k] = reaction
-        self.sync_joints()
         return True
 
-    def sync_joints(self) -> None:
-        """Copy the coordinates and rates into the JOINT records."""
+    def bind_joints(self) -> None:
+        """Make the JOINT records' q, dq and reaction views of the system's arrays (joint.q
+        reads the state without a copy per step); the arrays are updated in place."""
         tree = self.tree
         for k, u in enumerate(tree.order.tolist()):
             record = self.records[u]
-            record.q[:] = self.q[tree.qoff[k]:tree.qoff[k + 1]]
-            record.dq[:] = self.u[tree.voff[k]:tree.voff[k + 1]]
-            record.reaction[:] = self.reactions[k]
+            record.q = self.q[tree.qoff[k]:tree.qoff[k + 1]]
+            record.dq = self.u[tree.voff[k]:tree.voff[k + 1]]
+            record.reaction = self.reactions[k]
 
 
 def carry_columns(kind) -> tuple[int, int, bool]:

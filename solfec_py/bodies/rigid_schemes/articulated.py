@@ -7,7 +7,7 @@ stepping.py) with the links' loads at t + h/2 as spatial forces, and writes the 
 mid-step configuration and free velocities as rigid rows, so that output and point
 queries see rigid bodies; `finish` maps the links' generalised reactions into joint space
 (H^T R through the partial velocities), applies joint limits, ends the step, writes the
-rows again and the joints' reactions.
+rows again and the joints' reactions (the JOINT records view the joint state).
 
 Constraints and contacts act on links through the rigid block's H (a link is a rigid body
 at the mid-step configuration); the block's Delassus blocks of link points are the tree's
@@ -81,16 +81,15 @@ class Articulated(RigidScheme):
         tau = None
         if np.any(reaction):                          # T^T r: the links' reactions in joint space
             tau = -tree.bias(step.q_half, np.zeros(tree.nv), fext=fR)
-        u0 = system.u
+        u0 = system.u.copy()
         u = step.u_free if tau is None else step.u_free + h * step.solve(tau)
-        system.u, stops = enforce_limits(tree, system.limits, step.q_half, u, h, solve=step.solve,
-                                         ball_limits=system.ball_limits)
-        system.q = tree.advance(step.q_half, system.u, 0.5 * h)
+        system.u[:], stops = enforce_limits(tree, system.limits, step.q_half, u, h, solve=step.solve,
+                                            ball_limits=system.ball_limits)
+        system.q[:] = tree.advance(step.q_half, system.u, 0.5 * h)
         place_stops(system.q, stops)                  # stopped on a joint limit within the step
         system.place_drives(t + h)
         block.conf[rows], block.velo[rows] = tree.rigid_states(system.q, system.u)
         # what the joints transmit over the step: the motion's mean acceleration and rate
-        system.reactions = tree.joint_reactions(step.q_half, 0.5 * (u0 + system.u), (system.u - u0) / h,
-                                                fext=system.loads + fR)
-        system.sync_joints()
+        system.reactions[:] = tree.joint_reactions(step.q_half, 0.5 * (u0 + system.u), (system.u - u0) / h,
+                                                   fext=system.loads + fR)
         system.store_carry(block, h)
