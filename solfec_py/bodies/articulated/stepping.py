@@ -60,12 +60,15 @@ class FreeStep:
 
 
 def begin(tree: JointTree, q, u, h: float, gravity=(0.0, 0.0, 0.0), tau=None, fext=None, q_half=None,
-          drive=None) -> FreeStep:
+          drive=None, held=None) -> FreeStep:
     """First half step and free velocity: joint forces `tau` (nv,) or a function of the mid-step
     coordinates and a rate, tau(q_half, rate) (springs and dampers), link loads `fext` (n, 6)
     world spatial forces in stored link order, gravity (3,). `q_half` replaces q (+) h/2 u
     (driven coordinates placed on their drive); `drive` (a Drive at q_half) makes the driven
-    rates reach their targets at the end of the step."""
+    rates reach their targets at the end of the step. `held` (nv,): the rate change per unit
+    time the constraints caused over the previous step, added to the mid-step predictor, so
+    that velocity-dependent forces see the rates the constraints will allow (otherwise the
+    predictor lets held freedoms move and a constrained tree keeps only first order)."""
     if q_half is None:
         q_half = tree.advance(q, u, 0.5 * h)
     if tau is None:
@@ -76,7 +79,7 @@ def begin(tree: JointTree, q, u, h: float, gravity=(0.0, 0.0, 0.0), tau=None, fe
         a = tree.forward_dynamics(q_half, rate, force, gravity, fext)
         return a if drive is None else drive.project(a, (drive.target - u[drive.index]) / h)
 
-    u_mid = u + 0.5 * h * accel(u)
+    u_mid = u + 0.5 * h * (accel(u) if held is None else accel(u) + held)
     return FreeStep(tree, q_half, u + h * accel(u_mid), drive)
 
 

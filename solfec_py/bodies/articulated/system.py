@@ -24,6 +24,7 @@ class ArticulatedSystem:
         self.q = tree.zero_q()
         self.u = np.zeros(tree.nv)
         self.step = None                     # stepping.FreeStep between begin and finish
+        self.held = None                     # rate change per time the constraints caused last step
         self.loads = np.zeros((tree.count, 6))       # links' loads of the step (spatial forces)
         self.reactions = np.zeros((tree.count, 6))   # force, moment about the centre per joint
         self.stored = [self.links[u] for u in tree.order]

@@ -63,7 +63,7 @@ class Articulated(RigidScheme):
         f, ts, tr = block.loads_at(rows, R, x, t + 0.5 * h, h, conf=conf, velo=velo)
         system.loads = spatial_forces(R, x, f, ts + mv(R, tr))
         system.step = stepping.begin(tree, system.q, system.u, h, tau=system.joint_forces, fext=system.loads,
-                                     q_half=q_half, drive=drive)
+                                     q_half=q_half, drive=drive, held=system.held)
         block.conf[rows] = conf
         # constraints see the start rates at the mid-step configuration, like the free rates:
         # a point's mean velocity h/2 (V + U) is then its motion over the step to O(h^3)
@@ -87,6 +87,7 @@ class Articulated(RigidScheme):
                                             ball_limits=system.ball_limits)
         system.q[:] = tree.advance(step.q_half, system.u, 0.5 * h)
         place_stops(system.q, stops)                  # stopped on a joint limit within the step
+        system.held = (system.u - step.u_free) / h if (tau is not None or stops) else None
         system.place_drives(t + h)
         block.conf[rows], block.velo[rows] = tree.rigid_states(system.q, system.u)
         # what the joints transmit over the step: the motion's mean acceleration and rate
