@@ -86,7 +86,7 @@ def _joint_item(joint, entity, where: str):
     joint coordinate, rate, or reaction component, read from the link's carried state."""
     record = joint._joint
     kind = record.kind
-    nq, nv, with_reaction = carry_columns(kind)
+    nq, nv, nr, _ = carry_columns(kind)
     match = re.fullmatch(r"(DQ|Q)(\d*)", entity) if isinstance(entity, str) else None
     if match:
         k = int(match.group(2) or 1)
@@ -99,7 +99,7 @@ def _joint_item(joint, entity, where: str):
         return history.CarryItem(record.child.id, nq + k - 1, 0.0)
     entity = _entity(where, entity, JOINT_ENTITIES)
     j = JOINT_ENTITIES.index(entity) - 2
-    return history.CarryItem(record.child.id, nq + nv + j if with_reaction else -1, 0.0)   # FREE: none
+    return history.CarryItem(record.child.id, nq + nv + j if j < nr else -1, 0.0)   # FREE: not stored
 
 
 def history_items(solfec, domain, items) -> list:

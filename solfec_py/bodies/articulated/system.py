@@ -174,23 +174,24 @@ class ArticulatedSystem:
         gather = getattr(self, "_gather", None)
         if gather is None or gather.shape[1] != block.carry.shape[1]:
             gather = self._gather = self._carry_gather(block.carry.shape[1])
-        source = np.concatenate((self.q, self.u, self.reactions.reshape(-1), [0.0]))
+        held = np.zeros(self.tree.nv) if self.held is None else self.held
+        source = np.concatenate((self.q, self.u, self.reactions.reshape(-1), held, [0.0]))
         block.carry[rows] = source[gather]
         block.carry_h[rows] = h
         block.carry_ok[rows] = True
 
     def _carry_gather(self, width: int) -> np.ndarray:
-        """(n, width) indices into [q, u, reactions (n x 6), 0] of every link's carry row."""
+        """(n, width) indices into [q, u, reactions (n x 6), held, 0] of every link's carry row."""
         tree = self.tree
         nq, nv = tree.nq, tree.nv
-        zero = nq + nv + 6 * tree.count
+        zero = nq + 2 * nv + 6 * tree.count
         out = np.full((tree.count, width), zero, dtype=np.int64)
         for k, kind in enumerate(tree.kinds):
-            cq, cv, with_reaction = carry_columns(kind)
+            cq, cv, nr, nh = carry_columns(kind)
             out[k, :cq] = np.arange(tree.qoff[k], tree.qoff[k + 1])
             out[k, cq:cq + cv] = nq + np.arange(tree.voff[k], tree.voff[k + 1])
-            if with_reaction:
-                out[k, cq + cv:cq + cv + 6] = nq + nv + 6 * k + np.arange(6)
+            out[k, cq + cv:cq + cv + nr] = nq + nv + 6 * k + np.arange(nr)
+            out[k, cq + cv + nr:cq + cv + nr + nh] = nq + nv + 6 * tree.count + tree.voff[k] + np.arange(nh)
         return out
 
     def restore_carry(self, block) -> bool:
@@ -200,10 +201,12 @@ class ArticulatedSystem:
         if not block.carry_ok[rows].all():
             return False
         tree = self.tree
+        held = np.zeros(tree.nv)
         for k, row in enumerate(rows.tolist()):
-            q, dq, reaction = unpack(tree.kinds[k], block.carry[row])
+            q, dq, reaction, held[tree.voff[k]:tree.voff[k + 1]] = unpack(tree.kinds[k], block.carry[row])
             self.q[tree.qoff[k]:tree.qoff[k + 1]], self.u[tree.voff[k]:tree.voff[k + 1]] = q, dq
             self.reactions[k] = reaction
+        self.held = held if held.any() else None
         return True
 
     def bind_joints(self) -> None:
@@ -217,19 +220,27 @@ class ArticulatedSystem:
             record.reaction = self.reactions[k]
 
 
-def carry_columns(kind) -> tuple[int, int, bool]:
-    """Layout of a link's carry row: q (kind.nq), then dq (kind.nv), then the reaction (6)
-    when it fits (a FREE joint transmits none: its 18 numbers are q and dq)."""
-    return kind.nq, kind.nv, kind.nq + kind.nv + 6 <= CARRY
+def carry_columns(kind) -> tuple[int, int, int, int]:
+    """Layout of a link's carry row (nq, nv, nr, nh): q (kind.nq), dq (kind.nv), the
+    reaction (nr = 6) and `held` (nh = kind.nv: the rate change the constraints caused in the
+    step, which the next step's predictor uses) as far as they fit in the 18 numbers:
+    SPHERICAL keeps no `held` (a continued run restarts its predictor term from zero), FREE
+    neither a reaction nor `held` (its q and dq fill the row; HISTORY reads its reaction as 0)."""
+    nr = 6 if kind.nq + kind.nv + 6 <= CARRY else 0
+    nh = kind.nv if kind.nq + kind.nv + nr + kind.nv <= CARRY else 0
+    return kind.nq, kind.nv, nr, nh
 
 
 CARRY = 18        # floats per link (the rigid block's carry width)
 
 
 def unpack(kind, row) -> tuple:
-    nq, nv, with_reaction = carry_columns(kind)
-    reaction = row[nq + nv:nq + nv + 6] if with_reaction else np.zeros(6)
-    return row[:nq], row[nq:nq + nv], reaction
+    """(q, dq, reaction (6), held (nv)) from a carry row (zeros for what it does not hold)."""
+    nq, nv, nr, nh = carry_columns(kind)
+    reaction, held = np.zeros(6), np.zeros(nv)
+    reaction[:nr] = row[nq + nv:nq + nv + nr]
+    held[:nh] = row[nq + nv + nr:nq + nv + nr + nh]
+    return row[:nq], row[nq:nq + nv], reaction, held
 
 
 def joints_from_carry(joints, rows) -> None:
@@ -242,7 +253,7 @@ def joints_from_carry(joints, rows) -> None:
         if row is None:
             q, dq, reaction = zero_coordinates(joint.kind), np.zeros(joint.kind.nv), np.zeros(6)
         else:
-            q, dq, reaction = unpack(joint.kind, row)
+            q, dq, reaction, _ = unpack(joint.kind, row)
         joint.q[:], joint.dq[:], joint.reaction[:] = q, dq, reaction
 
 
