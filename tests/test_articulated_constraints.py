@@ -218,6 +218,7 @@ def pendulum(api, support, h=2e-3, duration=0.4):
     return np.array(rows).T
 
 
+@pytest.mark.slow
 def test_pendulum_on_a_constrained_cart(api):
     """The cart's constraint row couples with the swinging bob through the tree (the bob
     pulls the cart). Held by FIX_DIRECTION the cart must stay and the bob swing as on a
@@ -239,6 +240,7 @@ def test_pendulum_on_a_constrained_cart(api):
     assert np.abs(swing - fixed).max() > 1e-3                        # the cart's start kicked the bob
 
 
+@pytest.mark.slow
 def test_spring_on_a_link_oscillates_with_the_tree_mass(api):
     """A cart on a PRISMATIC joint (x) carrying a second link on a FIXED joint, tied to an
     obstacle by PUT_SPRING (force -k stroke) and pushed by a constant force F: the spring's

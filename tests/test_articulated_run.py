@@ -228,6 +228,7 @@ def test_pendulum_tension(api):
     assert worst[0] < 1e-3, worst[0]
 
 
+@pytest.mark.slow
 def test_driven_cart_swings_its_pendulum(api):
     """A cart on a PRISMATIC joint driven along x by a TIME_SERIES x_d(t) = A (1 - cos W t)
     carries a point-mass pendulum (REVOLUTE, length L). The cart's coordinate must follow
@@ -263,6 +264,7 @@ def test_driven_cart_swings_its_pendulum(api):
     assert np.abs(q).max() > 0.05 and err < 2e-5
 
 
+@pytest.mark.slow
 def test_limit_on_a_ball_joint(api):
     """The point mass of test_limit_stops_a_falling_pendulum on a SPHERICAL joint, its
     rotation vector limited to theta_y <= 0.5 (the swing): it falls as on the hinge, never
