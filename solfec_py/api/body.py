@@ -14,6 +14,7 @@ from solfec_py.api.solfec import require_solfec
 from solfec_py.api.stored import frame_constraints
 from solfec_py.bodies import BODY_KINDS
 from solfec_py.bodies.base import Body
+from solfec_py.bodies.rigid_schemes import LINK_SCHEMES
 from solfec_py.errors import InputError, InputTypeError, NotAvailableError
 from solfec_py.geometry.mesh import Mesh
 
@@ -251,9 +252,15 @@ class BODY(Body):
         if self.block.domain.analysis == "QUASI_STATIC":
             session.runtime_warning("Unable to set integration scheme for quasi-statics")
             return
-        if self._scheme == "ARTICULATED":
-            raise InputError(f"body {self.id} is a link of an articulated body (JOINT): its scheme stays"
-                             f" ARTICULATED, got {value!r}")
+        if any(self is j.child or self is j.parent for j in self.block.domain.joints):   # a link of a JOINT tree
+            if value == "DEFAULT":
+                value = "ARTICULATED"
+            if value not in LINK_SCHEMES:
+                raise InputError(f"body {self.id} is a link of an articulated body (JOINT): its scheme is one of"
+                                 f" {['DEFAULT', *sorted(LINK_SCHEMES)]}, got {value!r}")
+            self._scheme = value
+            self.block.set_scheme(self.row, LINK_SCHEMES[value])
+            return
         spec = BODY_KINDS[self.kind]
         if value == "DEFAULT":
             value = spec.default_scheme

@@ -16,6 +16,7 @@ from solfec_py.api.series import number_or_series
 from solfec_py.bodies.articulated import JOINT_KINDS, Joint, joint_frame
 from solfec_py.bodies.articulated.joint import ancestry, parent_joint
 from solfec_py.bodies.base import Body
+from solfec_py.bodies.rigid_schemes import LINK_SCHEMES
 from solfec_py.errors import InputError, InputTypeError, NotAvailableError
 
 __all__ = ["JOINT"]
@@ -201,10 +202,10 @@ class JOINT:
         joints.append(self._joint)
         if parent is not None:                # a joint's two links touch at the joint: no contact between them
             domain.excluded_bodies.add((min(parent.id, child.id), max(parent.id, child.id)))
-        for body in (child, parent):          # links are stepped in joint coordinates
+        for body in (child, parent):          # links are stepped in joint coordinates (GEN_ALPHA kept)
             if body is not None:
-                body.block.set_scheme(body.row, "ARTICULATED")
-                body._scheme = "ARTICULATED"
+                body._scheme = body._scheme if body._scheme in LINK_SCHEMES else "ARTICULATED"
+                body.block.set_scheme(body.row, LINK_SCHEMES[body._scheme])
 
     kind = readonly(lambda self: self._joint.kind.name)
     parent = readonly(lambda self: self._joint.parent)

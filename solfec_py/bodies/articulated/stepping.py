@@ -45,12 +45,14 @@ class Drive:
 @dataclass
 class FreeStep:
     """State of one step between `begin` and `finish`: the tree, mid-step coordinates, free
-    end rates, the drives (None without)."""
+    end rates, the drives (None without), the free end coordinates (GEN_ALPHA; None for the
+    half step, whose end follows from q_half)."""
 
     tree: JointTree
     q_half: np.ndarray
     u_free: np.ndarray
     drive: Drive | None = None
+    q_free: np.ndarray | None = None
 
     def solve(self, rhs) -> np.ndarray:
         """M^-1 rhs (nv,) at the mid-step configuration (articulated-body algorithm); with

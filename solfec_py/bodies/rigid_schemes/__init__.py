@@ -10,11 +10,13 @@ Reference: docs/integrators.md.
     GEN_ALPHA                     Lie-group generalized-alpha                      gen_alpha.py
     PRESCRIBED                    obstacles driven by PRESCRIBED_MOTION (internal)  prescribed.py
     ARTICULATED                   links of JOINT trees, joint coordinates (internal) articulated.py
+    ARTICULATED_GEN_ALPHA         the same with GEN_ALPHA (internal; BODY.scheme      articulated.py
+                                  of such links reads GEN_ALPHA)
 """
 from __future__ import annotations
 
 from solfec_py.bodies.rigid_schemes.base import OneStepScheme, RigidScheme
-from solfec_py.bodies.rigid_schemes.articulated import Articulated
+from solfec_py.bodies.rigid_schemes.articulated import Articulated, ArticulatedGenAlpha
 from solfec_py.bodies.rigid_schemes.dirk import Dirk, Dirk1, Dirk2, Dirk3, Dirk4
 from solfec_py.bodies.rigid_schemes.gen_alpha import GenAlpha
 from solfec_py.bodies.rigid_schemes.leapfrog import Lfpc
@@ -24,14 +26,17 @@ from solfec_py.bodies.rigid_schemes.solfec import RigImp, RigNeg, RigPos, Solfec
 
 # the position in this tuple is the stored code: append only
 _BY_CODE = (RigPos, RigNeg, RigImp, Lfpc, Dirk1, Dirk2, Dirk3, Dirk4, LsvExplicit, LsvImplicit, GenAlpha,
-            Prescribed, Articulated)
+            Prescribed, Articulated, ArticulatedGenAlpha)
 
 SCHEMES = {cls.name: cls() for cls in _BY_CODE}
 SCHEME_CODES = {name: code for code, name in enumerate(SCHEMES)}
 SCHEME_LIST = list(SCHEMES.values())
 # the values BODY.scheme accepts for a RIGID body (PRESCRIBED is set by PRESCRIBED_MOTION,
 # ARTICULATED by JOINT)
-RIGID_SCHEMES = tuple(name for name in SCHEMES if name not in (Prescribed.name, Articulated.name))
+RIGID_SCHEMES = tuple(name for name in SCHEMES if name not in (Prescribed.name, Articulated.name,
+                                                                ArticulatedGenAlpha.name))
+# BODY.scheme values of the links of JOINT trees -> their internal scheme
+LINK_SCHEMES = {Articulated.USER: Articulated.name, ArticulatedGenAlpha.USER: ArticulatedGenAlpha.name}
 CARRY_WIDTH = max(cls.CARRY for cls in _BY_CODE)
 
 
@@ -46,6 +51,6 @@ def _fields() -> dict:
 
 SCHEME_FIELDS = _fields()
 
-__all__ = ["SCHEMES", "SCHEME_CODES", "SCHEME_LIST", "RIGID_SCHEMES", "CARRY_WIDTH", "SCHEME_FIELDS",
+__all__ = ["SCHEMES", "SCHEME_CODES", "SCHEME_LIST", "RIGID_SCHEMES", "LINK_SCHEMES", "CARRY_WIDTH", "SCHEME_FIELDS",
            "RigidScheme", "OneStepScheme", "SolfecScheme", "Dirk", "Dirk1", "Dirk2", "Dirk3", "Dirk4",
            "GenAlpha", "Lfpc", "LsvExplicit", "LsvImplicit", "Prescribed", "RigPos", "RigNeg", "RigImp"]

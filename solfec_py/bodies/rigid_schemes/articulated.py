@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from solfec_py.bodies.articulated import stepping
+from solfec_py.bodies.articulated import gen_alpha, stepping
 from solfec_py.bodies.articulated.limits import enforce_limits, place_stops
 from solfec_py.bodies.articulated.system import CARRY, ArticulatedSystem, spatial_forces
 from solfec_py.bodies.rigid_schemes.base import ANGULAR, LINEAR, RigidScheme, mtv, mv, rotations
-from solfec_py.errors import InputError
+from solfec_py.bodies.rigid_schemes.gen_alpha import coefficients
+from solfec_py.errors import InputError, NotAvailableError, SimulationError
 
 
 def system_of(block, scheme) -> ArticulatedSystem:
@@ -38,9 +39,12 @@ def system_of(block, scheme) -> ArticulatedSystem:
     moved = np.flatnonzero(block.scheme[rows] != block.schemes.index(scheme))
     if moved.size:
         body = system.stored[int(moved[0])]
-        raise InputError(f"body {body.id} is a link of an articulated body (JOINT); its scheme must stay"
-                         f" ARTICULATED, got {block.schemes[int(block.scheme[body.row])].name}")
+        other = block.schemes[int(block.scheme[body.row])]
+        raise InputError(f"body {body.id} is a link of an articulated body (JOINT) with scheme"
+                         f" {getattr(other, 'USER', other.name)}, another link has {scheme.USER}; the links of"
+                         f" every JOINT tree of a model share one scheme (ARTICULATED or GEN_ALPHA)")
     if fresh:
+        scheme.check(system)
         system.check_reference(block)
         system.check_drives(block.domain.time)
         block.articulated_system = system
@@ -62,8 +66,7 @@ class Articulated(RigidScheme):
         R, x = rotations(conf), conf[:, 9:12]
         f, ts, tr = block.loads_at(rows, R, x, t + 0.5 * h, h, conf=conf, velo=velo)
         system.loads = spatial_forces(R, x, f, ts + mv(R, tr))
-        system.step = stepping.begin(tree, system.q, system.u, h, tau=system.joint_forces, fext=system.loads,
-                                     q_half=q_half, drive=drive, held=system.held)
+        system.step = self.free_step(block, system, q_half, drive, t, h)
         block.conf[rows] = conf
         # constraints see the start rates at the mid-step configuration, like the free rates:
         # a point's mean velocity h/2 (V + U) is then its motion over the step to O(h^3)
@@ -85,7 +88,7 @@ class Articulated(RigidScheme):
         u = step.u_free if tau is None else step.u_free + h * step.solve(tau)
         system.u[:], stops = enforce_limits(tree, system.limits, step.q_half, u, h, solve=step.solve,
                                             ball_limits=system.ball_limits)
-        system.q[:] = tree.advance(step.q_half, system.u, 0.5 * h)
+        system.q[:] = self.end_coordinates(step, system.u, h)
         place_stops(system.q, stops)                  # stopped on a joint limit within the step
         system.held = (system.u - step.u_free) / h if (tau is not None or stops) else None
         system.place_drives(t + h)
@@ -94,3 +97,63 @@ class Articulated(RigidScheme):
         system.reactions[:] = tree.joint_reactions(step.q_half, 0.5 * (u0 + system.u), (system.u - u0) / h,
                                                    fext=system.loads + fR)
         system.store_carry(block, h)
+
+    USER = "ARTICULATED"    # what BODY.scheme of a link reads
+
+    def check(self, system) -> None:
+        """Hook: refuse what the scheme cannot step (called once, when the system is built)."""
+
+    def free_step(self, block, system, q_half, drive, t, h) -> stepping.FreeStep:
+        """The free motion of the step: Solfec's half step in joint space (stepping.begin)."""
+        return stepping.begin(system.tree, system.q, system.u, h, tau=system.joint_forces, fext=system.loads,
+                              q_half=q_half, drive=drive, held=system.held)
+
+    def end_coordinates(self, step, u, h) -> np.ndarray:
+        """q(t+h) = q(t+h/2) (+) h/2 u(t+h)."""
+        return step.tree.advance(step.q_half, u, 0.5 * h)
+
+
+class ArticulatedGenAlpha(Articulated):
+    """GEN_ALPHA on the links of joint trees: the free motion is a generalized-alpha step in
+    joint coordinates (bodies/articulated/gen_alpha.py) from the carried accelerations, the
+    loads evaluated at every iterate's end state; constraint reactions are velocity jumps
+    u = u_free + h M^-1 H^T R that do not enter the alpha accelerations, and the coordinates
+    move by h/2 of the jump more, q(t+h) = q_free (+) h/2 (u - u_free), as the rigid
+    GEN_ALPHA's finish (docs/integrators.md), so the constraint rows see the same end
+    motion as with the ARTICULATED half step."""
+
+    name = "ARTICULATED_GEN_ALPHA"
+    GROUP = ""
+    USER = "GEN_ALPHA"
+    RHO_INF = 0.9           # as the rigid GEN_ALPHA in decks
+
+    def check(self, system) -> None:
+        if system.drives:
+            record = system.drives[0][3]
+            raise NotAvailableError(f"{record.describe()}: drives on GEN_ALPHA trees are not available in"
+                                    " solfec-py yet; use the ARTICULATED scheme (the default of links)")
+
+    def free_step(self, block, system, q_half, drive, t, h) -> stepping.FreeStep:
+        tree, rows = system.tree, system.rows()
+
+        def accel(q, u, time=t + h):
+            conf, velo = tree.rigid_states(q, u)
+            R, x = rotations(conf), conf[:, 9:12]
+            f, ts, tr = block.loads_at(rows, R, x, time, h, conf=conf, velo=velo)
+            loads = spatial_forces(R, x, f, ts + mv(R, tr))
+            return tree.forward_dynamics(q, u, system.joint_forces(q, u), fext=loads)
+
+        alpha = getattr(system, "alpha", None)
+        if alpha is None:                   # at a start: consistent accelerations ud_0 = a_0
+            ud = accel(system.q, system.u, t)
+            alpha = (ud, ud)
+        end = gen_alpha.step(tree, system.q, system.u, alpha[0], alpha[1], h, coefficients(self.RHO_INF), accel)
+        if end is None:
+            body = system.stored[0]
+            raise SimulationError(f"GEN_ALPHA: the joint-space iteration of the articulated body with root body"
+                                  f" {body.id} did not converge at time {t + h:g}; reduce the time step")
+        system.alpha = (end.ud, end.a)      # reactions are jumps: they do not enter the accelerations
+        return stepping.FreeStep(tree, q_half, end.u, q_free=end.q)
+
+    def end_coordinates(self, step, u, h) -> np.ndarray:
+        return step.tree.advance(step.q_free, u - step.u_free, 0.5 * h)

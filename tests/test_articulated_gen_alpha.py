@@ -1,0 +1,133 @@
+"""GEN_ALPHA on joint trees (bodies/articulated/gen_alpha.py, the ARTICULATED_GEN_ALPHA
+scheme): second-order convergence of a double pendulum to an independent ODE solution
+(scipy's DOP853 on the Lagrangian equations in absolute angles), the numerical dissipation
+of a linearised pendulum against the spectral radius of the Chung-Hulbert amplification
+matrix, a deck run that steps exactly as the joint-space integrator, constraints acting on
+GEN_ALPHA links, and the scheme's input errors."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from solfec_py.bodies.articulated import JointTree, domain_tree, joint_frame
+from solfec_py.bodies.articulated import gen_alpha
+from solfec_py.bodies.rigid_schemes.gen_alpha import coefficients
+from solfec_py.errors import InputError, NotAvailableError
+
+L, W, M, G = 1.0, 0.1, 1.0, 9.81
+IC = M * (L * L + W * W) / 12.0             # a L x W x W box about its centre, across its length
+
+
+def box_inertia(m, a, b, c):
+    return m / 12.0 * np.diag([b * b + c * c, a * a + c * c, a * a + b * b])
+
+
+def pendulum_tree(n):
+    """n boxes hanging along -z from the origin, REVOLUTE joints about y."""
+    E = joint_frame((0, 1, 0))
+    return JointTree(list(range(-1, n - 1)), ["REVOLUTE"] * n, [(0, 0, -k * L) for k in range(n)], [E] * n,
+                     [M] * n, [(0, 0, -(k + 0.5) * L) for k in range(n)], [box_inertia(M, W, W, L)] * n)
+
+
+def double_pendulum_rhs(t, y):
+    """Lagrange's equations of the two boxes in absolute angles (phi1, phi2) from the vertical."""
+    p1, p2, w1, w2 = y
+    c, d = 0.5 * L, p1 - p2
+    b = M * L * c
+    A = np.array([[M * c * c + IC + M * L * L, b * math.cos(d)], [b * math.cos(d), M * c * c + IC]])
+    f = np.array([-b * math.sin(d) * w2 ** 2 - (M * c + M * L) * G * math.sin(p1),
+                  b * math.sin(d) * w1 ** 2 - M * G * c * math.sin(p2)])
+    return [w1, w2, *np.linalg.solve(A, f)]
+
+
+@pytest.mark.parametrize("rho_inf", [0.9, 0.5])
+def test_double_pendulum_converges_at_second_order(rho_inf):
+    tree, T = pendulum_tree(2), 1.0
+    ref = solve_ivp(double_pendulum_rhs, (0, T), [1.0, 0.5, 0, 0], method="DOP853", rtol=1e-12, atol=1e-12).y[:, -1]
+    errors = []
+    for h in (0.01, 0.005, 0.0025):
+        q, u = gen_alpha.integrate(tree, [1.0, -0.5], np.zeros(2), h, round(T / h), coefficients(rho_inf),
+                                   gravity=(0, 0, -G))
+        phi, rate = np.array([q[0], q[0] + q[1]]), np.array([u[0], u[0] + u[1]])   # relative -> absolute
+        errors.append(max(np.abs(phi - ref[:2]).max(), np.abs(rate - ref[2:]).max()))
+    order = np.log2(np.array(errors[:-1]) / errors[1:])
+    print(f"\nrho_inf {rho_inf}: errors {errors}, observed orders {order}")
+    # measured 1.9994, 1.9998 (rho 0.9) and 1.994, 1.997 (rho 0.5): a second-order method in
+    # its asymptotic range; +-0.05 leaves room for the O(h^3) terms; the reference's own
+    # error (rtol 1e-12) is 1e-8 of the smallest error
+    assert np.all(np.abs(order - 2.0) < 0.05), order
+    assert errors[-1] < 1e-3
+
+
+def spectral_radius(rho_inf, Om):
+    """Spectral radius of the generalized-alpha amplification matrix of x'' + Om^2 x = 0
+    (h = 1): unknowns (x1, v1, a1), ud = -Om^2 x (Chung & Hulbert 1993, Arnold & Bruls 2007)."""
+    am, af, gamma, beta = coefficients(rho_inf)
+    lhs = np.array([[1, 0, -beta], [0, 1, -gamma], [(1 - af) * Om ** 2, 0, 1 - am]])
+    rhs = np.array([[1, 1, 0.5 - beta], [0, 1, 1 - gamma], [-af * Om ** 2, 0, -am]])
+    return np.abs(np.linalg.eigvals(np.linalg.solve(lhs, rhs))).max()
+
+
+@pytest.mark.parametrize("rho_inf, Om", [(0.5, 1.0), (0.5, 3.0), (0.0, 3.0)])
+def test_pendulum_decays_by_the_spectral_radius(rho_inf, Om):
+    """Small oscillation (1e-4 rad: sin q - q ~ 2e-9 q) of one box: the principal roots
+    lambda, conj(lambda) of the step make q_n = C |lambda|^n cos(n theta + phi), for which
+    D_n = q_{n+1}^2 - q_n q_{n+2} = C^2 |lambda|^(2n+2) sin^2 theta decays by |lambda|^2 a
+    step (after 100 steps the spurious root, modulus < 0.5 here, is gone)."""
+    tree = pendulum_tree(1)
+    omega = math.sqrt(M * G * 0.5 * L / (IC + M * L * L / 4))
+    trace = []
+    gen_alpha.integrate(tree, [1e-4], np.zeros(1), Om / omega, 400, coefficients(rho_inf), gravity=(0, 0, -G),
+                        record=lambda q, u: trace.append(q[0]))
+    x = np.array(trace)
+    D = x[1:-1] ** 2 - x[:-2] * x[2:]
+    measured = (D[-1] / D[100]) ** (1.0 / (2 * (D.size - 101)))
+    expected = spectral_radius(rho_inf, Om)
+    print(f"\nrho_inf {rho_inf}, omega h {Om}: measured {measured:.10f}, amplification matrix {expected:.10f}")
+    # measured to 1e-10 of 1 - rho (at least 0.01 here); 1e-6 allows for the nonlinearity
+    assert abs(measured - expected) < 1e-6 * (1 - expected)
+    assert spectral_radius(rho_inf, 1e8) == pytest.approx(rho_inf, abs=1e-4)   # the high-frequency limit
+
+
+ANGLES = (1.0, 0.5)
+
+
+def deck(api, h, scheme='GEN_ALPHA', tag=''):
+    """Two unit point masses on REVOLUTE joints (about y) at unit distances, released from
+    the absolute angles ANGLES (their reference configuration)."""
+    sol = api.SOLFEC('DYNAMIC', h, f'out/ga_{scheme}{tag}')
+    sol.verbose = 'OFF'
+    api.OUTPUT(sol, 1e9)
+    api.GRAVITY(sol, (0, 0, -G))
+    mat = api.BULK_MATERIAL(sol, density=1.0)
+    links, parent, pivot = [], None, np.zeros(3)
+    for phi in ANGLES:
+        c = pivot + (math.sin(phi), 0.0, -math.cos(phi))
+        body = api.BODY(sol, 'RIGID', api.SPHERE(tuple(c), 0.05, 1, 1), mat)
+        api.BODY_CHARS(body, 1.0, 1.0, tuple(c), (1e-3, 0, 0, 0, 1e-3, 0, 0, 0, 1e-3))
+        body.scheme = scheme
+        api.JOINT('REVOLUTE', parent, body, tuple(pivot), (0, 1, 0), label=f'j{len(links)}')
+        links.append(body)
+        parent, pivot = body, c
+    return sol, links
+
+
+def test_deck_steps_as_the_joint_space_integrator(api):
+    h, steps = 2e-3, 100
+    sol, links = deck(api, h)
+    assert [b.scheme for b in links] == ['GEN_ALPHA'] * 2
+    tree, _ = domain_tree(sol.domain.joints)
+    joints = sol.domain.joints
+    trace = []
+    api.CALLBACK(sol, h, (), lambda: trace.append(np.concatenate([j.q for j in joints])) or 1)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), steps * h)
+    expected = []
+    gen_alpha.integrate(tree, tree.zero_q(), np.zeros(2), h, steps, coefficients(0.9), gravity=(0, 0, -G),
+                        record=lambda q, u: expected.append(q[tree.index].copy()))
+    print(f"\ndeck vs joint space: {np.abs(np.array(trace) - expected).max():.3g} rad")
+    # the same algorithm; gravity enters as link loads in the deck (rounding only)
+    np.testing.assert_allclose(np.array(trace), np.array(expected), rtol=0, atol=1e-12)
+    assert np.abs(expected[-1]).max() > 0.01        # it moved
