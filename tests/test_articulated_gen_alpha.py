@@ -131,3 +131,41 @@ def test_deck_steps_as_the_joint_space_integrator(api):
     # the same algorithm; gravity enters as link loads in the deck (rounding only)
     np.testing.assert_allclose(np.array(trace), np.array(expected), rtol=0, atol=1e-12)
     assert np.abs(expected[-1]).max() > 0.01        # it moved
+
+
+def test_fix_point_holds_a_gen_alpha_chain(api):
+    """The tip of the two-mass chain pinned by FIX_POINT: no freedom is left, the chain stays
+    (the velocity jumps cancel the free rates; the end coordinates differ from the start by
+    h^2 (gamma/2 - beta)(a_n - a_n+1), which vanishes at rest) and the shoulder force plus
+    the FIX_POINT reaction carry the weight (statics)."""
+    h = 1e-3
+    sol, (first, second) = deck(api, h, tag='_pinned')
+    pin = api.FIX_POINT(second, second.center)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-12, 1000), 0.1)
+    shoulder, elbow = sol.domain.joints
+    print(f"\npinned GEN_ALPHA chain: |q| = {max(abs(shoulder.q[0]), abs(elbow.q[0])):.3g} rad")
+    assert max(abs(shoulder.q[0]), abs(elbow.q[0])) < 1e-10
+    force = np.array(pin.base).reshape(3, 3).T @ np.array(pin.R)
+    total = np.array(shoulder.reaction[0:3]) + force
+    np.testing.assert_allclose(total, (0, 0, 2 * G), atol=1e-6 * 2 * G)
+
+
+def test_link_schemes_and_their_errors(api):
+    sol, (first, second) = deck(api, 1e-3, scheme='DEFAULT', tag='_errors')
+    assert first.scheme == 'ARTICULATED'
+    first.scheme = 'GEN_ALPHA'
+    assert first.scheme == 'GEN_ALPHA'
+    with pytest.raises(InputError, match=r"link of an articulated body .* one of \['DEFAULT', 'ARTICULATED',"
+                                         r" 'GEN_ALPHA'\], got 'RIG_NEG'"):
+        first.scheme = 'RIG_NEG'
+    with pytest.raises(InputError, match="share one scheme"):       # one link GEN_ALPHA, the other not
+        api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), 1e-3)
+
+
+def test_drive_on_a_gen_alpha_tree_is_refused(api):
+    sol, (first, second) = deck(api, 1e-3, tag='_drive')
+    ball = api.BODY(sol, 'RIGID', api.SPHERE((3, 0, 0), 0.1, 1, 1), api.BULK_MATERIAL(sol, density=1.0))
+    ball.scheme = 'GEN_ALPHA'
+    api.JOINT('REVOLUTE', None, ball, (3, 0, 0), (0, 0, 1), drive=api.TIME_SERIES([0, 0, 1, 1]), label='motor')
+    with pytest.raises(NotAvailableError, match="JOINT 'motor'.*drives on GEN_ALPHA trees"):
+        api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), 1e-3)
