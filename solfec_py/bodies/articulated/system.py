@@ -25,6 +25,7 @@ class ArticulatedSystem:
         self.u = np.zeros(tree.nv)
         self.step = None                     # stepping.FreeStep between begin and finish
         self.held = None                     # rate change per time the constraints caused last step
+        self.alpha = None                    # GEN_ALPHA trees: accelerations (ud, a) at the step's end
         self.loads = np.zeros((tree.count, 6))       # links' loads of the step (spatial forces)
         self.reactions = np.zeros((tree.count, 6))   # force, moment about the centre per joint
         self.stored = [self.links[u] for u in tree.order]
@@ -149,11 +150,11 @@ class ArticulatedSystem:
         ia, ib = np.searchsorted(links, la), np.searchsorted(links, lb)
         out[on] = np.einsum("kij,kjl,kml->kim", Ha[on], Phi[ia, ib], Hb[on])
 
-    def check_reference(self, block) -> None:
+    def check_reference(self, block, alpha: bool = False) -> None:
         """The tree starts in the reference configuration at rest, or (a continued run, -c)
         in the joint state its links carry: refuse links whose rigid state is another one (a
         deck that set conf / velo of a link)."""
-        restored = self.restore_carry(block)
+        restored = self.restore_carry(block, alpha)
         conf, velo = self.tree.rigid_states(self.q, self.u)
         rows = self.rows()
         moved = ~(np.isclose(block.conf[rows], conf, rtol=0, atol=1e-12).all(axis=1)
@@ -169,44 +170,65 @@ class ArticulatedSystem:
     # ------------------------------------------------------------ carried state (-c, HISTORY)
     def store_carry(self, block, h: float) -> None:
         """Every link's carry row (results store, rigid_schemes/support.py): its parent joint's
-        coordinates, rates and reaction (`carry_columns`), gathered in one array operation."""
+        coordinates, rates and reaction and the scheme's tail (`carry_columns`), gathered in
+        one array operation."""
         rows = self.rows()
+        alpha = self.alpha is not None
         gather = getattr(self, "_gather", None)
-        if gather is None or gather.shape[1] != block.carry.shape[1]:
-            gather = self._gather = self._carry_gather(block.carry.shape[1])
-        held = np.zeros(self.tree.nv) if self.held is None else self.held
-        source = np.concatenate((self.q, self.u, self.reactions.reshape(-1), held, [0.0]))
+        if gather is None or gather.shape[1] != block.carry.shape[1] or self._gather_alpha != alpha:
+            gather = self._gather = self._carry_gather(block.carry.shape[1], alpha)
+            self._gather_alpha = alpha
+        if alpha:
+            tail = np.concatenate(self.alpha)
+        else:
+            tail = np.zeros(self.tree.nv) if self.held is None else self.held
+        source = np.concatenate((self.q, self.u, self.reactions.reshape(-1), tail, [0.0]))
         block.carry[rows] = source[gather]
         block.carry_h[rows] = h
         block.carry_ok[rows] = True
 
-    def _carry_gather(self, width: int) -> np.ndarray:
-        """(n, width) indices into [q, u, reactions (n x 6), held, 0] of every link's carry row."""
+    def _carry_gather(self, width: int, alpha: bool) -> np.ndarray:
+        """(n, width) indices into [q, u, reactions (n x 6), tail, 0] of every link's carry
+        row; the tail is `held` (nv) or, with `alpha`, the generalized-alpha ud and a (2 nv)."""
         tree = self.tree
         nq, nv = tree.nq, tree.nv
-        zero = nq + 2 * nv + 6 * tree.count
-        out = np.full((tree.count, width), zero, dtype=np.int64)
+        base = nq + nv + 6 * tree.count
+        out = np.full((tree.count, width), base + (2 if alpha else 1) * nv, dtype=np.int64)
         for k, kind in enumerate(tree.kinds):
-            cq, cv, nr, nh = carry_columns(kind)
+            cq, cv, nr, nh = carry_columns(kind, alpha)
+            rates = np.arange(tree.voff[k], tree.voff[k + 1])
             out[k, :cq] = np.arange(tree.qoff[k], tree.qoff[k + 1])
-            out[k, cq:cq + cv] = nq + np.arange(tree.voff[k], tree.voff[k + 1])
+            out[k, cq:cq + cv] = nq + rates
             out[k, cq + cv:cq + cv + nr] = nq + nv + 6 * k + np.arange(nr)
-            out[k, cq + cv + nr:cq + cv + nr + nh] = nq + nv + 6 * tree.count + tree.voff[k] + np.arange(nh)
+            if nh:
+                out[k, cq + cv + nr:cq + cv + nr + nh] = base + (np.concatenate((rates, nv + rates)) if alpha
+                                                                 else rates)
         return out
 
-    def restore_carry(self, block) -> bool:
+    def restore_carry(self, block, alpha: bool = False) -> bool:
         """Joint state from the links' carry rows (a continued run, -c); False when a link
-        has none."""
+        has none. With `alpha` (GEN_ALPHA trees) the tails are the accelerations ud, a: they
+        are restored when every joint's row holds them (else the scheme starts afresh)."""
         rows = self.rows()
         if not block.carry_ok[rows].all():
             return False
         tree = self.tree
-        held = np.zeros(tree.nv)
+        tail = np.zeros(2 * tree.nv if alpha else tree.nv)
+        whole = True
         for k, row in enumerate(rows.tolist()):
-            q, dq, reaction, held[tree.voff[k]:tree.voff[k + 1]] = unpack(tree.kinds[k], block.carry[row])
-            self.q[tree.qoff[k]:tree.qoff[k + 1]], self.u[tree.voff[k]:tree.voff[k + 1]] = q, dq
+            v0, v1 = tree.voff[k], tree.voff[k + 1]
+            q, dq, reaction, rest = unpack(tree.kinds[k], block.carry[row], alpha)
+            self.q[tree.qoff[k]:tree.qoff[k + 1]], self.u[v0:v1] = q, dq
             self.reactions[k] = reaction
-        self.held = held if held.any() else None
+            if alpha:
+                whole &= carry_columns(tree.kinds[k], True)[3] == 2 * (v1 - v0)
+                tail[v0:v1], tail[tree.nv + v0:tree.nv + v1] = rest[:v1 - v0], rest[v1 - v0:]
+            else:
+                tail[v0:v1] = rest
+        if alpha:
+            self.alpha = (tail[:tree.nv].copy(), tail[tree.nv:].copy()) if whole else None
+        else:
+            self.held = tail if tail.any() else None
         return True
 
     def bind_joints(self) -> None:
@@ -220,27 +242,31 @@ class ArticulatedSystem:
             record.reaction = self.reactions[k]
 
 
-def carry_columns(kind) -> tuple[int, int, int, int]:
-    """Layout of a link's carry row (nq, nv, nr, nh): q (kind.nq), dq (kind.nv), the
-    reaction (nr = 6) and `held` (nh = kind.nv: the rate change the constraints caused in the
-    step, which the next step's predictor uses) as far as they fit in the 18 numbers:
-    SPHERICAL keeps no `held` (a continued run restarts its predictor term from zero), FREE
-    neither a reaction nor `held` (its q and dq fill the row; HISTORY reads its reaction as 0)."""
+def carry_columns(kind, alpha: bool = False) -> tuple[int, int, int, int]:
+    """Layout of a link's carry row (nq, nv, nr, nt): q (kind.nq), dq (kind.nv), the
+    reaction (nr = 6) and a tail of nt numbers, as far as they fit in the 18 numbers. The
+    tail is `held` (nt = kind.nv: the rate change the constraints caused in the step, which
+    the next step's predictor uses) or, for GEN_ALPHA trees (`alpha`), the accelerations ud
+    and a (nt = 2 kind.nv). SPHERICAL keeps no tail (a continued run restarts its predictor
+    term, or its generalized-alpha accelerations, from the state), FREE neither a reaction
+    nor a tail (its q and dq fill the row; HISTORY reads its reaction as 0)."""
     nr = 6 if kind.nq + kind.nv + 6 <= CARRY else 0
-    nh = kind.nv if kind.nq + kind.nv + nr + kind.nv <= CARRY else 0
-    return kind.nq, kind.nv, nr, nh
+    wanted = (2 if alpha else 1) * kind.nv
+    nt = wanted if kind.nq + kind.nv + nr + wanted <= CARRY else 0
+    return kind.nq, kind.nv, nr, nt
 
 
 CARRY = 18        # floats per link (the rigid block's carry width)
 
 
-def unpack(kind, row) -> tuple:
-    """(q, dq, reaction (6), held (nv)) from a carry row (zeros for what it does not hold)."""
-    nq, nv, nr, nh = carry_columns(kind)
-    reaction, held = np.zeros(6), np.zeros(nv)
+def unpack(kind, row, alpha: bool = False) -> tuple:
+    """(q, dq, reaction (6), tail) from a carry row: the tail is `held` (nv) or, with
+    `alpha`, (ud, a) (2 nv); zeros for what the row does not hold."""
+    nq, nv, nr, nt = carry_columns(kind, alpha)
+    reaction, tail = np.zeros(6), np.zeros((2 if alpha else 1) * nv)
     reaction[:nr] = row[nq + nv:nq + nv + nr]
-    held[:nh] = row[nq + nv + nr:nq + nv + nr + nh]
-    return row[:nq], row[nq:nq + nv], reaction, held
+    tail[:nt] = row[nq + nv + nr:nq + nv + nr + nt]
+    return row[:nq], row[nq:nq + nv], reaction, tail
 
 
 def joints_from_carry(joints, rows) -> None:

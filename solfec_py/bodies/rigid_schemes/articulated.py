@@ -45,7 +45,7 @@ def system_of(block, scheme) -> ArticulatedSystem:
                          f" every JOINT tree of a model share one scheme (ARTICULATED or GEN_ALPHA)")
     if fresh:
         scheme.check(system)
-        system.check_reference(block)
+        system.check_reference(block, alpha=scheme.USER == "GEN_ALPHA")
         system.check_drives(block.domain.time)
         block.articulated_system = system
     system.map_rows(block.count)
@@ -143,7 +143,7 @@ class ArticulatedGenAlpha(Articulated):
             loads = spatial_forces(R, x, f, ts + mv(R, tr))
             return tree.forward_dynamics(q, u, system.joint_forces(q, u), fext=loads)
 
-        alpha = getattr(system, "alpha", None)
+        alpha = system.alpha
         if alpha is None:                   # at a start: consistent accelerations ud_0 = a_0
             ud = accel(system.q, system.u, t)
             alpha = (ud, ud)
