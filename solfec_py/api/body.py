@@ -81,7 +81,8 @@ class BODY(Body):
         Time integrator: rigid ``'RIG_NEG'`` (default), ``'RIG_POS'``, ``'RIG_IMP'``, ``'LFPC'``,
         ``'DIRK1'`` ... ``'DIRK4'``, ``'LSV_EXPLICIT'``, ``'LSV_IMPLICIT'``, ``'GEN_ALPHA'``
         (docs/integrators.md); pseudo-rigid ``'DEF_EXP'`` (default) or ``'DEF_LIM'``;
-        ``'DEFAULT'`` resets.
+        ``'DEFAULT'`` resets. Links of JOINT trees: ``'ARTICULATED'`` (default) or
+        ``'GEN_ALPHA'`` (docs/joints.md).
     damping : float
         Mass-proportional damping, >= 0.
     disable_rotation : str

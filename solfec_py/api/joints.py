@@ -82,7 +82,12 @@ class JOINT:
 
     ``JOINT(kind, parent, child, point | axis, axis2, label, limits, spring, damper, drive)``.
     Rigid bodies joined by JOINTs form trees integrated in joint coordinates (docs/joints.md);
-    the links stay RIGID bodies whose conf and velo follow from the joints. Contacts,
+    the links stay RIGID bodies whose conf and velo follow from the joints. A link's
+    ``scheme`` is ``'ARTICULATED'`` (Solfec's half step in joint space) or ``'GEN_ALPHA'``
+    (generalized-alpha in joint space); all trees of a model share one. The joint frame
+    (`point`, `axis` at creation) is fixed in the parent, translations before rotations; a
+    child-side frame gives the same motion (docs/joints.md, "Where the joint frame lies":
+    only the slides of PLANAR and FREE would read d' = R^T d). Contacts,
     FIX_POINT, FIX_DIRECTION, PUT_RIGID_LINK (closing loops), PUT_SPRING and SET_* act on
     links through the tree's dynamics; the two bodies of a joint do not contact each other.
     HISTORY takes ``(joint, 'Q' | 'DQ' | 'Qk' | 'DQk' | 'FX' ... 'MZ')`` items.
@@ -140,6 +145,7 @@ class JOINT:
     >>> elbow = JOINT('REVOLUTE', upper_arm, forearm, (0, 0, -1), (0, 1, 0), label='elbow')
     >>> elbow.q
     (0.0,)
+    >>> forearm.scheme = 'GEN_ALPHA'     # with every other link of the model's trees
     """
 
     @V.command
