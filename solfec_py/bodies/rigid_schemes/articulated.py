@@ -40,9 +40,12 @@ def system_of(block, scheme) -> ArticulatedSystem:
     if moved.size:
         body = system.stored[int(moved[0])]
         other = block.schemes[int(block.scheme[body.row])]
-        raise InputError(f"body {body.id} is a link of an articulated body (JOINT) with scheme"
-                         f" {getattr(other, 'USER', other.name)}, another link has {scheme.USER}; the links of"
-                         f" every JOINT tree of a model share one scheme (ARTICULATED or GEN_ALPHA)")
+        if not isinstance(other, Articulated):
+            raise InputError(f"body {body.id} is a link of an articulated body (JOINT); its scheme must be"
+                             f" ARTICULATED or GEN_ALPHA, got {other.name}")
+        raise InputError(f"body {body.id} is a link of an articulated body (JOINT) with scheme {other.USER},"
+                         f" another link has {scheme.USER}; the links of every JOINT tree of a model share one"
+                         " scheme (ARTICULATED or GEN_ALPHA)")
     if fresh:
         scheme.check(system)
         system.check_reference(block, alpha=scheme.USER == "GEN_ALPHA")
