@@ -15,6 +15,9 @@ at the mid-step configuration); the block's Delassus blocks of link points are t
 the links of one tree form one coupling group, so rows on different links of a tree couple
 (solvers/local_dynamics.py). The reactions the solver returns reach joint space as
 T^T H^T R, the same operator, so the end velocities are the ones the solver saw.
+
+ARTICULATED_GEN_ALPHA (links whose BODY.scheme is GEN_ALPHA) replaces only the free motion
+(a generalized-alpha step, bodies/articulated/gen_alpha.py) and the end coordinates.
 """
 from __future__ import annotations
 
@@ -58,6 +61,7 @@ def system_of(block, scheme) -> ArticulatedSystem:
 class Articulated(RigidScheme):
     name, order = "ARTICULATED", 2
     GROUP = "articulated"
+    USER = "ARTICULATED"    # what BODY.scheme of a link reads
     CARRY = CARRY           # a link carries its parent joint's q, dq, reaction (-c, HISTORY)
 
     def begin(self, block, rows, t, h):
@@ -100,8 +104,6 @@ class Articulated(RigidScheme):
         system.reactions[:] = tree.joint_reactions(step.q_half, 0.5 * (u0 + system.u), (system.u - u0) / h,
                                                    fext=system.loads + fR)
         system.store_carry(block, h)
-
-    USER = "ARTICULATED"    # what BODY.scheme of a link reads
 
     def check(self, system) -> None:
         """Hook: refuse what the scheme cannot step (called once, when the system is built)."""
