@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py.bodies import fe_dynamics, fe_points as P
+from solfec_py.bodies.fe_corotational import CorotationalStepper
 from solfec_py.bodies.base import BodyBlock, _rows
 from solfec_py.bodies.fe_layout import MeshRecord, build
 from solfec_py.bodies.fe_loads import FELoads
@@ -26,7 +27,7 @@ from solfec_py.errors import InputError, NotAvailableError
 SCHEMES = {"DEF_EXP": 0, "DEF_LIM": 1}
 DEF_EXP, DEF_LIM = 0, 1
 # deck formulations (Solfec-1.0 user manual, BODY) -> implemented formulation code; None: not yet
-FORMS = {"TL": 0, "BC": None, "BC-MODAL": None, "BC-RO": None}
+FORMS = {"TL": 0, "BC": 1, "BC-MODAL": None, "BC-RO": None}   # BC: bodies/fe_corotational.py
 
 
 def form_code(form: str) -> int:
@@ -87,7 +88,7 @@ class FiniteElementBlock(BodyBlock):
         self._grow_nodes(64)
         self.layout = None
         self.loads = FELoads(self)
-        self.solver = fe_dynamics.Stepper(self)
+        self.solver = CorotationalStepper(self)     # TL, and BC through its overrides
         self._node_keys: dict = {}      # row -> {coordinate bytes: local node}
         self._located = None            # (layout, {(rows, X) bytes: elements}) of point_objects
         self.internal_stale = False
@@ -146,6 +147,7 @@ class FiniteElementBlock(BodyBlock):
         self.mass[row] = density * volume
         self.euler[row] = density * euler
         self.scheme[row] = DEF_EXP
+        self.form[row] = form_code(getattr(body, "_form", None) or "TL")
 
     def remove(self, body) -> None:
         row = body.row
