@@ -62,12 +62,7 @@ class CorotationalStepper(Stepper):
             vol += np.bincount(g.row, weights=g.wJ.sum(axis=1), minlength=blk.count)
         pos = np.full(blk.count, -1, dtype=np.int64)
         pos[rows] = np.arange(rows.size)
-        pattern = TangentPattern(blk.N, [g.conn for g in lay.groups])
-        data = pattern.zeros()
-        zero = np.zeros((blk.N, 3))
-        for g, slot in zip(lay.groups, pattern.slots):     # K0 = K(q = 0)
-            K.add_stiffness_csr(zero, g.conn, g.dNdX, g.wJ, g.mat, slot, pattern.nbptr, 1.0, data)
-        Kfull = pattern.matrix(data)
+        Kfull = stiffness_at_rest(blk)
         if nodes.size == blk.N:
             K0 = Kfull.copy()
         else:
@@ -198,6 +193,24 @@ class CorotationalStepper(Stepper):
         x = self.factors[row][0].solve(np.matmul(R.T, r).reshape(rhs.shape[0], -1))
         out = np.matmul(R, x.reshape(r.shape))
         return out.reshape(rhs.shape)
+
+
+def stiffness_at_rest(blk):
+    """K0 = K(q = 0) of every FE body of a block (3N x 3N CSR, block diagonal by body)."""
+    lay = blk.prepared()
+    pattern = TangentPattern(blk.N, [g.conn for g in lay.groups])
+    data = pattern.zeros()
+    zero = np.zeros((blk.N, 3))
+    for g, slot in zip(lay.groups, pattern.slots):
+        K.add_stiffness_csr(zero, g.conn, g.dNdX, g.wJ, g.mat, slot, pattern.nbptr, 1.0, data)
+    return pattern.matrix(data)
+
+
+def body_matrices(blk, row: int):
+    """(K0 (3n x 3n CSR), lumped nodal masses (n,)) of body `row` of a block (modal analysis)."""
+    sl = blk.nodes_of(row)
+    d = slice(3 * sl.start, 3 * sl.stop)
+    return stiffness_at_rest(blk)[d, d].tocsr(), blk.prepared().mass[sl].copy()
 
 
 class MixedTangent:
