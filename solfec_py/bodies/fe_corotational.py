@@ -31,8 +31,9 @@ BC = 1          # FORMS code of 'BC' (bodies/finite_element.py)
 class CorotationalStepper(Stepper):
     """Stepper of a block holding TL and BC bodies (module docstring)."""
 
-    #: add the variation of R to the BC force (exact gradient of d.K0 d / 2; keeps angular
-    #: momentum to round-off); False gives Solfec-1.0's R K0 d
+    #: add the variation of R to the BC force of DEF_EXP bodies (exact gradient of d.K0 d / 2;
+    #: keeps angular momentum to round-off); False gives Solfec-1.0's R K0 d, which implicit
+    #: (DEF_LIM, quasi-static) bodies always use
     consistent = True
 
     def invalidate(self) -> None:
@@ -42,6 +43,7 @@ class CorotationalStepper(Stepper):
         self.A0: dict = {}              # (row, coef) -> SuperLU of M + coef K0
         self.rotated: set = set()       # rows of `factors` that are A0 factors
         self.bc_energy = None
+        self.bc_hcrit = None            # critical steps of the BC bodies (constant)
 
     def bc_rows(self) -> np.ndarray:
         blk = self.block
@@ -108,9 +110,14 @@ class CorotationalStepper(Stepper):
         C.corotated(blk.X, blk.q, co.nodes, co.body, R, d)
         y = (co.K0 @ d.reshape(-1)).reshape(-1, 3)
         energy, torque = np.zeros(co.rows.size), np.zeros((co.rows.size, 3))
-        C.rotate_back(blk.X, blk.q, co.nodes, co.body, R, d, y, out, energy, torque)
-        if self.consistent:
-            C.add_rotated_variation(co.G, co.nodes, co.body, R, C.rotation_variation(R, S, torque, co.vol), out)
+        centre = np.ascontiguousarray(blk.center[co.rows])
+        C.rotate_back(blk.X, blk.q, co.nodes, co.body, R, centre, d, y, out, energy, torque)
+        explicit = ~self.implicit_rows()[co.rows]
+        if self.consistent and explicit.any():
+            # explicit bodies only: A0 = M + c K0 of an implicit body does not hold the
+            # stiffness of this term, which then makes the implicit step unstable (BM22)
+            c = C.rotation_variation(R, S, torque, co.vol) * explicit[:, None]
+            C.add_rotated_variation(co.G, co.nodes, co.body, R, c, out)
         self.bc_energy = energy
 
     def internal_energy(self) -> None:
@@ -128,17 +135,25 @@ class CorotationalStepper(Stepper):
             blk.internal_stale = False
 
     def _critical(self) -> float:
-        """BC bodies: the TL estimate of the undeformed mesh (Solfec computes it once)."""
-        if not self.bc_rows().any():
+        """BC bodies: 2 / sqrt(lambda_max(M^-1 K0)) of the whole body, computed once (K0 is
+        constant; Solfec takes the TL estimate of one element of the undeformed mesh, which
+        can exceed the stability limit: its nodal masses are those of the whole mesh)."""
+        bc = self.bc_rows()
+        if not bc.any():
             return super()._critical()
         blk = self.block
-        keep = blk.q
-        blk.q = keep.copy()
-        blk.q[self._setup().nodes] = 0.0
-        try:
-            return super()._critical()
-        finally:
-            blk.q = keep
+        explicit = ~self.implicit_rows()
+        h = super()._critical() if (explicit & ~bc).any() else np.inf
+        if not (explicit & bc).any():
+            return h
+        if self.bc_hcrit is None:
+            co, mass = self._setup(), blk.prepared().mass
+            self.bc_hcrit = np.full(co.rows.size, np.inf)
+            for p, row in enumerate(co.rows.tolist()):
+                d = slice(3 * co.off[p], 3 * co.off[p + 1])
+                s = 1.0 / np.sqrt(np.repeat(mass[blk.nodes_of(row)], 3))
+                self.bc_hcrit[p] = 2.0 / np.sqrt(largest_eigenvalue(co.K0csr[d, d], s))
+        return min(h, float(self.bc_hcrit[explicit[self.co.rows]].min()))
 
     # ------------------------------------------------------------------ operators
     def _tangent(self):
@@ -193,6 +208,18 @@ class CorotationalStepper(Stepper):
         x = self.factors[row][0].solve(np.matmul(R.T, r).reshape(rhs.shape[0], -1))
         out = np.matmul(R, x.reshape(r.shape))
         return out.reshape(rhs.shape)
+
+
+def largest_eigenvalue(K, s) -> float:
+    """lambda_max of diag(s) K diag(s) (Lanczos; dense for small matrices)."""
+    import scipy.sparse as sp
+
+    A = sp.diags(s) @ K @ sp.diags(s)
+    if A.shape[0] <= 600:
+        return float(np.linalg.eigvalsh(A.toarray())[-1])
+    from scipy.sparse.linalg import eigsh
+
+    return float(eigsh(A.tocsr(), k=1, which="LA", tol=1e-6, return_eigenvectors=False)[0])
 
 
 def stiffness_at_rest(blk):

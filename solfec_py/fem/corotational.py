@@ -76,9 +76,10 @@ def corotated(X, q, nodes, body, R, d):
 
 
 @njit(cache=True, fastmath=True)
-def rotate_back(X, q, nodes, body, R, d, y, f, energy, torque):
+def rotate_back(X, q, nodes, body, R, centre, d, y, f, energy, torque):
     """f[n] = R_b y_i (overwritten) for the listed nodes; energy (b,) += d . y / 2;
-    torque (b, 3) += (R_b y_i) x x_n."""
+    torque (b, 3) += (R_b y_i) x (x_n - centre_b) (the same as about the origin, since
+    sum_i y_i = 0, with less cancellation for bodies far from it)."""
     for i in range(nodes.size):
         n, b = nodes[i], body[i]
         e = 0.0
@@ -89,7 +90,7 @@ def rotate_back(X, q, nodes, body, R, d, y, f, energy, torque):
             f[n, a] = s
             e += d[i, a] * y[i, a]
         energy[b] += 0.5 * e
-        x0, x1, x2 = X[n, 0] + q[n, 0], X[n, 1] + q[n, 1], X[n, 2] + q[n, 2]
+        x0, x1, x2 = X[n, 0] + q[n, 0] - centre[b, 0], X[n, 1] + q[n, 1] - centre[b, 1], X[n, 2] + q[n, 2] - centre[b, 2]
         torque[b, 0] += f[n, 1] * x2 - f[n, 2] * x1
         torque[b, 1] += f[n, 2] * x0 - f[n, 0] * x2
         torque[b, 2] += f[n, 0] * x1 - f[n, 1] * x0
