@@ -20,6 +20,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from solfec_py.bodies.fe_dynamics import Stepper
+from solfec_py.bodies.fe_reduced import MODAL, ReducedBody
 from solfec_py.errors import SimulationError
 from solfec_py.fem import corotational as C
 from solfec_py.fem import kernels as K
@@ -42,12 +43,14 @@ class CorotationalStepper(Stepper):
         self.R = self.S = None          # rotations / stretches of the BC bodies at the last force
         self.A0: dict = {}              # (row, coef) -> SuperLU of M + coef K0
         self.rotated: set = set()       # rows of `factors` that are A0 factors
+        self.reduced_coef: dict = {}    # BC-MODAL / BC-RO rows of `factors` -> c of A_r
         self.bc_energy = None
         self.bc_hcrit = None            # critical steps of the BC bodies (constant)
 
     def bc_rows(self) -> np.ndarray:
+        """Co-rotated rows: BC, BC-MODAL and BC-RO (bodies/fe_reduced.py)."""
         blk = self.block
-        return blk.form[: blk.count] == BC
+        return blk.form[: blk.count] >= BC
 
     # ------------------------------------------------------------------ setup
     def _setup(self):
@@ -74,7 +77,13 @@ class CorotationalStepper(Stepper):
             rows=rows, nodes=nodes.astype(np.int64), body=np.repeat(np.arange(rows.size), counts).astype(np.int64),
             off=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), pos=pos, vol=vol[rows],
             G=C.nodal_gradients(lay.groups, blk.N), K0=K0.tobsr(blocksize=(3, 3)), K0csr=K0.tocsr(),
-            d=np.empty((nodes.size, 3)))
+            d=np.empty((nodes.size, 3)), reduced={})
+        for row in rows[blk.form[rows] >= MODAL].tolist():
+            sl = blk.nodes_of(row)
+            p = pos[row]
+            d = slice(3 * self.co.off[p], 3 * self.co.off[p + 1])
+            self.co.reduced[row] = ReducedBody(int(blk.form[row]), blk.bodies[row]._base[1], self.co.K0csr[d, d],
+                                               lay.mass[sl])
         return self.co
 
     def _rotations(self, q):
@@ -108,7 +117,13 @@ class CorotationalStepper(Stepper):
         self.R, self.S = R, S = self._rotations(blk.q)
         d = co.d
         C.corotated(blk.X, blk.q, co.nodes, co.body, R, d)
-        y = (co.K0 @ d.reshape(-1)).reshape(-1, 3)
+        full = len(co.reduced) < co.rows.size          # some BC body needs K0 d
+        y = (co.K0 @ d.reshape(-1)).reshape(-1, 3) if full else np.empty_like(d)
+        qr = {}
+        for row, rb in co.reduced.items():          # f = R K0 E q (bodies/fe_reduced.py)
+            seg = slice(co.off[co.pos[row]], co.off[co.pos[row] + 1])
+            qr[row] = rb.coordinates(d[seg].reshape(-1))
+            y[seg] = (rb.KE @ qr[row]).reshape(-1, 3)
         energy, torque = np.zeros(co.rows.size), np.zeros((co.rows.size, 3))
         centre = np.ascontiguousarray(blk.center[co.rows])
         C.rotate_back(blk.X, blk.q, co.nodes, co.body, R, centre, d, y, out, energy, torque)
@@ -118,6 +133,8 @@ class CorotationalStepper(Stepper):
             # stiffness of this term, which then makes the implicit step unstable (BM22)
             c = C.rotation_variation(R, S, torque, co.vol) * explicit[:, None]
             C.add_rotated_variation(co.G, co.nodes, co.body, R, c, out)
+        for row, q in qr.items():
+            energy[co.pos[row]] = 0.5 * q @ (co.reduced[row].Kr @ q)
         self.bc_energy = energy
 
     def internal_energy(self) -> None:
@@ -155,6 +172,62 @@ class CorotationalStepper(Stepper):
                 self.bc_hcrit[p] = 2.0 / np.sqrt(largest_eigenvalue(co.K0csr[d, d], s))
         return min(h, float(self.bc_hcrit[explicit[self.co.rows]].min()))
 
+    # ------------------------------------------------------------------ reduced state
+    def reduced_state(self, row: int):
+        """The (conf, velo) buffers of a BC-MODAL / BC-RO body, refreshed from the mesh state."""
+        blk, co = self.block, self._setup()
+        rb = co.reduced[row]
+        sl = blk.nodes_of(row)
+        R = self._rotations(blk.q)[0][co.pos[row]]
+        rb.refresh(R, blk.X[sl], blk.q[sl], blk.u[sl])
+        rb.seen = (blk.q[sl].copy(), blk.u[sl].copy())
+        return rb
+
+    def project_reduced(self) -> None:
+        """Mesh state of the reduced bodies back into R (X + E q), R E u (Solfec re-projects
+        at the end of every step, so the mesh state never leaves the base)."""
+        co = self._setup()
+        if not co.reduced:
+            return
+        blk = self.block
+        R = self._rotations(blk.q)[0]
+        for row, rb in co.reduced.items():
+            sl = blk.nodes_of(row)
+            rb.refresh(R[co.pos[row]], blk.X[sl], blk.q[sl], blk.u[sl])
+            blk.q[sl], blk.u[sl] = rb.lift(blk.X[sl])
+        blk.energy[: blk.count, 0] = blk.kinetic_energy()
+
+    def dynamic_init(self) -> None:
+        super().dynamic_init()
+        if self.bc_rows().any():
+            self.project_reduced()
+
+    def step_end(self, t: float, h: float) -> None:
+        super().step_end(t, h)
+        if self.co is not None and self.co.reduced:
+            self.project_reduced()
+
+    def qs_step_end(self, t: float, h: float) -> None:
+        super().qs_step_end(t, h)
+        if self.co is not None and self.co.reduced:
+            self.project_reduced()
+
+    def reduced_changed(self, rows) -> None:
+        """conf / velo of reduced bodies were written (through the buffers): lift them to the
+        mesh, unless the mesh state itself changed since the buffers were read."""
+        if self.co is None:
+            return
+        blk = self.block
+        for row in np.atleast_1d(rows).tolist():
+            rb = self.co.reduced.get(int(row))
+            seen = getattr(rb, "seen", None)
+            if seen is None:
+                continue
+            sl = blk.nodes_of(int(row))
+            if np.array_equal(seen[0], blk.q[sl]) and np.array_equal(seen[1], blk.u[sl]):
+                blk.q[sl], blk.u[sl] = rb.lift(blk.X[sl])
+            rb.seen = None
+
     # ------------------------------------------------------------------ operators
     def _tangent(self):
         return MixedTangent(self) if self.bc_rows().any() else super()._tangent()
@@ -176,8 +249,12 @@ class CorotationalStepper(Stepper):
             pinned = self.pins.of_body(blk.nodes_of(row))[0].size > 0
             (mine if bc[row] and not pinned else other).append((row, c))
         super()._factorise(Kmat, np.array([r for r, _ in other], np.int64), np.array([c for _, c in other]))
-        self.rotated = set()
+        self.rotated, self.reduced_coef = set(), {}
         for row, c in mine:
+            if row in self.co.reduced:
+                self.factors[row] = (None, blk.nodes_of(row), np.zeros(0, np.int64), None, None)
+                self.reduced_coef[row] = c
+                continue
             lu = self.A0.get((row, c))
             if lu is None:
                 if len(self.A0) > 4 * max(1, len(self.co.rows)):
@@ -201,6 +278,9 @@ class CorotationalStepper(Stepper):
                                   " (no mass along some motion: give it a density)") from None
 
     def _solve(self, row: int, rhs: np.ndarray) -> np.ndarray:
+        if row in self.reduced_coef:
+            R = self.rotations()[self.co.pos[row]]
+            return self.co.reduced[row].solve(R, self.reduced_coef[row], np.asarray(rhs, dtype=float))
         if row not in self.rotated:
             return super()._solve(row, rhs)
         R = self.rotations()[self.co.pos[row]]
