@@ -278,6 +278,8 @@ class CorotationalStepper(Stepper):
                                   " (no mass along some motion: give it a density)") from None
 
     def _solve(self, row: int, rhs: np.ndarray) -> np.ndarray:
+        if (row in self.rotated or row in self.reduced_coef) and not rhs.any():
+            return np.zeros(rhs.shape)          # no reactions on the body: skip the solve
         if row in self.reduced_coef:
             R = self.rotations()[self.co.pos[row]]
             return self.co.reduced[row].solve(R, self.reduced_coef[row], np.asarray(rhs, dtype=float))
