@@ -57,8 +57,9 @@ class BODY(Body):
         Finite-element formulation: ``'TL'``, ``'BC'``, ``'BC-MODAL'`` or ``'BC-RO'``.
     mesh : MESH, optional
         A background mesh of a finite-element body.
-    base : optional
-        A modal base of a finite-element body.
+    base : tuple or str, optional
+        The base of a ``'BC-MODAL'`` or ``'BC-RO'`` body: ``(vals, vecs)`` as MODAL_ANALYSIS
+        returns it, or a label given to REGISTER_BASE (docs/corotational.md).
 
     Attributes
     ----------
