@@ -117,7 +117,7 @@ def test_flexible_bar_half_turn_matches_total_lagrangian(api, scheme, h):
 def test_quasi_static_cantilever_matches_total_lagrangian(api):
     # 20 x 1 x 1 HEX8 cantilever (1 x 0.05 x 0.05 m, nu = 0) under its own weight, clamped by
     # FIX_POINTs (eliminated in quasi-static steps), E = 1e9: deflection/length 3e-3, so BC and
-    # TL agree to O(3e-3) of the deflection; both converge by the regularised Newton steps
+    # TL differ by O((3e-3)^2) of the deflection; both converge by the regularised Newton steps
     tips = {}
     for form in ("TL", "BC"):
         sol = api.SOLFEC("QUASI_STATIC", 0.05, f"out/bc{next(_RUNS)}")
@@ -133,4 +133,4 @@ def test_quasi_static_cantilever_matches_total_lagrangian(api):
         api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 1000), 1.0)
         tips[form] = api.DISPLACEMENT(body, (1.0, 0.025, 0.025))[2]
     assert tips["TL"] < -1e-4
-    assert abs(tips["BC"] - tips["TL"]) < 2e-3 * abs(tips["TL"]), tips
+    assert abs(tips["BC"] - tips["TL"]) < 1e-4 * abs(tips["TL"]), tips       # measured 4.5e-6

@@ -98,3 +98,26 @@ def test_reduced_conf_velo_and_base_errors(api):
     mat2 = api.BULK_MATERIAL(sol2, model="KIRCHHOFF", young=1e7, poisson=0.25, density=1e3, label="other")
     b2 = api.BODY(sol2, "FINITE_ELEMENT", api.HEX(NODES, 4, 1, 1, 1, [1] * 6), mat2, form="BC-RO", base="small")
     assert len(b2.velo) == 8
+
+
+def test_corotated_snapshots_and_pod(api):
+    from solfec_py.fem.modal import pod
+
+    # a stiff bar turning fast: its co-rotated displacements R^T x - X are a translation
+    # (R^T c - c, c the centre) plus its small elastic strains, far below the motion |x - X|
+    sol, body = model(api, "TL", n=(4, 1, 1), h=1e-4)
+    body.scheme = "DEF_EXP"
+    api.INITIAL_VELOCITY(body, (0.0, 0.0, 0.0), (0.0, 0.0, 10.0))
+    snaps = api.COROTATED_DISPLACEMENTS(sol, body, 0.002)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 0.02)
+    assert len(snaps) == 10 and len(snaps[0]) == 3 * 20             # every 0.002 s of 0.02 s
+    S = np.array(snaps)
+    moved = np.abs(np.array(body.conf)).max()
+    elastic = S.reshape(10, -1, 3) - S.reshape(10, -1, 3).mean(axis=1, keepdims=True)
+    strain = 1e3 * 10.0 ** 2 * (L / 2) ** 2 / 1e7                   # rho w^2 (L/2)^2 / E = 2.5e-3
+    assert np.abs(elastic).max() < 4 * strain * L / 2 < 0.25 * moved  # measured 9e-4 m vs 0.1 m
+    fields = np.array(api.RIGID_DISPLACEMENTS(body))
+    values, modes = pod(np.vstack([S, fields]).T, 8)
+    assert np.allclose(modes.T @ modes, np.eye(8), atol=1e-12)      # an orthonormal BC-RO base
+    with pytest.raises(Exception, match="sampling"):
+        api.COROTATED_DISPLACEMENTS(sol, body, "often")

@@ -1,5 +1,5 @@
 """Modal analysis and reduced bases of finite-element bodies: MODAL_ANALYSIS, REGISTER_BASE,
-RIGID_DISPLACEMENTS (layer 7).
+RIGID_DISPLACEMENTS, COROTATED_DISPLACEMENTS (layer 7).
 Reference: Solfec-1.0 user manual (MODAL_ANALYSIS, REGISTER_BASE, RIGID_DISPLACEMENTS) and
 lng.c (argument rules, the results file); the mathematics is solfec_py/fem/modal.py;
 docs/corotational.md.
@@ -192,3 +192,81 @@ def RIGID_DISPLACEMENTS(body):
     require_body("body", body)
     blk, row = _fe_block_row(body, "RIGID_DISPLACEMENTS")
     return [list(v) for v in modal.rigid_fields(blk.X[blk.nodes_of(row)], blk.center[row]).tolist()]
+
+
+@V.command
+def COROTATED_DISPLACEMENTS(solfec, subset, sampling=V.MISSING):
+    """Snapshots of co-rotated displacements of finite-element bodies during RUN.
+
+    ``obj = COROTATED_DISPLACEMENTS(solfec, subset | sampling)``: a list that receives, at
+    every sampling time of the following RUNs, one list per selected body of its nodal
+    displacements with the body rotation factored out (R^T x - X, R the polar rotation of
+    the mean deformation gradient; node-major, 3 per node). With RIGID_DISPLACEMENTS they are
+    the snapshots of a proper orthogonal decomposition (``solfec_py.fem.modal.pod``) for a
+    BC-RO base. Sampling in READ mode (FORWARD with 'TRUE') is not provided.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    subset : BODY, int, str, tuple or list
+        Finite-element bodies with equal node counts (a label regular expression, a BODY, a
+        body id, a 6-tuple box, or a list of those).
+    sampling : list or float, optional
+        Sampling times, or an interval (default: the OUTPUT interval, else every step).
+
+    Returns
+    -------
+    list
+        Filled during the runs.
+
+    Raises
+    ------
+    InputError
+        A subset without bodies, non-FE bodies or different node counts, a bad sampling.
+
+    Examples
+    --------
+    >>> snaps = COROTATED_DISPLACEMENTS(sol, beam, 0.01)
+    >>> RUN(sol, GAUSS_SEIDEL_SOLVER(1E-8, 100), 1.0)
+    >>> values, modes = solfec_py.fem.modal.pod(numpy.array(snaps).T, 10)
+    """
+    from solfec_py.api.results import subset_bodies
+    from solfec_py.bodies.fe_corotational import corotated_displacements
+
+    domain = require_solfec("solfec", solfec)
+    bodies = subset_bodies(domain, subset)
+    sizes = set()
+    for b in bodies:
+        _fe_block_row(b, "COROTATED_DISPLACEMENTS")
+        sizes.add(int(b.block.nnodes[b.row]))
+    if len(sizes) > 1:
+        raise InputError(f"COROTATED_DISPLACEMENTS: invalid definition of displacements sampling: the bodies have"
+                         f" different node counts {sorted(sizes)}")
+    if not V.given(sampling):
+        times, interval = None, None
+    elif isinstance(sampling, list):
+        times, interval = np.sort(V.list_of_numbers("sampling", sampling, minlen=1)), None
+    elif V._is_number(sampling):
+        times, interval = None, V.positive("sampling", sampling)
+    else:
+        raise InputError(f"Invalid sampling argument: {V.describe(sampling)}; expected a list of times or an interval")
+    out: list = []
+    state = {"latest": domain.time}
+
+    def sample(dom) -> None:
+        t, h = dom.time, dom.step
+        if times is not None:
+            due = bool(np.any(np.abs(times - t) <= 0.5 * h))
+        else:
+            every = interval or getattr(solfec, "output_interval", 0.0) or h
+            due = abs(state["latest"] + every - t) <= 0.5 * h or t - state["latest"] > every
+            if due:
+                state["latest"] += every * max(1, round((t - state["latest"]) / every))
+        if due:
+            for b in bodies:
+                out.append(corotated_displacements(b.block, b.row).reshape(-1).tolist())
+
+    if not hasattr(domain, "samplers"):
+        domain.samplers = []
+    domain.samplers.append(sample)
+    return out

@@ -292,6 +292,23 @@ class CorotationalStepper(Stepper):
         return out.reshape(rhs.shape)
 
 
+def corotated_displacements(blk, row: int) -> np.ndarray:
+    """R^T x - X (n, 3) of body `row` of a block (any form), R the polar rotation of its mean
+    deformation gradient (COROTATED_DISPLACEMENTS snapshots)."""
+    lay = blk.prepared()
+    st = blk.solver
+    if getattr(st, "_gradients", (None,))[0] is not lay:
+        vol = np.zeros(blk.count)
+        for g in lay.groups:
+            vol += np.bincount(g.row, weights=g.wJ.sum(axis=1), minlength=blk.count)
+        st._gradients = (lay, C.nodal_gradients(lay.groups, blk.N), vol)
+    _, G, vol = st._gradients
+    sl = blk.nodes_of(row)
+    x = blk.X[sl] + blk.q[sl]
+    R = C.polar_rotations((x.T @ G[sl] / vol[row])[None])[0][0]
+    return x @ R - blk.X[sl]
+
+
 def largest_eigenvalue(K, s) -> float:
     """lambda_max of diag(s) K diag(s) (Lanczos; dense for small matrices)."""
     import scipy.sparse as sp
