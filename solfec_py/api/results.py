@@ -89,9 +89,10 @@ def stored_frames(solfec, first: bool = False):
     if solfec.mode != "READ":
         return
     replay.ensure_loaded(solfec)
-    for i in range(0 if first else 1, solfec.store.nframes):
-        replay.load(solfec, i)
-        yield solfec.domain.time
+    with solfec.store.held_open():        # one file handle for the whole loop
+        for i in range(0 if first else 1, solfec.store.nframes):
+            replay.load(solfec, i)
+            yield solfec.domain.time
 
 
 # ---------------------------------------------------------------------- subsets
