@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solfec_py.errors import InputError, NotAvailableError, SimulationError
+from solfec_py.errors import InputError, SimulationError
 
 CUBE = [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]
 
