@@ -169,3 +169,12 @@ def test_drive_on_a_gen_alpha_tree_is_refused(api):
     api.JOINT('REVOLUTE', None, ball, (3, 0, 0), (0, 0, 1), drive=api.TIME_SERIES([0, 0, 1, 1]), label='motor')
     with pytest.raises(NotAvailableError, match="JOINT 'motor'.*drives on GEN_ALPHA trees"):
         api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), 1e-3)
+
+
+def test_joint_replaces_another_rigid_scheme_with_a_warning(api):
+    sol = api.SOLFEC('DYNAMIC', 1e-3, 'out/ga_warn')
+    ball = api.BODY(sol, 'RIGID', api.SPHERE((1, 0, 0), 0.1, 1, 1), api.BULK_MATERIAL(sol, density=1.0))
+    ball.scheme = 'DIRK3'
+    with pytest.warns(RuntimeWarning, match=f"body {ball.id} becomes a link .* scheme DIRK3 is replaced by ARTICULATED"):
+        api.JOINT('REVOLUTE', None, ball, (0, 0, 0), (0, 1, 0))
+    assert ball.scheme == 'ARTICULATED'

@@ -10,9 +10,10 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from solfec_py import validate as V
+from solfec_py import session, validate as V
 from solfec_py.api.common import readonly
 from solfec_py.api.series import number_or_series
+from solfec_py.bodies import BODY_KINDS
 from solfec_py.bodies.articulated import JOINT_KINDS, Joint, joint_frame
 from solfec_py.bodies.articulated.joint import ancestry, parent_joint
 from solfec_py.bodies.base import Body
@@ -210,7 +211,12 @@ class JOINT:
             domain.excluded_bodies.add((min(parent.id, child.id), max(parent.id, child.id)))
         for body in (child, parent):          # links are stepped in joint coordinates (GEN_ALPHA kept)
             if body is not None:
-                body._scheme = body._scheme if body._scheme in LINK_SCHEMES else "ARTICULATED"
+                if body._scheme not in LINK_SCHEMES:
+                    if body._scheme != BODY_KINDS["RIGID"].default_scheme:
+                        session.runtime_warning(f"{who}: body {body.id} becomes a link of an articulated body; its"
+                                                f" scheme {body._scheme} is replaced by ARTICULATED (links take"
+                                                " ARTICULATED or GEN_ALPHA)")
+                    body._scheme = "ARTICULATED"
                 body.block.set_scheme(body.row, LINK_SCHEMES[body._scheme])
 
     kind = readonly(lambda self: self._joint.kind.name)
