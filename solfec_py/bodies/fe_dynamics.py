@@ -418,20 +418,22 @@ class Operator:
         return bool(np.all(np.linalg.norm(res, axis=0) <= self.REFINE_TOL * scale))
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
+        columns = 1 if rhs.ndim == 1 else rhs.shape[1]
+        if not self.fresh and self.spent + columns > self.budget:
+            self._factorise()            # even one correction would cost more (many columns)
         x = self.lu.solve(rhs)
         if self.fresh:
             return x
-        columns = 1 if rhs.ndim == 1 else rhs.shape[1]
         scale = np.linalg.norm(rhs, axis=0)
         scale = np.where(scale > 0.0, scale, 1.0)
         ok = self._converged(rhs - self.op @ x, scale)
         for _ in range(self.REFINE_STEPS):
-            if ok:
+            if ok or self.spent + columns > self.budget:
                 break
             x += self.lu.solve(rhs - self.op @ x)
             self.spent += columns
             ok = self._converged(rhs - self.op @ x, scale)
-        if ok and self.spent <= self.budget:
+        if ok:
             return x
         self._factorise()                # drifted, or refining costs more than factorising
         return self.lu.solve(rhs)
