@@ -1,4 +1,4 @@
-"""Benchmark: S2 array of cubes (BENCHMARKS.md; Solfec-1.0 inp/devel/parallel-scaling/array-of-cubes.py).
+"""Benchmark: S2 array of cubes (bench/README.md; Solfec-1.0 inp/devel/parallel-scaling/array-of-cubes.py).
 
 An M x M x M array of rigid 0.1 m cubes (HEX 1x1x1, one element each, rho = 1000) with 1 mm gaps
 between neighbours in x, y and z and 1 mm above a fixed OBSTACLE floor block settles under

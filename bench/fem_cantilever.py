@@ -1,4 +1,4 @@
-"""Benchmark: the B3 cantilever of BENCHMARKS.md (HEX8 beam over 1 x 0.125 x 0.125 m,
+"""Benchmark: the B3 cantilever of bench/README.md (HEX8 beam over 1 x 0.125 x 0.125 m,
 E = 1e7, nu = 0.25, rho = 1e3, clamped at x = 0, a tip load released at t = 0: free
 vibration) with total-Lagrangian FINITE_ELEMENT bodies, DEF_EXP and DEF_LIM.
 

@@ -18,7 +18,7 @@ SECTIONS = [
     ("Materials", ("materials",)),
     ("Bodies", ("body", "joints")),
     ("Loads", ("loads", "series")),
-    ("Constraints", ("constraints",)),
+    ("Constraints", ("constraints", "prescribed")),
     ("Prescribed motion", ("motion",)),
     ("Contact", ("contact",)),
     ("Solvers", ("solvers",)),
