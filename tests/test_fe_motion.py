@@ -71,6 +71,7 @@ def test_stiff_body_quarter_turn_follows_the_rigid_rotation(api):
     assert np.abs(x - X).max() > 0.5                              # it did turn
 
 
+@pytest.mark.slow
 def test_def_lim_reuses_its_factorisation_to_round_off(api, monkeypatch):
     """A kept factorisation with iterative refinement (bodies/fe_dynamics.Operator, used
     for bodies of 10^4 unknowns and more; forced here on the small box) gives the motion of
