@@ -16,7 +16,7 @@ SECTIONS = [
     ("Meshes from files and generators", ("mesh_io",)),
     ("Shape utilities", ("shape_utils", "shape_ops")),
     ("Materials", ("materials",)),
-    ("Bodies", ("body", "joints")),
+    ("Bodies", ("body", "joints", "modal")),
     ("Loads", ("loads", "series")),
     ("Constraints", ("constraints", "prescribed")),
     ("Prescribed motion", ("motion",)),

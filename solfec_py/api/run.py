@@ -88,7 +88,7 @@ def RUN(solfec, solver, duration):
         progress = Progress(solfec._verbose, domain.time, domain.time + duration, session.current().interval,
                             tty=session.current().progress, explicit=solfec.verbose_set)
         hooks = timestep.RunHooks(
-            after_step=[recorder.output_hook(solfec), progress.update],
+            after_step=[recorder.output_hook(solfec), progress.update, *getattr(domain, "samplers", ())],
             should_stop=_stop_file(solfec))
         try:
             timestep.run(domain, getattr(solver, "engine", solver), duration, hooks, until)

@@ -311,6 +311,8 @@ class Mesh(PointSetMotion):
         p = np.asarray(point, float)
         if tol is None:
             tol = tolerance(self.ref.min(axis=0), self.ref.max(axis=0))
+        if np.linalg.norm(self.ref - p, axis=1).min() <= tol:
+            return True             # a node (of a warped element the half-spaces can miss)
         surface = self.surface_elements()
         for pts in self.triangle_chunks("ref", surface):
             pts = pts.reshape(-1, mesh_tables.MAX_TRIS, 3, 3)
