@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
-from solfec_py import contact, solvers
+from solfec_py import constraints as C, contact, solvers
 from solfec_py.domain import Domain
 from solfec_py.errors import InputTypeError, SimulationError
 
@@ -54,13 +54,16 @@ def step(domain: Domain, solver=None) -> float:
     with timed(domain, "TIMINT"):
         for block in blocks:
             (block.step_begin if domain.dynamic else block.qs_step_begin)(t, h)
+    absorbed = 0
     if domain.constraints:
         with timed(domain, "CONUPD"):   # points, frames, gaps, targets at q(t + h/2)
-            solvers.update(domain, t, h)
+            absorbed = _absorbed(domain, blocks)
+            if absorbed < C.constraint_set(domain).count:
+                solvers.update(domain, t, h)
     with timed(domain, "CONDET"):       # existing contacts re-evaluated, new ones found
         new = contact.detect(domain)
-    if domain.constraints:
-        if solver is not None:
+    if domain.constraints and C.constraint_set(domain).count > absorbed:
+        if solver is not None:          # (constraints the blocks enforce themselves need no solve)
             with timed(domain, "CONSOL"):
                 solver.solve(domain, h)
     domain.statistics = dict(getattr(domain, "statistics", None) or {}, NEWCONS=new)
@@ -71,6 +74,18 @@ def step(domain: Domain, solver=None) -> float:
         solvers.delete_overstressed(domain)   # broken links / fixed points (Solfec-1.0 ldy.c, constraint kinds)
     domain.steps_done += 1
     return h
+
+
+def _absorbed(domain: Domain, blocks) -> int:
+    """How many constraints the blocks enforce themselves this step (BodyBlock.absorbed,
+    e.g. the pinned nodes of finite-element bodies); their points are refreshed by the
+    blocks (BodyBlock.refresh_absorbed), so when nothing else is constrained the step
+    skips the constraint update and the solver."""
+    cset = C.constraint_set(domain)
+    count = 0
+    for block in blocks:
+        count += block.refresh_absorbed(cset)
+    return count
 
 
 def _call_callback(domain: Domain) -> bool:

@@ -69,3 +69,28 @@ def test_stiff_body_quarter_turn_follows_the_rigid_rotation(api):
     eps = 1000.0 * omega ** 2 * (2 * A) ** 2 / 1e9
     assert np.abs(x - X @ R.T).max() < 4 * eps * 2 * A, np.abs(x - X @ R.T).max()
     assert np.abs(x - X).max() > 0.5                              # it did turn
+
+
+@pytest.mark.slow
+def test_def_lim_reuses_its_factorisation_to_round_off(api, monkeypatch):
+    """A kept factorisation with iterative refinement (bodies/fe_dynamics.Operator, used
+    for bodies of 10^4 unknowns and more; forced here on the small box) gives the motion of
+    a fresh factorisation every step to round-off, with far fewer factorisations."""
+    from solfec_py.bodies.fe_dynamics import Operator
+
+    confs, counts, steps = [], [], []
+    for reuse in (False, True):
+        if reuse:
+            monkeypatch.setattr(Operator, "REUSE_DOFS", 0)
+        sol, body = box(api, 2e-4, scheme="DEF_LIM")
+        api.INITIAL_VELOCITY(body, (0.1, 0.0, 0.0), (1.0, 2.0, 3.0))
+        _, l0 = momentum(body)
+        api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 0.05)         # 250 steps, tumbling
+        _, l1 = momentum(body)
+        assert np.linalg.norm(l1 - l0) < 1e-10 * np.linalg.norm(l0)
+        confs.append(np.array(body.conf))
+        counts.append(body.block.solver.factorisations)
+        steps.append(sol.domain.steps_done)
+    assert counts[0] == steps[0] == steps[1] and counts[1] < 0.1 * steps[1]
+    # refinement to 1e-13 of the right-hand side: the same states to round-off
+    assert np.abs(confs[1] - confs[0]).max() < 1e-12 * np.abs(confs[0]).max()

@@ -69,10 +69,11 @@ def test_history_in_read_mode_matches_the_run(tmp_path, capsys):
     hist = np.array(json.load(open(tmp_path / "hist.json")))
     n = hist.shape[1]
     # the stored frames on Solfec's clock (0.0201: the 0.02 frame comes one step late);
-    # HISTORY(0, 0.02) has N = i1 - i0 slots, i1 the last frame at or before 0.02 (SEEK)
+    # HISTORY(0, 0.02) has N = i1 - i0 slots, i1 the frame of the last probe of pbf.c's
+    # binary search for 0.02 among the 11 frame times (probes 5, 8, 9, 10: the 0.0201 frame)
     frames = [0.0] + solfec_output_times(solfec_clock(1e-4, 0.02), 0.002)
-    i1 = max(i for i, f in enumerate(frames) if f <= 0.02)
-    assert n == i1 == 9
+    assert len(frames) == 11 and frames[9] < 0.02 < frames[10]
+    assert n == 10
     np.testing.assert_array_equal(hist[0], frames[:n])
     live = rec[np.isin(rec[:, 0], hist[0])]               # the rows at the frame times
     np.testing.assert_array_equal(hist[0], live[:, 0])

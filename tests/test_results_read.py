@@ -126,10 +126,11 @@ def test_history_against_closed_form_and_counts(fall):
 def test_navigation_walks_the_frames(fall):
     r = fall[1]
     assert r["duration"] == [0.0, pytest.approx(0.2, abs=1e-12)]
-    # SEEK(0.055) -> last frame with T <= 0.055 = 0.05; FORWARD 3 -> 0.08; BACKWARD 2 -> 0.06;
-    # clamped at both ends; SEEK to an exact frame time
-    np.testing.assert_allclose(r["nav"], [0.05, 0.08, 0.06, 0.0, 0.2, 0.1], atol=1e-12)
-    t = 0.05
+    # SEEK(0.055) lands where Solfec-1.0's binary search over the 21 frame times (pbf.c,
+    # PBF_Seek) last probes: frames 10, 4, 7, 5, 6 -> 0.06; FORWARD 3 -> 0.09; BACKWARD 2 ->
+    # 0.07; clamped at both ends; SEEK to an exact frame time
+    np.testing.assert_allclose(r["nav"], [0.06, 0.09, 0.07, 0.0, 0.2, 0.1], atol=1e-12)
+    t = 0.06
     np.testing.assert_allclose(r["seek_disp"], [t, 0, 2 * t - 0.5 * 9.81 * t * t], atol=1e-12)
     assert r["timing"] >= 0.0
     assert "Invalid timing kind" in r["timing_before"]    # before any data command: no timers

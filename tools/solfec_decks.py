@@ -71,6 +71,15 @@ def scratch_root(root: str) -> str:
     return work
 
 
+def _first_failure(out: str) -> str:
+    """'printed FAILED', with the deck's first explanation when it gives one."""
+    for ln in out.replace("\b", "").splitlines():
+        if "FAILED" in ln:
+            why = ln.split("FAILED", 1)[1].strip()
+            return ("printed FAILED " + why)[:160].rstrip() if why else "printed FAILED"
+    return "printed FAILED"
+
+
 def classify(code: int | None, out: str, err: str) -> tuple[str, str]:
     """(outcome, detail) of one run: exit code (None: time limit), stdout, stderr."""
     if code is None:
@@ -84,7 +93,7 @@ def classify(code: int | None, out: str, err: str) -> tuple[str, str]:
             break
     if code == 0:
         if "FAILED" in out:
-            return "failed check", "printed FAILED"
+            return "failed check", _first_failure(out)
         return ("passed", "") if "PASSED" in out else ("ran", "finished")
     if code < 0:
         return "crash", f"signal {-code}"

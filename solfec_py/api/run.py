@@ -433,7 +433,8 @@ def STRESS(body, point):
 def SEEK(solfec, time):
     """READ mode: show the stored frame at a time.
 
-    ``SEEK(solfec, time)`` loads the last frame stored at or before ``time``; bodies,
+    ``SEEK(solfec, time)`` loads the frame stored at ``time``, or between two frames the one
+    Solfec-1.0's binary search over the frame times probes last (either neighbour); bodies,
     constraints and ENERGY then show that frame. A time outside the stored range loads the
     first or the last frame with a warning. Does nothing in WRITE mode.
 

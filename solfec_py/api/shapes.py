@@ -239,6 +239,16 @@ class MESH(UserShape):
             raise InputError("'elements' must define at least one element, got an empty list")
         conn, volids = gather_records("elements", vals, starts, sizes, 8, X.shape[0], "Node", "Nodes", "element")
         gid, fnodes, fsids = _parse_surfids(surfids, X.shape[0])
+        # the mesh holds the nodes from the lowest to the highest one an element uses, as
+        # Solfec-1.0's MESH_Create (msh.c): unreferenced nodes past either end are dropped
+        # (they would carry no mass and no stiffness), node numbers shift to start at 0
+        used = conn[conn >= 0]
+        lo, hi = int(used.min()), int(used.max())
+        if lo > 0 or hi < X.shape[0] - 1:
+            X = X[lo:hi + 1]
+            conn = np.where(conn >= 0, conn - lo, conn)
+            if fnodes is not None:
+                fnodes = np.where(fnodes >= 0, fnodes - lo, fnodes)
         self._prims = [Mesh(X, sizes, conn, volids, gid=gid, face_nodes=fnodes, face_sids=fsids)]
         self._body = None
 

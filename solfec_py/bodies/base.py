@@ -385,6 +385,12 @@ class BodyBlock:
         solvers leave them out and the block stores their reactions at step end."""
         return np.zeros(0, dtype=np.int64)
 
+    def refresh_absorbed(self, cset) -> int:
+        """Refresh the points of the constraints in `absorbed` at the mid-step
+        configuration (what the constraint update would do for them); returns how many
+        there are."""
+        return 0
+
     # energies, boxes, shapes (contract item 6)
     def kinetic_energy(self) -> np.ndarray:
         raise self._missing("kinetic_energy")

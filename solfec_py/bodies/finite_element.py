@@ -479,6 +479,16 @@ class FiniteElementBlock(BodyBlock):
         rows = self.solver.pins.rows(cset)
         return rows[rows >= 0]
 
+    def refresh_absorbed(self, cset) -> int:
+        pins = self.solver.pins
+        if not len(pins):
+            return 0
+        rows = pins.rows(cset)
+        ok = rows >= 0
+        node = pins.node[pins.con_node[ok]]
+        cset.point[rows[ok]] = self.X[node] + self.q[node]     # pins sit at mesh nodes
+        return int(ok.sum())
+
     def stored_geometry(self, row: int):
         """(reference nodes (nn, 3), cells (ne, 1 + MAXN): element code then local nodes,
         -1 padded, in object order, element materials (ne, 3))."""

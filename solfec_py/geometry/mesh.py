@@ -303,18 +303,41 @@ class Mesh(PointSetMotion):
 
     def contains(self, point, tol: float | None = None) -> bool:
         """Is the referential `point` inside a *surface* element (Solfec-1.0 user manual, CONSTRAINT)? Elements
-        are tested as the intersection of their face-triangle half-spaces."""
+        are tested as the intersection of their face-triangle half-spaces, and, where
+        that fails, as the convex hull of their nodes within `tol`, which is Solfec-1.0's
+        test (msh.c ``ELEMENT_Contains_Point``: GJK distance to the nodes' hull): the
+        nodes of an element with warped faces (a curved shell meshed with HEX8) lie
+        outside one of its face triangles but inside its hull."""
         p = np.asarray(point, float)
         if tol is None:
             tol = tolerance(self.ref.min(axis=0), self.ref.max(axis=0))
         if np.linalg.norm(self.ref - p, axis=1).min() <= tol:
             return True             # a node (of a warped element the half-spaces can miss)
-        for pts in self.triangle_chunks("ref", self.surface_elements()):
+        surface = self.surface_elements()
+        for pts in self.triangle_chunks("ref", surface):
             pts = pts.reshape(-1, mesh_tables.MAX_TRIS, 3, 3)
             a, b, c = pts[:, :, 0], pts[:, :, 1], pts[:, :, 2]
             n = np.cross(b - a, c - a)
             d = np.einsum("eti,eti->et", n, p - a)
             if np.any(np.all(d <= tol * np.linalg.norm(n, axis=2), axis=1)):
+                return True
+        return self._in_node_hull(p, np.asarray(surface, dtype=np.int64), tol)
+
+    def _in_node_hull(self, p: np.ndarray, elements: np.ndarray, tol: float) -> bool:
+        from scipy.spatial import ConvexHull, QhullError
+
+        conn = self.conn[elements]
+        x = self.ref[np.maximum(conn, 0)]
+        used = conn >= 0
+        lo = np.where(used[:, :, None], x, np.inf).min(axis=1)
+        hi = np.where(used[:, :, None], x, -np.inf).max(axis=1)
+        near = np.flatnonzero(np.all((lo - tol <= p) & (p <= hi + tol), axis=1))
+        for e in near.tolist():
+            try:
+                eq = ConvexHull(x[e][used[e]]).equations           # unit outward normals, offsets
+            except QhullError:                                      # a flat element: no volume
+                continue
+            if np.max(eq[:, :3] @ p + eq[:, 3]) <= tol:
                 return True
         return False
 

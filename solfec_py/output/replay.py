@@ -152,7 +152,7 @@ def ensure_loaded(solfec) -> None:
 
 
 def seek(solfec, time: float) -> None:
-    """Load the last frame with T <= time (clamped to the first/last frame)."""
+    """Load the frame at `time` located as Solfec does (ResultsStore.frame_index)."""
     ensure_loaded(solfec)
     load(solfec, solfec.store.frame_index(time))
 

@@ -213,10 +213,22 @@ class StoreReader:
         return 1e-6 * float(steps.min()) if steps.size else 1e-12
 
     def frame_index(self, time: float) -> int:
-        """The last frame with T <= time (frame 0 before the first, the last after the end)."""
+        """The frame SEEK and HISTORY land on for `time`, located as Solfec-1.0's pbf.c
+        (``PBF_Seek``, ``PBF_Span``) does: a frame at that time (within `tolerance`), else
+        the frame of the binary search's last probe, which may be either neighbour of
+        `time` (frame 0 before the first, the last after the end)."""
         t = self.times
         i = int(np.searchsorted(t, time + self.tolerance(), side="right")) - 1
-        return min(max(i, 0), t.size - 1)
+        if i >= 0 and time - t[i] <= self.tolerance():
+            return i
+        lo, hi, m = 0, t.size - 1, 0
+        while lo <= hi:
+            m = (lo + hi) // 2
+            if time < t[m]:
+                hi = m - 1
+            else:
+                lo = m + 1
+        return min(max(m, 0), t.size - 1)
 
     def read_rows(self, name: str, rows: np.ndarray) -> np.ndarray:
         """Rows of dataset `name` at the given global row indices (any order, repeats ok)."""
