@@ -145,11 +145,9 @@ def test_box_ellipsoid_pairs_against_brute_force():
         e /= np.linalg.norm(e)
         target = rng.uniform(-0.05, 0.05)
         c1 = _place(lambda c: (lambda D: (D @ V.T).max(axis=1) + _h_ellip(c, A1, -D)), e, target)
-        w, U = np.linalg.eigh(A1 @ A1.T)
         touch, pm, ps, n, gap, sid = EL.convex_ellip(
             np.array([0]), np.array([0]), np.array([0, 8]), V, np.array([0, 6]), N, np.full(6, 0.5),
-            np.ones(6, bool), np.arange(6) + 10, np.array([0, 12]), edges, c1[None], A1[None], U[None],
-            np.sqrt(w)[None], 1.0)
+            np.ones(6, bool), np.arange(6) + 10, np.array([0, 12]), edges, c1[None], A1[None], 1.0)
         F = lambda D: (D @ V.T).max(axis=1) + _h_ellip(c1, A1, -D)
         Fb, db = _least_F(F)
         assert touch[0] and F(n)[0] == pytest.approx(Fb, abs=1e-8)

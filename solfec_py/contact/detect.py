@@ -83,8 +83,7 @@ def _ellipsoid_pairs(table: O.ObjectTable, geo: O.Geometry, om: np.ndarray, os: 
         cvx, ell = np.where(table.kind[a] == O.CONVEX, a, b), np.where(table.kind[a] == O.CONVEX, b, a)
         hit, pm, ps, n, gap, sid = EL.convex_ellip(
             table.part[cvx], table.part[ell], table.c_vstart, geo.v_cur, table.c_fstart, geo.f_normal,
-            geo.f_offset, table.f_surface, table.f_sid, table.c_estart, table.edges, geo.e_center, geo.e_A,
-            geo.e_U, geo.e_S, eps)
+            geo.f_offset, table.f_surface, table.f_sid, table.c_estart, table.edges, geo.e_center, geo.e_A, eps)
         if fixed:                                      # a convex master cannot arise from detection
             hit &= table.kind[b] == O.CONVEX
         touch[poly] = hit

@@ -247,7 +247,7 @@ def _edge_direction(a, b, c, A):
 
 @numba.njit(cache=True)
 def convex_ellip(cvx, ell, c_vstart, v_cur, c_fstart, f_normal, f_offset, f_surface, f_sid,
-                 c_estart, edges, e_center, e_A, e_U, e_S, eps):
+                 c_estart, edges, e_center, e_A, eps):
     """Pairs (convex cvx[k], ellipsoid ell[k]); the convex is the slave. Returns touch, pm on
     the ellipsoid, ps on the convex, n, gap, convex surface id."""
     m = cvx.size
@@ -256,11 +256,13 @@ def convex_ellip(cvx, ell, c_vstart, v_cur, c_fstart, f_normal, f_offset, f_surf
     sid = np.zeros(m, dtype=np.int64)
     for k in range(m):
         ci, ei = cvx[k], ell[k]
-        c, A, U, S = e_center[ei], e_A[ei], e_U[ei], e_S[ei]
+        c, A = e_center[ei], e_A[ei]
         V = v_cur[c_vstart[ci]:c_vstart[ci + 1]]
         e = c - V.sum(axis=0) / V.shape[0]
         if e @ e > 0.0 and -_poly_F(V, c, A, _unit(e)) >= eps:
             continue                     # apart by eps along the centre line at least: no contact
+        w, U = np.linalg.eigh(A @ A.T)   # principal frame and semi-axes: A A^T = U S^2 U^T
+        S = np.sqrt(np.maximum(w, 1e-300))
         best, bd = np.inf, np.zeros(3)
         for f in range(c_fstart[ci], c_fstart[ci + 1]):            # faces: h_P(n_f) = d_f
             d = f_normal[f]

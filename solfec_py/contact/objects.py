@@ -308,7 +308,7 @@ def build(domain) -> ObjectTable:
 class Geometry:
     """Current geometry of a table's objects: sphere centres, convex vertices, face planes
     (unit outward normal n and offset d: n.x <= d inside), ellipsoids {c + A u : |u| <= 1}
-    with the principal frame U and semi-axes S of A A^T = U S^2 U^T, and inflated boxes."""
+    and inflated boxes."""
 
     s_center: np.ndarray
     v_cur: np.ndarray
@@ -318,8 +318,6 @@ class Geometry:
     hi: np.ndarray
     e_center: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     e_A: np.ndarray = field(default_factory=lambda: np.zeros((0, 3, 3)))
-    e_U: np.ndarray = field(default_factory=lambda: np.zeros((0, 3, 3)))
-    e_S: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
 
 
 def current_points(domain, table: ObjectTable, obj: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -360,9 +358,7 @@ def current(domain, table: ObjectTable, eps: float) -> Geometry:
     if table.e_obj.size:             # the body motion of the centre and semi-axis tips
         pts = current_points(domain, table, table.e_pobj, table.e_ref).reshape(-1, 4, 3)
         c, A = pts[:, 0], np.ascontiguousarray((pts[:, 1:] - pts[:, :1]).transpose(0, 2, 1))
-        w, U = np.linalg.eigh(A @ A.transpose(0, 2, 1))
         half = np.sqrt((A * A).sum(axis=2))
         lo[table.e_obj], hi[table.e_obj] = c - half, c + half
-        ell = {"e_center": np.ascontiguousarray(c), "e_A": A, "e_U": np.ascontiguousarray(U),
-               "e_S": np.sqrt(np.maximum(w, 0.0))}
+        ell = {"e_center": np.ascontiguousarray(c), "e_A": A}
     return Geometry(s_center, v_cur, normal, offset, lo - eps, hi + eps, **ell)
