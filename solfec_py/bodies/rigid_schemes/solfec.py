@@ -29,7 +29,7 @@ class SolfecScheme(RigidScheme):
     def begin(self, block, rows, t, h):
         idx = _indices(block, rows)
         conf, velo = block.conf, block.velo
-        if not len(block.loads) and not block.loads.callbacks:       # gravity alone: one pass
+        if block.gravity_only():                                    # gravity alone: one pass
             g = np.asarray(block.domain.gravity_at(t + 0.5 * h), dtype=float)
             K.half_step_gravity(idx, conf, velo, block.J, block.Jinv, block.mass, block.obstacle, g,
                                 block.momentum, block.fext, h)
