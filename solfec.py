@@ -1,4 +1,4 @@
-"""`from solfec import *` for decks and helper modules (LANGUAGE §1.1): the deck names of
+"""`from solfec import *` for decks and helper modules (Solfec-1.0 user manual, the deck namespace): the deck names of
 solfec-py under the module name Solfec-1.0 used."""
 from solfec_py.api import NAMES as _NAMES
 

@@ -1,4 +1,4 @@
-"""Benchmark: S2 array of cubes (BENCHMARKS.md; Solfec-1.0 inp/devel/parallel-scaling/array-of-cubes.py).
+"""Benchmark: S2 array of cubes (bench/README.md; Solfec-1.0 inp/devel/parallel-scaling/array-of-cubes.py).
 
 An M x M x M array of rigid 0.1 m cubes (HEX 1x1x1, one element each, rho = 1000) with 1 mm gaps
 between neighbours in x, y and z and 1 mm above a fixed OBSTACLE floor block settles under
@@ -10,12 +10,12 @@ height against the ideal stacked height (centres at 0.05 + 0.1 k), the most nega
 contacts (mean / final), kinetic energy at the end, the phase timers (domain.timers; LOCDYN is
 part of CONSOL) and peak RSS.
 
-    python bench/array_of_cubes.py [M ...] [--steps K] [--dt H] [--profile FILE] [--relax W] [--kifo RG|PR|TL] [--mesh N]
+    python bench/array_of_cubes.py [M ...] [--steps K] [--dt H] [--profile FILE] [--relax W] [--kifo RG|PR|TL|BC] [--mesh N]
 
 M is the array edge (3, 5, 8, 10; default 3 5). --steps K runs K steps instead of 1 s.
 --profile writes cProfile statistics of the run to FILE (the last M given). --kifo is the
-cubes' kinematics as in Solfec's example: RG rigid (default), PR pseudo-rigid and TL
-total-Lagrangian finite elements (both DEF_LIM, damping = h, young 1e9, poisson 0.25, as
+cubes' kinematics as in Solfec's example: RG rigid (default), PR pseudo-rigid, TL
+total-Lagrangian and BC body co-rotational finite elements (both DEF_LIM, damping = h, young 1e9, poisson 0.25, as
 Solfec's array-of-cubes.py sets them). --mesh N
 makes each cube a HEX N x N x N (default 1; Solfec's example uses 2).
 
@@ -42,7 +42,7 @@ def _box(lo, hi):
             x0, y0, z1, x1, y0, z1, x1, y1, z1, x0, y1, z1]
 
 
-KINDS = {"RG": "RIGID", "PR": "PSEUDO_RIGID", "TL": "FINITE_ELEMENT"}      # Solfec's kifo names
+KINDS = {"RG": "RIGID", "PR": "PSEUDO_RIGID", "TL": "FINITE_ELEMENT", "BC": "FINITE_ELEMENT"}   # Solfec's kifo names
 
 
 def centres(cubes) -> np.ndarray:
@@ -72,7 +72,8 @@ def build(A, side: int, h: float, outdir: str, kifo: str = "RG", mesh: int = 1):
             for i in range(side):
                 lo = (i * (EDGE + GAP), j * (EDGE + GAP), GAP + k * (EDGE + GAP))
                 shape = A["HEX"](_box(lo, tuple(c + EDGE for c in lo)), mesh, mesh, mesh, 0, [1] * 6)
-                cube = A["BODY"](sol, KINDS[kifo], shape, mat)
+                form = {"form": kifo} if kifo in ("TL", "BC") else {}
+                cube = A["BODY"](sol, KINDS[kifo], shape, mat, **form)
                 if kifo != "RG":
                     cube.scheme, cube.damping = "DEF_LIM", h      # as Solfec's example
                 cubes.append(cube)

@@ -1,12 +1,18 @@
 """Benchmark: forward dynamics of articulated chains (issue 12; docs/joints.md).
 
-A chain of n revolute links (boxes 1 x 0.1 x 0.1 m, alternating hinge axes so the motion
-is spatial) released from a bent configuration under gravity, integrated in joint
-coordinates by bodies/articulated/stepping (forward kinematics, RNEA bias twice, CRBA
-mass matrix and its Cholesky factorisation per step). Prints one JSON line per n with
-link-steps per second and the energy drift; `time_per_step_s` shows how the cost grows
-with n (the recursions are O(n); the dense mass matrix and its factorisation are not).
-If MuJoCo is installed, the same chain is timed there for comparison ("mujoco_steps_per_s").
+Scene "articulated chain": a chain of n revolute links (boxes 1 x 0.1 x 0.1 m,
+alternating hinge axes so the motion is spatial) released from a bent configuration under
+gravity, integrated in joint coordinates by bodies/articulated/stepping (forward
+kinematics and the articulated-body algorithm twice per step, all O(n)). If MuJoCo is
+installed, the same chain is timed there for comparison ("mujoco_steps_per_s").
+
+Scene "articulated chain pinned (RUN)": the same links as a hanging chain in a vertical
+plane whose last link is held by FIX_POINT, run by RUN with Gauss-Seidel: the full step
+(loads, the constraint row coupled through the tree, results) and the drift of the pin.
+
+Prints one JSON line per scene and n (keys: bench/README.md) with link-steps per second and
+the energy drift or the pin's drift;
+`time_per_step_s` shows how the cost grows with n.
 
     python bench/articulated_chain.py [n ...]     (default: 10 100 1000)
 """
@@ -50,7 +56,7 @@ def scene(n: int, steps: int, h: float = 1e-3) -> dict:
     wall = time.perf_counter() - start
     drift = abs(energy(q, u) - e0) / max(abs(e0), 1e-12)
     out = {"code": "solfec-py", "version": __version__, "scene": "articulated chain", "n": n, "dt": h,
-           "steps": steps, "wall_s": round(wall, 4), "body_steps_per_s": round(n * steps / wall, 1),
+           "steps": steps, "wall_s": round(wall, 4), "link_steps_per_s": round(n * steps / wall, 1),
            "time_per_step_s": float(f"{wall / steps:.3e}"), "contacts": 0, "max_penetration": 0.0,
            "energy_drift": float(f"{drift:.3e}"),
            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
@@ -82,10 +88,56 @@ def _mujoco(n: int, steps: int, h: float):
     return round(n * steps / (time.perf_counter() - start), 1)
 
 
+def pinned(n: int, steps: int, h: float = 1e-3) -> dict:
+    """The hanging chain with its last link pinned (FIX_POINT), through RUN."""
+    import os
+    import tempfile
+    import types
+
+    from solfec_py import __version__
+    from solfec_py.api import NAMES
+
+    api = types.SimpleNamespace(**NAMES)
+    os.chdir(tempfile.mkdtemp())
+    sol = api.SOLFEC('DYNAMIC', h, 'out/pinned')
+    sol.verbose = 'OFF'
+    api.OUTPUT(sol, 1e9)
+    api.GRAVITY(sol, (0, 0, -9.81))
+    mat = api.BULK_MATERIAL(sol, density=100.0)
+    angles = np.linspace(-0.6, 0.6, n)                      # a sagging polygon, span < length
+    joints = np.vstack(([0.0, 0.0, 0.0], np.cumsum(np.column_stack((np.cos(angles), 0 * angles,
+                                                                    np.sin(angles))), axis=0)))
+    parent = None
+    for k in range(n):
+        P, Q = joints[k], joints[k + 1]
+        u = Q - P
+        e3 = np.cross(u, (0.0, 1.0, 0.0))
+        nodes = [float(v) for s3 in (-0.05, 0.05) for s1, s2 in ((0, -0.05), (1, -0.05), (1, 0.05), (0, 0.05))
+                 for v in P + s1 * u + s2 * np.array([0.0, 1.0, 0.0]) + s3 * e3]
+        link = api.BODY(sol, 'RIGID', api.HEX(nodes, 1, 1, 1, 1, [1] * 6), mat)      # a 1 x 0.1 x 0.1 bar
+        api.JOINT('REVOLUTE', parent, link, tuple(P), (0, 1, 0))
+        parent = link
+    tip = tuple(joints[-1])
+    api.FIX_POINT(parent, tip)
+    gs = api.GAUSS_SEIDEL_SOLVER(1e-8, 1000)
+    api.RUN(sol, gs, h)                                      # compile outside the timing
+    start = time.perf_counter()
+    api.RUN(sol, gs, steps * h)
+    wall = time.perf_counter() - start
+    drift = float(np.linalg.norm(np.array(parent.cur_point(tip)) - joints[-1]))
+    return {"code": "solfec-py", "version": __version__, "scene": "articulated chain pinned (RUN)", "n": n,
+            "dt": h, "steps": steps, "wall_s": round(wall, 4), "link_steps_per_s": round(n * steps / wall, 1),
+            "time_per_step_s": float(f"{wall / steps:.3e}"), "contacts": 0, "max_penetration": 0.0,
+            "pin_drift_m": float(f"{drift:.3e}"),
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
 def main(argv: list[str]) -> None:
     sizes = [int(a) for a in argv] or [10, 100, 1000]
     for n in sizes:
         print(json.dumps(scene(n, steps=max(5, 20000 // n))), flush=True)
+    for n in sizes:
+        print(json.dumps(pinned(n, steps=max(5, 2000 // n))), flush=True)
 
 
 if __name__ == "__main__":

@@ -87,7 +87,7 @@ def main(argv=None) -> dict:
         "run_seconds_per_step": run_time / steps,
         "build_seconds": build_time,
     }
-    print(json.dumps(result), flush=True)            # one JSON line (BENCHMARKS.md)
+    print(json.dumps(result), flush=True)            # one JSON line (bench/README.md)
     return result
 
 

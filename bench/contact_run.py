@@ -54,7 +54,7 @@ def observed_run(A, sol, steps: int, h: float, profile: str | None = None, relax
 
 
 def report(scene: str, n: int, h: float, run: dict, **figures) -> dict:
-    """The BENCHMARKS.md JSON record of an observed run, with the scene's own `figures`."""
+    """The JSON record (bench/README.md) of an observed run, with the scene's own `figures`."""
     import resource
 
     from solfec_py import __version__

@@ -1,4 +1,4 @@
-"""Benchmark: pseudo-rigid free flight (the 'rigid free flight' scene of BENCHMARKS.md with
+"""Benchmark: pseudo-rigid free flight (the 'rigid free flight' scene of bench/README.md with
 PSEUDO_RIGID bodies).
 
 n pseudo-rigid ellipsoids (E = 1e6, nu = 0.3, rho = 1000) under gravity, each spinning and

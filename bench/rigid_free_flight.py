@@ -1,4 +1,4 @@
-"""Benchmark: rigid free flight (BENCHMARKS.md scene 'rigid free flight').
+"""Benchmark: rigid free flight (bench/README.md scene 'rigid free flight').
 
 n rigid ellipsoids 1 m apart under gravity, each with a torque-free spin, no contact; prints
 one JSON line per n with body-steps per second of the steps alone (a first step, which

@@ -1,4 +1,4 @@
-"""Benchmark: S1 spheres in a box (BENCHMARKS.md).
+"""Benchmark: S1 spheres in a box (bench/README.md).
 
 n^3 rigid spheres (r = 0.05 m, rho = 1000) on a jittered lattice (fixed seed) are dropped into
 an open box made of five OBSTACLE HULL blocks (floor and four walls), gravity -9.81, friction

@@ -101,8 +101,6 @@ def run_deck(tmp_path, capsys, body):
     ("JOINT('REVOLUTE', None, b1, (0, 0, 0), (1, 0, 0), spring=-1.0)", ["'spring'", "non-negative"]),
     ("JOINT('FIXED', None, b1, (0, 0, 0), damper=-1.0)", ["'damper'"]),
     ("JOINT('REVOLUTE', 'b0', b1, (0, 0, 0), (1, 0, 0))", ["'parent' must be a RIGID BODY object or None"]),
-    ("FIX_POINT(b1, (0.5, 0.5, 0.5))\nJOINT('REVOLUTE', None, b1, (0, 0, 0), (1, 0, 0))\nRUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 10), 0.01)",
-     ["body 1 uses the scheme ARTICULATED", "FIXPNT constraint"]),
 ])
 def test_bad_joints_name_the_joint_at_the_deck_line(tmp_path, capsys, lines, words):
     err = run_deck(tmp_path, capsys, lines + "\n")

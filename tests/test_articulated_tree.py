@@ -298,3 +298,19 @@ def test_articulated_body_algorithm_inverts_the_mass_matrix(seed, n):
     M = tree.mass_matrix(q)
     residual = M @ vdot - (tau - tree.bias(q, v, g, fext))
     assert np.abs(residual).max() < 1e-10 * np.abs(M).max() * max(1.0, np.abs(vdot).max())
+
+
+@pytest.mark.parametrize("seed,n", CASES[1::2])
+def test_link_inverse_inertia_is_the_dense_delassus(seed, n):
+    """J_a M^-1 J_b^T between links in the rigid layout (what couples constraint rows on
+    links of one tree) against the dense product: T_l = d(rigid velocity of link l)/d(rates)
+    from the links' rigid states (linear in the rates) and M from CRBA (checked above)."""
+    rng = np.random.default_rng(seed + 200)
+    tree_def = random_tree(rng, n, [KINDS[(seed + i) % len(KINDS)] for i in range(n)])
+    tree = JointTree(*tree_def)
+    q = _stored(tree, random_state(rng, tree_def)[0])
+    T = np.stack([tree.rigid_states(q, e)[1] for e in np.eye(tree.nv)], axis=-1)     # (n, 6, nv)
+    links = rng.choice(n, size=max(2, n // 2), replace=False)
+    dense = np.einsum("aik,kl,bjl->abij", T[links], np.linalg.inv(tree.mass_matrix(q)), T[links])
+    Phi = tree.link_inverse_inertia(q, links)
+    assert np.abs(Phi - dense).max() < 1e-10 * np.abs(dense).max()

@@ -1,5 +1,5 @@
 """Constrained motion over many steps: energy conservation of the mathematical pendulum over
-10 periods (RIG_NEG, h = 1e-3, VERIFICATION §7.2), its period for every rigid scheme, a
+10 periods (RIG_NEG, h = 1e-3; exact period of the large-amplitude pendulum by the complete elliptic integral), its period for every rigid scheme, a
 spring-mass energy balance, and quasi-static prescribed motion and links."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from conftest import record_vz_sign_changes, solfec_clock
 
 G = math.pi ** 2
-PERIOD = 4 * math.sqrt(1 / G) * 1.854074677301372       # 2.360682 s (VERIFICATION §7.2)
+PERIOD = 4 * math.sqrt(1 / G) * 1.854074677301372       # 2.360682 s: 4 sqrt(l/g) K(sin 45 deg), the exact period
 
 
 def pendulum(api, scheme='RIG_NEG', h=1e-3):

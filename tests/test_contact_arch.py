@@ -1,4 +1,4 @@
-"""The masonry-arch deck (inputs/masonry_arch.py, Solfec-1.0 tests/arch.py, VERIFICATION §4.6):
+"""The masonry-arch deck (inputs/masonry_arch.py, Solfec-1.0 tests/arch.py and its validation/masonry-arch write-up):
 27 rigid voussoirs, 6 element-element contacts per joint after CONTACT_SPARSIFY(0.005).
 The deck's own check (KE(0.75 s) < 1e-4 at h/r = 0.1095, > 1e-3 at 0.1094) takes about
 2 × 80 s here, so the test runs both arches to 0.35 s and checks the part of it that has
@@ -33,7 +33,7 @@ def _cases(out):
 
 def test_arch_threshold_between_0_1094_and_0_1095(capsys):
     """Both arches to t = 0.35 s (about 80 s). Checked:
-    * the joints of the 0.1095 arch carry 6 contacts each (VERIFICATION §4.6: the graded
+    * the joints of the 0.1095 arch carry 6 contacts each (Solfec-1.0 tests/arch.py: the graded
       3 × 2 faces after sparsification), at most two of the 28 having lost their edge pair to
       an opening hinge by 0.35 s;
     * h/r = 0.1095 stays below Solfec's stable bound 1e-4 at every 0.05 s sample (the bound

@@ -2,7 +2,7 @@
 a ball at rest on a floor (R_N = m g, no drift), Newton restitution and the contact's
 disappearance after the bounce, rolling without slip and sliding down an incline, a
 central collision of two spheres (momentum and restitution), the double pendulum of
-Solfec's test suite (VERIFICATION §4.3) and the errors of contact runs."""
+Solfec's test suite (Solfec-1.0 tests/double-pendulum.py) and the errors of contact runs."""
 from __future__ import annotations
 
 import itertools
@@ -135,7 +135,7 @@ def test_central_collision_of_two_spheres(api, e):
 
 
 def test_double_pendulum_matches_solfec(tmp_path, capsys):
-    """VERIFICATION §4.3: total energy at steps 0/600/1000/1500/2400 within 1e-3 max(1, ref)
+    """Solfec-1.0 tests/double-pendulum.py: total energy at steps 0/600/1000/1500/2400 within 1e-3 max(1, ref)
     of Solfec's stored values; the deck re-opens its results in READ mode to read them."""
     assert main([os.path.join(INPUTS, "double_pendulum.py"), "--no-progress"]) == 0
     out = capsys.readouterr().out

@@ -2,7 +2,7 @@
 constrained minimisation, the contact of two overlapping unit cubes against the closed-form
 overlap box (gap, normal, point, area = half the surface of the overlap), roles of the
 update, a box resting on a floor (sum R_N = m g) and the block-sliding case of
-VERIFICATION §4.5 (inputs/block_sliding.py)."""
+Solfec-1.0 tests/block-sliding.py and validation/block-sliding (inputs/block_sliding.py)."""
 from __future__ import annotations
 
 import importlib
@@ -178,7 +178,7 @@ def test_box_rests_on_a_floor(api):
 
 
 def test_block_sliding_deck(tmp_path, capsys):
-    """VERIFICATION §4.5, the full 10 s (about 20 s of run time): four element-floor contacts,
+    """Solfec-1.0 tests/block-sliding.py, the full 10 s (about 20 s of run time): four element-floor contacts,
     x at steps 2000/5000/8000 and v_x at steps 150/3150/6150 within 1e-3 max(1, |ref|) of
     Solfec's stored values (the closed-form stick-slip solution agrees with them to that
     tolerance too)."""

@@ -54,17 +54,26 @@ def test_unavailable_commands_say_so():
 
 
 def test_no_citations_of_unshipped_files():
-    pattern = re.compile(r"LANGUAGE §|NUMERICS §|\.\./shared|LANGUAGE\.md|NUMERICS\.md")
+    """Code, tests, decks, benches and docs cite only what ships (docs/, papers, Solfec's
+    public source and manual), never the project's internal spec files."""
+    pattern = re.compile(r"(LANGUAGE|NUMERICS|VERIFICATION|BENCHMARKS|DESIGN|ROADMAP)(\.md)? ?§"
+                         r"|\.\./shared|shared/spec|(LANGUAGE|NUMERICS|VERIFICATION|BENCHMARKS)\.md")
     bad = []
-    package = os.path.dirname(solfec_py.__file__)
-    for folder, _, files in os.walk(package):
-        for file in files:
-            if file.endswith(".py"):
+    this = os.path.abspath(__file__)
+    for top in ("solfec_py", "tests", "inputs", "bench", "tools", "docs", "grammar"):
+        for folder, dirs, files in os.walk(os.path.join(ROOT, top)):
+            dirs[:] = [d for d in dirs if not d.startswith(("_build", "__pycache__", "."))]
+            for file in files:
                 path = os.path.join(folder, file)
+                if not file.endswith((".py", ".md", ".rst", ".lark", ".txt")) or path == this:
+                    continue
                 with open(path, encoding="utf-8") as f:
                     for k, line in enumerate(f, 1):
                         if pattern.search(line):
                             bad.append(f"{os.path.relpath(path, ROOT)}:{k}: {line.strip()}")
+    for file in ("README.md", "solfec.py", "setup.cfg"):
+        with open(os.path.join(ROOT, file), encoding="utf-8") as f:
+            bad += [f"{file}:{k}: {line.strip()}" for k, line in enumerate(f, 1) if pattern.search(line)]
     assert not bad, "citations of files the repository does not ship:\n" + "\n".join(bad[:20])
 
 

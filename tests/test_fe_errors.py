@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solfec_py.errors import InputError, NotAvailableError, SimulationError
+from solfec_py.errors import InputError, SimulationError
 
 CUBE = [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]
 
@@ -44,8 +44,8 @@ def test_unknown_and_unavailable_formulations(api):
     sol, mat = setup(api)
     with pytest.raises(InputError, match="form"):
         api.BODY(sol, "FINITE_ELEMENT", api.HEX(CUBE, 1, 1, 1, 1, [1] * 6), mat, form="XX")
-    with pytest.raises(NotAvailableError, match="BC"):
-        api.BODY(sol, "FINITE_ELEMENT", api.HEX(CUBE, 1, 1, 1, 1, [1] * 6), mat, form="BC")
+    with pytest.raises(InputError, match="Reduced base must be passed"):     # BC-RO needs base=
+        api.BODY(sol, "FINITE_ELEMENT", api.HEX(CUBE, 1, 1, 1, 1, [1] * 6), mat, form="BC-RO")
 
 
 def test_unknown_scheme_lists_the_schemes(api):

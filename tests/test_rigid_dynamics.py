@@ -1,7 +1,7 @@
 """Rigid-body dynamics against independent references: closed forms (free fall, projectile,
 axisymmetric free rotation), conservation laws (energy, spatial angular momentum,
 Hamiltonian of the heavy top), discrete momentum balance, and convergence orders.
-Reference values: VERIFICATION §4.4, §5.1, §7; docs/integrators.md.
+Reference values: Solfec-1.0 tests/projectile.py and its validation/ write-ups (projectile, heavy symmetrical top); closed-form solutions; docs/integrators.md.
 """
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def projectile_x(api, steps):
 
 
 def test_projectile_with_drag_closed_form(api):
-    # VERIFICATION §4.4 / §7.1: x(T) = v1/k (1 - exp(-kT)) = 86.138 in, pass within 0.5 %
+    # Solfec-1.0 tests/projectile.py, closed form: x(T) = v1/k (1 - exp(-kT)) = 86.138 in, pass within 0.5 %
     x, z = projectile_x(api, 1024)
     exact_x = 2.54 * (1 - math.exp(-1.976))
     assert abs(x / 0.0254 - 86.138) / 86.138 < 5e-3
@@ -156,7 +156,7 @@ def heavy_top_drift(api, scheme, h, T=10.0):
     api.FORCE(body, "SPATIAL", (0, 0, 0), (0, 0, 1),
               lambda q, u, t, h: (0, 0, 0, -20 * q[7], 20 * q[6], 0, 0, 0, 0))
     H0 = 0.5 * 50 ** 2 + 20 * c
-    assert H0 == pytest.approx(1269.975, abs=1e-3)   # VERIFICATION §5.1
+    assert H0 == pytest.approx(1269.975, abs=1e-3)   # Solfec-1.0 validation/ heavy symmetrical top write-up
     worst = [0.0]
 
     def check():
@@ -170,7 +170,7 @@ def heavy_top_drift(api, scheme, h, T=10.0):
 
 
 def test_heavy_top_hamiltonian_rig_imp(api):
-    # Solfec write-up (VERIFICATION §5.1): < 0.1 % drift over 10 s at h = 0.009 (26 deg/step)
+    # Solfec write-up (validation/, heavy symmetrical top): < 0.1 % drift over 10 s at h = 0.009 (26 deg/step)
     assert heavy_top_drift(api, "RIG_IMP", 0.009) < 1e-3
 
 

@@ -57,8 +57,9 @@ class BODY(Body):
         Finite-element formulation: ``'TL'``, ``'BC'``, ``'BC-MODAL'`` or ``'BC-RO'``.
     mesh : MESH, optional
         A background mesh of a finite-element body.
-    base : optional
-        A modal base of a finite-element body.
+    base : tuple or str, optional
+        The base of a ``'BC-MODAL'`` or ``'BC-RO'`` body: ``(vals, vecs)`` as MODAL_ANALYSIS
+        returns it, or a label given to REGISTER_BASE (docs/corotational.md).
 
     Attributes
     ----------
@@ -129,6 +130,7 @@ class BODY(Body):
         block = domain.block_for(kind)          # NotAvailableError for kinds still to come
         self.kind, self.bulk_material, self.label = kind, record, label
         self.shape, self._form = live_shape("shape", shape), form if V.given(form) else None
+        self._base = reduced_base(domain, kind, self._form, base)     # (vals, vecs) or None
         block.admit(self)                       # e.g. a material or a mesh the kind cannot use
         primitives = take_shape("shape", shape)
         if kind in ("RIGID", "OBSTACLE", "FINITE_ELEMENT"):
@@ -142,7 +144,8 @@ class BODY(Body):
         self._material_object = material
         # deformable kinds (and obstacles) report DEF_LIM in quasi-statics (Solfec forces it)
         quasi_static = domain.analysis == "QUASI_STATIC" and kind != "RIGID"
-        self._scheme = "DEF_LIM" if quasi_static else BODY_KINDS[kind].default_scheme
+        reduced = kind == "FINITE_ELEMENT" and self._form in ("BC-MODAL", "BC-RO")    # always DEF_LIM
+        self._scheme = "DEF_LIM" if quasi_static or reduced else BODY_KINDS[kind].default_scheme
         self._damping = 0.0
         self._flags = {"selfcontact": False, "fracturecheck": False}
         self.display_points_list: list = []
@@ -393,3 +396,23 @@ def _involves(constraint, body) -> bool:
     """Is `body` one of the bodies of `constraint` (its `adjbod`)?"""
     adj = constraint.adjbod
     return any(b is body for b in adj) if isinstance(adj, tuple) else adj is body
+
+
+def reduced_base(domain, kind, form, base):
+    """The (vals, vecs (m, k)) base of a BC-MODAL / BC-RO body: `base` as MODAL_ANALYSIS
+    returns it or a REGISTER_BASE label (Solfec-1.0 user manual, BODY)."""
+    from solfec_py.api.modal import base_arrays, registered_bases
+
+    if kind != "FINITE_ELEMENT" or form not in ("BC-MODAL", "BC-RO"):
+        return None
+    if not V.given(base):
+        raise InputError("Modal base data must be passed for the BC-MODAL formulation" if form == "BC-MODAL"
+                         else "Reduced base must be passed for BC-RO formulation")
+    if isinstance(base, str):
+        bases = registered_bases(domain)
+        if base not in bases:
+            raise InputError(f"BODY 'base': registered base with label {base!r} has not been found; registered:"
+                             f" {sorted(bases)}")
+        return bases[base]
+    return base_arrays(base)
+

@@ -1,6 +1,5 @@
-"""The CONSTRAINT type and the constraint commands FIX_POINT, FIX_DIRECTION, SET_VELOCITY,
-SET_DISPLACEMENT, SET_ACCELERATION (+ the *3 variants), PUT_RIGID_LINK and PUT_SPRING
-(layer 7). Reference: Solfec-1.0 user manual, constraints (Solfec lng.c CONSTRAINT type and creators, dom.c
+"""The CONSTRAINT type and the constraint commands FIX_POINT, FIX_DIRECTION, PUT_RIGID_LINK
+and PUT_SPRING (layer 7); the prescribed-motion family SET_* lives in api/prescribed.py. Reference: Solfec-1.0 user manual, constraints (Solfec lng.c CONSTRAINT type and creators, dom.c
 DOM_Fix_Point ... DOM_Put_Spring), Solfec-1.0 ldy.c, constraint kinds.
 
 A CONSTRAINT object refers to its constraint by id; once the constraint is gone (DELETE,
@@ -16,15 +15,12 @@ import numpy as np
 
 from solfec_py import constraints as C, session, validate as V
 from solfec_py.api.common import readonly, require_body
-from solfec_py.api.series import TIME_SERIES, number_or_series
 from solfec_py.bodies import BODY_KINDS
 from solfec_py.bodies.base import Body
 from solfec_py.errors import InputError, InputTypeError, SimulationError
-from solfec_py.timeseries import evaluate
 
-__all__ = ["CONSTRAINT", "is_constraint", "FIX_POINT", "FIX_DIRECTION", "SET_VELOCITY",
-           "SET_DISPLACEMENT", "SET_ACCELERATION", "SET_VELOCITY3", "SET_DISPLACEMENT3",
-           "SET_ACCELERATION3", "PUT_RIGID_LINK", "PUT_SPRING"]
+__all__ = ["CONSTRAINT", "is_constraint", "FIX_POINT", "FIX_DIRECTION", "PUT_RIGID_LINK", "PUT_SPRING",
+           "body_point", "unit_direction", "new_row"]
 
 
 def _get(field):
@@ -175,7 +171,9 @@ def _family(body) -> str:
     return BODY_KINDS[body.kind].family
 
 
-def _body_point(bname, body, pname, point):
+def body_point(bname, body, pname, point):
+    """The live BODY `body` (argument `bname`) and the referential point `point` (argument
+    `pname`) as an array, checked to lie inside the body's reference shape."""
     body = require_body(bname, body)
     X = V.point(pname, point)
     if not any(p.contains(X) for p in body.shape):
@@ -195,56 +193,20 @@ def _same_domain(b1, b2, command: str) -> None:
                          " are both obstacles")
 
 
-def _direction(name, value) -> np.ndarray:
+def unit_direction(name, value) -> np.ndarray:
+    """The non-zero vector argument `name` normalised."""
     d = V.vector(name, value)
     return d / np.linalg.norm(d)
 
 
-def _new(kind, master, slave=None):
+def new_row(kind, master, slave=None):
+    """A new constraint of `kind` in the domain's constraint set: (set, row index)."""
     cset = C.constraint_set(master.block.domain)
     return cset, cset.add(kind, master, slave, _family)
 
 
-def _series(name, value) -> TIME_SERIES:
-    if not isinstance(value, TIME_SERIES):
-        raise InputTypeError(f"'{name}' must be a TIME_SERIES object, got {V.describe(value)}")
-    return value
-
-
-def _no_moving_obstacle(body) -> None:
-    if body.kind == "OBSTACLE" and body.block.domain.analysis == "QUASI_STATIC":
-        raise InputError("Moving obstacles do not work in the quasi-static case")
-
-
 def _strength(value) -> float:
     return np.inf if value is V.MISSING else V.positive("strength", value)
-
-
-def _velodir(body, X, base, series, kind):
-    cset, k = _new(kind, body)
-    cset.mpnt[k] = X
-    cset.point[k] = body.cur_point(X)
-    cset.base[k] = base
-    cset.series[k] = tuple(series)
-    t = body.block.domain.time
-    values = [evaluate(s, t) for s in series]
-    cset.target[k] = (0.0, 0.0, values[0]) if kind == C.VELODIR else values
-    return cset.handle(int(cset.id[k]))
-
-
-def _base9(value) -> np.ndarray:
-    arr = V.tuple_of_numbers("base", value, 9).reshape(3, 3).T   # columns = the three vectors
-    if not abs(np.linalg.det(arr)) > 1e-12 * max(1.0, float(np.abs(arr).max()) ** 3):
-        raise InputError(f"'base' must hold three independent vectors, got {value!r}")
-    return arr
-
-
-def _tuple3(name, value, check):
-    if not isinstance(value, tuple):
-        raise InputTypeError(f"'{name}' must be a tuple of 3 items, got {V.describe(value)}")
-    if len(value) != 3:
-        raise InputError(f"'{name}' must have 3 elements, got {len(value)}")
-    return [check(f"{name}[{i}]", v) for i, v in enumerate(value)]
 
 
 # --------------------------------------------------------------------------- commands
@@ -276,9 +238,9 @@ def FIX_POINT(body, point, strength=V.MISSING):
     --------
     >>> FIX_POINT(bar, (0, 0, 0))
     """
-    body, X = _body_point("body", body, "point", point)
+    body, X = body_point("body", body, "point", point)
     s = _strength(strength)
-    cset, k = _new(C.FIXPNT, body)
+    cset, k = new_row(C.FIXPNT, body)
     cset.mpnt[k] = X
     cset.point[k] = body.cur_point(X)
     cset.strength[k] = s
@@ -316,15 +278,15 @@ def FIX_DIRECTION(body, point, direction, body2=V.MISSING, point2=V.MISSING):
     --------
     >>> FIX_DIRECTION(box, (0, 0, 0), (0, 0, 1))       # no vertical motion of that corner
     """
-    body, X = _body_point("body", body, "point", point)
-    d = _direction("direction", direction)
+    body, X = body_point("body", body, "point", point)
+    d = unit_direction("direction", direction)
     if V.given(body2) != V.given(point2):
         raise InputError("FIX_DIRECTION: 'body2' and 'point2' must be given together")
     slave = None
     if V.given(body2):
-        slave, X2 = _body_point("body2", body2, "point2", point2)
+        slave, X2 = body_point("body2", body2, "point2", point2)
         _same_domain(body, slave, "FIX_DIRECTION")
-    cset, k = _new(C.FIXDIR, body, slave)
+    cset, k = new_row(C.FIXDIR, body, slave)
     cset.mpnt[k] = X
     cset.base[k] = C.local_base(d[None, :], session.geometric_epsilon())[0]
     if slave is None:
@@ -334,220 +296,6 @@ def FIX_DIRECTION(body, point, direction, body2=V.MISSING, point2=V.MISSING):
         cset.point[k] = slave.cur_point(X2)
         cset.direction[k] = body.block.ref_vectors([body.row], d[None, :])[0]
     return cset.handle(int(cset.id[k]))
-
-
-@V.command
-def SET_VELOCITY(body, point, direction, value):
-    """Prescribe the velocity of a material point along a direction.
-
-    ``SET_VELOCITY(body, point, direction, value)``.
-
-    Parameters
-    ----------
-    body : BODY
-    point : tuple of 3 floats
-    direction : tuple of 3 floats
-        Non-zero (normalised).
-    value : float or TIME_SERIES
-
-    Returns
-    -------
-    CONSTRAINT
-
-    Raises
-    ------
-    InputTypeError, InputError
-        A point outside the body, a zero direction, a value that is neither a number nor a TIME_SERIES.
-
-    Examples
-    --------
-    >>> SET_VELOCITY(plate, (0, 0, 0), (0, 0, 1), TIME_SERIES([0, 0, 1, 0.5]))
-    """
-    body, X = _body_point("body", body, "point", point)
-    d = _direction("direction", direction)
-    v = number_or_series("value", value)
-    _no_moving_obstacle(body)
-    return _velodir(body, X, C.local_base(d[None, :], session.geometric_epsilon())[0], (v,), C.VELODIR)
-
-
-@V.command
-def SET_DISPLACEMENT(body, point, direction, tms):
-    """Prescribe the displacement history of a material point along a direction.
-
-    ``SET_DISPLACEMENT(body, point, direction, tms)``: the point moves along ``direction`` as
-    ``tms`` changes (its velocity is the derivative of ``tms``; only increments count: the
-    value at t = 0 is not imposed).
-
-    Parameters
-    ----------
-    body : BODY
-    point : tuple of 3 floats
-    direction : tuple of 3 floats
-        Non-zero.
-    tms : TIME_SERIES
-
-    Returns
-    -------
-    CONSTRAINT
-
-    Raises
-    ------
-    InputTypeError, InputError
-        ``tms`` not a TIME_SERIES, a point outside the body, a zero direction.
-
-    Examples
-    --------
-    >>> SET_DISPLACEMENT(block, (0, 0, 0), (1, 0, 0), TIME_SERIES([0, 0, 1, 0.01]))
-    """
-    body, X = _body_point("body", body, "point", point)
-    d = _direction("direction", direction)
-    series = _series("tms", tms)
-    if series.label:
-        session.warn(f"SET_DISPLACEMENT: the labelled TIME_SERIES {series.label!r} is used through an"
-                     " unlabelled copy of its derivative")
-    return _velodir(body, X, C.local_base(d[None, :], session.geometric_epsilon())[0],
-                    (series.series.derivative(),), C.VELODIR)
-
-
-@V.command
-def SET_ACCELERATION(body, point, direction, tms):
-    """Prescribe the acceleration history of a material point along a direction.
-
-    ``SET_ACCELERATION(body, point, direction, tms)``: the velocity along ``direction`` is the
-    running integral of ``tms`` from 0 at its first time.
-
-    Parameters
-    ----------
-    body : BODY
-    point : tuple of 3 floats
-    direction : tuple of 3 floats
-    tms : TIME_SERIES
-
-    Returns
-    -------
-    CONSTRAINT
-
-    Raises
-    ------
-    InputTypeError, InputError
-        As SET_DISPLACEMENT.
-
-    Examples
-    --------
-    >>> SET_ACCELERATION(block, (0, 0, 0), (1, 0, 0), TIME_SERIES([0, 1, 10, 1]))
-    """
-    body, X = _body_point("body", body, "point", point)
-    d = _direction("direction", direction)
-    series = _series("tms", tms)
-    _no_moving_obstacle(body)
-    return _velodir(body, X, C.local_base(d[None, :], session.geometric_epsilon())[0],
-                    (series.series.integral(),), C.VELODIR)
-
-
-def _velodir3(body, point, base, tms, how):
-    body, X = _body_point("body", body, "point", point)
-    frame = _base9(base)
-    if how == "velocity":
-        series = _tuple3("tms", tms, number_or_series)
-    else:
-        items = _tuple3("tms", tms, _series)
-        series = [s.series.derivative() if how == "displacement" else s.series.integral() for s in items]
-    return _velodir(body, X, frame, series, C.VELODIR3)
-
-
-@V.command
-def SET_VELOCITY3(body, point, base, tms):
-    """Prescribe all three velocity components of a material point.
-
-    ``SET_VELOCITY3(body, point, base, tms)``: the components along the three vectors of
-    ``base`` follow the three series of ``tms``.
-
-    Parameters
-    ----------
-    body : BODY
-    point : tuple of 3 floats
-    base : tuple of 9 floats
-        Three independent vectors, one after the other.
-    tms : tuple of 3 (float or TIME_SERIES)
-
-    Returns
-    -------
-    CONSTRAINT
-
-    Raises
-    ------
-    InputTypeError, InputError
-        A dependent base, ``tms`` not a tuple of three.
-
-    Examples
-    --------
-    >>> SET_VELOCITY3(plate, (0, 0, 0), (1, 0, 0, 0, 1, 0, 0, 0, 1), (0.0, 0.0, 0.1))
-    """
-    return _velodir3(body, point, base, tms, "velocity")
-
-
-@V.command
-def SET_DISPLACEMENT3(body, point, base, tms):
-    """Prescribe all three displacement components of a material point.
-
-    ``SET_DISPLACEMENT3(body, point, base, tms)``: as SET_VELOCITY3 with a displacement
-    history per base vector (SET_DISPLACEMENT's meaning).
-
-    Parameters
-    ----------
-    body : BODY
-    point : tuple of 3 floats
-    base : tuple of 9 floats
-    tms : tuple of 3 TIME_SERIES
-
-    Returns
-    -------
-    CONSTRAINT
-
-    Raises
-    ------
-    InputTypeError, InputError
-        A dependent base, ``tms`` not a tuple of three series.
-
-    Examples
-    --------
-    >>> zero = TIME_SERIES([0, 0, 1, 0])
-    >>> SET_DISPLACEMENT3(block, (0, 0, 0), (1, 0, 0, 0, 1, 0, 0, 0, 1),
-    ...                   (TIME_SERIES([0, 0, 1, 0.01]), zero, zero))
-    """
-    return _velodir3(body, point, base, tms, "displacement")
-
-
-@V.command
-def SET_ACCELERATION3(body, point, base, tms):
-    """Prescribe all three acceleration components of a material point.
-
-    ``SET_ACCELERATION3(body, point, base, tms)``: as SET_VELOCITY3 with an acceleration
-    history per base vector (SET_ACCELERATION's meaning).
-
-    Parameters
-    ----------
-    body : BODY
-    point : tuple of 3 floats
-    base : tuple of 9 floats
-    tms : tuple of 3 TIME_SERIES
-
-    Returns
-    -------
-    CONSTRAINT
-
-    Raises
-    ------
-    InputTypeError, InputError
-        A dependent base, ``tms`` not a tuple of three series.
-
-    Examples
-    --------
-    >>> g = TIME_SERIES([0, -9.81, 10, -9.81])
-    >>> zero = TIME_SERIES([0, 0, 10, 0])
-    >>> SET_ACCELERATION3(block, (0, 0, 0), (1, 0, 0, 0, 1, 0, 0, 0, 1), (zero, zero, g))
-    """
-    return _velodir3(body, point, base, tms, "acceleration")
 
 
 def _body_or_none(name, value):
@@ -596,9 +344,9 @@ def PUT_RIGID_LINK(body1, body2, point1, point2, strength=V.MISSING):
     if b1 is None and b2 is None:
         raise InputError("PUT_RIGID_LINK: 'body1' and 'body2' cannot both be None")
     if b1 is not None:
-        _body_point("body1", b1, "point1", point1)
+        body_point("body1", b1, "point1", point1)
     if b2 is not None:
-        _body_point("body2", b2, "point2", point2)
+        body_point("body2", b2, "point2", point2)
     if b1 is not None and b2 is not None:
         _same_domain(b1, b2, "the rigid link")
     s = _strength(strength)
@@ -607,10 +355,10 @@ def PUT_RIGID_LINK(body1, body2, point1, point2, strength=V.MISSING):
     x2 = slave.cur_point(sp) if slave is not None else sp
     d = float(np.linalg.norm(x1 - x2))
     if d < session.geometric_epsilon():
-        cset, k = _new(C.FIXPNT, master, slave)
+        cset, k = new_row(C.FIXPNT, master, slave)
         cset.mpnt[k], cset.spnt[k], cset.point[k] = mp, sp, x1
     else:
-        cset, k = _new(C.RIGLNK, master, slave)
+        cset, k = new_row(C.RIGLNK, master, slave)
         cset.mpnt[k], cset.spnt[k] = mp, sp
         cset.point[k], cset.point2[k] = x1, x2
         cset.length[k] = d
@@ -657,14 +405,14 @@ def PUT_SPRING(body1, point1, body2, point2, function, limits, direction=V.MISSI
     >>> k, c = 50.0, 0.5
     >>> PUT_SPRING(ball, (1, 0, 0), anchor, (0, 0, 0), lambda s, v: -k * s - c * v, (-1, 1))
     """
-    b1, X1 = _body_point("body1", body1, "point1", point1)
-    b2, X2 = _body_point("body2", body2, "point2", point2)
+    b1, X1 = body_point("body1", body1, "point1", point1)
+    b2, X2 = body_point("body2", body2, "point2", point2)
     _same_domain(b1, b2, "PUT_SPRING")
     V.is_callable("function", function)
     lim = V.tuple_of_numbers("limits", limits, 2)
     if not lim[0] <= 0.0 <= lim[1]:
         raise InputError(f"'limits' must satisfy smin <= 0 <= smax, got {tuple(lim.tolist())}")
-    d = _direction("direction", direction) if V.given(direction) else np.array([1.0, 0.0, 0.0])
+    d = unit_direction("direction", direction) if V.given(direction) else np.array([1.0, 0.0, 0.0])
     if V.given(update):
         mode = C.SPRING_UPDATES.index(V.choice("update", update, C.SPRING_UPDATES[1:],
                                                what="update direction kind"))
@@ -672,7 +420,7 @@ def PUT_SPRING(body1, point1, body2, point2, function, limits, direction=V.MISSI
         mode = C.FIXED if V.given(direction) else C.FOLLOW
     x1, x2 = b1.cur_point(X1), b2.cur_point(X2)
     v = x1 - x2
-    cset, k = _new(C.SPRING, b1, b2)
+    cset, k = new_row(C.SPRING, b1, b2)
     cset.mpnt[k], cset.spnt[k], cset.point[k], cset.point2[k] = X1, X2, x1, x2
     cset.limits[k] = lim
     cset.update[k] = mode

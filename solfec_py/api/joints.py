@@ -81,7 +81,10 @@ class JOINT:
 
     ``JOINT(kind, parent, child, point | axis, axis2, label, limits, spring, damper, drive)``.
     Rigid bodies joined by JOINTs form trees integrated in joint coordinates (docs/joints.md);
-    the links stay RIGID bodies whose conf and velo follow from the joints.
+    the links stay RIGID bodies whose conf and velo follow from the joints. Contacts,
+    FIX_POINT, FIX_DIRECTION, PUT_RIGID_LINK (closing loops), PUT_SPRING and SET_* act on
+    links through the tree's dynamics; the two bodies of a joint do not contact each other.
+    HISTORY takes ``(joint, 'Q' | 'DQ' | 'Qk' | 'DQk' | 'FX' ... 'MZ')`` items.
 
     Parameters
     ----------
@@ -102,13 +105,14 @@ class JOINT:
         A name used in messages.
     limits : tuple, optional
         ``(lower, upper)`` of a one-freedom joint, or one pair per freedom: inelastic stops
-        (RUN refuses them on SPHERICAL and FREE joints for now).
+        (rotations of SPHERICAL and FREE joints: on the components of the rotation vector).
     spring : float or tuple, optional
         Stiffness on every freedom (rest at creation), or ``(stiffness, rest)``.
     damper : float, optional
         Damping coefficient on every freedom.
     drive : float or TIME_SERIES, optional
-        Prescribed coordinate of a one-freedom joint (RUN refuses it for now).
+        Prescribed coordinate of a one-freedom joint (an actuator that imposes it; it must
+        start at the joint's coordinate, 0 at creation).
 
     Attributes
     ----------
@@ -195,6 +199,8 @@ class JOINT:
                                  " instead")
         self._joint = Joint(kind, parent, child, point, frame, label, limits, spring, float(damper), drive)
         joints.append(self._joint)
+        if parent is not None:                # a joint's two links touch at the joint: no contact between them
+            domain.excluded_bodies.add((min(parent.id, child.id), max(parent.id, child.id)))
         for body in (child, parent):          # links are stepped in joint coordinates
             if body is not None:
                 body.block.set_scheme(body.row, "ARTICULATED")

@@ -10,6 +10,9 @@ import numpy as np
 
 from solfec_py import session, validate as V
 from solfec_py.api.common import require_body
+from solfec_py.api.joints import JOINT
+from solfec_py.bodies.articulated.kinds import zero_coordinates
+from solfec_py.bodies.articulated.system import carry_columns
 from solfec_py.api.solfec import SOLFEC, require_solfec
 from solfec_py.bodies.base import Body
 from solfec_py.errors import InputError, InputTypeError, ResultsError
@@ -49,6 +52,8 @@ def history_item(solfec, item, where: str):
         return history.StringItem(item)
     if not isinstance(item, tuple):
         raise InputError(f"{where}: Invalid history item {V.describe(item)}; expected a tuple or a string")
+    if len(item) == 2 and isinstance(item[0], JOINT):
+        return _joint_item(item[0], item[1], where)
     if len(item) == 2:
         bodies = _body_set(solfec, item[0], where)
         kind = _entity(where, item[1], tuple(history.ENERGY_KINDS) + history.CONSTRAINT_ENTITIES)
@@ -73,6 +78,30 @@ def history_item(solfec, item, where: str):
     raise InputError(f"{where}: Invalid tuple size {len(item)}; a history tuple has 2, 3 or 4 items")
 
 
+JOINT_ENTITIES = ("Q", "DQ", "FX", "FY", "FZ", "MX", "MY", "MZ")
+
+
+def _joint_item(joint, entity, where: str):
+    """(joint, 'Q' | 'DQ' | 'Qk' | 'DQk' | 'FX' ... 'MZ'): the k-th (1-based; 'Q' = 'Q1')
+    joint coordinate, rate, or reaction component, read from the link's carried state."""
+    record = joint._joint
+    kind = record.kind
+    nq, nv, nr, _ = carry_columns(kind)
+    match = re.fullmatch(r"(DQ|Q)(\d*)", entity) if isinstance(entity, str) else None
+    if match:
+        k = int(match.group(2) or 1)
+        size = nq if match.group(1) == "Q" else nv
+        if not 1 <= k <= size:
+            raise InputError(f"{where}: {record.describe()} has {size} {'coordinates' if size > 1 else 'coordinate'}"
+                             f" ({match.group(1)}1 .. {match.group(1)}{size}), got {entity!r}")
+        if match.group(1) == "Q":
+            return history.CarryItem(record.child.id, k - 1, float(zero_coordinates(kind)[k - 1]))
+        return history.CarryItem(record.child.id, nq + k - 1, 0.0)
+    entity = _entity(where, entity, JOINT_ENTITIES)
+    j = JOINT_ENTITIES.index(entity) - 2
+    return history.CarryItem(record.child.id, nq + nv + j if j < nr else -1, 0.0)   # FREE: not stored
+
+
 def history_items(solfec, domain, items) -> list:
     if not isinstance(items, list):
         return [history_item(solfec, items, "HISTORY item")]
@@ -89,9 +118,10 @@ def stored_frames(solfec, first: bool = False):
     if solfec.mode != "READ":
         return
     replay.ensure_loaded(solfec)
-    for i in range(0 if first else 1, solfec.store.nframes):
-        replay.load(solfec, i)
-        yield solfec.domain.time
+    with solfec.store.held_open():        # one file handle for the whole loop
+        for i in range(0 if first else 1, solfec.store.nframes):
+            replay.load(solfec, i)
+            yield solfec.domain.time
 
 
 # ---------------------------------------------------------------------- subsets

@@ -88,7 +88,7 @@ def RUN(solfec, solver, duration):
         progress = Progress(solfec._verbose, domain.time, domain.time + duration, session.current().interval,
                             tty=session.current().progress, explicit=solfec.verbose_set)
         hooks = timestep.RunHooks(
-            after_step=[recorder.output_hook(solfec), progress.update],
+            after_step=[recorder.output_hook(solfec), progress.update, *getattr(domain, "samplers", ())],
             should_stop=_stop_file(solfec))
         try:
             timestep.run(domain, getattr(solver, "engine", solver), duration, hooks, until)
@@ -528,6 +528,9 @@ def HISTORY(solfec, list, t0, t1, skip=V.MISSING, progress=V.MISSING):
       ``'SX' 'SY' 'SZ' 'SXY' 'SXZ' 'SYZ' 'MISES'``;
     - ``(solfec or body or [bodies], direction or None, (surf1, surf2) or None, entity)``: a
       constraint total, entity ``'GAP'`` (minimum), ``'R'``, ``'CR'``, ``'U'``, ``'CU'``;
+    - ``(joint, entity)``: a JOINT's coordinate ``'Q'`` / ``'Qk'``, rate ``'DQ'`` / ``'DQk'``
+      (k-th, from 1; the layout of joint.q and joint.dq) or reaction ``'FX' 'FY' 'FZ' 'MX'
+      'MY' 'MZ'`` (force and moment about the joint centre, world axes);
     - a string: a frame statistic such as ``'STEP'``, ``'CONS'``, ``'BODS'``, ``'GSITERS'``,
       ``'MERIT'`` or a timer (``'TIMINT'``, ``'CONDET'``, ...).
 

@@ -9,9 +9,7 @@ LATER = {
     "constraints": ("LOCDYN_DUMP",),
     "the MBFCP export": ("MBFCP_EXPORT",),
     "results": ("SOLFEC_EXPORT", "RIGID_TO_FEM"),
-    "deformable bodies": ("SIMPLIFIED_CRACK", "RT_SPLIT", "MODAL_ANALYSIS", "BODY_MM_EXPORT",
-                          "FRACTURE_EXPORT_YAFFEMS", "REGISTER_BASE", "COROTATED_DISPLACEMENTS",
-                          "RIGID_DISPLACEMENTS"),
+    "deformable bodies": ("SIMPLIFIED_CRACK", "RT_SPLIT", "BODY_MM_EXPORT", "FRACTURE_EXPORT_YAFFEMS"),
     "the viewer": ("RENDER",),
 }
 

@@ -356,9 +356,17 @@ class BodyBlock:
         """H u per entry (k, 3): u(t) for `which` = 'start', the free velocity otherwise."""
         raise self._missing("local_velocity")
 
-    def delassus(self, rows, Ha, Hb) -> np.ndarray:
-        """Ha A^-1 Hb^T per entry (k, 3, 3) for two points of the same body."""
+    def delassus(self, rows, Ha, Hb, rows_b=None) -> np.ndarray:
+        """Ha A^-1 Hb^T per entry (k, 3, 3) for two points of the same body; `rows_b`: the
+        rows of the second points where they lie on another body of the same coupling
+        group (see `coupling_groups`)."""
         raise self._missing("delassus")
+
+    def coupling_groups(self, rows) -> np.ndarray | None:
+        """Group of every row (k,): points on different rows of one group couple through
+        the block's dynamics (links of an articulated tree); None: every body couples only
+        with itself."""
+        return None
 
     def couples(self, rows, Ha, Hb) -> np.ndarray | None:
         """Which pairs of points of one body interact (bool (k,)); None: all of them."""

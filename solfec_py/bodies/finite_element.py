@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py.bodies import fe_dynamics, fe_points as P
+from solfec_py.bodies.fe_corotational import CorotationalStepper
+from solfec_py.bodies.fe_reduced import check_base
 from solfec_py.bodies.base import BodyBlock, _rows
 from solfec_py.bodies.fe_layout import MeshRecord, build
 from solfec_py.bodies.fe_loads import FELoads
@@ -26,7 +28,7 @@ from solfec_py.errors import InputError, NotAvailableError
 SCHEMES = {"DEF_EXP": 0, "DEF_LIM": 1}
 DEF_EXP, DEF_LIM = 0, 1
 # deck formulations (Solfec-1.0 user manual, BODY) -> implemented formulation code; None: not yet
-FORMS = {"TL": 0, "BC": None, "BC-MODAL": None, "BC-RO": None}
+FORMS = {"TL": 0, "BC": 1, "BC-MODAL": 2, "BC-RO": 3}   # BC*: bodies/fe_corotational.py, fe_reduced.py
 
 
 def form_code(form: str) -> int:
@@ -87,7 +89,7 @@ class FiniteElementBlock(BodyBlock):
         self._grow_nodes(64)
         self.layout = None
         self.loads = FELoads(self)
-        self.solver = fe_dynamics.Stepper(self)
+        self.solver = CorotationalStepper(self)     # TL, and BC through its overrides
         self._node_keys: dict = {}      # row -> {coordinate bytes: local node}
         self._located = None            # (layout, {(rows, X) bytes: elements}) of point_objects
         self.internal_stale = False
@@ -123,6 +125,9 @@ class FiniteElementBlock(BodyBlock):
         _check_material(material, who)
         if mesh.is_quadratic:                   # BODY keeps the corner elements (api/body.py)
             mesh = mesh.linear()
+        base = getattr(body, "_base", None)
+        if base is not None:
+            check_base(form, base[0], base[1], mesh.nnod)
         record = MeshRecord.of(mesh, material)
         lay = build([record], np.zeros(1, np.int64), mesh.nnod, mesh.ref)
         if lay.bad is not None:
@@ -146,6 +151,9 @@ class FiniteElementBlock(BodyBlock):
         self.mass[row] = density * volume
         self.euler[row] = density * euler
         self.scheme[row] = DEF_EXP
+        self.form[row] = form_code(getattr(body, "_form", None) or "TL")
+        if self.form[row] >= 2:                 # reduced forms are always DEF_LIM (fe_reduced.py)
+            self.scheme[row] = DEF_LIM
 
     def remove(self, body) -> None:
         row = body.row
@@ -179,6 +187,9 @@ class FiniteElementBlock(BodyBlock):
         return self.layout
 
     def set_scheme(self, row: int, name: str) -> None:
+        if name == "DEF_EXP" and self.form[row] >= 2:
+            raise InputError(f"Invalid integration scheme 'DEF_EXP' for a reduced (BC-MODAL, BC-RO) body"
+                             f" {self.bodies[row].id}: it is always integrated with DEF_LIM")
         self.scheme[row] = SCHEMES[name]
         self.solver.invalidate()
 
@@ -201,9 +212,13 @@ class FiniteElementBlock(BodyBlock):
         return slice(s, s + int(self.nnodes[row]))
 
     def conf_view(self, row: int) -> np.ndarray:
+        if self.form[row] >= 2:                 # (q, R) of a reduced body (bodies/fe_reduced.py)
+            return self.solver.reduced_state(row).conf
         return self.q[self.nodes_of(row)].reshape(-1)
 
     def velo_view(self, row: int) -> np.ndarray:
+        if self.form[row] >= 2:
+            return self.solver.reduced_state(row).velo
         return self.u[self.nodes_of(row)].reshape(-1)
 
     def state_sizes(self) -> np.ndarray:
@@ -250,6 +265,7 @@ class FiniteElementBlock(BodyBlock):
     TENSOR = "euler"
 
     def state_changed(self, rows) -> None:
+        self.solver.reduced_changed(rows)
         self.internal_stale = True
 
     # ------------------------------------------------------------------ time stepping

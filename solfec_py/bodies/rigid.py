@@ -219,10 +219,26 @@ class RigidBlock(SchemeSupport, BodyBlock):
         u = (self.velo0 if which == "start" else self.velo)[np.asarray(rows, dtype=np.int64)]
         return np.einsum("kij,kj->ki", H, u)
 
-    def delassus(self, rows, Ha, Hb):
-        """Ha A^-1 Hb^T per entry: Ha_ang J^-1 Hb_ang^T + Ha_lin Hb_lin^T / m (numba)."""
+    def delassus(self, rows, Ha, Hb, rows_b=None):
+        """Ha A^-1 Hb^T per entry: Ha_ang J^-1 Hb_ang^T + Ha_lin Hb_lin^T / m (numba); for
+        links of articulated trees (JOINT) the tree's inverse inertia between the two links
+        (bodies/articulated/system.py)."""
         rows = np.asarray(rows, dtype=np.int64)
-        return _delassus(rows, np.ascontiguousarray(Ha), np.ascontiguousarray(Hb), self.Jinv, self.mass)
+        out = _delassus(rows, np.ascontiguousarray(Ha), np.ascontiguousarray(Hb), self.Jinv, self.mass)
+        system = self._articulated()
+        if system is not None:
+            system.delassus(rows, rows if rows_b is None else np.asarray(rows_b, dtype=np.int64), Ha, Hb, out)
+        return out
+
+    def coupling_groups(self, rows):
+        """Links of one articulated tree form one group (their points couple); None without trees."""
+        system = self._articulated()
+        return None if system is None else system.coupling_groups(rows, self.count)
+
+    def _articulated(self):
+        """The joint trees stepping in this block now (rigid_schemes/articulated.py), or None."""
+        system = getattr(self, "articulated_system", None)
+        return system if system is not None and system.step is not None else None
 
     def add_reactions(self, rows, H, R):
         np.add.at(self.reaction, np.asarray(rows, dtype=np.int64), np.einsum("kij,ki->kj", H, R))

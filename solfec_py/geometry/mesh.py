@@ -307,6 +307,8 @@ class Mesh(PointSetMotion):
         p = np.asarray(point, float)
         if tol is None:
             tol = tolerance(self.ref.min(axis=0), self.ref.max(axis=0))
+        if np.linalg.norm(self.ref - p, axis=1).min() <= tol:
+            return True             # a node (of a warped element the half-spaces can miss)
         for pts in self.triangle_chunks("ref", self.surface_elements()):
             pts = pts.reshape(-1, mesh_tables.MAX_TRIS, 3, 3)
             a, b, c = pts[:, :, 0], pts[:, :, 1], pts[:, :, 2]

@@ -55,6 +55,17 @@ class StringItem:
     name: str
 
 
+@dataclass(frozen=True)
+class CarryItem:
+    """A number the scheme of a rigid body carries between steps: column `column` of its
+    carry row (a link's joint coordinates, rates, reaction: HISTORY of a JOINT), `initial`
+    in frames before the body carried any (the joint's creation state); column -1: always
+    `initial` (a FREE joint's reaction, zero)."""
+    body: int
+    column: int
+    initial: float
+
+
 # ---------------------------------------------------------------------- sampling
 def solfec_frames(store, t0: float, t1: float, skip: int = 1) -> tuple[np.ndarray, int]:
     """Frames HISTORY samples (Solfec-1.0 user manual, HISTORY): i0, i1 located like SEEK, N = (i1-i0)//skip
@@ -179,6 +190,8 @@ def _evaluate_one(store, fr: _Frames, item) -> np.ndarray:
         return np.where(np.isfinite(values), values, 0.0)
     if isinstance(item, PointItem):
         return _point_values(store, fr, item)
+    if isinstance(item, CarryItem):
+        return _carried(store, fr, item)
     if isinstance(item, TotalItem) and item.kind in ENERGY_KINDS:
         return _energy(store, fr, item)
     if isinstance(item, TotalItem):
@@ -255,6 +268,20 @@ def _body_point_values(store, fr: _Frames, bid: int, item: PointItem) -> np.ndar
     if e[0] in "CD":
         return x[:, comp] - (item.point[comp] if e[0] == "D" else 0.0)
     return v[:, comp]
+
+
+def _carried(store, fr: _Frames, item: CarryItem) -> np.ndarray:
+    """Per frame, the carried number of a rigid body (NaN where the body is absent)."""
+    present = fr.rows("rigid", [item.body])[:, 0] >= 0
+    values = np.where(present, item.initial, np.nan)
+    if item.column < 0:                      # a number that keeps its initial value (not stored)
+        return values
+    for k, i in enumerate(fr.idx.tolist()):
+        rows = store.frame_carry("rigid", i)
+        mine = np.flatnonzero(rows[:, 0] == item.body) if rows.shape[0] else ()
+        if present[k] and len(mine):
+            values[k] = rows[mine[0], 3 + item.column]
+    return values
 
 
 def _energy(store, fr: _Frames, item: TotalItem) -> np.ndarray:

@@ -14,6 +14,7 @@ import re
 
 import numpy as np
 
+from solfec_py.bodies.articulated.system import joints_from_carry
 from solfec_py.errors import ResultsError
 from solfec_py.output import frames
 from solfec_py.output.store import ResultsStore, results_path
@@ -77,6 +78,8 @@ def load(solfec, i: int) -> None:
             timers[name] = float(value)
     domain.timers = timers
     load_constraints(solfec, i)
+    if domain.joints:                          # JOINT: coordinates carried by the links
+        joints_from_carry(domain.joints, store.frame_carry("rigid", i))
     store.current = i
 
 

@@ -1,5 +1,6 @@
-"""The HDF5 results store (layer 6): `<outpath>/<basename>.h5`, one frame per output event,
-appended and flushed so a run killed at any moment keeps every flushed frame.
+"""The HDF5 results store (layer 6), writing: `<outpath>/<basename>.h5`, one frame per output
+event, appended and flushed so a run killed at any moment keeps every flushed frame; the
+reading side is output.store_reader.StoreReader, which ResultsStore extends.
 Reference: Solfec-1.0 user manual, READ and WRITE modes, time stepping, OUTPUT (Solfec's sol.c / dom.c HDF5 output); layout in
 `output.frames` and docs/results.md.
 
@@ -31,17 +32,12 @@ import time
 
 import numpy as np
 
-from solfec_py.bodies import BODY_KINDS, KIND_BY_CODE
+from solfec_py.bodies import BODY_KINDS
 from solfec_py.fem.elements import BY_CODE
 from solfec_py.errors import ResultsError
 from solfec_py.output import frames
+from solfec_py.output.store_reader import FORMAT, KINDS, VERSION, StoreReader, datasets, h5py_module, registry_dict
 
-FORMAT = "solfec-py results"
-VERSION = 4          # 4: variable-length state rows (finite elements: sizes/, geometry/) and
-                     #    carry/<family> rows (scheme state between steps, exact -c)
-                     # 3: constraint rows also hold ELEM1/2, MPNT, SPNT, COHESION (exact -c)
-                     # 2: constraint rows end with the constraint ID (1: without it)
-KINDS = tuple(KIND_BY_CODE[c] for c in sorted(KIND_BY_CODE))     # stored kind code = index + 1
 KIND_FAMILY = {kind: spec.family for kind, spec in BODY_KINDS.items()}
 REGISTRY_COLUMNS = ("ID", "KIND", "X0", "Y0", "Z0", "LABEL_OFF", "LABEL_LEN")
 GEOMETRY_INDEX = ("ID", "NODE_OFF", "NODE_CNT", "CELL_OFF", "CELL_CNT")
@@ -91,16 +87,10 @@ def results_path(outpath: str) -> str:
     return os.path.join(outpath, base + ".h5")
 
 
-def _h5py():
-    import h5py
-
-    return h5py
-
-
 def _create_file(path: str, domain, compression: bool):
     """A new, empty results file at `path` with every dataset of the layout (see the module
     docstring), flushed; ResultsError naming the path when it cannot be created."""
-    h5py = _h5py()
+    h5py = h5py_module()
     try:
         f = h5py.File(path, "w", locking=False)
     except OSError as exc:
@@ -140,119 +130,22 @@ def _create_file(path: str, domain, compression: bool):
     return f
 
 
-class ResultsStore:
-    """One results file. Writing keeps the file open during a RUN (`close()` after it);
-    reading opens the file for each query, so no handle outlives a deck command."""
+class ResultsStore(StoreReader):
+    """One results file, written during a RUN (kept open, `close()` after it) and read as
+    StoreReader reads it."""
 
     def __init__(self, path: str, compression: bool = False):
-        self.path = path
+        super().__init__(path)
         self.compression = compression
-        self.file = None
         self._next: dict = {}          # dataset name -> next free row
         self._last_bodies: dict = {}   # family -> (bodies list copy, ids offset, ids)
         self._registered: dict = {}    # body id -> (kind code, X0 tuple)
-        self._frames = None            # cached frame table (reading)
-        self._columns: dict = dict(frames.COL)
-        self._registry = None
         self._created = False
         self._flushed = -np.inf        # time.monotonic() of the last flush
         self._ds: dict = {}            # open datasets (writing) and their allocated rows
         self._queue: dict = {}         # dataset name -> _RowQueue of rows not yet written (writing)
         self._cap: dict = {}
-        self._pending: list = []       # frame rows written since the table was read
         self._marked = False           # registered as written by this program run
-        self._con_src = None           # stored constraint columns -> CON_COLUMNS (older files)
-        self._sizes: dict = {}         # RAGGED family -> sizes/<family> rows (reading)
-        self._con_cache = (None, None)  # (frame index, constraint rows) last read
-        self._keys = (None, None, None)  # (frame index, constraint keys, key -> row)
-        self.current = None            # READ mode: index of the frame shown by the model
-        self.built = None              # READ mode: as-built state snapshot (output.replay)
-        self.built_constraints = None  # READ mode: as-built constraint values (output.replay)
-
-    # ------------------------------------------------------------------ opening
-    @classmethod
-    def open_existing(cls, path: str) -> "ResultsStore":
-        """Open stored results for reading; ResultsError naming the file when unreadable."""
-        store = cls(path)
-        store.refresh()
-        return store
-
-    def _open(self, mode: str):
-        h5py = _h5py()
-        try:
-            return h5py.File(self.path, mode, locking=False)
-        except (OSError, ValueError) as exc:
-            raise ResultsError(f"cannot open results file {self.path!r}: {exc}; the file is corrupt or"
-                               " truncated (run the deck with -w to overwrite it)") from None
-
-    def _check_format(self, f) -> None:
-        if f.attrs.get("format") != FORMAT:
-            raise ResultsError(f"{self.path!r} is not a solfec-py results file (no '{FORMAT}' marker);"
-                               " run the deck with -w to overwrite it")
-        version = int(f.attrs.get("version", 0))
-        if version > VERSION:
-            raise ResultsError(f"results file {self.path!r} has format version {version}; this solfec-py"
-                               f" reads versions up to {VERSION}")
-        for name in ("frames", "constraints", "bodies", "labels"):
-            if name not in f:
-                raise ResultsError(f"results file {self.path!r} lacks the dataset '{name}' (truncated or"
-                                   " not written by solfec-py); run the deck with -w to overwrite it")
-
-    def refresh(self) -> None:
-        """(Re)read the frame table and the registry; frames whose data was not completely
-        written (a run killed in the middle of a frame) are ignored."""
-        with self._open("r") as f:
-            self._check_format(f)
-            try:
-                table = f["frames"][()]
-                names = [str(c) for c in f["frames"].attrs["columns"]]
-                sizes = {name: ds.shape[0] for name, ds in _datasets(f)}
-                registry = f["bodies"][()]
-                labels = f["labels"][()].tobytes()
-                con_names = [str(c) for c in f["constraints"].attrs.get("columns", frames.CON_COLUMNS)]
-            except (OSError, KeyError, ValueError) as exc:
-                raise ResultsError(f"cannot read results file {self.path!r}: {exc}") from None
-        self._columns = {name: i for i, name in enumerate(names)}
-        self._con_src = None if tuple(con_names) == frames.CON_COLUMNS else \
-            [(frames.CCOL[c], k) for k, c in enumerate(con_names) if c in frames.CCOL]
-        self._con_cache = (None, None)
-        self._keys = (None, None, None)
-        self._pending = []
-        self._sizes = {}
-        for fam in frames.RAGGED:
-            if f"{fam.upper()}_OFF" in self._columns:
-                with self._open("r") as f:
-                    self._sizes[fam] = f[f"sizes/{fam}"][()] if f"sizes/{fam}" in f else np.zeros((0, 2), np.int64)
-        self._frames = table[: self._complete_frames(table, sizes)]
-        self._registry = _registry_dict(registry, labels)
-
-    def _complete_frames(self, table, sizes) -> int:
-        n = table.shape[0]
-        col = self._columns
-        ok = table[:, col["VALID"]] == 1.0 if "VALID" in col else np.ones(n, dtype=bool)
-        ok &= table[:, col["CON_OFF"]] + table[:, col["CON_CNT"]] <= sizes.get("constraints", 0)
-        for fam in frames.ALL_FAMILIES:
-            key = f"{fam.upper()}_OFF"
-            if key in col:
-                cnt = table[:, col[f"{fam.upper()}_CNT"]]
-                idoff = table[:, col[f"{fam.upper()}_IDOFF"]]
-                ok &= idoff + cnt <= sizes.get(f"ids/{fam}", 0)
-                if fam in frames.FAMILIES:
-                    ok &= table[:, col[key]] + cnt <= sizes.get(f"state/{fam}", 0)
-                    continue
-                run = self._sizes.get(fam, np.zeros((0, 2), np.int64))
-                ok &= idoff + cnt <= run.shape[0]
-                total = np.concatenate([[0], np.cumsum(run.sum(axis=1) + 5)])
-                lo = np.minimum(idoff, run.shape[0]).astype(np.int64)
-                hi = np.minimum(idoff + cnt, run.shape[0]).astype(np.int64)
-                ok &= table[:, col[key]] + (total[hi] - total[lo]) <= sizes.get(f"state/{fam}", 0)
-        for fam in frames.CARRIED:
-            key = f"{fam.upper()}_CARRY_OFF"
-            if key in col:
-                cnt = table[:, col[f"{fam.upper()}_CARRY_CNT"]]
-                ok &= table[:, col[key]] + cnt <= sizes.get(f"carry/{fam}", 0)
-        bad = np.flatnonzero(~ok)
-        return int(bad[0]) if bad.size else n
 
     # ------------------------------------------------------------------ writing
     def start_writing(self, append: bool = False, compression: bool | None = None, domain=None) -> None:
@@ -268,11 +161,11 @@ class ResultsStore:
             return
         self.file = _create_file(self.path, domain, self.compression)
         self._created = True
-        self._next = {name: 0 for name, _ in _datasets(self.file)}
+        self._next = {name: 0 for name, _ in datasets(self.file)}
         self._last_bodies, self._registered = {}, {}
         self._frames = np.zeros((0, len(frames.FRAME_COLUMNS)))
         self._columns = dict(frames.COL)
-        self._registry = _registry_dict(np.zeros((0, 7)), b"")
+        self._registry = registry_dict(np.zeros((0, 7)), b"")
 
     def _reopen_for_appending(self) -> None:
         self.refresh()
@@ -286,7 +179,7 @@ class ResultsStore:
     def _resume_counters(self) -> None:
         """After reopening for appending: the next rows follow the last complete frame."""
         f, col = self.file, self._columns
-        self._next = {name: 0 for name, _ in _datasets(f)}
+        self._next = {name: 0 for name, _ in datasets(f)}
         self._next["bodies"] = f["bodies"].shape[0]
         self._next["labels"] = f["labels"].shape[0]
         self._next["frames"] = self._frames.shape[0]
@@ -489,171 +382,6 @@ class ResultsStore:
                 self.file = None
                 self._ds, self._cap, self._queue = {}, {}, {}
 
-    # ------------------------------------------------------------------ reading
-    @property
-    def table(self) -> np.ndarray:
-        if self._pending:
-            self._frames = np.vstack([self._frames] + self._pending)
-            self._pending = []
-        if self._frames is None:
-            self.refresh()
-        return self._frames
-
-    @property
-    def registry(self) -> dict:
-        if self._registry is None:
-            self.refresh()
-        return self._registry
-
-    def col(self, name: str) -> int:
-        try:
-            return self._columns[name]
-        except KeyError:
-            raise ResultsError(f"results file {self.path!r} has no column {name!r}") from None
-
-    def column(self, name: str) -> np.ndarray:
-        return self.table[:, self.col(name)]
-
-    @property
-    def nframes(self) -> int:
-        return self.table.shape[0]
-
-    @property
-    def times(self) -> np.ndarray:
-        return self.column("TIME")
-
-    def duration(self) -> tuple:
-        t = self.times
-        if not t.size:
-            raise ResultsError(f"results file {self.path!r} holds no frames")
-        return (float(t[0]), float(t[-1]))
-
-    def tolerance(self) -> float:
-        """Times closer than this are the same frame time: 1e-6 of the smallest time step."""
-        steps = self.column("STEP")
-        steps = steps[steps > 0]
-        return 1e-6 * float(steps.min()) if steps.size else 1e-12
-
-    def frame_index(self, time: float) -> int:
-        """The last frame with T <= time (frame 0 before the first, the last after the end)."""
-        t = self.times
-        i = int(np.searchsorted(t, time + self.tolerance(), side="right")) - 1
-        return min(max(i, 0), t.size - 1)
-
-    def read_rows(self, name: str, rows: np.ndarray) -> np.ndarray:
-        """Rows of dataset `name` at the given global row indices (any order, repeats ok)."""
-        rows = np.asarray(rows, dtype=np.int64)
-        if not rows.size:
-            with self._open("r") as f:
-                return np.zeros((0,) + f[name].shape[1:], dtype=f[name].dtype)
-        uniq, inverse = np.unique(rows, return_inverse=True)
-        with self._open("r") as f:
-            ds = f[name]
-            lo, hi = int(uniq[0]), int(uniq[-1]) + 1
-            if hi - lo <= 4 * uniq.size + 4096:          # dense enough: one contiguous read
-                data = ds[lo:hi][uniq - lo]
-            else:
-                data = ds[uniq]
-        return data[inverse]
-
-    def read_slab(self, name: str, start: int, count: int) -> np.ndarray:
-        with self._open("r") as f:
-            return f[name][start:start + count]
-
-    def frame_ids(self, family: str, i: int) -> np.ndarray:
-        row = self.table[i]
-        F = family.upper()
-        off, cnt = int(row[self.col(f"{F}_IDOFF")]), int(row[self.col(f"{F}_CNT")])
-        return self.read_slab(f"ids/{family}", off, cnt)
-
-    def frame_values(self, family: str, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(ids (n,), sizes (n, 2) of conf and velo, flat values: conf | velo | energy of each
-        body in turn) of one family at frame i, for fixed-width and ragged families alike."""
-        if family in frames.FAMILIES:
-            ids, rows = self.frame_state(family, i)
-            return ids, np.tile(np.array(frames.FAMILIES[family], np.int64), (ids.size, 1)), rows.reshape(-1)
-        row = self.table[i]
-        F = family.upper()
-        if f"{F}_OFF" not in self._columns:
-            return np.zeros(0, np.int64), np.zeros((0, 2), np.int64), np.zeros(0)
-        off, cnt = int(row[self.col(f"{F}_OFF")]), int(row[self.col(f"{F}_CNT")])
-        idoff = int(row[self.col(f"{F}_IDOFF")])
-        sizes = self._sizes[family][idoff:idoff + cnt]
-        total = int(sizes.sum()) + 5 * cnt
-        return self.frame_ids(family, i), sizes, self.read_slab(f"state/{family}", off, total)
-
-    def geometry(self, body_id: int):
-        """(nodes, cells, materials) of a finite-element body stored in the file, or None."""
-        with self._open("r") as f:
-            if "geometry/index" not in f:
-                return None
-            index = f["geometry/index"][()]
-            hit = np.flatnonzero(index[:, 0] == body_id)
-            if not hit.size:
-                return None
-            _, noff, nn, coff, nc = (int(v) for v in index[hit[-1]])
-            return (f["geometry/nodes"][noff:noff + nn], f["geometry/cells"][coff:coff + nc],
-                    f["geometry/materials"][coff:coff + nc])
-
-    def read_ranges(self, name: str, starts, length: int) -> np.ndarray:
-        """(k, length) values of a 1-D dataset from each start (one file opening)."""
-        starts = np.asarray(starts, dtype=np.int64)
-        out = np.empty((starts.size, length))
-        with self._open("r") as f:
-            ds = f[name]
-            for k, s0 in enumerate(starts.tolist()):
-                out[k] = ds[s0:s0 + length]
-        return out
-
-    def frame_state(self, family: str, i: int) -> tuple[np.ndarray, np.ndarray]:
-        """(ids, state rows) of one family at frame i."""
-        row = self.table[i]
-        F = family.upper()
-        off, cnt = int(row[self.col(f"{F}_OFF")]), int(row[self.col(f"{F}_CNT")])
-        return self.frame_ids(family, i), self.read_slab(f"state/{family}", off, cnt)
-
-    def frame_carry(self, family: str, i: int) -> np.ndarray:
-        """Rows (body id, scheme code, step, carried state) of one family at frame i; none
-        in files of format version < 4."""
-        F = family.upper()
-        if f"{F}_CARRY_OFF" not in self._columns:
-            return np.zeros((0, frames.CARRIED.get(family, 3)))
-        row = self.table[i]
-        off, cnt = int(row[self.col(f"{F}_CARRY_OFF")]), int(row[self.col(f"{F}_CARRY_CNT")])
-        return self.read_slab(f"carry/{family}", off, cnt) if cnt else np.zeros((0, frames.CARRIED[family]))
-
-    def constraint_keys(self, i: int) -> list:
-        """(id, kind code, body 1, body 2) of every constraint row of frame i."""
-        rows = self.frame_constraints(i)
-        if self._keys[0] != i:
-            cols = [frames.CCOL[c] for c in ("ID", "KIND", "BID1", "BID2")]
-            keys = [tuple(k) for k in rows[:, cols].astype(np.int64).tolist()]
-            self._keys = (i, keys, None)
-        return self._keys[1]
-
-    def constraint_index(self, i: int) -> dict:
-        """(id, kind code, body 1, body 2) -> row of frame i's constraint rows."""
-        keys = self.constraint_keys(i)
-        if self._keys[2] is None:
-            self._keys = (i, keys, {k: n for n, k in reversed(list(enumerate(keys)))})
-        return self._keys[2]
-
-    def frame_constraints(self, i: int) -> np.ndarray:
-        """The constraint rows of frame i (columns CON_COLUMNS; a column missing from an
-        older file reads 0). The last frame read is cached: its rows must not be modified."""
-        if self._con_cache[0] == i and self.file is None:
-            return self._con_cache[1]
-        row = self.table[i]
-        rows = self.read_slab("constraints", int(row[self.col("CON_OFF")]), int(row[self.col("CON_CNT")]))
-        if self._con_src is not None:
-            out = np.zeros((rows.shape[0], len(frames.CON_COLUMNS)))
-            for dst, src in self._con_src:
-                out[:, dst] = rows[:, src]
-            rows = out
-        rows.setflags(write=False)
-        self._con_cache = (i, rows)
-        return rows
-
 
 _FAMILY_COLS = {fam: tuple(frames.family_col(fam, w) for w in ("OFF", "CNT", "IDOFF")) for fam in frames.ALL_FAMILIES}
 _CARRY_COLS = {fam: (frames.COL[f"{fam.upper()}_CARRY_OFF"], frames.COL[f"{fam.upper()}_CARRY_CNT"])
@@ -661,9 +389,8 @@ _CARRY_COLS = {fam: (frames.COL[f"{fam.upper()}_CARRY_OFF"], frames.COL[f"{fam.u
 
 
 def h5s_create(shape):
-    from h5py import h5s
-
-    return h5s.create_simple(shape)
+    """A simple HDF5 dataspace of `shape` (h5py's low-level h5s, imported with h5py)."""
+    return h5py_module().h5s.create_simple(shape)
 
 
 def _state_rows(block, out: np.ndarray) -> None:
@@ -698,24 +425,3 @@ class _RowQueue:
 
     def clear(self) -> None:
         self.count = 0
-
-
-def _datasets(f):
-    out = []
-    f.visititems(lambda name, obj: out.append((name, obj)) if hasattr(obj, "shape") else None)
-    return out
-
-
-def _registry_dict(rows: np.ndarray, labels: bytes) -> dict:
-    """Latest registry entry per body id: arrays id, kind (name), X0, label."""
-    latest: dict = {}
-    for r in rows:
-        latest[int(r[0])] = r
-    ids = np.array(sorted(latest), dtype=np.int64)
-    table = np.array([latest[i] for i in ids]).reshape(-1, 7)
-    names = []
-    for r in table:
-        off, n = int(r[5]), int(r[6])
-        names.append(labels[off:off + n].decode("utf-8", errors="replace"))
-    return {"id": ids, "kind": [KINDS[int(k) - 1] for k in table[:, 1]], "kind_code": table[:, 1].astype(int),
-            "X0": table[:, 2:5], "label": names}

@@ -1,6 +1,7 @@
 """Local dynamics U = B + W R (layer 5): free and initial local velocities B, V, the
 diagonal blocks W_aa = h sum H A^-1 H^T with their inverses and rho = 1 / lambda_max, and
-the off-diagonal blocks W_ab = h s_a s_b H_a A^-1 H_b^T of constraints sharing a body, as
+the off-diagonal blocks W_ab = h s_a s_b H_a A^-1 H_b^T of constraints sharing a body (or
+bodies of one coupling group: links of a joint tree, A^-1 their share of M^-1), as
 CSR arrays for the Gauss-Seidel kernel; afterwards the reactions go back to the bodies as
 +-H^T R. Reference: Solfec-1.0 ldy.c, local dynamics; Solfec-1.0 ldy.c, velocity update; Solfec-1.0 dom.c, the time step (Solfec ldy.c LOCDYN_Update_Begin / End).
 
@@ -218,13 +219,16 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
         c, sg, rw, Hl = con[live], sign[live], rows[live], H[live]
         diag_idx.append(c)
         diag_val.append(h * block.delassus(rw, Hl, Hl))
-        e, f = unordered_pairs(rw, c)                        # unordered pairs: W_fe = W_ef^T (A symmetric)
+        groups = block.coupling_groups(rw)                   # e.g. links of one joint tree
+        e, f = unordered_pairs(rw if groups is None else groups, c)   # W_fe = W_ef^T (A symmetric)
         if e.size:
             near = block.couples(rw[e], Hl[e], Hl[f])       # e.g. FE points without common nodes
             if near is not None:
                 e, f = e[near], f[near]
         if e.size:
-            blocks = (h * (sg[e] * sg[f]))[:, None, None] * block.delassus(rw[e], Hl[e], Hl[f])
+            Wef = (block.delassus(rw[e], Hl[e], Hl[f]) if groups is None
+                   else block.delassus(rw[e], Hl[e], Hl[f], rw[f]))
+            blocks = (h * (sg[e] * sg[f]))[:, None, None] * Wef
             trans = blocks.transpose(0, 2, 1)
             same = c[e] == c[f]                     # both ends of one constraint on one body
             if same.any():

@@ -63,11 +63,12 @@ def parent_joint(joints, body):
 
 def ancestry(joints, body) -> list:
     """Bodies from `body` up to its root body (following parent joints)."""
+    parent_of = {id(j.child): j.parent for j in joints}
     out = [body]
-    joint = parent_joint(joints, body)
-    while joint is not None and joint.parent is not None:
-        out.append(joint.parent)
-        joint = parent_joint(joints, joint.parent)
+    parent = parent_of.get(id(body))
+    while parent is not None:
+        out.append(parent)
+        parent = parent_of.get(id(parent))
     return out
 
 
@@ -83,8 +84,10 @@ def tree_records(joints) -> tuple[JointTree, list, list]:
     joint at its mass centre (a floating base)."""
     links = [j.child for j in joints]
     records = list(joints)
+    children = {id(b) for b in links}
     for joint in joints:
-        if joint.parent is not None and all(joint.parent is not b for b in links):
+        if joint.parent is not None and id(joint.parent) not in children:
+            children.add(id(joint.parent))
             base = joint.parent
             links.append(base)
             centre = base.block.center[base.row].copy()

@@ -8,11 +8,15 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py.bodies.articulated.joint import tree_records
-from solfec_py.errors import NotAvailableError
+from solfec_py.bodies.articulated.kinds import zero_coordinates
+from solfec_py.bodies.articulated.stepping import Drive
+from solfec_py.timeseries import evaluate
+from solfec_py.errors import InputError, NotAvailableError
 
 
 class ArticulatedSystem:
-    """Joint-space state of a domain's joints; links are rows of the rigid block."""
+    """Joint-space state of a domain's joints; links are rows of the rigid block. `q`, `u`
+    and `reactions` are updated in place: the JOINT records view them (`bind_joints`)."""
 
     def __init__(self, joints):
         self.tree, self.links, self.records = tree_records(joints)
@@ -20,32 +24,42 @@ class ArticulatedSystem:
         self.q = tree.zero_q()
         self.u = np.zeros(tree.nv)
         self.step = None                     # stepping.FreeStep between begin and finish
-        self.warned = False                  # the note on contacts was given
+        self.held = None                     # rate change per time the constraints caused last step
         self.loads = np.zeros((tree.count, 6))       # links' loads of the step (spatial forces)
         self.reactions = np.zeros((tree.count, 6))   # force, moment about the centre per joint
         self.stored = [self.links[u] for u in tree.order]
+        self.bind_joints()
+        self.root = np.arange(tree.count)                # the root link of every stored link
+        for k in range(tree.count):
+            if tree.parent[k] >= 0:
+                self.root[k] = self.root[tree.parent[k]]
+        self.row_link = np.zeros(0, dtype=np.int64)      # rigid-block row -> stored link (-1)
+        self._inverse = (None, np.zeros(0, dtype=np.int64), None)   # per step: links, their J M^-1 J^T
         self._elements()
 
     def _elements(self) -> None:
         """Joint springs and dampers as per-rate arrays (scalar freedoms: tau = -k (q - rest)
-        - c dq; ball rotations: tau = -k log(R) - c Omega), the limits of scalar freedoms;
-        drives and limits of ball rotations are refused."""
+        - c dq; ball rotations: tau = -k log(R) - c Omega), the limits of scalar freedoms and
+        of ball rotations (components of log R), the drives."""
         tree = self.tree
         self.stiffness, self.rest, self.damping = np.zeros(tree.nv), np.zeros(tree.nv), np.zeros(tree.nv)
         self.scalar = np.zeros(tree.nv, dtype=bool)      # rates whose coordinate is q itself
         self.balls = []                                   # (q offset of R, v offset of Omega, k)
         self.limits = []                                  # (rate index, coordinate index, lower, upper)
+        self.ball_limits = []                             # (rates of Omega, q of R, component, lower, upper)
+        self.drives = []                                  # (rate index, coordinate index, value, record)
         for k, u in enumerate(tree.order.tolist()):
             record, kind = self.records[u], tree.kinds[k]
-            if record.drive is not None or (record.limits is not None and kind.ball):
-                what = "drives" if record.drive is not None else "limits on SPHERICAL and FREE joints"
-                raise NotAvailableError(f"{record.describe()}: joint {what} are not available in solfec-py yet"
-                                        " (springs, dampers and limits of scalar freedoms are)")
             v0, q0 = int(tree.voff[k]), int(tree.qoff[k])
+            if record.drive is not None:                  # one-freedom joints only (JOINT checks)
+                self.drives.append((v0, q0, record.drive, record))
             ntr = kind.translations
-            for d, (lo, hi) in enumerate(record.limits or ()):
-                self.limits.append((v0 + d, q0 + d, lo, hi))
             nscalar = ntr if kind.ball else kind.nv
+            for d, (lo, hi) in enumerate(record.limits or ()):
+                if d < nscalar:
+                    self.limits.append((v0 + d, q0 + d, lo, hi))
+                else:                                    # component of the rotation vector log(R)
+                    self.ball_limits.append((v0 + ntr, q0 + ntr, d - nscalar, lo, hi))
             self.scalar[v0:v0 + nscalar] = True
             self.damping[v0:v0 + kind.nv] = record.damper
             if record.spring is not None:
@@ -67,74 +81,180 @@ class ArticulatedSystem:
             tau[vo:vo + 3] -= stiffness * _log(q[qo:qo + 9].reshape(3, 3).T)
         return tau
 
+    # ------------------------------------------------------------------ drives
+    def drive_values(self, t: float) -> np.ndarray:
+        """Prescribed coordinates of the driven joints at time t."""
+        return np.array([evaluate(value, t) for _, _, value, _ in self.drives])
+
+    def check_drives(self, t: float) -> None:
+        """A drive must start where its joint is (no jump of the coordinate)."""
+        for (j, qi, value, record), want in zip(self.drives, self.drive_values(t)):
+            if abs(want - self.q[qi]) > 1e-9 * max(1.0, abs(want)):
+                raise InputError(f"{record.describe()}: the drive prescribes the coordinate {want:g} at time"
+                                 f" {t:g} but the joint is at {self.q[qi]:g}; a drive starts where its joint is"
+                                 " (0 at creation)")
+
+    def drive_step(self, q_half, t: float, h: float):
+        """Driven coordinates placed on their drive at t + h/2 in q_half (in place) and the
+        stepping.Drive of the step (end rates = the drive's rate at t + h by a central difference,
+        so the actuators' impulse h q''(t + h/2) is centred like the step's forces), or None."""
+        if not self.drives:
+            return None
+        qi = np.array([d[1] for d in self.drives])
+        q_half[qi] = self.drive_values(t + 0.5 * h)
+        rate = (self.drive_values(t + 1.5 * h) - self.drive_values(t + 0.5 * h)) / h   # centred on t + h
+        return Drive.at(self.tree, q_half, [d[0] for d in self.drives], rate)
+
+    def place_drives(self, t: float) -> None:
+        """Driven coordinates exactly on their drive at time t (the end of a step)."""
+        if self.drives:
+            self.q[[d[1] for d in self.drives]] = self.drive_values(t)
+
     def rows(self) -> np.ndarray:
         """Rigid-block rows of the links in stored (topological) order."""
         return np.array([b.row for b in self.stored], dtype=np.int64)
 
+    def map_rows(self, count: int) -> None:
+        """Rebuild the row -> link lookup for a rigid block of `count` rows."""
+        self.row_link = np.full(count, -1, dtype=np.int64)
+        self.row_link[self.rows()] = np.arange(self.tree.count)
+
+    def coupling_groups(self, rows, count: int) -> np.ndarray:
+        """Rows of constraint points on one tree (one root link) share a group, count + root;
+        other rows are their own group (a rigid body couples only with itself)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        link = self.row_link[rows]
+        return np.where(link >= 0, count + self.root[np.maximum(link, 0)], rows)
+
+    def delassus(self, rows_a, rows_b, Ha, Hb, out) -> None:
+        """Overwrite out[e] = Ha_e Phi_ab Hb_e^T for entries whose rows are links (both on one
+        tree): Phi = the links' inverse inertia through the tree at the step's mid-point
+        configuration (JointTree.link_inverse_inertia), so constraint rows on links couple
+        as the tree's joint-space dynamics dictates."""
+        la, lb = self.row_link[rows_a], self.row_link[rows_b]
+        on = np.flatnonzero((la >= 0) & (lb >= 0))
+        if on.size == 0:
+            return
+        la, lb = la[on], lb[on]
+        step, links, Phi = self._inverse
+        wanted = np.union1d(la, lb)
+        if step is not self.step or not np.isin(wanted, links).all():
+            links = np.union1d(links if step is self.step else np.zeros(0, np.int64), wanted)
+            Phi = self.tree.link_inverse_inertia(self.step.q_half, links)
+            drive = self.step.drive
+            if drive is not None:               # actuators hold the driven rates: M^-1 projected
+                L = np.stack([self.tree.rigid_states(self.step.q_half, y)[1][links] for y in drive.Y.T], axis=-1)
+                Phi = Phi - np.einsum("aic,cd,bjd->abij", L, drive.Dinv, L)
+            self._inverse = (self.step, links, Phi)
+        ia, ib = np.searchsorted(links, la), np.searchsorted(links, lb)
+        out[on] = np.einsum("kij,kjl,kml->kim", Ha[on], Phi[ia, ib], Hb[on])
+
     def check_reference(self, block) -> None:
-        """The tree starts in the reference configuration at rest: refuse links that moved
-        (a continued run, -c, or a deck that set conf / velo of a link)."""
+        """The tree starts in the reference configuration at rest, or (a continued run, -c)
+        in the joint state its links carry: refuse links whose rigid state is another one (a
+        deck that set conf / velo of a link)."""
+        restored = self.restore_carry(block)
         conf, velo = self.tree.rigid_states(self.q, self.u)
         rows = self.rows()
         moved = ~(np.isclose(block.conf[rows], conf, rtol=0, atol=1e-12).all(axis=1)
-                  & (np.abs(block.velo[rows]) <= 1e-12).all(axis=1))
+                  & np.isclose(block.velo[rows], velo, rtol=0, atol=1e-12).all(axis=1))
         if moved.any():
             body = self.stored[int(np.flatnonzero(moved)[0])]
+            where = ("the joint state it carries" if restored else
+                     "its reference configuration at rest (articulated bodies start where their JOINTs were made)")
             raise NotAvailableError(
-                f"body {body.id} is a link of an articulated body but is not at rest in its reference"
-                " configuration when the run starts; articulated bodies start at rest where their JOINTs"
-                " were made (continuing such a run, -c, is not available yet)")
+                f"body {body.id} is a link of an articulated body but is not in {where} when the run starts;"
+                " set the motion of links through their joints, not their conf / velo")
 
-    def sync_joints(self) -> None:
-        """Copy the coordinates and rates into the JOINT records."""
+    # ------------------------------------------------------------ carried state (-c, HISTORY)
+    def store_carry(self, block, h: float) -> None:
+        """Every link's carry row (results store, rigid_schemes/support.py): its parent joint's
+        coordinates, rates and reaction (`carry_columns`), gathered in one array operation."""
+        rows = self.rows()
+        gather = getattr(self, "_gather", None)
+        if gather is None or gather.shape[1] != block.carry.shape[1]:
+            gather = self._gather = self._carry_gather(block.carry.shape[1])
+        held = np.zeros(self.tree.nv) if self.held is None else self.held
+        source = np.concatenate((self.q, self.u, self.reactions.reshape(-1), held, [0.0]))
+        block.carry[rows] = source[gather]
+        block.carry_h[rows] = h
+        block.carry_ok[rows] = True
+
+    def _carry_gather(self, width: int) -> np.ndarray:
+        """(n, width) indices into [q, u, reactions (n x 6), held, 0] of every link's carry row."""
+        tree = self.tree
+        nq, nv = tree.nq, tree.nv
+        zero = nq + 2 * nv + 6 * tree.count
+        out = np.full((tree.count, width), zero, dtype=np.int64)
+        for k, kind in enumerate(tree.kinds):
+            cq, cv, nr, nh = carry_columns(kind)
+            out[k, :cq] = np.arange(tree.qoff[k], tree.qoff[k + 1])
+            out[k, cq:cq + cv] = nq + np.arange(tree.voff[k], tree.voff[k + 1])
+            out[k, cq + cv:cq + cv + nr] = nq + nv + 6 * k + np.arange(nr)
+            out[k, cq + cv + nr:cq + cv + nr + nh] = nq + nv + 6 * tree.count + tree.voff[k] + np.arange(nh)
+        return out
+
+    def restore_carry(self, block) -> bool:
+        """Joint state from the links' carry rows (a continued run, -c); False when a link
+        has none."""
+        rows = self.rows()
+        if not block.carry_ok[rows].all():
+            return False
+        tree = self.tree
+        held = np.zeros(tree.nv)
+        for k, row in enumerate(rows.tolist()):
+            q, dq, reaction, held[tree.voff[k]:tree.voff[k + 1]] = unpack(tree.kinds[k], block.carry[row])
+            self.q[tree.qoff[k]:tree.qoff[k + 1]], self.u[tree.voff[k]:tree.voff[k + 1]] = q, dq
+            self.reactions[k] = reaction
+        self.held = held if held.any() else None
+        return True
+
+    def bind_joints(self) -> None:
+        """Make the JOINT records' q, dq and reaction views of the system's arrays (joint.q
+        reads the state without a copy per step); the arrays are updated in place."""
         tree = self.tree
         for k, u in enumerate(tree.order.tolist()):
             record = self.records[u]
-            record.q[:] = self.q[tree.qoff[k]:tree.qoff[k + 1]]
-            record.dq[:] = self.u[tree.voff[k]:tree.voff[k + 1]]
-            record.reaction[:] = self.reactions[k]
+            record.q = self.q[tree.qoff[k]:tree.qoff[k + 1]]
+            record.dq = self.u[tree.voff[k]:tree.voff[k + 1]]
+            record.reaction = self.reactions[k]
 
 
-def enforce_limits(tree, limits, q_half, u, h: float, sweeps: int = 50):
-    """Inelastic joint limits (projected Gauss-Seidel in joint space): a limit whose
-    coordinate would pass its bound by the end of the step, q_half + h/2 u_j, stops there:
-    its rate may not point outwards (u_j <= 0 at the upper bound, >= 0 at the lower) and its
-    coordinate ends on the bound (the stop happens within the step). Impulses only push.
-    Returns the corrected rates and [(coordinate index, bound)] to place at the end."""
-    if not limits:
-        return u, []
-    active = []
-    for j, qi, lo, hi in limits:
-        end = q_half[qi] + 0.5 * h * u[j]
-        if end > hi:
-            active.append((j, qi, -np.inf, 0.0, hi))
-        elif end < lo:
-            active.append((j, qi, 0.0, np.inf, lo))
-    if not active:
-        return u, []
-    u = u.copy()
-    zero = np.zeros(tree.nv)
-    columns, impulse = [], np.zeros(len(active))
-    for j, *_ in active:                           # M^-1 e_j by the articulated-body algorithm
-        e = zero.copy()
-        e[j] = 1.0
-        columns.append(tree.forward_dynamics(q_half, zero, e))
-    for _ in range(sweeps):
-        change = 0.0
-        for k, (j, qi, low, high, bound) in enumerate(active):
-            w = columns[k][j]
-            if u[j] < low or impulse[k] > 0.0:          # at the lower end: push up, never pull
-                new = max(0.0, impulse[k] + (low - u[j]) / w)
-            elif u[j] > high or impulse[k] < 0.0:       # at the upper end: push down
-                new = min(0.0, impulse[k] + (high - u[j]) / w)
-            else:
-                continue
-            step, impulse[k] = new - impulse[k], new
-            u += step * columns[k]
-            change = max(change, abs(step * w))
-        if change <= 1e-14 * max(1.0, np.abs(u).max()):
-            break
-    return u, [(qi, bound) for k, (j, qi, low, high, bound) in enumerate(active) if impulse[k] != 0.0]
+def carry_columns(kind) -> tuple[int, int, int, int]:
+    """Layout of a link's carry row (nq, nv, nr, nh): q (kind.nq), dq (kind.nv), the
+    reaction (nr = 6) and `held` (nh = kind.nv: the rate change the constraints caused in the
+    step, which the next step's predictor uses) as far as they fit in the 18 numbers:
+    SPHERICAL keeps no `held` (a continued run restarts its predictor term from zero), FREE
+    neither a reaction nor `held` (its q and dq fill the row; HISTORY reads its reaction as 0)."""
+    nr = 6 if kind.nq + kind.nv + 6 <= CARRY else 0
+    nh = kind.nv if kind.nq + kind.nv + nr + kind.nv <= CARRY else 0
+    return kind.nq, kind.nv, nr, nh
+
+
+CARRY = 18        # floats per link (the rigid block's carry width)
+
+
+def unpack(kind, row) -> tuple:
+    """(q, dq, reaction (6), held (nv)) from a carry row (zeros for what it does not hold)."""
+    nq, nv, nr, nh = carry_columns(kind)
+    reaction, held = np.zeros(6), np.zeros(nv)
+    reaction[:nr] = row[nq + nv:nq + nv + nr]
+    held[:nh] = row[nq + nv + nr:nq + nv + nr + nh]
+    return row[:nq], row[nq:nq + nv], reaction, held
+
+
+def joints_from_carry(joints, rows) -> None:
+    """Set joint.q, dq, reaction from stored carry rows (body id, scheme, step, carry...)
+    of their child links (READ mode); joints whose link carries none show their creation
+    state (zero coordinates, at rest)."""
+    by_body = {int(r[0]): r[3:] for r in np.atleast_2d(rows)} if len(rows) else {}
+    for joint in joints:
+        row = by_body.get(joint.child.id)
+        if row is None:
+            q, dq, reaction = zero_coordinates(joint.kind), np.zeros(joint.kind.nv), np.zeros(6)
+        else:
+            q, dq, reaction, _ = unpack(joint.kind, row)
+        joint.q[:], joint.dq[:], joint.reaction[:] = q, dq, reaction
 
 
 def _log(R) -> np.ndarray:

@@ -100,13 +100,31 @@ class JointTree:
 
     # ---------------------------------------------------------------- recursions
     def kinematics(self, q):
-        """(Lam (n, 3, 3), xc (n, 3), S (nv, 6), crossed (nv,)) in stored link order."""
+        """(Lam (n, 3, 3), xc (n, 3), S (nv, 6), crossed (nv,)) in stored link order; the last
+        two configurations are remembered (a step asks for its mid-step one many times)."""
+        q = np.ascontiguousarray(q, dtype=float)
+        cache = self.__dict__.setdefault("_kinematics", [])
+        for known, result in cache:
+            if np.array_equal(known, q):
+                return result
         nvk, _, ballk, dtype, daxis, dfixed = _TABLES
-        return K.forward_kinematics(np.ascontiguousarray(q, dtype=float), self.parent, self.kind, self.qoff,
-                                    self.voff, self.E, self.P, self.X0, nvk, ballk, dtype, daxis, dfixed)
+        result = K.forward_kinematics(q, self.parent, self.kind, self.qoff, self.voff, self.E, self.P, self.X0,
+                                      nvk, ballk, dtype, daxis, dfixed)
+        cache.insert(0, (q.copy(), result))
+        del cache[2:]
+        return result
 
     def inertias(self, Lam, xc) -> np.ndarray:
-        return K.spatial_inertias(Lam, xc, self.mass, self.J)
+        """World spatial inertias (n, 6, 6) of the links placed at (Lam, xc); remembered with
+        the configuration they belong to (`kinematics`)."""
+        for known, result in self.__dict__.get("_inertias", ()):
+            if known is Lam:
+                return result
+        out = K.spatial_inertias(Lam, xc, self.mass, self.J)
+        cache = self.__dict__.setdefault("_inertias", [])
+        cache.insert(0, (Lam, out))
+        del cache[2:]
+        return out
 
     def mass_matrix(self, q) -> np.ndarray:
         """Joint-space mass matrix M(q) (nv, nv), CRBA."""
@@ -180,6 +198,23 @@ class JointTree:
         x = xc[links] + np.einsum("kij,kj->ki", Lam[links], np.asarray(X, float) - self.X0[links])
         J = K.point_jacobians(links, np.ascontiguousarray(x), S, self.parent, self.voff)
         return np.einsum("kji,kjl->kil", np.asarray(base, float), J)
+
+    def link_inverse_inertia(self, q, links) -> np.ndarray:
+        """(L, L, 6, 6) J_a M^-1 J_b^T between stored `links` (L,) in the rigid-body layout of
+        bodies/rigid.py (referential angular, mass-centre linear): block [a, b] maps the
+        generalised force (referential torque, force) on link b to the velocity jump per
+        unit time of link a (the links' share of the Delassus operator)."""
+        Lam, xc, S, _ = self.kinematics(q)
+        links = np.asarray(links, np.int64)
+        Phi = K.link_responses(self.inertias(Lam, xc), S, self.parent, self.voff, links)
+        # rigid velocity of link l = A_l (w, v_O), A_l = [[Lam^T, 0], [-[xc]x, I]]
+        A = np.zeros((links.size, 6, 6))
+        A[:, 0:3, 0:3] = Lam[links].transpose(0, 2, 1)
+        c = xc[links]
+        A[:, 3, 1], A[:, 3, 2], A[:, 4, 0] = c[:, 2], -c[:, 1], -c[:, 2]
+        A[:, 4, 2], A[:, 5, 0], A[:, 5, 1] = c[:, 0], c[:, 1], -c[:, 0]
+        A[:, 3:6, 3:6] = np.eye(3)
+        return np.einsum("aij,abjk,blk->abil", A, Phi, A)
 
     def kinetic_energy(self, q, v) -> float:
         Lam, xc, _, _ = self.kinematics(q)

@@ -1,0 +1,394 @@
+"""Time stepping of body co-rotational (form 'BC') finite-element bodies (layer 3): the
+total-Lagrangian stepper of bodies/fe_dynamics.py with, for BC bodies, the internal force
+R K0 d of a constant stiffness, the critical step of the undeformed mesh, and the implicit
+operator A0 = M + c K0 factorised once and applied as R A0^-1 R^T.
+Reference: Solfec-1.0 fem.c (``BC_dynamic_step_begin``, ``BC_matvec``, ``BC_static_*``);
+docs/corotational.md; the kinematics are solfec_py/fem/corotational.py.
+
+TL and BC bodies share one block; the TL stepper drives the step and calls, through the
+methods overridden here, the BC internal force, damping R K0 R^T u, factorisation and solve.
+Because every application of A^-1 (free velocity, Delassus columns, reactions) goes through
+`_solve`, the rotation reaches the local dynamics (W = h H R A0^-1 R^T H^T) and contact
+without any special case. A BC body whose nodes are pinned in a quasi-static step
+(bodies/fe_pins.py) factorises M + c R K0 R^T each step instead (the pin projectors do not
+commute with R in general).
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from solfec_py.bodies.fe_dynamics import Stepper
+from solfec_py.bodies.fe_reduced import MODAL, ReducedBody
+from solfec_py.errors import SimulationError
+from solfec_py.fem import corotational as C
+from solfec_py.fem import kernels as K
+from solfec_py.fem.assembly import TangentPattern
+
+BC = 1          # FORMS code of 'BC' (bodies/finite_element.py)
+
+
+DENSE_LIMIT = 4000   # A0 of at most this many DOF is inverted densely (<= 128 MB): the Delassus
+                     # columns of many contact points cost one matrix product instead of a
+                     # SuperLU solve with as many right-hand sides (10 x faster at 1 000 DOF)
+
+
+class DenseInverse:
+    """A dense inverse with the `solve` of a SuperLU factor."""
+
+    def __init__(self, inverse: np.ndarray):
+        self.inverse = inverse
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        return self.inverse @ rhs
+
+
+class CorotationalStepper(Stepper):
+    """Stepper of a block holding TL and BC bodies (module docstring)."""
+
+    #: add the variation of R to the BC force of DEF_EXP bodies (exact gradient of d.K0 d / 2;
+    #: keeps angular momentum to round-off); False gives Solfec-1.0's R K0 d, which implicit
+    #: (DEF_LIM, quasi-static) bodies always use
+    consistent = True
+
+    def invalidate(self) -> None:
+        super().invalidate()
+        self.co = None                  # BC data of the current layout (_setup)
+        self.R = self.S = None          # rotations / stretches of the BC bodies at the last force
+        self.A0: dict = {}              # (row, coef) -> SuperLU of M + coef K0
+        self.rotated: set = set()       # rows of `factors` that are A0 factors
+        self.reduced_coef: dict = {}    # BC-MODAL / BC-RO rows of `factors` -> c of A_r
+        self.bc_energy = None
+        self.bc_hcrit = None            # critical steps of the BC bodies (constant)
+
+    def bc_rows(self) -> np.ndarray:
+        """Co-rotated rows: BC, BC-MODAL and BC-RO (bodies/fe_reduced.py)."""
+        blk = self.block
+        return blk.form[: blk.count] >= BC
+
+    # ------------------------------------------------------------------ setup
+    def _setup(self):
+        """Nodes, nodal gradient integrals, volumes and K0 of the BC bodies (once per layout)."""
+        if self.co is not None:
+            return self.co
+        blk = self.block
+        lay = blk.prepared()
+        rows = np.flatnonzero(self.bc_rows())
+        counts = blk.nnodes[rows]
+        nodes = np.concatenate([np.arange(blk.nstart[r], blk.nstart[r] + blk.nnodes[r]) for r in rows])
+        vol = np.zeros(blk.count)
+        for g in lay.groups:
+            vol += np.bincount(g.row, weights=g.wJ.sum(axis=1), minlength=blk.count)
+        pos = np.full(blk.count, -1, dtype=np.int64)
+        pos[rows] = np.arange(rows.size)
+        Kfull = stiffness_at_rest(blk)
+        if nodes.size == blk.N:
+            K0 = Kfull.copy()
+        else:
+            dofs = (3 * nodes[:, None] + np.arange(3)).reshape(-1)
+            K0 = Kfull[dofs][:, dofs]
+        self.co = SimpleNamespace(
+            rows=rows, nodes=nodes.astype(np.int64), body=np.repeat(np.arange(rows.size), counts).astype(np.int64),
+            off=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), pos=pos, vol=vol[rows],
+            G=C.nodal_gradients(lay.groups, blk.N), K0=K0.tobsr(blocksize=(3, 3)), K0csr=K0.tocsr(),
+            d=np.empty((nodes.size, 3)), reduced={})
+        for row in rows[blk.form[rows] >= MODAL].tolist():
+            sl = blk.nodes_of(row)
+            p = pos[row]
+            d = slice(3 * self.co.off[p], 3 * self.co.off[p + 1])
+            self.co.reduced[row] = ReducedBody(int(blk.form[row]), blk.bodies[row]._base[1], self.co.K0csr[d, d],
+                                               lay.mass[sl])
+        return self.co
+
+    def _rotations(self, q):
+        """(R, S) of every BC body at displacements q; an inverted mean deformation stops."""
+        co, blk = self._setup(), self.block
+        nb = co.rows.size
+        Fbar = np.empty((nb, 3, 3))
+        C.average_gradients(blk.X, q, co.G, co.nodes, co.body, nb, co.vol, Fbar)
+        bad = np.flatnonzero(~(np.linalg.det(Fbar) > 0))
+        if bad.size:
+            body = blk.bodies[int(co.rows[bad[0]])]
+            raise SimulationError(f"co-rotational finite-element body {body.id} turned inside out (mean"
+                                  f" deformation gradient det <= 0) at time {blk.domain.time:g}")
+        return C.polar_rotations(Fbar)
+
+    def rotations(self) -> np.ndarray:
+        """R of the BC bodies used by the step (computed from q when none is cached)."""
+        if self.R is None:
+            self.R, self.S = self._rotations(self.block.q)
+        return self.R
+
+    # ------------------------------------------------------------------ forces
+    def internal_forces(self, t: float, out: np.ndarray) -> None:
+        bc = self.bc_rows()
+        if not bc.any():
+            return super().internal_forces(t, out)
+        if not bc.all():
+            super().internal_forces(t, out)
+        blk = self.block
+        co = self._setup()
+        self.R, self.S = R, S = self._rotations(blk.q)
+        d = co.d
+        C.corotated(blk.X, blk.q, co.nodes, co.body, R, d)
+        full = len(co.reduced) < co.rows.size          # some BC body needs K0 d
+        y = (co.K0 @ d.reshape(-1)).reshape(-1, 3) if full else np.empty_like(d)
+        qr = {}
+        for row, rb in co.reduced.items():          # f = R K0 E q (bodies/fe_reduced.py)
+            seg = slice(co.off[co.pos[row]], co.off[co.pos[row] + 1])
+            qr[row] = rb.coordinates(d[seg].reshape(-1))
+            y[seg] = (rb.KE @ qr[row]).reshape(-1, 3)
+        energy, torque = np.zeros(co.rows.size), np.zeros((co.rows.size, 3))
+        centre = np.ascontiguousarray(blk.center[co.rows])
+        C.rotate_back(blk.X, blk.q, co.nodes, co.body, R, centre, d, y, out, energy, torque)
+        explicit = ~self.implicit_rows()[co.rows]
+        if self.consistent and explicit.any():
+            # explicit bodies only: A0 = M + c K0 of an implicit body does not hold the
+            # stiffness of this term, which then makes the implicit step unstable (BM22)
+            c = C.rotation_variation(R, S, torque, co.vol) * explicit[:, None]
+            C.add_rotated_variation(co.G, co.nodes, co.body, R, c, out)
+        for row, q in qr.items():
+            energy[co.pos[row]] = 0.5 * q @ (co.reduced[row].Kr @ q)
+        self.bc_energy = energy
+
+    def internal_energy(self) -> None:
+        keep = (self.R, self.S)         # the step's rotation stays for the step's solves
+        super().internal_energy()
+        self.R, self.S = keep
+
+    def _store_internal(self) -> None:
+        bc = self.bc_rows()
+        if not bc.all():
+            super()._store_internal()
+        if bc.any():
+            blk = self.block
+            blk.energy[self.co.rows, 4] = self.bc_energy
+            blk.internal_stale = False
+
+    def _critical(self) -> float:
+        """BC bodies: 2 / sqrt(lambda_max(M^-1 K0)) of the whole body, computed once (K0 is
+        constant; Solfec takes the TL estimate of one element of the undeformed mesh, which
+        can exceed the stability limit: its nodal masses are those of the whole mesh)."""
+        bc = self.bc_rows()
+        if not bc.any():
+            return super()._critical()
+        blk = self.block
+        explicit = ~self.implicit_rows()
+        h = super()._critical() if (explicit & ~bc).any() else np.inf
+        if not (explicit & bc).any():
+            return h
+        if self.bc_hcrit is None:
+            co, mass = self._setup(), blk.prepared().mass
+            self.bc_hcrit = np.full(co.rows.size, np.inf)
+            for p, row in enumerate(co.rows.tolist()):
+                d = slice(3 * co.off[p], 3 * co.off[p + 1])
+                s = 1.0 / np.sqrt(np.repeat(mass[blk.nodes_of(row)], 3))
+                self.bc_hcrit[p] = 2.0 / np.sqrt(largest_eigenvalue(co.K0csr[d, d], s))
+        return min(h, float(self.bc_hcrit[explicit[self.co.rows]].min()))
+
+    # ------------------------------------------------------------------ reduced state
+    def reduced_state(self, row: int):
+        """The (conf, velo) buffers of a BC-MODAL / BC-RO body, refreshed from the mesh state."""
+        blk, co = self.block, self._setup()
+        rb = co.reduced[row]
+        sl = blk.nodes_of(row)
+        R = self._rotations(blk.q)[0][co.pos[row]]
+        rb.refresh(R, blk.X[sl], blk.q[sl], blk.u[sl])
+        rb.seen = (blk.q[sl].copy(), blk.u[sl].copy())
+        return rb
+
+    def project_reduced(self) -> None:
+        """Mesh state of the reduced bodies back into R (X + E q), R E u (Solfec re-projects
+        at the end of every step, so the mesh state never leaves the base)."""
+        co = self._setup()
+        if not co.reduced:
+            return
+        blk = self.block
+        R = self._rotations(blk.q)[0]
+        for row, rb in co.reduced.items():
+            sl = blk.nodes_of(row)
+            rb.refresh(R[co.pos[row]], blk.X[sl], blk.q[sl], blk.u[sl])
+            blk.q[sl], blk.u[sl] = rb.lift(blk.X[sl])
+        blk.energy[: blk.count, 0] = blk.kinetic_energy()
+
+    def dynamic_init(self) -> None:
+        super().dynamic_init()
+        if self.bc_rows().any():
+            self.project_reduced()
+
+    def step_end(self, t: float, h: float) -> None:
+        super().step_end(t, h)
+        if self.co is not None and self.co.reduced:
+            self.project_reduced()
+
+    def qs_step_end(self, t: float, h: float) -> None:
+        super().qs_step_end(t, h)
+        if self.co is not None and self.co.reduced:
+            self.project_reduced()
+
+    def reduced_changed(self, rows) -> None:
+        """conf / velo of reduced bodies were written (through the buffers): lift them to the
+        mesh, unless the mesh state itself changed since the buffers were read."""
+        if self.co is None:
+            return
+        blk = self.block
+        for row in np.atleast_1d(rows).tolist():
+            rb = self.co.reduced.get(int(row))
+            seen = getattr(rb, "seen", None)
+            if seen is None:
+                continue
+            sl = blk.nodes_of(int(row))
+            if np.array_equal(seen[0], blk.q[sl]) and np.array_equal(seen[1], blk.u[sl]):
+                blk.q[sl], blk.u[sl] = rb.lift(blk.X[sl])
+            rb.seen = None
+
+    # ------------------------------------------------------------------ operators
+    def _tangent(self):
+        return MixedTangent(self) if self.bc_rows().any() else super()._tangent()
+
+    def rotated_stiffness(self, v: np.ndarray) -> np.ndarray:
+        """R K0 R^T v on the BC nodes (v (m, 3) in the order of the BC nodes)."""
+        co = self.co
+        R = self.rotations()
+        a = np.empty((v.size, 1))
+        C.rotate_nodal(R, co.body, np.ascontiguousarray(v).reshape(-1, 1), a, True)
+        b = (co.K0 @ a[:, 0]).reshape(-1, 1)
+        C.rotate_nodal(R, co.body, b, a, False)
+        return a[:, 0].reshape(-1, 3)
+
+    def _factorise(self, Kmat, rows, coef) -> None:
+        blk, bc = self.block, self.bc_rows()
+        mine, other = [], []
+        for row, c in zip(np.asarray(rows).tolist(), np.asarray(coef).tolist()):
+            pinned = self.pins.of_body(blk.nodes_of(row))[0].size > 0
+            (mine if bc[row] and not pinned else other).append((row, c))
+        super()._factorise(Kmat, np.array([r for r, _ in other], np.int64), np.array([c for _, c in other]))
+        self.rotated, self.reduced_coef = set(), {}
+        for row, c in mine:
+            if row in self.co.reduced:
+                self.factors[row] = (None, blk.nodes_of(row), np.zeros(0, np.int64), None, None)
+                self.reduced_coef[row] = c
+                continue
+            lu = self.A0.get((row, c))
+            if lu is None:
+                if len(self.A0) > 4 * max(1, len(self.co.rows)):
+                    self.A0.clear()
+                lu = self.A0[(row, c)] = self._factor_A0(row, c)
+            self.factors[row] = (lu, blk.nodes_of(row), np.zeros(0, np.int64), None, None)
+            self.rotated.add(row)
+
+    def _factor_A0(self, row: int, c: float):
+        import scipy.sparse as sp
+        from scipy.sparse.linalg import splu
+
+        blk, co = self.block, self._setup()
+        p = co.pos[row]
+        d = slice(3 * co.off[p], 3 * co.off[p + 1])
+        A = (co.K0csr[d, d] * c + sp.diags(np.repeat(blk.layout.mass[blk.nodes_of(row)], 3))).tocsc()
+        if A.shape[0] <= DENSE_LIMIT:       # A0 is constant: a dense inverse, once (Solfec: MX_Inverse)
+            return DenseInverse(np.linalg.inv(A.toarray()))
+        try:
+            return splu(A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.01, options={"SymmetricMode": True})
+        except RuntimeError:
+            raise SimulationError(f"the implicit operator of co-rotational body {blk.bodies[row].id} is singular"
+                                  " (no mass along some motion: give it a density)") from None
+
+    def _solve(self, row: int, rhs: np.ndarray) -> np.ndarray:
+        if (row in self.rotated or row in self.reduced_coef) and not rhs.any():
+            return np.zeros(rhs.shape)          # no reactions on the body: skip the solve
+        if row in self.reduced_coef:
+            R = self.rotations()[self.co.pos[row]]
+            return self.co.reduced[row].solve(R, self.reduced_coef[row], np.asarray(rhs, dtype=float))
+        if row not in self.rotated:
+            return super()._solve(row, rhs)
+        R = self.rotations()[self.co.pos[row]]
+        r = np.asarray(rhs, dtype=float).reshape(-1, 3, 1 if rhs.ndim == 1 else rhs.shape[1])
+        x = self.factors[row][0].solve(np.matmul(R.T, r).reshape(rhs.shape[0], -1))
+        out = np.matmul(R, x.reshape(r.shape))
+        return out.reshape(rhs.shape)
+
+
+def corotated_displacements(blk, row: int) -> np.ndarray:
+    """R^T x - X (n, 3) of body `row` of a block (any form), R the polar rotation of its mean
+    deformation gradient (COROTATED_DISPLACEMENTS snapshots)."""
+    lay = blk.prepared()
+    st = blk.solver
+    if getattr(st, "_gradients", (None,))[0] is not lay:
+        vol = np.zeros(blk.count)
+        for g in lay.groups:
+            vol += np.bincount(g.row, weights=g.wJ.sum(axis=1), minlength=blk.count)
+        st._gradients = (lay, C.nodal_gradients(lay.groups, blk.N), vol)
+    _, G, vol = st._gradients
+    sl = blk.nodes_of(row)
+    x = blk.X[sl] + blk.q[sl]
+    R = C.polar_rotations((x.T @ G[sl] / vol[row])[None])[0][0]
+    return x @ R - blk.X[sl]
+
+
+def largest_eigenvalue(K, s) -> float:
+    """lambda_max of diag(s) K diag(s) (Lanczos; dense for small matrices)."""
+    import scipy.sparse as sp
+
+    A = sp.diags(s) @ K @ sp.diags(s)
+    if A.shape[0] <= 600:
+        return float(np.linalg.eigvalsh(A.toarray())[-1])
+    from scipy.sparse.linalg import eigsh
+
+    return float(eigsh(A.tocsr(), k=1, which="LA", tol=1e-6, return_eigenvectors=False)[0])
+
+
+def stiffness_at_rest(blk):
+    """K0 = K(q = 0) of every FE body of a block (3N x 3N CSR, block diagonal by body)."""
+    lay = blk.prepared()
+    pattern = TangentPattern(blk.N, [g.conn for g in lay.groups])
+    data = pattern.zeros()
+    zero = np.zeros((blk.N, 3))
+    for g, slot in zip(lay.groups, pattern.slots):
+        K.add_stiffness_csr(zero, g.conn, g.dNdX, g.wJ, g.mat, slot, pattern.nbptr, 1.0, data)
+    return pattern.matrix(data)
+
+
+def body_matrices(blk, row: int):
+    """(K0 (3n x 3n CSR), lumped nodal masses (n,)) of body `row` of a block (modal analysis)."""
+    sl = blk.nodes_of(row)
+    d = slice(3 * sl.start, 3 * sl.stop)
+    return stiffness_at_rest(blk)[d, d].tocsr(), blk.prepared().mass[sl].copy()
+
+
+class MixedTangent:
+    """The stiffness operator of a block with BC bodies, built only as far as it is used:
+    products (damping) and one body's diagonal block (implicit factorisations with pins).
+    TL bodies: K(q); BC bodies: R K0 R^T."""
+
+    def __init__(self, stepper: CorotationalStepper):
+        self.st = stepper
+        self._tl = None
+
+    def tl(self):
+        if self._tl is None:
+            self._tl = Stepper._tangent(self.st)
+        return self._tl
+
+    def __matmul__(self, v):
+        st = self.st
+        co = st._setup()
+        v = np.asarray(v, dtype=float).reshape(-1, 3)
+        out = np.zeros_like(v) if st.bc_rows().all() else (self.tl() @ v.reshape(-1)).reshape(-1, 3)
+        out[co.nodes] = st.rotated_stiffness(v[co.nodes])
+        return out.reshape(-1)
+
+    def __getitem__(self, key):
+        import scipy.sparse as sp
+
+        st = self.st
+        blk = st.block
+        d = key[0]
+        row = int(blk.node_row[d.start // 3])
+        if not st.bc_rows()[row]:
+            return self.tl()[key]
+        co = st._setup()
+        p = co.pos[row]
+        dof = slice(3 * co.off[p], 3 * co.off[p + 1])
+        Rb = sp.kron(sp.identity(co.off[p + 1] - co.off[p]), st.rotations()[p], format="csr")
+        return (Rb @ co.K0csr[dof, dof] @ Rb.T).tocsr()
