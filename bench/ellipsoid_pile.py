@@ -1,4 +1,4 @@
-"""Benchmark: a pile of ellipsoids settling in a box (BENCHMARKS.md B5's bodies, S1's box).
+"""Benchmark: a pile of ellipsoids settling in the open box of S1 (bench/spheres_in_box.py).
 
 n^3 rigid ellipsoids (semi-axes 0.05, 0.035, 0.025 m, rho = 1000), randomly turned, on the
 jittered lattice of bench/spheres_in_box.py (fixed seed) are dropped into its open box of five
