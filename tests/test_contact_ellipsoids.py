@@ -72,6 +72,7 @@ def _surface(c, A, n=40_000):
     return c + _directions(n) @ A.T
 
 
+@pytest.mark.slow
 def test_nearest_point_of_an_ellipse_and_an_ellipsoid_against_a_surface_sample():
     """Points inside and outside, 2-D and 3-D, including the degenerate interior case on the
     shortest axis' symmetry plane: the nearest boundary point agrees with the nearest of a
