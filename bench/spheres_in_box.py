@@ -31,20 +31,27 @@ def _hull_box(A, lo, hi):
     return A["HULL"](pts, 1, 1)
 
 
-def build(A, side: int, h: float, outdir: str):
-    """The model; returns (SOLFEC, list of sphere bodies, box inner half width)."""
+def box(A, h: float, outdir: str, half: float, top: float):
+    """The SOLFEC, its bulk material and an open box of inner half width `half` and wall
+    height `top`; returns (SOLFEC, material)."""
     sol = A["SOLFEC"]("DYNAMIC", h, outdir)
     sol.verbose = "OFF"
     A["GRAVITY"](sol, (0.0, 0.0, -G))
     mat = A["BULK_MATERIAL"](sol, density=DENSITY)
     A["SURFACE_MATERIAL"](sol, model="SIGNORINI_COULOMB", friction=FRICTION)
-    half = 0.5 * side * SPACING + CLEAR                     # inner half width of the box
-    top = RADIUS + side * SPACING + 2 * JITTER + 0.1        # wall height (above the lattice)
     o = half + THICK
     for lo, hi in (((-o, -o, -THICK), (o, o, 0.0)),         # floor, then the four walls
                    ((-o, -o, 0.0), (-half, o, top)), ((half, -o, 0.0), (o, o, top)),
                    ((-half, -o, 0.0), (half, -half, top)), ((-half, half, 0.0), (half, o, top))):
         A["BODY"](sol, "OBSTACLE", _hull_box(A, lo, hi), mat)
+    return sol, mat
+
+
+def build(A, side: int, h: float, outdir: str):
+    """The model; returns (SOLFEC, list of sphere bodies, box inner half width)."""
+    half = 0.5 * side * SPACING + CLEAR                     # inner half width of the box
+    top = RADIUS + side * SPACING + 2 * JITTER + 0.1        # wall height (above the lattice)
+    sol, mat = box(A, h, outdir, half, top)
     rng = np.random.default_rng(2024)
     grid = (np.arange(side) - 0.5 * (side - 1)) * SPACING
     z0 = RADIUS + JITTER + 0.5 * SPACING

@@ -119,6 +119,9 @@ class SingleBodyBlock(RigidBlock):
             tau -= fa[:, 3:6]
         return f, tau
 
+    def gravity_only(self) -> bool:
+        return False                   # the forcing functions are the loads
+
     def loads_at(self, rows, R, x, t, h, conf=None, velo=None):
         """Solfec's schemes: the forcing at their half step, velocity of the step start."""
         u = self.velo0[rows] if velo is None else velo

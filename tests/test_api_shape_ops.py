@@ -258,6 +258,22 @@ def test_overlapping_selects_and_empties(api):
     assert len(got) == 2 and volume(got) == pytest.approx(2.0)
 
 
+def test_overlapping_ellipsoids(api):
+    """Ellipsoids take part like spheres: a turned ellipsoid (semi-axes 1, 0.5, 0.25) whose
+    long axis, after a 90-degree turn, points at a unit box from 0.9 away overlaps it; one
+    turned the other way (the 0.5 axis towards the box) does not."""
+    obstacle = box(api, (0, 0, 0), (1, 1, 1))
+
+    def egg(radii):
+        e = api.ELLIP((1.9, 0.5, 0.5), radii, 1, 1)
+        api.ROTATE(e, (1.9, 0.5, 0.5), (0, 0, 1), 90.0)
+        return e
+
+    near, far = egg((0.5, 1.0, 0.25)), egg((1.0, 0.5, 0.25))       # 1.0 / 0.5 axis along x
+    assert api.OVERLAPPING(obstacle, [far]) is None
+    assert isinstance(api.OVERLAPPING(obstacle, [near, egg((1.0, 0.5, 0.25))]), api.ELLIP)
+
+
 def test_overlapping_errors(api):
     obstacle = box(api, (0, 0, 0), (1, 1, 1))
     with pytest.raises(InputTypeError, match="'gap' must be a number <= 0"):
@@ -266,8 +282,6 @@ def test_overlapping_errors(api):
         api.OVERLAPPING(obstacle, balls(api, 1.2), 'YES')
     with pytest.raises(InputTypeError, match="'not' must be a string"):
         api.OVERLAPPING(obstacle, balls(api, 1.2), 1)
-    with pytest.raises(NotAvailableError, match="ellipsoids do not take part"):
-        api.OVERLAPPING(obstacle, [api.ELLIP((0, 0, 3), (1, 1, 1), 1, 1)])
     with pytest.raises(InputTypeError, match="'shapes' must be a non-empty"):
         api.OVERLAPPING(obstacle, [])
     with pytest.raises(InputTypeError, match="OVERLAPPING: missing a required argument: 'shapes'"):

@@ -47,6 +47,25 @@ def test_sweep_filters_same_group_and_double_flags():
     assert got == want
 
 
+def test_grid_reports_the_pairs_of_the_sweep():
+    """The grid broad phase of many boxes (a dense 3-D pile of unit boxes, a few large
+    ones such as walls and a floor, touching pairs, groups and flags) finds exactly the pairs
+    of the sweep."""
+    rng = np.random.default_rng(11)
+    n = 6000
+    lo = rng.uniform(0, 18, size=(n, 3))
+    hi = lo + rng.uniform(0.5, 1.0, size=(n, 3))
+    lo[:5], hi[:5] = np.array([-1.0, -1.0, -1.0]) + 3 * np.arange(5)[:, None], np.array([20.0, 20.0, 0.5]) + 3 * np.arange(5)[:, None]
+    lo[10:20], hi[10:20] = hi[20:30], hi[20:30] + 0.7          # touching corners
+    group, flag = rng.integers(0, 3000, size=n), rng.random(n) < 0.2
+    for args in ((), (group, flag)):
+        grid = broad.overlapping_pairs(lo, hi, *args)
+        sweep = broad._sweep(lo, hi, np.argsort(lo[:, 0], kind="stable"), 0, bool(args),
+                             group if args else np.zeros(n, np.int64), bool(args), flag if args else np.zeros(n, bool))
+        assert n >= broad.GRID_FROM and len({tuple(p) for p in grid.tolist()}) == len(grid)
+        assert {tuple(p) for p in grid.tolist()} == {tuple(p) for p in sweep.tolist()}
+
+
 # ------------------------------------------------------------------ closest point on a triangle
 
 

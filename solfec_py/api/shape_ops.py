@@ -305,9 +305,6 @@ def OVERLAPPING(*args, **kwargs):
     ------
     InputTypeError, InputError
         Unknown arguments, a ``not`` other than ``'NOT'``, a positive gap.
-    NotAvailableError
-        Ellipsoids (they do not take part in contact detection yet).
-
     Examples
     --------
     >>> inside = OVERLAPPING(box, [SPHERE((x, 0, 0), 0.1, 1, 1) for x in range(5)])
@@ -335,10 +332,6 @@ def OVERLAPPING(*args, **kwargs):
             raise InputError(f"Only 'NOT' is valid for 'not', got {bound['not']!r}")
         negate = True
     gap = V.setter_number("gap", bound.get("gap", 0.0), le=0.0)
-    for s in obstacles + shapes:
-        if isinstance(s, ELLIP):
-            raise NotAvailableError("OVERLAPPING: ellipsoids do not take part in contact detection in"
-                                    " solfec-py yet")
     hit = overlapping([s._current_prims() for s in obstacles], [s._current_prims() for s in shapes], gap,
                       session.geometric_epsilon())
     chosen = [s for s, h in zip(shapes, hit) if h != negate]

@@ -548,8 +548,8 @@ def positive_radii(radii) -> np.ndarray:
 class ELLIP(UserShape):
     """An ellipsoid (semi-axes along the global axes initially).
 
-    ``ELLIP(center, radii, volid, surfid)``. Ellipsoids do not take part in contact yet (a
-    warning says so).
+    ``ELLIP(center, radii, volid, surfid)``. Ellipsoids take part in contact with every
+    other shape (docs/contact.md).
 
     Parameters
     ----------

@@ -280,6 +280,11 @@ class RigidBlock(SchemeSupport, BodyBlock):
         energy[self.obstacle[:n]] = 0.0
         self.energy[:n, 0] = energy
 
+    def gravity_only(self) -> bool:
+        """True when gravity is the only load of every row (no point loads, no FORCE
+        callbacks): Solfec's schemes then evaluate it inside their half-step kernel."""
+        return not len(self.loads) and not self.loads.callbacks
+
     def loads_at(self, rows, R, x, t, h, conf=None, velo=None):
         """Force, spatial and referential torque of `rows` at (R, x) (bodies.loads.rigid_loads)."""
         return rigid_loads(self, rows, R, x, t, h, conf, velo)

@@ -15,7 +15,7 @@ import numpy as np
 
 from solfec_py import constraints as C, session
 from solfec_py.bodies.points import per_family
-from solfec_py.contact import broad, narrow, objects as O, polygon_points as PP, polyhedra, sparsify as SP
+from solfec_py.contact import broad, ellipsoids as EL, narrow, objects as O, polygon_points as PP, polyhedra, sparsify as SP
 from solfec_py.errors import SimulationError
 from solfec_py.solvers.local_dynamics import body_rows
 
@@ -48,15 +48,84 @@ class Found:
                        for f in ("om", "os", "pm", "ps", "n", "gap", "area", "sid_m", "sid_s")))
 
 
-def evaluate(table: O.ObjectTable, geo: O.Geometry, om: np.ndarray, os: np.ndarray, eps: float,
-             fixed: bool) -> tuple[np.ndarray, Found]:
-    """Narrow phase of object pairs. With `fixed` the roles (master om, slave os) are kept
-    (update of existing contacts); otherwise they are decided by normal ownership. Returns
-    (touching mask over the input pairs, the touching contacts in the order of the input
-    pairs, so that found[j] belongs to pair flatnonzero(touch)[j])."""
+def _smooth(table: O.ObjectTable, geo: O.Geometry, obj: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Centres and matrices A of objects that are ellipsoids or spheres ({c + A u : |u| <= 1})."""
+    c, A = np.empty((obj.size, 3)), np.zeros((obj.size, 3, 3))
+    sph = table.kind[obj] == O.SPHERE
+    i = table.part[obj[sph]]
+    c[sph] = geo.s_center[i]
+    A[sph] = table.s_radius[i][:, None, None] * np.eye(3)
+    j = table.part[obj[~sph]]
+    c[~sph], A[~sph] = geo.e_center[j], geo.e_A[j]
+    return c, A
+
+
+def _sid(table: O.ObjectTable, obj: np.ndarray) -> np.ndarray:
+    """Surface ids of sphere or ellipsoid objects."""
+    out = np.empty(obj.size, dtype=np.int64)
+    sph = table.kind[obj] == O.SPHERE
+    out[sph] = table.s_sid[table.part[obj[sph]]]
+    out[~sph] = table.e_sid[table.part[obj[~sph]]]
+    return out
+
+
+def _ellipsoid_pairs(table: O.ObjectTable, geo: O.Geometry, om: np.ndarray, os: np.ndarray, eps: float,
+                     fixed: bool, prev: np.ndarray) -> tuple[np.ndarray, list, list]:
+    """Pairs with an ellipsoid (`ellipsoids.py`): a convex or a sphere is the slave, of two
+    ellipsoids the lexicographically first centre; `prev` (k, 3) earlier normals or zeros.
+    Returns the touching mask, the Found parts and their pair indices."""
     touch = np.zeros(om.size, dtype=bool)
     parts, source = [], []
     km, ks = table.kind[om], table.kind[os]
+    poly = np.flatnonzero((km == O.CONVEX) | (ks == O.CONVEX))
+    if poly.size:
+        a, b = om[poly], os[poly]
+        cvx, ell = np.where(table.kind[a] == O.CONVEX, a, b), np.where(table.kind[a] == O.CONVEX, b, a)
+        hit, pm, ps, n, gap, sid = EL.convex_ellip(
+            table.part[cvx], table.part[ell], table.c_vstart, geo.v_cur, table.c_fstart, geo.f_normal,
+            geo.f_offset, table.f_surface, table.f_sid, table.c_estart, table.edges, geo.e_center, geo.e_A, eps)
+        if fixed:                                      # a convex master cannot arise from detection
+            hit &= table.kind[b] == O.CONVEX
+        touch[poly] = hit
+        parts.append(Found(ell[hit], cvx[hit], pm[hit], ps[hit], n[hit], gap[hit], np.ones(int(hit.sum())),
+                           table.e_sid[table.part[ell[hit]]], sid[hit]))
+        source.append(poly[hit])
+    smooth = np.flatnonzero((km != O.CONVEX) & (ks != O.CONVEX))
+    if smooth.size:
+        a, b = om[smooth], os[smooth]                  # a master, b slave
+        if not fixed:
+            ca, cb = _smooth(table, geo, a)[0], _smooth(table, geo, b)[0]
+            slave_a = np.where(table.kind[a] == table.kind[b], narrow.sphere_owner(ca, cb),
+                               table.kind[a] == O.SPHERE)
+            a, b = np.where(slave_a, b, a), np.where(slave_a, a, b)
+        (cm, Am), (cs, As) = _smooth(table, geo, a), _smooth(table, geo, b)
+        hit, pm, ps, n, gap = EL.ellip_ellip(cs, As, cm, Am, np.ascontiguousarray(prev[smooth]), eps)
+        touch[smooth] = hit
+        parts.append(Found(a[hit], b[hit], pm[hit], ps[hit], n[hit], gap[hit], np.ones(int(hit.sum())),
+                           _sid(table, a[hit]), _sid(table, b[hit])))
+        source.append(smooth[hit])
+    return touch, parts, source
+
+
+def evaluate(table: O.ObjectTable, geo: O.Geometry, om: np.ndarray, os: np.ndarray, eps: float,
+             fixed: bool, prev: np.ndarray | None = None) -> tuple[np.ndarray, Found]:
+    """Narrow phase of object pairs. With `fixed` the roles (master om, slave os) are kept
+    (update of existing contacts; `prev` their normals, a start for the ellipsoid search);
+    otherwise they are decided by normal ownership. Returns (touching mask over the input
+    pairs, the touching contacts in the order of the input pairs, so that found[j] belongs to
+    pair flatnonzero(touch)[j])."""
+    touch = np.zeros(om.size, dtype=bool)
+    parts, source = [], []
+    km, ks = table.kind[om], table.kind[os]
+    curved = np.flatnonzero((km == O.ELLIP) | (ks == O.ELLIP))
+    if curved.size:
+        hit, p, src = _ellipsoid_pairs(table, geo, om[curved], os[curved], eps, fixed,
+                                       np.zeros((curved.size, 3)) if prev is None else prev[curved])
+        touch[curved] = hit
+        parts += p
+        source += [curved[i] for i in src]
+        km, ks = km.copy(), ks.copy()
+        km[curved] = ks[curved] = -1                   # handled
     both = np.flatnonzero((km == O.SPHERE) & (ks == O.SPHERE))
     if both.size:
         a, b = om[both], os[both]
@@ -71,7 +140,7 @@ def evaluate(table: O.ObjectTable, geo: O.Geometry, om: np.ndarray, os: np.ndarr
         source.append(both[hit])
         parts.append(Found(a[hit], b[hit], pm[hit], ps[hit], n[hit], gap[hit], np.ones(int(hit.sum())),
                            table.s_sid[ia[hit]], table.s_sid[ib[hit]]))
-    mixed = np.flatnonzero(km != ks)
+    mixed = np.flatnonzero((km != ks) & (km >= 0))
     if mixed.size:
         a, b = om[mixed], os[mixed]
         cvx = np.where(table.kind[a] == O.CONVEX, a, b)
@@ -158,7 +227,7 @@ def _update(domain, table, geo, cset, eps) -> np.ndarray:
     idx = np.flatnonzero(known)
     found = None
     if idx.size:
-        hit, found = evaluate(table, geo, om[idx], os[idx], eps, fixed=True)
+        hit, found = evaluate(table, geo, om[idx], os[idx], eps, fixed=True, prev=cset.base[rows[idx], :, 2])
         touch[idx] = hit
         if PP.active(domain):
             found = PP.track(table, geo, found, cset.point[rows[idx[hit]]], eps)

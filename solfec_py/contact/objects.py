@@ -1,5 +1,5 @@
 """The geometric-object table of contact detection (layer 5): every body's shape split into
-spheres and convex polyhedra (CONVEX members, surface elements of meshes), stored as flat
+spheres, ellipsoids and convex polyhedra (CONVEX members, surface elements of meshes), stored as flat
 arrays in reference coordinates, and their current geometry and bounding boxes at any
 configuration. Reference: docs/contact.md (Solfec sgp.c, goc.c object kinds, box.c).
 
@@ -17,10 +17,11 @@ import numpy as np
 from solfec_py import session
 from solfec_py.bodies.points import per_family
 from solfec_py.geometry.convex import Convex
+from solfec_py.geometry.ellip import Ellip
 from solfec_py.geometry.mesh import INTERIOR_SURFID, Mesh
 from solfec_py.geometry.sphere import Sphere
 
-SPHERE, CONVEX = 0, 1
+SPHERE, CONVEX, ELLIP = 0, 1, 2
 
 
 @dataclass
@@ -33,9 +34,9 @@ class ObjectTable:
     row: np.ndarray                    # (N,) block row of the body
     bid: np.ndarray                    # (N,) body id
     elem: np.ndarray                   # (N,) object index within its body
-    kind: np.ndarray                   # (N,) SPHERE or CONVEX
+    kind: np.ndarray                   # (N,) SPHERE, CONVEX or ELLIP
     inert: np.ndarray                  # (N,) obstacle objects (no reaction)
-    part: np.ndarray                   # (N,) index into the sphere or convex arrays
+    part: np.ndarray                   # (N,) index into the sphere, convex or ellipsoid arrays
     first: dict                        # family name -> (rows,) first object of each block row
     # spheres
     s_obj: np.ndarray                  # (S,) object index
@@ -53,6 +54,13 @@ class ObjectTable:
     f_sid: np.ndarray                  # (F,) surface id of each face
     f_surface: np.ndarray              # (F,) True for true surface faces (not mesh-interior)
     c_fstart: np.ndarray               # (C + 1,)
+    edges: np.ndarray                  # (K, 2) global vertex indices of the convexes' edges
+    c_estart: np.ndarray               # (C + 1,)
+    # ellipsoids: centre and the tips of the three semi-axes, as referential points
+    e_obj: np.ndarray                  # (E,) object index
+    e_ref: np.ndarray                  # (4 E, 3) centre, tip 1, tip 2, tip 3 of each ellipsoid
+    e_pobj: np.ndarray                 # (4 E,) object index of each of those points
+    e_sid: np.ndarray                  # (E,) surface ids
     signature: tuple = ()
     unsupported: list = field(default_factory=list)   # (body, shape kind) not taking part
     adjacency: np.ndarray | None = None                # sparsify.adjacency_keys, computed on first use
@@ -182,6 +190,8 @@ class _ConvexRows:
     vstart: list = field(default_factory=lambda: [0])
     tstart: list = field(default_factory=lambda: [0])
     fstart: list = field(default_factory=lambda: [0])
+    edges: list = field(default_factory=list)
+    estart: list = field(default_factory=lambda: [0])
 
     def add(self, index: int, convex: Convex) -> int:
         """Append the convex of object `index`; its position in the convex arrays."""
@@ -197,6 +207,9 @@ class _ConvexRows:
         self.vstart.append(nv + convex.nver)
         self.fstart.append(nf + convex.surfids.size)
         self.tstart.append(nt + tr.shape[0])
+        edges = face_edges(tr, owner)
+        self.edges.append(edges + nv)
+        self.estart.append(self.estart[-1] + edges.shape[0])
         return len(self.obj) - 1
 
     def arrays(self) -> dict:
@@ -204,7 +217,45 @@ class _ConvexRows:
                 "v_obj": _joined(self.v_obj, np.int64), "c_vstart": np.asarray(self.vstart, np.int64),
                 "tri": _joined(self.tri, np.int64, (0, 3)), "t_face": _joined(self.t_face, np.int64),
                 "c_tstart": np.asarray(self.tstart, np.int64), "f_sid": _joined(self.f_sid, np.int64),
-                "f_surface": _joined(self.f_surface, bool), "c_fstart": np.asarray(self.fstart, np.int64)}
+                "f_surface": _joined(self.f_surface, bool), "c_fstart": np.asarray(self.fstart, np.int64),
+                "edges": _joined(self.edges, np.int64, (0, 2)), "c_estart": np.asarray(self.estart, np.int64)}
+
+
+def face_edges(tri: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """(K, 2) edges of a polyhedron from its fan triangles `tri` and their faces `owner`:
+    the triangle sides between two different faces (fan diagonals are left out)."""
+    side = np.concatenate([tri[:, [0, 1]], tri[:, [1, 2]], tri[:, [2, 0]]])
+    face = np.tile(owner, 3)
+    key = np.sort(side, axis=1)
+    uniq, inverse = np.unique(key, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    lo = np.full(uniq.shape[0], np.iinfo(np.int64).max)
+    hi = np.full(uniq.shape[0], -1)
+    np.minimum.at(lo, inverse, face)
+    np.maximum.at(hi, inverse, face)
+    return uniq[lo != hi].astype(np.int64)
+
+
+@dataclass
+class _EllipRows:
+    """The ellipsoid arrays (e_*) while the table is built."""
+
+    obj: list = field(default_factory=list)
+    ref: list = field(default_factory=list)
+    sid: list = field(default_factory=list)
+
+    def add(self, index: int, ellip: Ellip) -> int:
+        """Append the ellipsoid of object `index`; its position in the ellipsoid arrays."""
+        self.obj.append(index)
+        axes = ellip.ref_rot * ellip.radii                       # columns: semi-axis vectors
+        self.ref.append(np.vstack([ellip.ref_center, ellip.ref_center + axes.T]))
+        self.sid.append(ellip.surfid)
+        return len(self.obj) - 1
+
+    def arrays(self) -> dict:
+        obj = _array(self.obj, np.int64)
+        return {"e_obj": obj, "e_ref": _joined(self.ref, float, (0, 3)), "e_pobj": np.repeat(obj, 4),
+                "e_sid": _array(self.sid, np.int64)}
 
 
 def _contact_parts(body, unsupported: list) -> list:
@@ -212,7 +263,7 @@ def _contact_parts(body, unsupported: list) -> list:
     no part in contact yet are listed in `unsupported` as (body, kind name)."""
     parts = []
     for shape in body.shape:
-        if isinstance(shape, Sphere):
+        if isinstance(shape, (Sphere, Ellip)):
             parts.append(shape)
             continue
         convex = _convex_parts(shape)
@@ -225,7 +276,7 @@ def _contact_parts(body, unsupported: list) -> list:
 def build(domain) -> ObjectTable:
     """Split every body of every block into contact objects (a setup pass over bodies)."""
     families = sorted(domain.blocks)
-    objects, spheres, convexes = _ObjectRows(), _SphereRows(), _ConvexRows()
+    objects, spheres, convexes, ellips = _ObjectRows(), _SphereRows(), _ConvexRows(), _EllipRows()
     first, unsupported = {}, []
     for code, name in enumerate(families):
         block = domain.blocks[name]
@@ -239,6 +290,8 @@ def build(domain) -> ObjectTable:
                 index = len(objects.bodies)
                 if isinstance(p, Sphere):
                     kind, part = SPHERE, spheres.add(index, p)
+                elif isinstance(p, Ellip):
+                    kind, part = ELLIP, ellips.add(index, p)
                 else:
                     kind, part = CONVEX, convexes.add(index, p)
                 objects.add(body, family=code, row=r, bid=body.id, elem=local, kind=kind,
@@ -246,7 +299,7 @@ def build(domain) -> ObjectTable:
         starts[n] = len(objects.bodies)
         first[name] = starts
     table = ObjectTable(families=families, first=first, unsupported=unsupported,
-                        **objects.arrays(), **spheres.arrays(), **convexes.arrays())
+                        **objects.arrays(), **spheres.arrays(), **convexes.arrays(), **ellips.arrays())
     table.body_count = int(np.unique(table.bid).size)
     return table
 
@@ -254,7 +307,8 @@ def build(domain) -> ObjectTable:
 @dataclass
 class Geometry:
     """Current geometry of a table's objects: sphere centres, convex vertices, face planes
-    (unit outward normal n and offset d: n.x <= d inside) and inflated boxes."""
+    (unit outward normal n and offset d: n.x <= d inside), ellipsoids {c + A u : |u| <= 1}
+    and inflated boxes."""
 
     s_center: np.ndarray
     v_cur: np.ndarray
@@ -262,6 +316,8 @@ class Geometry:
     f_offset: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
+    e_center: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    e_A: np.ndarray = field(default_factory=lambda: np.zeros((0, 3, 3)))
 
 
 def current_points(domain, table: ObjectTable, obj: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -298,4 +354,11 @@ def current(domain, table: ObjectTable, eps: float) -> Geometry:
         starts = table.c_vstart[:-1]
         lo[table.c_obj] = np.minimum.reduceat(v_cur, starts, axis=0)
         hi[table.c_obj] = np.maximum.reduceat(v_cur, starts, axis=0)
-    return Geometry(s_center, v_cur, normal, offset, lo - eps, hi + eps)
+    ell = {}
+    if table.e_obj.size:             # the body motion of the centre and semi-axis tips
+        pts = current_points(domain, table, table.e_pobj, table.e_ref).reshape(-1, 4, 3)
+        c, A = pts[:, 0], np.ascontiguousarray((pts[:, 1:] - pts[:, :1]).transpose(0, 2, 1))
+        half = np.sqrt((A * A).sum(axis=2))
+        lo[table.e_obj], hi[table.e_obj] = c - half, c + half
+        ell = {"e_center": np.ascontiguousarray(c), "e_A": A}
+    return Geometry(s_center, v_cur, normal, offset, lo - eps, hi + eps, **ell)

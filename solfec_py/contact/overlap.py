@@ -1,4 +1,4 @@
-"""Which free shapes overlap which (layer 5), for OVERLAPPING: the shapes' spheres and convex
+"""Which free shapes overlap which (layer 5), for OVERLAPPING: the shapes' spheres, ellipsoids and convex
 polyhedra (CONVEX members, surface elements of meshes) go through the contact pipeline
 (object table, broad phase, narrow phase) as bodies standing still, and a shape overlaps an
 obstacle when one of their object pairs is in contact with gap <= the given gap.
@@ -24,6 +24,8 @@ def _as_reference(prim):
     q = prim.copy()
     if hasattr(q, "cur_center"):
         q.ref_center = q.cur_center.copy()
+        if hasattr(q, "cur_rot"):                       # ellipsoids: their current axes too
+            q.ref_rot = q.cur_rot.copy()
     else:
         q.ref = q.cur.copy()
     return q

@@ -26,19 +26,26 @@ def skew(w: np.ndarray) -> np.ndarray:
     return out
 
 
+def _series(first: int) -> tuple:
+    """Taylor coefficients (-1)^k / (2k + first)! of 7 terms (in t^2)."""
+    from math import factorial
+
+    return tuple((-1) ** k / factorial(2 * k + first) for k in range(7))
+
+
+_A, _B, _C = _series(1), _series(2), _series(3)     # sin t / t, (1 - cos t)/t^2, (t - sin t)/t^3
+
+
 @njit(cache=True)
 def _coefficients_scalar(t2):
-    """sin(t)/t, (1-cos t)/t^2, (t - sin t)/t^3 at t^2 = t2; 7-term Taylor below 10 deg."""
+    """sin(t)/t, (1-cos t)/t^2, (t - sin t)/t^3 at t^2 = t2; 7-term Taylor below 10 deg
+    (Horner's rule)."""
     if t2 < _SMALL:
-        a = b = c = 0.0
-        ta, tb, tc = 1.0, 0.5, 1.0 / 6.0
-        for k in range(7):
-            a += ta
-            b += tb
-            c += tc
-            ta = -ta * t2 / ((2 * k + 2) * (2 * k + 3))
-            tb = -tb * t2 / ((2 * k + 3) * (2 * k + 4))
-            tc = -tc * t2 / ((2 * k + 4) * (2 * k + 5))
+        a, b, c = _A[6], _B[6], _C[6]
+        for k in range(5, -1, -1):
+            a = a * t2 + _A[k]
+            b = b * t2 + _B[k]
+            c = c * t2 + _C[k]
         return a, b, c
     t = np.sqrt(t2)
     s = np.sin(t)

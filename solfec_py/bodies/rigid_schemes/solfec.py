@@ -12,97 +12,77 @@ from __future__ import annotations
 
 import numpy as np
 
-from solfec_py.bodies.rigid_schemes.base import (ANGULAR, CENTER, LINEAR, RigidScheme, mtv, mv,
-                                                 put_rotations, rotations)
+from solfec_py.bodies.rigid_schemes import solfec_kernels as K
+from solfec_py.bodies.rigid_schemes.base import CENTER, RigidScheme, rotations
 from solfec_py.errors import SimulationError
 from solfec_py.geometry.rotation import expmap, right_jacobian, skew
 
 
 class SolfecScheme(RigidScheme):
-    """The half step shared by NEW1/2/3; subclasses give `rotation_finish`."""
+    """The half step shared by NEW1/2/3 (numba kernels over the rows, `solfec_kernels.py`);
+    subclasses give the `KIND` of their rotation finish."""
 
     GROUP = "solfec"
     order = 2
+    KIND = K.OTHER
 
     def begin(self, block, rows, t, h):
+        idx = _indices(block, rows)
         conf, velo = block.conf, block.velo
-        Omega, v = velo[rows, ANGULAR].copy(), velo[rows, LINEAR].copy()
-        dR = expmap(0.5 * h * Omega)
-        R_half = rotations(conf[rows]) @ dR
-        put_rotations(conf, rows, R_half)
-        conf[rows, CENTER] += 0.5 * h * v
+        if block.gravity_only():                                    # gravity alone: one pass
+            g = np.asarray(block.domain.gravity_at(t + 0.5 * h), dtype=float)
+            K.half_step_gravity(idx, conf, velo, block.J, block.Jinv, block.mass, block.obstacle, g,
+                                block.momentum, block.fext, h)
+            return
+        K.half_rotate(idx, conf, velo, h)
+        # point loads need the half-step rotations; gravity and callbacks do not
+        R_half = rotations(conf[rows]) if len(block.loads) else np.broadcast_to(np.eye(3), (idx.size, 3, 3))
         f, ts, tr = block.loads_at(rows, R_half, conf[rows, CENTER], t + 0.5 * h, h)
-        T = mtv(R_half, ts) + tr
-        J, Jinv = block.J[rows], block.Jinv[rows]
-        L = mtv(dR, mv(J, Omega))                 # dR^T J Omega^t
-        block.momentum[rows] = L + h * T
-        Omega_half = mv(Jinv, L + 0.5 * h * T)
-        G = T - np.cross(Omega_half, mv(J, Omega_half))
-        block.fext[rows, ANGULAR], block.fext[rows, LINEAR] = G, f
-        mass = block.mass[rows]
-        velo[rows, ANGULAR] = Omega + h * mv(Jinv, G)
-        velo[rows, LINEAR] = v + (h / np.where(mass > 0, mass, 1.0))[:, None] * f
+        K.half_velocity(idx, conf, velo, block.J, block.Jinv, block.mass, np.ascontiguousarray(f),
+                        np.ascontiguousarray(ts), np.ascontiguousarray(tr), block.momentum, block.fext, h)
 
     def finish(self, block, rows, t, h):
-        conf, velo = block.conf, block.velo
-        Tc, fc = block.reaction[rows, ANGULAR], block.reaction[rows, LINEAR]
-        mass = block.mass[rows]
-        mass = np.where(mass > 0, mass, 1.0)
-        Omega1 = velo[rows, ANGULAR] + h * mv(block.Jinv[rows], Tc)
-        velo[rows, LINEAR] += (h / mass)[:, None] * fc
-        conf[rows, CENTER] += 0.5 * h * velo[rows, LINEAR]
-        norot = block.norotation[rows]
-        Omega1[norot] = 0.0
-        R_half = rotations(conf[rows])
-        R_end, Omega_end = R_half.copy(), Omega1.copy()
-        glob = np.arange(block.count)[rows]
-        codes = block.scheme[rows]
+        idx = _indices(block, rows)
+        kinds = np.full(len(block.schemes), K.OTHER, dtype=np.int64)
         for code, scheme in block.scheme_table():
             if isinstance(scheme, SolfecScheme):
-                loc = np.flatnonzero(codes == code)
-                if loc.size:
-                    R_end[loc], Omega_end[loc] = scheme.rotation_finish(block, glob[loc], h, R_half[loc],
-                                                                        Omega1[loc], Tc[loc])
-        R_end[norot], Omega_end[norot] = R_half[norot], 0.0
-        put_rotations(conf, rows, R_end)
-        velo[rows, ANGULAR] = Omega_end
+                kinds[code] = scheme.KIND
+        failed = K.finish(idx, kinds[block.scheme[idx]], block.conf, block.velo, block.reaction, block.J,
+                          block.Jinv, block.mass, block.momentum, block.norotation, h, MAXITER)
+        if failed >= 0:
+            body = block.bodies[int(idx[failed])]
+            raise SimulationError(
+                f"RIG_IMP momentum solve did not converge in {MAXITER} iterations for body"
+                f" {body.id} at time {block.domain.time:g}; reduce the time step")
 
-    def rotation_finish(self, block, idx, h, R_half, Omega1, torque_c):  # pragma: no cover - abstract
-        raise NotImplementedError(f"{type(self).__name__} must implement rotation_finish()")
+
+def _indices(block, rows) -> np.ndarray:
+    """rows (a slice or an index array) as an int64 index array."""
+    if isinstance(rows, slice):
+        return np.arange(block.count, dtype=np.int64)[rows]
+    return np.ascontiguousarray(rows, dtype=np.int64)
 
 
 class RigPos(SolfecScheme):
     """NEW1: explicit, Lambda = Lambda_half exp[h/2 Omega1], Omega = Omega1."""
 
     name = "RIG_POS"
-
-    def rotation_finish(self, block, idx, h, R_half, Omega1, torque_c):
-        return R_half @ expmap(0.5 * h * Omega1), Omega1
+    KIND = K.POS
 
 
 class RigNeg(SolfecScheme):
-    """NEW2: explicit, exact spatial momentum balance Lambda J Omega = Lambda_half a."""
+    """NEW2: explicit, exact spatial momentum balance Lambda J Omega = Lambda_half a
+    (a += h Tc; Omega = J^-1 exp[h/2 Omega1]^T a)."""
 
     name = "RIG_NEG"
-
-    def rotation_finish(self, block, idx, h, R_half, Omega1, torque_c):
-        a = block.momentum[idx] + h * torque_c
-        block.momentum[idx] = a
-        dR = expmap(0.5 * h * Omega1)
-        Omega = np.einsum("nij,nj->ni", block.Jinv[idx], np.einsum("nji,nj->ni", dR, a))
-        return R_half @ dR, Omega
+    KIND = K.NEG
 
 
 class RigImp(SolfecScheme):
     """NEW3: semi-explicit, solves exp[h/2 Omega] J Omega = a by Newton (no energy drift)."""
 
     name = "RIG_IMP"
-
-    def rotation_finish(self, block, idx, h, R_half, Omega1, torque_c):
-        a = block.momentum[idx] + h * torque_c
-        block.momentum[idx] = a
-        Omega = solve_half_rotation(block, idx, self.name, block.J[idx], a, 0.5 * h, Omega1)
-        return R_half @ expmap(0.5 * h * Omega), Omega
+    KIND = K.IMP
 
 
 MAXITER = 50
