@@ -15,11 +15,9 @@ in docs/contact.md come from `python bench/ellipsoid_pile.py 1000 --dt 2.5e-4 --
 """
 from __future__ import annotations
 
-import tempfile
-
 import numpy as np
-from contact_run import main, observed_run, report   # bench/ is on sys.path when run as a script
-from spheres_in_box import G, box
+from contact_run import main, report   # bench/ is on sys.path when run as a script
+from spheres_in_box import box, settle_in_box
 
 AXES = (0.05, 0.04, 0.03)             # semi-axes (m)
 TOLERANCE = 0.01 * min(AXES)           # the acceptance: penetration <= 1 % of the smallest semi-axis
@@ -62,35 +60,19 @@ def build(A, side: int, h: float, outdir: str):
 
 
 def scene(count: int, h: float, steps: int | None, profile: str | None = None, relax: float = 1.0) -> dict:
-    from solfec_py import constraints as C, session, timestep
-    from solfec_py.api import NAMES as A
+    from solfec_py import constraints as C
 
-    side = round(count ** (1 / 3))
-    if side ** 3 != count:
-        raise SystemExit(f"n3 must be a cube, got {count}")
-    steps = steps if steps is not None else round(1.0 / h)
-    session.start(progress=False)
-    with tempfile.TemporaryDirectory() as tmp:
-        sol, bodies, half = build(A, side, h, f"{tmp}/out")
-        domain = sol.domain
-        timestep.initialize(domain)
-        block = bodies[0].block
-        rows = np.array([b.row for b in bodies])
-        z_start = block.conf[rows, 11].copy()
-        run = observed_run(A, sol, steps, h, profile, relax)
-        z = block.conf[rows, 11]
-        inside = np.abs(block.conf[rows, 9:11]).max(axis=1) < half + 1e-9
-        kinetic = float(block.kinetic_energy()[rows].sum())
-        drop = float(np.sum(block.mass[rows] * G * (z_start - z)))
-        cset = domain.constraints
-        live = cset.kind[: cset.count] == C.CONTACT
-        final = float(-min(0.0, cset.gap[: cset.count][live].min())) if live.any() else 0.0
+    s = settle_in_box(build, count, h, steps, profile, relax)
+    run, z, kinetic, drop = s["run"], s["z"], s["kinetic"], s["drop"]
+    cset = s["domain"].constraints
+    live = cset.kind[: cset.count] == C.CONTACT
+    final = float(-min(0.0, cset.gap[: cset.count][live].min())) if live.any() else 0.0
     return report("ellipsoid pile in a box", count, h, run, semi_axes=list(AXES),
                   final_penetration=float(f"{final:.3e}"), tolerance=TOLERANCE,
                   within_tolerance=bool(max(final, -run["gap"]) <= TOLERANCE),
                   mean_height=round(float(z.mean()), 5), kinetic_energy=float(f"{kinetic:.4e}"),
                   kinetic_over_drop=float(f"{kinetic / drop:.3e}") if drop > 0 else None,
-                  outside_box=int((~inside).sum()))
+                  outside_box=int((~s["inside"]).sum()))
 
 
 if __name__ == "__main__":

@@ -61,7 +61,12 @@ def build(A, side: int, h: float, outdir: str):
     return sol, balls, half
 
 
-def scene(count: int, h: float, steps: int | None, profile: str | None = None, relax: float = 1.0) -> dict:
+def settle_in_box(build, count: int, h: float, steps: int | None, profile: str | None = None,
+                  relax: float = 1.0) -> dict:
+    """Build a cubic lattice of `count` bodies with `build(A, side, h, outdir)` (returning
+    SOLFEC, bodies, box half width), RUN it observed (contact_run.observed_run; 1 s unless
+    `steps`), and return the run with the settled state: bodies, domain, heights before and
+    after, whether each body is inside the box, kinetic energy and potential drop."""
     from solfec_py import session, timestep
     from solfec_py.api import NAMES as A
 
@@ -71,24 +76,29 @@ def scene(count: int, h: float, steps: int | None, profile: str | None = None, r
     steps = steps if steps is not None else round(1.0 / h)
     session.start(progress=False)
     with tempfile.TemporaryDirectory() as tmp:
-        sol, balls, half = build(A, side, h, f"{tmp}/out")
-        domain = sol.domain
-        timestep.initialize(domain)
-        block = balls[0].block
-        rows = np.array([b.row for b in balls])
+        sol, bodies, half = build(A, side, h, f"{tmp}/out")
+        timestep.initialize(sol.domain)
+        block = bodies[0].block
+        rows = np.array([b.row for b in bodies])
         z_start = block.conf[rows, 11].copy()
         run = observed_run(A, sol, steps, h, profile, relax)
-        z = block.conf[rows, 11]
+        z = block.conf[rows, 11].copy()
         inside = np.abs(block.conf[rows, 9:11]).max(axis=1) < half + 1e-9
-        mass = block.mass[rows]
         kinetic = float(block.kinetic_energy()[rows].sum())
-        drop = float(np.sum(mass * G * (z_start - z)))
-        lost = len(balls) - int(sum(b.row >= 0 and not b.deleted for b in balls))
-    return report("S1 spheres in a box", count, h, run, relax=relax,
+        drop = float(np.sum(block.mass[rows] * G * (z_start - z)))
+    return dict(run=run, bodies=bodies, domain=sol.domain, z_start=z_start, z=z, inside=inside,
+                kinetic=kinetic, drop=drop)
+
+
+def scene(count: int, h: float, steps: int | None, profile: str | None = None, relax: float = 1.0) -> dict:
+    s = settle_in_box(build, count, h, steps, profile, relax)
+    z, z_start, kinetic, drop, balls = s["z"], s["z_start"], s["kinetic"], s["drop"], s["bodies"]
+    lost = len(balls) - int(sum(b.row >= 0 and not b.deleted for b in balls))
+    return report("S1 spheres in a box", count, h, s["run"], relax=relax,
                   mean_height=round(float(z.mean()), 5), mean_height_start=round(float(z_start.mean()), 5),
                   kinetic_energy=float(f"{kinetic:.4e}"), potential_drop=float(f"{drop:.4e}"),
                   kinetic_over_drop=float(f"{kinetic / drop:.3e}") if drop > 0 else None,
-                  outside_box=int((~inside).sum()), deleted=lost)
+                  outside_box=int((~s["inside"]).sum()), deleted=lost)
 
 
 if __name__ == "__main__":
