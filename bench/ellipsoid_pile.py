@@ -64,7 +64,7 @@ def scene(count: int, h: float, steps: int | None, profile: str | None = None, r
 
     s = settle_in_box(build, count, h, steps, profile, relax)
     run, z, kinetic, drop = s["run"], s["z"], s["kinetic"], s["drop"]
-    cset = s["domain"].constraints
+    cset = C.constraint_set(s["domain"])
     live = cset.kind[: cset.count] == C.CONTACT
     final = float(-min(0.0, cset.gap[: cset.count][live].min())) if live.any() else 0.0
     return report("ellipsoid pile in a box", count, h, run, semi_axes=list(AXES),
