@@ -17,10 +17,8 @@ POS, NEG, IMP, OTHER = 0, 1, 2, -1          # finish kinds (OTHER: keep the half
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _exp(w0, w1, w2, E):
-    """E = exp[w] (Rodrigues, as geometry.rotation.expmap)."""
-    n2 = w0 * w0 + w1 * w1 + w2 * w2
-    a, b, _ = _coefficients_scalar(n2)
+def _identity_skew_square(w0, w1, w2, n2, a, b, E):
+    """E = I + a [w] + b [w]^2, with [w]^2 = w w^T - |w|^2 I and n2 = |w|^2."""
     E[0, 0] = 1.0 + b * (w0 * w0 - n2)
     E[1, 1] = 1.0 + b * (w1 * w1 - n2)
     E[2, 2] = 1.0 + b * (w2 * w2 - n2)
@@ -30,17 +28,19 @@ def _exp(w0, w1, w2, E):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
+def _exp(w0, w1, w2, E):
+    """E = exp[w] (Rodrigues, as geometry.rotation.expmap)."""
+    n2 = w0 * w0 + w1 * w1 + w2 * w2
+    a, b, _ = _coefficients_scalar(n2)
+    _identity_skew_square(w0, w1, w2, n2, a, b, E)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
 def _jr(w0, w1, w2, E):
     """E = Jr(w) = I - b [w] + c [w]^2 (as geometry.rotation.right_jacobian)."""
     n2 = w0 * w0 + w1 * w1 + w2 * w2
     _, b, c = _coefficients_scalar(n2)
-    a = -b
-    E[0, 0] = 1.0 + c * (w0 * w0 - n2)
-    E[1, 1] = 1.0 + c * (w1 * w1 - n2)
-    E[2, 2] = 1.0 + c * (w2 * w2 - n2)
-    E[0, 1], E[1, 0] = -a * w2 + c * w0 * w1, a * w2 + c * w0 * w1
-    E[0, 2], E[2, 0] = a * w1 + c * w0 * w2, -a * w1 + c * w0 * w2
-    E[1, 2], E[2, 1] = -a * w0 + c * w1 * w2, a * w0 + c * w1 * w2
+    _identity_skew_square(w0, w1, w2, n2, -b, c, E)
 
 
 @njit(cache=True, inline="always", error_model="numpy")
