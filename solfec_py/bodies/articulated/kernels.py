@@ -253,6 +253,28 @@ def point_jacobians(links, x, S, parent, voff):
 
 
 @numba.njit(cache=True)
+def _articulated_inertia(IAi, S, j0, m, U, Dinv):
+    """One joint of the articulated-body recursion (Featherstone 7.3): fills U = I^A S and the
+    rows of D^-1 = (S^T I^A S)^-1 of its m rates from j0, and returns I^A - U D^-1 U^T, the
+    inertia the joint passes to its parent."""
+    Ia = IAi.copy()
+    if m == 0:
+        return Ia
+    D = np.empty((m, m))
+    for a in range(m):
+        U[j0 + a] = IAi @ S[j0 + a]
+    for a in range(m):
+        for b in range(m):
+            D[a, b] = S[j0 + a] @ U[j0 + b]
+    Di = np.linalg.inv(D)
+    for a in range(m):
+        for b in range(m):
+            Dinv[j0 + a, b] = Di[a, b]
+            Ia -= Di[a, b] * np.outer(U[j0 + a], U[j0 + b])
+    return Ia
+
+
+@numba.njit(cache=True)
 def aba(I6, S, crossed, parent, voff, v, tau, gravity, fext):
     """Joint accelerations (nv,) by the articulated-body algorithm in ground coordinates
     (Featherstone 7.3): vdot = M^-1 (tau - bias(v, gravity, fext)) in O(n)."""
@@ -273,26 +295,14 @@ def aba(I6, S, crossed, parent, voff, v, tau, gravity, fext):
     uu = np.zeros(nv)
     for i in range(n - 1, -1, -1):
         j0, m = voff[i], voff[i + 1] - voff[i]
-        Ia = IA[i].copy()
+        Ia = _articulated_inertia(IA[i], S, j0, m, U, Dinv)
         pa = pA[i].copy()
         if m > 0:
-            D = np.empty((m, m))
             for a in range(m):
-                U[j0 + a] = IA[i] @ S[j0 + a]
                 uu[j0 + a] = tau[j0 + a] - S[j0 + a] @ pA[i]
             for a in range(m):
                 for b in range(m):
-                    D[a, b] = S[j0 + a] @ U[j0 + b]
-            Di = np.linalg.inv(D)
-            for a in range(m):
-                for b in range(m):
-                    Dinv[j0 + a, b] = Di[a, b]
-            Uu = np.zeros(6)
-            for a in range(m):
-                for b in range(m):
-                    Ia -= Di[a, b] * np.outer(U[j0 + a], U[j0 + b])
-                    Uu += U[j0 + a] * Di[a, b] * uu[j0 + b]
-            pa += Uu
+                    pa += U[j0 + a] * Dinv[j0 + a, b] * uu[j0 + b]
         if parent[i] >= 0:
             pa += Ia @ C[i]
             IA[parent[i]] += Ia
@@ -339,19 +349,7 @@ def link_responses(I6, S, parent, voff, links):
     Dinv = np.zeros((nv, 6))
     for i in range(n - 1, -1, -1):             # articulated inertias and D^-1 per joint
         j0, m = voff[i], voff[i + 1] - voff[i]
-        Ia = IA[i].copy()
-        if m > 0:
-            D = np.empty((m, m))
-            for a in range(m):
-                U[j0 + a] = IA[i] @ S[j0 + a]
-            for a in range(m):
-                for b in range(m):
-                    D[a, b] = S[j0 + a] @ U[j0 + b]
-            Di = np.linalg.inv(D)
-            for a in range(m):
-                for b in range(m):
-                    Dinv[j0 + a, b] = Di[a, b]
-                    Ia -= Di[a, b] * np.outer(U[j0 + a], U[j0 + b])
+        Ia = _articulated_inertia(IA[i], S, j0, m, U, Dinv)
         if parent[i] >= 0:
             IA[parent[i]] += Ia
     out = np.zeros((L, L, 6, 6))
