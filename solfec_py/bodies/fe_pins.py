@@ -54,9 +54,11 @@ class Pins:
     # ------------------------------------------------------------------ set-up
     @classmethod
     def collect(cls, block, allowed=None) -> "Pins":
-        """Single-body FIXPNT / FIXDIR constraints of the block's bodies at mesh nodes;
-        with `allowed` (bool per global node) only FIXPNT at allowed nodes (the explicit
-        bodies of a dynamic step, whose lumped inverse mass can only drop whole nodes)."""
+        """Single-body FIXPNT / FIXDIR constraints of the block's bodies at mesh nodes.
+        `allowed` (per global node) limits them in a dynamic step: 0 none, 1 FIXPNT only
+        (explicit bodies, whose lumped inverse mass can only drop whole nodes), 2 both
+        (implicit bodies, eliminated by the projector like quasi-static ones); a bool
+        array means 1 where True."""
         pins = cls()
         cons = block.domain.constraints
         if not isinstance(cons, C.ConstraintSet) or not cons.count or not block.count:
@@ -85,7 +87,8 @@ class Pins:
             return pins
         node = H.nodes[np.flatnonzero(at_node), top]
         if allowed is not None:
-            keep = allowed[node] & (cons.kind[rows_c] == C.FIXPNT)
+            level = np.asarray(allowed).astype(np.int8)[node]
+            keep = (level == 2) | ((level == 1) & (cons.kind[rows_c] == C.FIXPNT))
             rows_c, node = rows_c[keep], node[keep]
             if rows_c.size == 0:
                 return pins
