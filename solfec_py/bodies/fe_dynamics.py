@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py.bodies import fe_points as P
+from solfec_py.bodies import fe_step_kernels as FK
 from solfec_py.bodies.fe_pins import Pins
 from solfec_py.errors import SimulationError
 from solfec_py.fem import kernels as K
@@ -210,9 +211,7 @@ class Stepper:
         lay = blk.prepared()
         N = blk.N
         q, u, u0 = blk.q[:N], blk.u[:N], blk.u0[:N]
-        u0[:] = u
-        blk.r[:N] = 0.0
-        q += 0.5 * h * u
+        FK.begin_half_step(q, u, u0, blk.r[:N], h)         # u0 = u, r = 0, q += h/2 u
         f = self._scratch()
         self.internal_forces(t + 0.5 * h, f)
         np.subtract(self.external_forces(t + 0.5 * h, h), f, out=f)
@@ -226,7 +225,7 @@ class Stepper:
             if rows.size:
                 self._factorise(Kmat, rows, eta[rows] * 0.5 * h + 0.25 * h * h)
         explicit = ~implicit[blk.node_row[:N]]
-        u[explicit] = u0[explicit] + (h / lay.mass[explicit])[:, None] * f[explicit]
+        FK.lumped_velocity(u, u0, f, lay.mass, explicit, h, False)      # u = u0 + h M^-1 f
         for row in self.factors:
             sl = blk.nodes_of(row)
             u[sl] = u0[sl] + h * self._solve(row, f[sl].reshape(-1)).reshape(-1, 3)
@@ -247,17 +246,16 @@ class Stepper:
         pins = self.pins
         if len(pins):
             keep = u[pins.node].copy()
-        u[explicit] += (h / lay.mass[explicit])[:, None] * r[explicit]
+        FK.lumped_velocity(u, u0, r, lay.mass, explicit, h, True)       # u += h M^-1 r
         for row in self.factors:
             sl = blk.nodes_of(row)
             u[sl] += h * self._solve(row, r[sl].reshape(-1)).reshape(-1, 3)
         if len(pins):
             u[pins.node] = keep
             self._store_pin_reactions(pins.f - r[pins.node])
-        q += 0.5 * h * u
-        work = 0.5 * h * np.einsum("ni,ni->n", u0 + u, blk.fext[:N] + r)
-        blk.energy[:n, 1] += np.bincount(blk.node_row[:N], weights=work, minlength=n)
-        blk.energy[:n, 0] = blk.kinetic_energy()
+        work = np.zeros(n)
+        FK.end_half_step(q, u, u0, blk.fext[:N], r, lay.mass, blk.node_row[:N], h, work, blk.energy[:n, 0])
+        blk.energy[:n, 1] += work                   # q += h/2 u, work of the step, kinetic energy
         blk.internal_stale = True
 
     # ------------------------------------------------------------------ quasi-static steps
