@@ -19,6 +19,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from solfec_py.bodies import fe_step_kernels as FK
 from solfec_py.bodies.fe_dynamics import Stepper
 from solfec_py.bodies.fe_reduced import MODAL, ReducedBody
 from solfec_py.errors import SimulationError
@@ -92,7 +93,7 @@ class CorotationalStepper(Stepper):
             rows=rows, nodes=nodes.astype(np.int64), body=np.repeat(np.arange(rows.size), counts).astype(np.int64),
             off=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), pos=pos, vol=vol[rows],
             G=C.nodal_gradients(lay.groups, blk.N), K0=K0.tobsr(blocksize=(3, 3)), K0csr=K0.tocsr(),
-            d=np.empty((nodes.size, 3)), reduced={})
+            K0up=FK.upper_blocks(K0), d=np.empty((nodes.size, 3)), y=np.empty((nodes.size, 3)), reduced={})
         for row in rows[blk.form[rows] >= MODAL].tolist():
             sl = blk.nodes_of(row)
             p = pos[row]
@@ -133,7 +134,9 @@ class CorotationalStepper(Stepper):
         d = co.d
         C.corotated(blk.X, blk.q, co.nodes, co.body, R, d)
         full = len(co.reduced) < co.rows.size          # some BC body needs K0 d
-        y = (co.K0 @ d.reshape(-1)).reshape(-1, 3) if full else np.empty_like(d)
+        y = co.y
+        if full:
+            FK.symmetric_matvec(*co.K0up, d, y)
         qr = {}
         for row, rb in co.reduced.items():          # f = R K0 E q (bodies/fe_reduced.py)
             seg = slice(co.off[co.pos[row]], co.off[co.pos[row] + 1])

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py.bodies import fe_points as P
+from solfec_py.bodies import fe_step_kernels as FK
 from solfec_py.bodies.fe_pins import Pins
 from solfec_py.errors import SimulationError
 from solfec_py.fem import kernels as K
@@ -44,14 +45,17 @@ class Stepper:
         self.factorisations = 0         # SuperLU factorisations made (bench figure)
 
     # ------------------------------------------------------------------ helpers
-    def _collect_pins(self, allowed=None) -> Pins:
-        """The pins of this step, collected again only when constraints were added or
-        removed (or the bodies changed: invalidate)."""
-        cons = self.block.domain.constraints
-        mask = None if allowed is None else hash(np.asarray(allowed, dtype=np.int8).tobytes())
-        key = (id(cons), len(cons), getattr(cons, "_serial", None), id(self.block.layout), mask)
+    def _collect_pins(self, levels=None) -> Pins:
+        """The pins of this step (`levels` per body row in a dynamic step, pin_levels; None
+        quasi-statically: every pin), collected again only when constraints were added or
+        removed, the levels changed (or the bodies changed: invalidate)."""
+        blk = self.block
+        cons = blk.domain.constraints
+        tag = None if levels is None else levels.tobytes()
+        key = (id(cons), len(cons), getattr(cons, "_serial", None), id(blk.layout), tag)
         if key != self._pins_key:
-            self.pins = Pins.collect(self.block, allowed)
+            allowed = None if levels is None else levels[blk.node_row[: blk.N]]
+            self.pins = Pins.collect(blk, allowed)
             self._pins_key = key
         return self.pins
 
@@ -216,9 +220,7 @@ class Stepper:
         lay = blk.prepared()
         N = blk.N
         q, u, u0 = blk.q[:N], blk.u[:N], blk.u0[:N]
-        u0[:] = u
-        blk.r[:N] = 0.0
-        q += 0.5 * h * u
+        FK.begin_half_step(q, u, u0, blk.r[:N], h)         # u0 = u, r = 0, q += h/2 u
         f = self._scratch()
         self.internal_forces(t + 0.5 * h, f)
         np.subtract(self.external_forces(t + 0.5 * h, h), f, out=f)
@@ -226,7 +228,7 @@ class Stepper:
         explicit = ~implicit[blk.node_row[:N]]
         # pins at mesh nodes (bodies/fe_pins.py): FIXPNT of explicit bodies, FIXPNT and
         # FIXDIR of implicit ones (eliminated from their operator before it is factorised)
-        self.pins = self._collect_pins(self.pin_levels(implicit)[blk.node_row[:N]])
+        self.pins = self._collect_pins(self.pin_levels(implicit))
         pinned_exp = explicit[self.pins.node]
         eta = blk.damping[: blk.count]
         if implicit.any() or (eta > 0).any():
@@ -236,7 +238,7 @@ class Stepper:
             rows = np.flatnonzero(implicit)
             if rows.size:
                 self._factorise(Kmat, rows, eta[rows] * 0.5 * h + 0.25 * h * h)
-        u[explicit] = u0[explicit] + (h / lay.mass[explicit])[:, None] * f[explicit]
+        FK.lumped_velocity(u, u0, f, lay.mass, explicit, h, False)      # u = u0 + h M^-1 f
         for row in self.factors:
             sl = blk.nodes_of(row)
             u[sl] = u0[sl] + self._pinned_increment(row, h, f[sl], u0[sl])
@@ -275,7 +277,7 @@ class Stepper:
         if len(pins):
             e = pins.node[explicit[pins.node]]
             keep = u[e].copy()
-        u[explicit] += (h / lay.mass[explicit])[:, None] * r[explicit]
+        FK.lumped_velocity(u, u0, r, lay.mass, explicit, h, True)       # u += h M^-1 r
         for row in self.factors:
             sl = blk.nodes_of(row)
             u[sl] += h * self._solve(row, r[sl].reshape(-1)).reshape(-1, 3)
@@ -283,10 +285,9 @@ class Stepper:
             u[e] = keep
             r_node = pins.f - r[pins.node]      # explicit pins; implicit ones below
             self._pin_reactions(h, u0, r_node)
-        q += 0.5 * h * u
-        work = 0.5 * h * np.einsum("ni,ni->n", u0 + u, blk.fext[:N] + r)
-        blk.energy[:n, 1] += np.bincount(blk.node_row[:N], weights=work, minlength=n)
-        blk.energy[:n, 0] = blk.kinetic_energy()
+        work = np.zeros(n)
+        FK.end_half_step(q, u, u0, blk.fext[:N], r, lay.mass, blk.node_row[:N], h, work, blk.energy[:n, 0])
+        blk.energy[:n, 1] += work                   # q += h/2 u, work of the step, kinetic energy
         blk.internal_stale = True
 
     # ------------------------------------------------------------------ quasi-static steps
@@ -326,9 +327,10 @@ class Stepper:
         if r_node is None:
             r_node = np.zeros((pins.node.size, 3))
         for row, oper in self.factors.items():
-            sl, A = oper.sl, oper.A
+            A = getattr(oper, "A", None)          # None: no pins (or another formulation's factors)
             if A is None:
                 continue
+            sl = oper.sl
             du = blk.u[sl] if u0 is None else blk.u[sl] - u0[sl]
             Au = (A @ du.reshape(-1)).reshape(-1, 3)
             m = (pins.node >= sl.start) & (pins.node < sl.stop)

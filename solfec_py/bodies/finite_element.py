@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solfec_py.bodies import fe_dynamics, fe_points as P
+from solfec_py.bodies import fe_dynamics, fe_points as P, fe_step_kernels as FK
 from solfec_py.bodies.fe_corotational import CorotationalStepper
 from solfec_py.bodies.fe_reduced import check_base
 from solfec_py.bodies.base import BodyBlock, _rows
@@ -259,6 +259,8 @@ class FiniteElementBlock(BodyBlock):
 
     def nonfinite_rows(self) -> np.ndarray:
         N = self.N
+        if FK.first_nonfinite(self.q[:N], self.u[:N]) < 0:
+            return np.empty(0, dtype=np.int64)
         bad = ~(np.isfinite(self.q[:N]).all(axis=1) & np.isfinite(self.u[:N]).all(axis=1))
         return np.unique(self.node_row[:N][bad])
 
