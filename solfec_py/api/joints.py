@@ -22,6 +22,8 @@ from solfec_py.errors import InputError, InputTypeError, NotAvailableError
 
 __all__ = ["JOINT"]
 
+FRAME_SIDES = ("PARENT", "CHILD")      # where the joint frame lies (docs/joints.md)
+
 
 @contextmanager
 def _naming(who: str):
@@ -151,7 +153,7 @@ class JOINT:
 
     @V.command
     def __init__(self, kind, parent, child, point, axis=V.MISSING, axis2=V.MISSING, label=V.MISSING,
-                 limits=V.MISSING, spring=V.MISSING, damper=V.MISSING, drive=V.MISSING):
+                 limits=V.MISSING, spring=V.MISSING, damper=V.MISSING, drive=V.MISSING, frame=V.MISSING):
         kind = JOINT_KINDS[V.choice("kind", kind, JOINT_KINDS, what="JOINT kind", listed=sorted(JOINT_KINDS))]
         label = "" if label is V.MISSING else V.string("label", label)
         who = f"JOINT {label!r}" if label else f"JOINT {kind.name}"
@@ -176,13 +178,13 @@ class JOINT:
                 b = _unit(V.vector("axis2", axis2)) if V.given(axis2) else None
                 if b is not None and _parallel(a, b):
                     raise InputError(f"'axis2' must not be parallel to 'axis', got {tuple(b.tolist())}")
-                frame = joint_frame(a, b)
+                axes = joint_frame(a, b)
             elif kind.needs_axis:
                 raise InputError(f"'axis' is required for a {kind.name} joint")
             elif V.given(axis2):
                 raise InputError("'axis2' needs 'axis'")
             else:
-                frame = np.eye(3)
+                axes = np.eye(3)
             limits = _pairs("limits", limits, kind.nv) if V.given(limits) else None
             spring = _spring(spring, kind.nv) if V.given(spring) else None
             damper = V.nonnegative("damper", damper) if V.given(damper) else 0.0
@@ -193,6 +195,7 @@ class JOINT:
                 drive = number_or_series("drive", drive)
             else:
                 drive = None
+            side = "PARENT" if not V.given(frame) else V.choice("frame", frame, FRAME_SIDES, what="JOINT frame side")
             joints = _joints(domain)
             previous = parent_joint(joints, child)
             if previous is not None:
@@ -205,7 +208,7 @@ class JOINT:
                 raise InputError(f"joining body {child.id} to body {parent.id} would close a cycle ({path});"
                                  " articulated bodies are trees: close the loop with PUT_RIGID_LINK or FIX_POINT"
                                  " instead")
-        self._joint = Joint(kind, parent, child, point, frame, label, limits, spring, float(damper), drive)
+        self._joint = Joint(kind, parent, child, point, axes, label, limits, spring, float(damper), drive, side)
         joints.append(self._joint)
         if parent is not None:                # a joint's two links touch at the joint: no contact between them
             domain.excluded_bodies.add((min(parent.id, child.id), max(parent.id, child.id)))

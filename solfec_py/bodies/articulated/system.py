@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solfec_py.bodies.articulated.joint import tree_records
+from solfec_py.bodies.articulated.joint import is_split, tree_records
 from solfec_py.bodies.articulated.kinds import zero_coordinates
 from solfec_py.bodies.articulated.stepping import Drive
 from solfec_py.timeseries import evaluate
@@ -28,7 +28,11 @@ class ArticulatedSystem:
         self.alpha = None                    # GEN_ALPHA trees: accelerations (ud, a) at the step's end
         self.loads = np.zeros((tree.count, 6))       # links' loads of the step (spatial forces)
         self.reactions = np.zeros((tree.count, 6))   # force, moment about the centre per joint
-        self.stored = [self.links[u] for u in tree.order]
+        # links with a body (rigid-block rows), stored indices; massless links of split joints have none
+        self.bodied = np.array([k for k, u in enumerate(tree.order.tolist()) if self.links[u] is not None],
+                               dtype=np.int64)
+        self.stored = [self.links[tree.order[k]] for k in self.bodied]
+        self.slots = self._slots()
         self.bind_joints()
         self.root = np.arange(tree.count)                # the root link of every stored link
         for k in range(tree.count):
@@ -74,6 +78,28 @@ class ArticulatedSystem:
                                                                                  else kind.nv))
                                       for k, kind in enumerate(tree.kinds)] + [np.zeros(0, int)]).astype(np.int64)
 
+    def _slots(self) -> list:
+        """(user's joint, its kind, coordinate indices, rate indices, stored link) of every
+        link with a body, in `stored` order: a split joint (joint.split_parts) gathers the
+        coordinates of its chain of massless links in the user's order (translations, then
+        the rotation); its reaction is the last part's, on the child."""
+        tree, out = self.tree, []
+        for k in self.bodied.tolist():
+            record = self.records[tree.order[k]]
+            chain = [k]
+            if record.whole is not None:
+                while True:
+                    above = int(tree.parent[chain[0]])
+                    if above < 0 or self.records[tree.order[above]].whole is not record.whole:
+                        break
+                    chain.insert(0, above)
+                chain = chain[1:] + chain[:1]           # user order: translations, then the rotation
+            qidx = np.concatenate([np.arange(tree.qoff[c], tree.qoff[c + 1]) for c in chain]).astype(np.int64)
+            vidx = np.concatenate([np.arange(tree.voff[c], tree.voff[c + 1]) for c in chain]).astype(np.int64)
+            user = record.whole if record.whole is not None else record
+            out.append((user, user.kind, qidx, vidx, k))
+        return out
+
     def joint_forces(self, q, u) -> np.ndarray:
         """Spring and damper joint forces (nv,) at coordinates q and rates u."""
         tau = -self.damping * u
@@ -115,10 +141,20 @@ class ArticulatedSystem:
         """Rigid-block rows of the links in stored (topological) order."""
         return np.array([b.row for b in self.stored], dtype=np.int64)
 
+    def link_rows(self, per_link) -> np.ndarray:
+        """The entries of a per-stored-link array (n, ...) that belong to rows (`rows` order)."""
+        return per_link[self.bodied]
+
+    def link_array(self, per_row) -> np.ndarray:
+        """A per-row array (`rows` order) as a per-stored-link one, zero on massless links."""
+        out = np.zeros((self.tree.count,) + per_row.shape[1:])
+        out[self.bodied] = per_row
+        return out
+
     def map_rows(self, count: int) -> None:
         """Rebuild the row -> link lookup for a rigid block of `count` rows."""
         self.row_link = np.full(count, -1, dtype=np.int64)
-        self.row_link[self.rows()] = np.arange(self.tree.count)
+        self.row_link[self.rows()] = self.bodied
 
     def coupling_groups(self, rows, count: int) -> np.ndarray:
         """Rows of constraint points on one tree (one root link) share a group, count + root;
@@ -155,7 +191,7 @@ class ArticulatedSystem:
         in the joint state its links carry: refuse links whose rigid state is another one (a
         deck that set conf / velo of a link)."""
         restored = self.restore_carry(block, alpha)
-        conf, velo = self.tree.rigid_states(self.q, self.u)
+        conf, velo = map(self.link_rows, self.tree.rigid_states(self.q, self.u))
         rows = self.rows()
         moved = ~(np.isclose(block.conf[rows], conf, rtol=0, atol=1e-12).all(axis=1)
                   & np.isclose(block.velo[rows], velo, rtol=0, atol=1e-12).all(axis=1))
@@ -186,6 +222,7 @@ class ArticulatedSystem:
         block.carry[rows] = source[gather]
         block.carry_h[rows] = h
         block.carry_ok[rows] = True
+        self.publish()
 
     def _carry_gather(self, width: int, alpha: bool) -> np.ndarray:
         """(n, width) indices into [q, u, reactions (n x 6), tail, 0] of every link's carry
@@ -193,15 +230,14 @@ class ArticulatedSystem:
         tree = self.tree
         nq, nv = tree.nq, tree.nv
         base = nq + nv + 6 * tree.count
-        out = np.full((tree.count, width), base + (2 if alpha else 1) * nv, dtype=np.int64)
-        for k, kind in enumerate(tree.kinds):
+        out = np.full((len(self.slots), width), base + (2 if alpha else 1) * nv, dtype=np.int64)
+        for i, (_, kind, qidx, rates, k) in enumerate(self.slots):
             cq, cv, nr, nh = carry_columns(kind, alpha)
-            rates = np.arange(tree.voff[k], tree.voff[k + 1])
-            out[k, :cq] = np.arange(tree.qoff[k], tree.qoff[k + 1])
-            out[k, cq:cq + cv] = nq + rates
-            out[k, cq + cv:cq + cv + nr] = nq + nv + 6 * k + np.arange(nr)
+            out[i, :cq] = qidx
+            out[i, cq:cq + cv] = nq + rates
+            out[i, cq + cv:cq + cv + nr] = nq + nv + 6 * k + np.arange(nr)
             if nh:
-                out[k, cq + cv + nr:cq + cv + nr + nh] = base + (np.concatenate((rates, nv + rates)) if alpha
+                out[i, cq + cv + nr:cq + cv + nr + nh] = base + (np.concatenate((rates, nv + rates)) if alpha
                                                                  else rates)
         return out
 
@@ -215,31 +251,39 @@ class ArticulatedSystem:
         tree = self.tree
         tail = np.zeros(2 * tree.nv if alpha else tree.nv)
         whole = True
-        for k, row in enumerate(rows.tolist()):
-            v0, v1 = tree.voff[k], tree.voff[k + 1]
-            q, dq, reaction, rest = unpack(tree.kinds[k], block.carry[row], alpha)
-            self.q[tree.qoff[k]:tree.qoff[k + 1]], self.u[v0:v1] = q, dq
+        for (_, kind, qidx, vidx, k), row in zip(self.slots, rows.tolist()):
+            q, dq, reaction, rest = unpack(kind, block.carry[row], alpha)
+            self.q[qidx], self.u[vidx] = q, dq
             self.reactions[k] = reaction
             if alpha:
-                whole &= carry_columns(tree.kinds[k], True)[3] == 2 * (v1 - v0)
-                tail[v0:v1], tail[tree.nv + v0:tree.nv + v1] = rest[:v1 - v0], rest[v1 - v0:]
+                whole &= carry_columns(kind, True)[3] == 2 * vidx.size
+                tail[vidx], tail[tree.nv + vidx] = rest[:vidx.size], rest[vidx.size:]
             else:
-                tail[v0:v1] = rest
+                tail[vidx] = rest
         if alpha:
             self.alpha = (tail[:tree.nv].copy(), tail[tree.nv:].copy()) if whole else None
         else:
             self.held = tail if tail.any() else None
+        self.publish()
         return True
 
     def bind_joints(self) -> None:
         """Make the JOINT records' q, dq and reaction views of the system's arrays (joint.q
-        reads the state without a copy per step); the arrays are updated in place."""
-        tree = self.tree
-        for k, u in enumerate(tree.order.tolist()):
-            record = self.records[u]
-            record.q = self.q[tree.qoff[k]:tree.qoff[k + 1]]
-            record.dq = self.u[tree.voff[k]:tree.voff[k + 1]]
+        reads the state without a copy per step); the arrays are updated in place. Split
+        joints (coordinates not contiguous) get copies, refreshed by `publish`."""
+        self._copies = [slot for slot in self.slots if is_split(slot[0])]
+        for record, _, qidx, vidx, k in self.slots:
+            if is_split(record):
+                record.q, record.dq = self.q[qidx], self.u[vidx]
+            else:
+                record.q = self.q[qidx[0]:qidx[-1] + 1] if qidx.size else self.q[0:0]
+                record.dq = self.u[vidx[0]:vidx[-1] + 1] if vidx.size else self.u[0:0]
             record.reaction = self.reactions[k]
+
+    def publish(self) -> None:
+        """Refresh the copies of split joints' coordinates and rates (`bind_joints`)."""
+        for record, _, qidx, vidx, _ in self._copies:
+            record.q[:], record.dq[:] = self.q[qidx], self.u[vidx]
 
 
 def carry_columns(kind, alpha: bool = False) -> tuple[int, int, int, int]:

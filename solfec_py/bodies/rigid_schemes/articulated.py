@@ -69,16 +69,16 @@ class Articulated(RigidScheme):
         tree, rows = system.tree, system.rows()
         q_half = tree.advance(system.q, system.u, 0.5 * h)
         drive = system.drive_step(q_half, t, h)       # driven coordinates on their drive
-        conf, velo = tree.rigid_states(q_half, system.u)
+        conf, velo = map(system.link_rows, tree.rigid_states(q_half, system.u))
         R, x = rotations(conf), conf[:, 9:12]
         f, ts, tr = block.loads_at(rows, R, x, t + 0.5 * h, h, conf=conf, velo=velo)
-        system.loads = spatial_forces(R, x, f, ts + mv(R, tr))
+        system.loads = system.link_array(spatial_forces(R, x, f, ts + mv(R, tr)))
         system.step = self.free_step(block, system, q_half, drive, t, h)
         block.conf[rows] = conf
         # constraints see the start rates at the mid-step configuration, like the free rates:
         # a point's mean velocity h/2 (V + U) is then its motion over the step to O(h^3)
         block.velo0[rows] = velo
-        block.velo[rows] = tree.rigid_states(q_half, system.step.u_free)[1]
+        block.velo[rows] = system.link_rows(tree.rigid_states(q_half, system.step.u_free)[1])
         block.fext[rows, ANGULAR] = mtv(R, ts) + tr
         block.fext[rows, LINEAR] = f
 
@@ -87,7 +87,7 @@ class Articulated(RigidScheme):
         tree, rows, step = system.tree, system.rows(), system.step
         R, x = rotations(block.conf[rows]), block.conf[rows, 9:12]
         reaction = block.reaction[rows]
-        fR = spatial_forces(R, x, reaction[:, LINEAR], mv(R, reaction[:, ANGULAR]))
+        fR = system.link_array(spatial_forces(R, x, reaction[:, LINEAR], mv(R, reaction[:, ANGULAR])))
         tau = None
         if np.any(reaction):                          # T^T r: the links' reactions in joint space
             tau = -tree.bias(step.q_half, np.zeros(tree.nv), fext=fR)
@@ -99,7 +99,7 @@ class Articulated(RigidScheme):
         place_stops(system.q, stops)                  # stopped on a joint limit within the step
         system.held = (system.u - step.u_free) / h if (tau is not None or stops) else None
         system.place_drives(t + h)
-        block.conf[rows], block.velo[rows] = tree.rigid_states(system.q, system.u)
+        block.conf[rows], block.velo[rows] = map(system.link_rows, tree.rigid_states(system.q, system.u))
         # what the joints transmit over the step: the motion's mean acceleration and rate
         system.reactions[:] = tree.joint_reactions(step.q_half, 0.5 * (u0 + system.u), (system.u - u0) / h,
                                                    fext=system.loads + fR)
@@ -142,10 +142,10 @@ class ArticulatedGenAlpha(Articulated):
         tree, rows = system.tree, system.rows()
 
         def accel(q, u, time=t + h):
-            conf, velo = tree.rigid_states(q, u)
+            conf, velo = map(system.link_rows, tree.rigid_states(q, u))
             R, x = rotations(conf), conf[:, 9:12]
             f, ts, tr = block.loads_at(rows, R, x, time, h, conf=conf, velo=velo)
-            loads = spatial_forces(R, x, f, ts + mv(R, tr))
+            loads = system.link_array(spatial_forces(R, x, f, ts + mv(R, tr)))
             return tree.forward_dynamics(q, u, system.joint_forces(q, u), fext=loads)
 
         alpha = system.alpha

@@ -1,0 +1,132 @@
+"""JOINT(..., frame='CHILD'): a mixed joint (CYLINDRICAL, PLANAR, FREE) whose translation
+axes turn with the child is split by the tree builder into its rotation on the parent
+side, massless links and translations on the child side (docs/joints.md, "Where the joint
+frame lies"). Checked through RUN against the split built by hand
+(test_articulated_frames.child_side: same steps to rounding), against the parent-side
+joint (the same motion to second order in h when the slides carry an isotropic spring,
+d = R d'; a different motion with a damper on the slides, whose dissipation c|d'dot|^2
+differs from c|d dot|^2), HISTORY of the joint, and a bad frame value."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solfec_py.errors import InputError, InputTypeError
+from test_articulated_frames import E, GRAVITY, J, MASS, P, X0, child_side
+
+K, C = 5.0, 0.4
+DURATION = 0.3
+
+
+def deck(api, kind, frame, h, damper=0.0, history=False):
+    """One link on a `kind` joint to the ground (skew frame E, mass centre off the joint
+    centre), spring K on every freedom, gravity; the child's placement and joint.q per step."""
+    sol = api.SOLFEC('DYNAMIC', h, f'out/child_frame_{kind}_{frame}')
+    sol.verbose = 'OFF'
+    api.OUTPUT(sol, 1e9)
+    api.GRAVITY(sol, GRAVITY)
+    mat = api.BULK_MATERIAL(sol, density=1.0)
+    ball = api.BODY(sol, 'RIGID', api.SPHERE(tuple(X0), 0.05, 1, 1), mat)
+    api.BODY_CHARS(ball, MASS, 1.0, tuple(X0), tuple(J.T.reshape(-1)))
+    extra = {} if frame is None else {'frame': frame}
+    joint = api.JOINT(kind, None, ball, tuple(P), tuple(E[:, 0]), tuple(E[:, 1]), label='slider', spring=K,
+                      damper=damper, **extra)
+    confs, qs = [], []
+    api.CALLBACK(sol, h, (), lambda: confs.append(ball.conf) or qs.append(joint.q) or 1)
+    hist = api.HISTORY(sol, (joint, 'Q1'), 0.0, DURATION) if history else None
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), DURATION)
+    return np.array(confs), np.array(qs), joint, hist
+
+
+def _log(R):
+    from scipy.spatial.transform import Rotation
+
+    return Rotation.from_matrix(R).as_rotvec()
+
+
+def hand_built(kind, h, steps):
+    """The hand-built split stepped in joint space with the deck's joint springs."""
+    tree = child_side(kind)
+
+    def tau(q, u):
+        out = -K * np.where(np.arange(tree.nv) < 3, 1.0, 1.0) * 0.0
+        out = np.zeros(tree.nv)
+        if kind == "FREE":
+            out[0:3] = -K * _log(q[0:9].reshape(3, 3).T)
+            out[3:] = -K * q[9:]
+        else:
+            out[:] = -K * q
+        return out
+
+    trace = []
+    from solfec_py.bodies.articulated import stepping
+
+    stepping.integrate(tree, tree.zero_q(), np.zeros(tree.nv), h, steps, gravity=GRAVITY, tau=tau,
+                       record=lambda q, u: trace.append((tree.rigid_states(q, u)[0][tree.index[-1]], q.copy())))
+    return np.array([c for c, _ in trace]), [q for _, q in trace]
+
+
+@pytest.mark.parametrize("kind", ["CYLINDRICAL", "PLANAR", "FREE"])
+def test_split_by_the_option_is_the_hand_built_split(api, kind):
+    h = 2e-3
+    confs, qs, joint, _ = deck(api, kind, 'CHILD', h)
+    ref, qref = hand_built(kind, h, len(confs))
+    print(f"\n{kind} frame='CHILD' vs hand-built split: {np.abs(confs - ref).max():.3g} m over"
+          f" {np.abs(ref - ref[0]).max():.3g} m of motion")
+    # same equations, same steps: rounding (loads enter RUN as link forces, the hand-built run
+    # as gravity of the ground; 1e-12 m over ~0.1 m of motion)
+    np.testing.assert_allclose(confs, ref, rtol=0, atol=1e-12)
+    # joint.q reports the user's joint: translations (child axes) first, then the rotation
+    last = qref[-1]
+    user = {"CYLINDRICAL": np.r_[last[1], last[0]], "PLANAR": np.r_[last[1:3], last[0]],
+            "FREE": np.r_[last[9:12], last[0:9]]}[kind]
+    np.testing.assert_allclose(qs[-1], user, rtol=0, atol=1e-12)
+    assert len(joint.dq) == {"CYLINDRICAL": 2, "PLANAR": 3, "FREE": 6}[kind]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["PLANAR", "FREE"])
+def test_child_side_converges_to_the_parent_side_joint(api, kind):
+    """Isotropic spring on the slides: both frames have the same Lagrangian, so the child's
+    placements differ by the two discretisations only (second order: the difference falls
+    4x when h halves), and d = R d'. With a damper on the slides the dissipation differs
+    (c|d'dot|^2 vs c|d dot|^2): the motions differ by an amount that does not fall with h."""
+    diffs = []
+    for h in (2e-3, 1e-3):
+        child, qc, _, _ = deck(api, kind, 'CHILD', h)
+        parent, qp, _, _ = deck(api, kind, None, h)
+        diffs.append(np.abs(child - parent).max())
+    ratio = diffs[0] / diffs[1]
+    print(f"\n{kind}: child vs parent side (spring): {diffs} m, ratio {ratio:.3f}")
+    # two second-order schemes of one motion: ratio 4 +- 0.3 (measured: see print)
+    assert 3.7 < ratio < 4.3 and diffs[1] < 1e-4
+    nt = 2 if kind == "PLANAR" else 3
+    if kind == "PLANAR":
+        th = qc[-1][2]
+        R = np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
+    else:
+        R = qc[-1][3:12].reshape(3, 3).T
+    np.testing.assert_allclose(qp[-1][:nt], R @ qc[-1][:nt], atol=5 * diffs[1])
+    damped = [np.abs(deck(api, kind, 'CHILD', h, C)[0] - deck(api, kind, None, h, C)[0]).max()
+              for h in (2e-3, 1e-3)]
+    print(f"{kind}: child vs parent side (damper {C} on every freedom): {damped} m")
+    assert damped[1] > 0.5 * damped[0] and damped[1] > 20 * diffs[1]
+
+
+def test_history_of_a_split_joint(api):
+    confs, qs, joint, hist = deck(api, 'PLANAR', 'CHILD', 2e-3, history=True)
+    times, values = hist
+    np.testing.assert_allclose(values[-len(qs):], qs[:, 0], rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("value, error, text", [
+    ("SIDEWAYS", InputError, "JOINT 'slider': Invalid JOINT frame side 'SIDEWAYS'; expected one of"
+                             r" \['PARENT', 'CHILD'\]"),
+    (1, InputTypeError, "JOINT 'slider': 'frame'"),
+])
+def test_bad_frame_names_the_joint(api, value, error, text):
+    sol = api.SOLFEC('DYNAMIC', 1e-3, 'out/child_frame_bad')
+    mat = api.BULK_MATERIAL(sol, density=1.0)
+    ball = api.BODY(sol, 'RIGID', api.SPHERE((0, 0, 0), 0.05, 1, 1), mat)
+    with pytest.raises(error, match=text):
+        api.JOINT('PLANAR', None, ball, (0, 0, 0), (0, 0, 1), label='slider', frame=value)
