@@ -18,12 +18,12 @@ K, C = 5.0, 0.4
 DURATION = 0.3
 
 
-def deck(api, kind, frame, h, damper=0.0, history=False):
+def deck(api, kind, frame, h, damper=0.0, output=1e9):
     """One link on a `kind` joint to the ground (skew frame E, mass centre off the joint
     centre), spring K on every freedom, gravity; the child's placement and joint.q per step."""
-    sol = api.SOLFEC('DYNAMIC', h, f'out/child_frame_{kind}_{frame}')
+    sol = api.SOLFEC('DYNAMIC', h, f'out/child_frame_{kind}_{frame}_{h:g}_{damper:g}')
     sol.verbose = 'OFF'
-    api.OUTPUT(sol, 1e9)
+    api.OUTPUT(sol, output)
     api.GRAVITY(sol, GRAVITY)
     mat = api.BULK_MATERIAL(sol, density=1.0)
     ball = api.BODY(sol, 'RIGID', api.SPHERE(tuple(X0), 0.05, 1, 1), mat)
@@ -32,10 +32,9 @@ def deck(api, kind, frame, h, damper=0.0, history=False):
     joint = api.JOINT(kind, None, ball, tuple(P), tuple(E[:, 0]), tuple(E[:, 1]), label='slider', spring=K,
                       damper=damper, **extra)
     confs, qs = [], []
-    api.CALLBACK(sol, h, (), lambda: confs.append(ball.conf) or qs.append(joint.q) or 1)
-    hist = api.HISTORY(sol, (joint, 'Q1'), 0.0, DURATION) if history else None
+    api.CALLBACK(sol, h, (), lambda: confs.append(ball.conf) or qs.append(joint.q + joint.reaction) or 1)
     api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), DURATION)
-    return np.array(confs), np.array(qs), joint, hist
+    return np.array(confs), np.array(qs), joint, sol
 
 
 def _log(R):
@@ -49,7 +48,6 @@ def hand_built(kind, h, steps):
     tree = child_side(kind)
 
     def tau(q, u):
-        out = -K * np.where(np.arange(tree.nv) < 3, 1.0, 1.0) * 0.0
         out = np.zeros(tree.nv)
         if kind == "FREE":
             out[0:3] = -K * _log(q[0:9].reshape(3, 3).T)
@@ -80,7 +78,7 @@ def test_split_by_the_option_is_the_hand_built_split(api, kind):
     last = qref[-1]
     user = {"CYLINDRICAL": np.r_[last[1], last[0]], "PLANAR": np.r_[last[1:3], last[0]],
             "FREE": np.r_[last[9:12], last[0:9]]}[kind]
-    np.testing.assert_allclose(qs[-1], user, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(qs[-1][:len(user)], user, rtol=0, atol=1e-12)
     assert len(joint.dq) == {"CYLINDRICAL": 2, "PLANAR": 3, "FREE": 6}[kind]
 
 
@@ -98,7 +96,8 @@ def test_child_side_converges_to_the_parent_side_joint(api, kind):
         diffs.append(np.abs(child - parent).max())
     ratio = diffs[0] / diffs[1]
     print(f"\n{kind}: child vs parent side (spring): {diffs} m, ratio {ratio:.3f}")
-    # two second-order schemes of one motion: ratio 4 +- 0.3 (measured: see print)
+    # two second-order schemes of one motion: measured ratio 4.000 (5.5e-7 -> 1.4e-7 m PLANAR,
+    # 6.2e-7 -> 1.5e-7 m FREE, motions of ~0.4 m); +-0.3 on the ratio, 1e-4 m a loose bound
     assert 3.7 < ratio < 4.3 and diffs[1] < 1e-4
     nt = 2 if kind == "PLANAR" else 3
     if kind == "PLANAR":
@@ -110,13 +109,24 @@ def test_child_side_converges_to_the_parent_side_joint(api, kind):
     damped = [np.abs(deck(api, kind, 'CHILD', h, C)[0] - deck(api, kind, None, h, C)[0]).max()
               for h in (2e-3, 1e-3)]
     print(f"{kind}: child vs parent side (damper {C} on every freedom): {damped} m")
-    assert damped[1] > 0.5 * damped[0] and damped[1] > 20 * diffs[1]
+    # measured 1.388e-3 m (PLANAR), 1.203e-3 m (FREE) at both h: a different motion, not a
+    # discretisation error (which is 1e-4 of it)
+    assert damped[1] > 0.9 * damped[0] and damped[1] > 1000 * diffs[1]
 
 
-def test_history_of_a_split_joint(api):
-    confs, qs, joint, hist = deck(api, 'PLANAR', 'CHILD', 2e-3, history=True)
-    times, values = hist
-    np.testing.assert_allclose(values[-len(qs):], qs[:, 0], rtol=0, atol=0)
+def test_history_and_read_mode_of_a_split_joint(api):
+    """The child's carry row holds the user's joint (3 coordinates, 3 rates, reaction):
+    HISTORY and READ mode show what the run showed, exactly."""
+    _, seen, _, _ = deck(api, 'PLANAR', 'CHILD', 2e-3, output=0.02)
+    _, _, joint, sol = deck(api, 'PLANAR', 'CHILD', 2e-3, output=0.02)
+    assert sol.mode == 'READ'
+    out = api.HISTORY(sol, [(joint, e) for e in ('Q1', 'Q2', 'Q3', 'FX', 'MZ')], 0, DURATION)
+    times, values = np.array(out[0]), np.array(out[1:]).T
+    assert len(times) >= 15 and np.ptp(values[:, 0]) > 0.01 and np.ptp(values[:, 2]) > 0.01
+    for t, row in zip(times[1:], values[1:]):
+        np.testing.assert_array_equal(row, seen[round(t / 2e-3) - 1][[0, 1, 2, 3, 8]])
+    api.SEEK(sol, 0.1)
+    np.testing.assert_array_equal(joint.q + joint.reaction, seen[round(sol.time / 2e-3) - 1])
 
 
 @pytest.mark.parametrize("value, error, text", [
