@@ -42,15 +42,21 @@ class AlphaStep:
 
 
 def step(tree: JointTree, q, u, ud_n, a_n, h: float, coefficients, accel, maxiter: int = 50,
-         tol: float = 1e-11) -> AlphaStep | None:
+         tol: float = 1e-11, prescribe=None) -> AlphaStep | None:
     """One free step (module docstring); `coefficients` = (alpha_m, alpha_f, gamma, beta),
-    `accel(q, u)` the joint accelerations at t + h. None when the iteration does not converge."""
+    `accel(q, u)` the joint accelerations at t + h. `prescribe(q1, u1)` (optional) overwrites
+    driven coordinates and rates of every iterate's end state with their known values at
+    t + h (rheonomic freedoms: the alpha recursion then integrates the free ones only, and
+    `accel` returns the drives' accelerations for the driven ones). None when the iteration
+    does not converge."""
     am, af, gamma, beta = coefficients
 
     def end(ud):
         a = ((1 - af) * ud + af * ud_n - am * a_n) / (1 - am)
         u1 = u + h * ((1 - gamma) * a_n + gamma * a)
         q1 = tree.advance(q, u + h * ((0.5 - beta) * a_n + beta * a), h)
+        if prescribe is not None:
+            prescribe(q1, u1)
         return AlphaStep(q1, u1, ud, a), accel(q1, u1)
 
     ud = np.array(ud_n, dtype=float)

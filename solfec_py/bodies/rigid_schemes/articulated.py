@@ -17,7 +17,8 @@ the links of one tree form one coupling group, so rows on different links of a t
 T^T H^T R, the same operator, so the end velocities are the ones the solver saw.
 
 ARTICULATED_GEN_ALPHA (links whose BODY.scheme is GEN_ALPHA) replaces only the free motion
-(a generalized-alpha step, bodies/articulated/gen_alpha.py) and the end coordinates.
+(a generalized-alpha step, bodies/articulated/gen_alpha.py, driven freedoms prescribed)
+and the end coordinates.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from solfec_py.bodies.articulated.limits import enforce_limits, place_stops
 from solfec_py.bodies.articulated.system import CARRY, ArticulatedSystem, spatial_forces
 from solfec_py.bodies.rigid_schemes.base import ANGULAR, LINEAR, RigidScheme, mtv, mv, rotations
 from solfec_py.bodies.rigid_schemes.gen_alpha import coefficients
-from solfec_py.errors import InputError, NotAvailableError, SimulationError
+from solfec_py.errors import InputError, SimulationError
 
 
 def system_of(block, scheme) -> ArticulatedSystem:
@@ -132,33 +133,49 @@ class ArticulatedGenAlpha(Articulated):
     USER = "GEN_ALPHA"
     RHO_INF = 0.9           # as the rigid GEN_ALPHA in decks
 
-    def check(self, system) -> None:
-        if system.drives:
-            record = system.drives[0][3]
-            raise NotAvailableError(f"{record.describe()}: drives on GEN_ALPHA trees are not available in"
-                                    " solfec-py yet; use the ARTICULATED scheme (the default of links)")
-
     def free_step(self, block, system, q_half, drive, t, h) -> stepping.FreeStep:
         tree, rows = system.tree, system.rows()
+        prescribe, wanted = None, {}
+        if drive is not None:               # driven freedoms: known functions of time (drive_motion)
+            coordinates, q_end, wanted[t + h], wanted[t] = drive_motion(system, t, h)
+
+            def prescribe(q1, u1):
+                q1[coordinates], u1[drive.index] = q_end, drive.target
 
         def accel(q, u, time=t + h):
             conf, velo = map(system.link_rows, tree.rigid_states(q, u))
             R, x = rotations(conf), conf[:, 9:12]
             f, ts, tr = block.loads_at(rows, R, x, time, h, conf=conf, velo=velo)
             loads = system.link_array(spatial_forces(R, x, f, ts + mv(R, tr)))
-            return tree.forward_dynamics(q, u, system.joint_forces(q, u), fext=loads)
+            ud = tree.forward_dynamics(q, u, system.joint_forces(q, u), fext=loads)
+            if drive is None:
+                return ud
+            # the actuators impose the drives' accelerations: M^-1 E^T lambda added at (q, u)
+            return stepping.Drive.at(tree, q, drive.index, drive.target).project(ud, wanted[time])
 
         alpha = system.alpha
         if alpha is None:                   # at a start: consistent accelerations ud_0 = a_0
             ud = accel(system.q, system.u, t)
             alpha = (ud, ud)
-        end = gen_alpha.step(tree, system.q, system.u, alpha[0], alpha[1], h, coefficients(self.RHO_INF), accel)
+        end = gen_alpha.step(tree, system.q, system.u, alpha[0], alpha[1], h, coefficients(self.RHO_INF), accel,
+                             prescribe=prescribe)
         if end is None:
             body = system.stored[0]
             raise SimulationError(f"GEN_ALPHA: the joint-space iteration of the articulated body with root body"
                                   f" {body.id} did not converge at time {t + h:g}; reduce the time step")
         system.alpha = (end.ud, end.a)      # reactions are jumps: they do not enter the accelerations
-        return stepping.FreeStep(tree, q_half, end.u, q_free=end.q)
+        return stepping.FreeStep(tree, q_half, end.u, drive, q_free=end.q)
 
     def end_coordinates(self, step, u, h) -> np.ndarray:
         return step.tree.advance(step.q_free, u - step.u_free, 0.5 * h)
+
+
+def drive_motion(system, t: float, h: float) -> tuple:
+    """Driven freedoms of a GEN_ALPHA step: their coordinate indices, coordinates at t + h
+    (on the drive), and accelerations at t + h and at t by second differences of the drive
+    with the step's spacing (central at t + h, one-sided second-order at t, where a start
+    needs them), O(h^2) as the rate the half step uses (ArticulatedSystem.drive_step)."""
+    value = system.drive_values
+    coordinates = np.array([d[1] for d in system.drives], dtype=np.int64)
+    q0, q1, q2, q3 = (value(t + k * h) for k in range(4))
+    return coordinates, q1, (q2 - 2 * q1 + q0) / h ** 2, (2 * q0 - 5 * q1 + 4 * q2 - q3) / h ** 2
