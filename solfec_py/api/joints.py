@@ -1,5 +1,5 @@
 """JOINT: articulated bodies built from rigid bodies joined in a tree (layer 7).
-`JOINT(kind, parent, child, point | axis, axis2, label, limits, spring, damper, drive)`
+`JOINT(kind, parent, child, point | axis, axis2, label, limits, spring, damper, drive, frame)`
 checks its arguments, refuses what cannot make a tree (a cycle, a second parent, a
 non-rigid child) with errors naming the joint, and leaves a bodies.articulated.Joint in
 the domain. Reference: docs/joints.md.
@@ -83,14 +83,16 @@ class JOINT:
     """A joint of an articulated body: `child` moves relative to `parent` with the freedoms
     of `kind`.
 
-    ``JOINT(kind, parent, child, point | axis, axis2, label, limits, spring, damper, drive)``.
-    Rigid bodies joined by JOINTs form trees integrated in joint coordinates (docs/joints.md);
-    the links stay RIGID bodies whose conf and velo follow from the joints. A link's
-    ``scheme`` is ``'ARTICULATED'`` (Solfec's half step in joint space) or ``'GEN_ALPHA'``
-    (generalized-alpha in joint space); all trees of a model share one. The joint frame
-    (`point`, `axis` at creation) is fixed in the parent, translations before rotations; a
-    child-side frame gives the same motion (docs/joints.md, "Where the joint frame lies":
-    only the slides of PLANAR and FREE would read d' = R^T d). Contacts,
+    ``JOINT(kind, parent, child, point | axis, axis2, label, limits, spring, damper, drive,
+    frame='PARENT')``. Rigid bodies joined by JOINTs form trees integrated in joint
+    coordinates (docs/joints.md); the links stay RIGID bodies whose conf and velo follow
+    from the joints. A link's ``scheme`` is ``'ARTICULATED'`` (Solfec's half step in joint
+    space) or ``'GEN_ALPHA'`` (generalized-alpha in joint space); all trees of a model
+    share one. The joint frame (`point`, `axis` at creation) is fixed in the parent,
+    translations before rotations; ``frame='CHILD'`` fixes it in the child (the slides of a
+    CYLINDRICAL, PLANAR or FREE joint turn with the child: a rotation on the parent side,
+    massless links and slides on the child side; docs/joints.md, "Where the joint frame
+    lies"). Contacts,
     FIX_POINT, FIX_DIRECTION, PUT_RIGID_LINK (closing loops), PUT_SPRING and SET_* act on
     links through the tree's dynamics; the two bodies of a joint do not contact each other.
     HISTORY takes ``(joint, 'Q' | 'DQ' | 'Qk' | 'DQk' | 'FX' ... 'MZ')`` items.
@@ -122,6 +124,11 @@ class JOINT:
     drive : float or TIME_SERIES, optional
         Prescribed coordinate of a one-freedom joint (an actuator that imposes it; it must
         start at the joint's coordinate, 0 at creation).
+    frame : str, optional
+        Keyword: ``'PARENT'`` (default) or ``'CHILD'``, the body the joint frame is fixed
+        in. With ``'CHILD'`` a CYLINDRICAL, PLANAR or FREE joint reports its slides along the
+        child-turned axes (``q``: slides, then the rotation) and its spring, damper and
+        limits act on those; other kinds are the same on either side.
 
     Attributes
     ----------
@@ -141,7 +148,7 @@ class JOINT:
     InputError
         A non-rigid child, a child with a parent joint already, a joint closing a cycle
         (close loops with PUT_RIGID_LINK or FIX_POINT), a zero or missing axis, bad limits,
-        spring or damper; the message names the joint.
+        spring, damper or frame; the message names the joint.
 
     Examples
     --------
@@ -149,6 +156,9 @@ class JOINT:
     >>> elbow.q
     (0.0,)
     >>> forearm.scheme = 'GEN_ALPHA'     # with every other link of the model's trees
+    >>> slider = JOINT('PLANAR', None, puck, (0, 0, 0), (0, 0, 1), spring=5.0, frame='CHILD')
+    >>> len(slider.q)                    # two slides along child axes, the angle
+    3
     """
 
     @V.command
