@@ -101,6 +101,8 @@ def run_deck(tmp_path, capsys, body):
     ("JOINT('REVOLUTE', None, b1, (0, 0, 0), (1, 0, 0), spring=-1.0)", ["'spring'", "non-negative"]),
     ("JOINT('FIXED', None, b1, (0, 0, 0), damper=-1.0)", ["'damper'"]),
     ("JOINT('REVOLUTE', 'b0', b1, (0, 0, 0), (1, 0, 0))", ["'parent' must be a RIGID BODY object or None"]),
+    ("JOINT('PLANAR', None, b1, (0, 0, 0), (0, 0, 1), frame='SIDE')",
+     ["JOINT PLANAR of child body 1", "Invalid JOINT frame side 'SIDE'", "['PARENT', 'CHILD']"]),
 ])
 def test_bad_joints_name_the_joint_at_the_deck_line(tmp_path, capsys, lines, words):
     err = run_deck(tmp_path, capsys, lines + "\n")
