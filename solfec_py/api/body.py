@@ -135,7 +135,7 @@ class BODY(Body):
         self._base = reduced_base(domain, kind, self._form, base)     # (vals, vecs) or None
         block.admit(self)                       # e.g. a material or a mesh the kind cannot use
         primitives = take_shape("shape", shape)
-        if kind in ("RIGID", "OBSTACLE", "FINITE_ELEMENT"):
+        if kind in ("RIGID", "OBSTACLE"):     # FE bodies keep quadratic cells (docs/fem.md)
             primitives = linear_shapes(primitives, f"BODY ({kind})")
         self.shape = primitives
         volume, center, euler = shape_mass_properties(primitives, density=record.density,

@@ -24,6 +24,7 @@ from solfec_py.geometry.convex import Convex
 from solfec_py.geometry.ellip import Ellip
 from solfec_py.geometry.hexgen import hex_mesh, pipe_mesh
 from solfec_py.geometry.hull import convex_hull
+from solfec_py.geometry import mesh_tables
 from solfec_py.geometry.mesh import Mesh
 from solfec_py.geometry.mesh_export import write_formats, write_mesh
 from solfec_py.geometry.sphere import Sphere
@@ -233,11 +234,11 @@ class MESH(UserShape):
     def __init__(self, nodes, elements, surfids):
         X = V.list_of_numbers("nodes", nodes, div=3, minlen=12).reshape(-1, 3)
         vals = int_list("elements", elements)
-        starts, sizes = walk_records("elements", vals, lambda n: n in (4, 5, 6, 8),
-                                     "An element must have 4, 5, 6, or 8 nodes", "element")
+        starts, sizes = walk_records("elements", vals, lambda n: n in mesh_tables.CORNERS_OF,
+                                     "An element must have 4, 5, 6, 8, 10, 15 or 20 nodes", "element")
         if not starts.size:
             raise InputError("'elements' must define at least one element, got an empty list")
-        conn, volids = gather_records("elements", vals, starts, sizes, 8, X.shape[0], "Node", "Nodes", "element")
+        conn, volids = gather_records("elements", vals, starts, sizes, 20, X.shape[0], "Node", "Nodes", "element")
         gid, fnodes, fsids = _parse_surfids(surfids, X.shape[0])
         # the mesh holds the nodes from the lowest to the highest one an element uses, as
         # Solfec-1.0's MESH_Create (msh.c): unreferenced nodes past either end are dropped
@@ -249,7 +250,15 @@ class MESH(UserShape):
             conn = np.where(conn >= 0, conn - lo, conn)
             if fnodes is not None:
                 fnodes = np.where(fnodes >= 0, fnodes - lo, fnodes)
-        self._prims = [Mesh(X, sizes, conn, volids, gid=gid, face_nodes=fnodes, face_sids=fsids)]
+        corners = np.array([mesh_tables.CORNERS_OF[n] for n in sizes.tolist()], dtype=np.int64)
+        quadratic = {}
+        for n, name in mesh_tables.QUADRATIC_BY_NODES.items():
+            elems = np.flatnonzero(sizes == n)
+            if elems.size:
+                quadratic[name] = (elems, conn[elems, :n])
+        conn = np.where(np.arange(conn.shape[1]) < corners[:, None], conn, -1)[:, :8]
+        self._prims = [Mesh(X, corners, conn, volids, gid=gid, face_nodes=fnodes, face_sids=fsids,
+                            quadratic=quadratic)]
         self._body = None
 
     # a view (BODY.mesh) follows its body: current coordinates come from the body

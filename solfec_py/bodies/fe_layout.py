@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solfec_py.fem import kernels as K
-from solfec_py.fem.elements import BY_CODE, FIRST_ORDER
+from solfec_py.fem.elements import BY_CODE, ELEMENTS, FIRST_ORDER
 
 
 @dataclass
@@ -37,13 +37,27 @@ class MeshRecord:
         surface = mesh.surface_elements()
         interior = np.setdiff1d(np.arange(mesh.nele), surface)
         order = np.concatenate([surface, interior]).astype(np.int64)
-        codes = np.array([FIRST_ORDER[int(t)].code for t in mesh.etype[order]], dtype=np.int64)
+        codes, conn = element_table(mesh)
         mat = np.tile([material.young, material.poisson, material.density], (order.size, 1))
-        return cls(mesh, order, int(surface.size), codes, mesh.conn[order].copy(), mat)
+        return cls(mesh, order, int(surface.size), codes[order], conn[order], mat)
 
     @property
     def nele(self) -> int:
         return self.order.size
+
+
+def element_table(mesh) -> tuple[np.ndarray, np.ndarray]:
+    """(codes (ne,), conn (ne, w) -1 padded) of every mesh element in mesh order: the
+    quadratic cells (TET10, HEX20, WED15) with all their nodes, the others with their
+    corners."""
+    codes = np.array([FIRST_ORDER[int(t)].code for t in mesh.etype], dtype=np.int64)
+    width = max([8] + [full.shape[1] for _, full in mesh.quadratic.values()])
+    conn = np.full((mesh.nele, width), -1, dtype=np.int64)
+    conn[:, :8] = mesh.conn
+    for name, (elems, full) in mesh.quadratic.items():
+        codes[elems] = ELEMENTS[name].code
+        conn[elems, :full.shape[1]] = full
+    return codes, conn
 
 
 @dataclass

@@ -123,8 +123,6 @@ class FiniteElementBlock(BodyBlock):
             raise InputError(f"{who}: 'shape' must be a single MESH object for a FINITE_ELEMENT body")
         material = body.bulk_material
         _check_material(material, who)
-        if mesh.is_quadratic:                   # BODY keeps the corner elements (api/body.py)
-            mesh = mesh.linear()
         base = getattr(body, "_base", None)
         if base is not None:
             check_base(form, base[0], base[1], mesh.nnod)
