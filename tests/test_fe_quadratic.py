@@ -222,7 +222,7 @@ def test_mesh_records_of_10_15_20_nodes(api):
     # the mid-edge nodes of a surface belong to it: face x = 0 of a 2 x 1 x 1 HEX20 block
     on = mesh.nodes_on_surface(1)
     assert len(on) == X.shape[0]                              # one cell thick: every node is on it
-    with pytest.raises(ValueError, match="4, 5, 6, 8, 10, 15 or 20 nodes"):
+    with pytest.raises(ValueError, match="4, 5, 6, 8, 10, 15, or 20 nodes"):
         api.MESH(X.reshape(-1).tolist(), [12, *range(12), 1], 1)
 
 

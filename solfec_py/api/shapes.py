@@ -198,18 +198,22 @@ def _parse_surfids(surfids, nnod: int):
 
 
 class MESH(UserShape):
-    """A volume mesh of first-order elements.
+    """A volume mesh of first-order (and quadratic) elements.
 
     ``MESH(nodes, elements, surfids)``. Elements are tetrahedra (4 nodes), pyramids (5),
     wedges (6) and hexahedra (8), numbered as in Solfec (a hexahedron: nodes 0-3 around the bottom face, 4-7 above
-    them). MESH_IMPORT reads meshes from files and keeps quadratic cells.
+    them), and the quadratic TET10 (10 nodes), WED15 (15) and HEX20 (20), which Solfec does
+    not have: the corners as the linear element, then one node per edge in meshio's order
+    (docs/fem.md). Finite-element bodies use all their nodes; geometry and rigid bodies use
+    the corners. MESH_IMPORT reads meshes from files and keeps quadratic cells.
 
     Parameters
     ----------
     nodes : list of floats
         ``[x0, y0, z0, x1, ...]``.
     elements : list of ints
-        For each element: the node count, the node indices, the volume id.
+        For each element: the node count (4, 5, 6, 8, 10, 15 or 20), the node indices, the
+        volume id.
     surfids : int or list of ints
         A default surface id, or ``[gid, n, i1, ..., in, sid, ...]``: the default ``gid``
         followed by faces (3 or 4 node indices) with their surface ids.
@@ -226,6 +230,11 @@ class MESH(UserShape):
     >>> cube = MESH(nodes, [8, 0, 1, 2, 3, 4, 5, 6, 7, 1], 1)
     >>> cube.nnod
     8
+    >>> from solfec_py.fem.blocks import structured      # a HEX20 brick: 20-node records
+    >>> X, conn = structured('hexahedron20', (2, 1, 1))
+    >>> bar = MESH(X.ravel().tolist(), [v for c in conn for v in (20, *c.tolist(), 1)], 1)
+    >>> bar.nnod
+    32
     """
 
     KIND = "MESH"
@@ -235,7 +244,7 @@ class MESH(UserShape):
         X = V.list_of_numbers("nodes", nodes, div=3, minlen=12).reshape(-1, 3)
         vals = int_list("elements", elements)
         starts, sizes = walk_records("elements", vals, lambda n: n in mesh_tables.CORNERS_OF,
-                                     "An element must have 4, 5, 6, 8, 10, 15 or 20 nodes", "element")
+                                     "An element must have 4, 5, 6, 8, 10, 15, or 20 nodes", "element")
         if not starts.size:
             raise InputError("'elements' must define at least one element, got an empty list")
         conn, volids = gather_records("elements", vals, starts, sizes, 20, X.shape[0], "Node", "Nodes", "element")
