@@ -244,3 +244,22 @@ def test_output_surface_goes_through_the_mid_edge_nodes(api):
         ntri = f["mesh/0/topology"].shape[0]
     assert ntri == 60 and disp.shape[0] == X.shape[0]          # one cell thick: all nodes on the surface
     np.testing.assert_allclose(np.sort(disp[:, 2]), np.sort(q[:, 2]), atol=1e-7)      # float32
+
+
+def test_mass_properties_of_a_curved_element_are_its_integrals(api):
+    """BODY of one distorted HEX20 with curved (perturbed mid-edge) faces: its volume is
+    the divergence-theorem volume of the curved faces (not the corner polyhedron's) and its
+    mass the sum of the HRZ nodal masses, every one positive."""
+    from test_fem_kernels import divergence_volume
+
+    from fem_meshes import single
+
+    X, conn = single("hexahedron20", seed=2)
+    sol, mat = solfec(api, "DYNAMIC", 1e-3)
+    body = mesh_body(api, sol, mat, X, conn)
+    exact = divergence_volume(ELEMENTS["hexahedron20"], X, conn)[0]
+    rigid = api.BODY(sol, "RIGID", api.MESH(X.reshape(-1).tolist(), records(conn), 1), mat)
+    assert abs(rigid.volume / exact - 1) > 1e-3          # the corner polyhedron differs
+    assert body.volume == pytest.approx(exact, rel=1e-12)
+    m = body.block.prepared().mass[body.block.nodes_of(body.row)]
+    assert m.min() > 0 and body.mass == pytest.approx(m.sum(), rel=1e-12)

@@ -21,7 +21,7 @@ from solfec_py.bodies import fe_dynamics, fe_points as P, fe_step_kernels as FK
 from solfec_py.bodies.fe_corotational import CorotationalStepper
 from solfec_py.bodies.fe_reduced import check_base
 from solfec_py.bodies.base import BodyBlock, _rows
-from solfec_py.bodies.fe_layout import MeshRecord, build
+from solfec_py.bodies.fe_layout import MeshRecord, build, mass_properties
 from solfec_py.bodies.fe_loads import FELoads
 from solfec_py.errors import InputError, NotAvailableError
 
@@ -145,6 +145,9 @@ class FiniteElementBlock(BodyBlock):
         self.nstart[row], self.nnodes[row] = s, n
         self.N += n
         self.records.append(record)
+        if mesh.is_quadratic:                   # curved elements: the integrals of the elements
+            volume, center, euler = mass_properties(mesh)
+            self.volume[row], self.center[row] = volume, center
         density = body.bulk_material.density
         self.mass[row] = density * volume
         self.euler[row] = density * euler
