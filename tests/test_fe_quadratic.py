@@ -263,3 +263,32 @@ def test_mass_properties_of_a_curved_element_are_its_integrals(api):
     assert body.volume == pytest.approx(exact, rel=1e-12)
     m = body.block.prepared().mass[body.block.nodes_of(body.row)]
     assert m.min() > 0 and body.mass == pytest.approx(m.sum(), rel=1e-12)
+
+
+def test_contact_points_move_with_the_corners(api):
+    """A 2 x 2 x 2 HEX20 block resting on an obstacle (QUASI_STATIC, frictionless, gravity):
+    the contact reactions carry the weight m g (equilibrium, 1e-6: the solver tolerance
+    with room), and the H of a contact point uses the corner (trilinear) shape functions,
+    all non-negative, which the corner polyhedra of contact detection move with; a FIX_POINT
+    at the same point uses all 20 nodes (a face centre of HEX20 weighs its corners by -1/4)."""
+    X, conn = structured("hexahedron20", (2, 2, 2))
+    sol, _ = solfec(api, "QUASI_STATIC", 0.05)
+    api.GRAVITY(sol, (0.0, 0.0, -10.0))
+    api.SURFACE_MATERIAL(sol, model="SIGNORINI_COULOMB", friction=0.0)
+    mat = api.BULK_MATERIAL(sol, model="KIRCHHOFF", young=1e8, poisson=0.0, density=RHO)
+    body = mesh_body(api, sol, mat, X, conn)
+    floor = [-1, -1, -1, 2, -1, -1, 2, 2, -1, -1, 2, -1, -1, -1, 0, 2, -1, 0, 2, 2, 0, -1, 2, 0]
+    api.BODY(sol, "OBSTACLE", api.HEX(floor, 1, 1, 1, 1, [2] * 6), mat)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 2000), 0.4)
+    contacts = list(body.constraints)
+    assert len(contacts) == 4                                  # one per bottom face
+    lift = sum(np.asarray(c.base).reshape(3, 3).T @ np.asarray(c.R) for c in contacts)
+    np.testing.assert_allclose(np.abs(lift), [0.0, 0.0, RHO * 10.0], atol=1e-6 * RHO * 10.0)
+    blk, point = body.block, np.array([[0.25, 0.25, 0.0]])
+    base = np.eye(3)[None]
+    rows = np.array([body.row])
+    Hc = blk.local_operator(rows, point, base, None, np.array([True]))
+    Hq = blk.local_operator(rows, point, base, None, np.array([False]))
+    assert np.count_nonzero(Hc.N) == 4 and Hc.N.min() >= 0.0
+    np.testing.assert_allclose(np.sort(Hc.N[0][Hc.N[0] > 0]), 0.25, rtol=1e-12)
+    assert np.count_nonzero(np.abs(Hq.N) > 1e-12) == 8 and Hq.N.min() == pytest.approx(-0.25)

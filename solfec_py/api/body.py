@@ -137,6 +137,9 @@ class BODY(Body):
         primitives = take_shape("shape", shape)
         if kind in ("RIGID", "OBSTACLE"):     # FE bodies keep quadratic cells (docs/fem.md)
             primitives = linear_shapes(primitives, f"BODY ({kind})")
+        elif any(isinstance(p, Mesh) and p.is_quadratic for p in primitives):
+            session.inform("BODY (FINITE_ELEMENT): quadratic elements; contact detection sees their corner"
+                           " elements and contact points move with the corners (docs/fem.md)")
         self.shape = primitives
         volume, center, euler = shape_mass_properties(primitives, density=record.density,
                                                       what="'shape' with the density of 'material'")

@@ -99,6 +99,7 @@ class Layout:
 
     econn: np.ndarray              # (Ne, w) global node indices, -1 padded
     ecode: np.ndarray              # (Ne,)
+    ecode_linear: np.ndarray       # (Ne,) code of the corner element (= ecode for linear ones)
     emat: np.ndarray               # (Ne, 3)
     erow: np.ndarray               # (Ne,) body row
     estart: np.ndarray             # (n + 1,) first global element of each body row
@@ -127,7 +128,8 @@ def build(records: list, nstart: np.ndarray, nnodes: int, X: np.ndarray) -> Layo
         c = rec.conn
         econn[sl, : c.shape[1]] = np.where(c >= 0, c + nstart[row], -1)
         ecode[sl], emat[sl] = rec.codes, rec.mat
-    lay = Layout(econn, ecode, emat, erow, estart)
+    linear = np.array([getattr(c, "linear", c).code for c in BY_CODE], dtype=np.int64)
+    lay = Layout(econn, ecode, linear[ecode], emat, erow, estart)
     X = np.ascontiguousarray(X[:nnodes])
     lay.mass, lay.unit_force = np.zeros(nnodes), np.zeros(nnodes)
     for code in np.unique(ecode).tolist():
