@@ -127,11 +127,13 @@ def test_hex20_cantilever_1x1x10_within_1_percent_of_beam_theory(api, form):
     assert abs(w / W_TIMOSHENKO - 1) < 0.01, (w, W_TIMOSHENKO)
 
 
-def test_tet10_cantilever_within_1_percent_of_beam_theory(api):
-    # 10 x 1 x 1 cells of 6 Kuhn tetrahedra; TET10 holds a linear strain in each element
-    # (the bending field of each cell), so the coarse mesh is already within a few 0.1 %:
-    # measured +0.44 % of Euler-Bernoulli, -0.16 % of Timoshenko; 1 % as for HEX20
-    w, _ = cantilever(api, "tetra10", "TL")
+@pytest.mark.parametrize("name", ["tetra10", "wedge15"])
+def test_tet10_and_wed15_cantilevers_within_1_percent_of_beam_theory(api, name):
+    # 10 x 1 x 1 cells of 6 Kuhn tetrahedra or 2 wedges; TET10 and WED15 hold a linear
+    # strain in each element (the bending field of each cell), so the coarse mesh is already
+    # within a few 0.1 %: measured TET10 +0.44 % of Euler-Bernoulli, -0.16 % of Timoshenko,
+    # WED15 +0.48 %, -0.12 %; 1 % as for HEX20
+    w, _ = cantilever(api, name, "TL")
     assert abs(w / W_EB - 1) < 0.01, (w, W_EB)
     assert abs(w / W_TIMOSHENKO - 1) < 0.01, (w, W_TIMOSHENKO)
 
