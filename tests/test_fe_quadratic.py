@@ -138,17 +138,19 @@ def test_tet10_and_wed15_cantilevers_within_1_percent_of_beam_theory(api, name):
     assert abs(w / W_TIMOSHENKO - 1) < 0.01, (w, W_TIMOSHENKO)
 
 
-@pytest.mark.parametrize("name", ["hexahedron20", "tetra10"])
-def test_cantilever_from_a_gmsh_file_equals_the_deck_mesh(api, tmp_path, name):
-    """meshio writes the mesh in Gmsh 2.2 format (its node order is Gmsh's after meshio's
-    permutation); MESH_IMPORT reads it back: same deflection as the MESH deck to 1e-9."""
+@pytest.mark.parametrize("name, fmt", [("hexahedron20", "gmsh22"), ("tetra10", "gmsh22"),
+                                       ("hexahedron20", "abaqus"), ("tetra10", "abaqus")])
+def test_cantilever_from_a_file_equals_the_deck_mesh(api, tmp_path, name, fmt):
+    """meshio writes the mesh in Gmsh 2.2 format (Gmsh's node order after meshio's
+    permutation) or as Abaqus C3D20 / C3D10; MESH_IMPORT reads it back (the Abaqus file
+    with solfec-py's own reader): same deflection as the MESH deck to 1e-9."""
     import meshio
 
     X, conn = structured(name, (10, 1, 1), upper=(L, B, B))
-    path = str(tmp_path / f"{name}.msh")
-    meshio.write(path, meshio.Mesh(X, [(name, conn)], cell_data={"gmsh:physical": [np.ones(len(conn), int)],
-                                                                 "gmsh:geometrical": [np.ones(len(conn), int)]}),
-                 file_format="gmsh22", binary=False)
+    path = str(tmp_path / f"{name}.{'msh' if fmt == 'gmsh22' else 'inp'}")
+    tags = {"gmsh:physical": [np.ones(len(conn), int)], "gmsh:geometrical": [np.ones(len(conn), int)]}
+    meshio.write(path, meshio.Mesh(X, [(name, conn)], cell_data=tags if fmt == "gmsh22" else {}),
+                 file_format=fmt, **({"binary": False} if fmt == "gmsh22" else {}))
     w_deck, _ = cantilever(api, name, "TL")
     w_file, _ = cantilever(api, name, "TL", X, conn, mesh=api.MESH_IMPORT(path))
     assert w_file == pytest.approx(w_deck, rel=1e-9)
