@@ -13,7 +13,9 @@ fem.elements: corners, then one node per edge in `mesh_tables.EDGES` order) are 
 their linear corners in `conn`, so all geometry (faces, volumes, contact) sees straight-sided
 elements, plus `quadratic`: meshio
 cell name -> (element indices (m,), all nodes (m, n)); `cells()` lists every element by
-meshio cell type with its full node list, `linear()` drops the mid-edge nodes.
+meshio cell type with its full node list, `linear()` drops the mid-edge nodes,
+`boundary_midside()` gives the mid-edge nodes of the boundary faces and `surface_triangles()`
+splits quadratic faces through them (the finite-element bodies' ParaView surface).
 """
 from __future__ import annotations
 
@@ -119,6 +121,8 @@ class _Topology:
         pair = np.column_stack([order[two], order[two + 1]])           # i < j: the sort is stable
         self.pairs = pair[np.argsort(pair[:, 0])]                      # (i, j) entries of each shared face
         self.shared = self.pairs[:, 0]                                 # first occurrence of each shared face
+
+
 # counter-clockwise triangles of a quadratic face through its corners c0.. and mid-edge
 # nodes m0.. (m_k on edge c_k c_k+1), indexed into [c0, c1, ..., m0, m1, ...]
 _CURVED_SPLIT = {3: [[0, 3, 5], [1, 4, 3], [2, 5, 4], [3, 4, 5]],
