@@ -84,7 +84,8 @@ def scene(n: int, scheme: str, clamp: bool, steps: int, form: str = "TL", elemen
         cons = sum(sol.domain.timers.get(k, 0.0) for k in ("CONUPD", "CONDET", "LOCDYN", "CONSOL"))
         dofs = 3 * body.block.N
     return {"code": "solfec-py", "version": __version__, "scene": "B3 cantilever", "n": nx * ny * ny,
-            "element": element, "form": form, "scheme": scheme, "clamped": clamp, "dofs": dofs, "dt": sol.domain.step, "steps": steps,
+            "element": element, "form": form, "scheme": scheme, "clamped": clamp, "dofs": dofs,
+            "dt": sol.domain.step, "steps": steps,
             "wall_s": round(wall, 4), "ms_per_step": round(1e3 * wall / steps, 3),
             "dof_steps_per_s": round(dofs * steps / wall, 1), "body_steps_per_s": round(steps / wall, 1),
             "constraint_share": round(cons / wall, 3), "contacts": 0, "max_penetration": 0.0,
