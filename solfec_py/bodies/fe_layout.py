@@ -108,7 +108,7 @@ class Layout:
     adj_ptr: np.ndarray = None     # node -> elements (CSR over global element indices)
     adj: np.ndarray = None
     mass: np.ndarray = None        # (N,) lumped nodal masses
-    unit_force: np.ndarray = None  # (N,) int rho N_i dV (gravity: unit_force x g)
+    unit_force: np.ndarray = None  # (N,) int rho N_i dV, HRZ masses on quadratic elements (gravity: x g)
     bad: tuple | None = None       # (row, object) of the first element with det J <= 0
 
 
@@ -145,9 +145,12 @@ def build(records: list, nstart: np.ndarray, nnodes: int, X: np.ndarray) -> Layo
         N_m, dN_m, w_m = el.tables("mass")
         wJ_m, _ = K.jacobian_weights(X, conn, dN_m, w_m)
         K.lumped_mass(conn, N_m, wJ_m, mat, el.lumping == "hrz", lay.mass)
-        N_l, dN_l, w_l = el.tables("load")
-        wJ_l, _ = K.jacobian_weights(X, conn, dN_l, w_l)
-        K.unit_body_force(conn, N_l, wJ_l, mat, lay.unit_force)
+        if el.lumping == "hrz":     # gravity = lumped mass x g: a free body falls without strain
+            K.lumped_mass(conn, N_m, wJ_m, mat, True, lay.unit_force)
+        else:                       # (the consistent load is negative at quadratic corners)
+            N_l, dN_l, w_l = el.tables("load")
+            wJ_l, _ = K.jacobian_weights(X, conn, dN_l, w_l)
+            K.unit_body_force(conn, N_l, wJ_l, mat, lay.unit_force)
         lay.groups.append(Group(el, gid, conn, mat, dNdX, wJ, np.zeros(gid.size), erow[gid]))
     _node_maps(lay, records, nnodes)
     return lay
