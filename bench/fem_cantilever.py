@@ -9,8 +9,9 @@ the time per step, the share of the step spent in the constraint phases (CONUPD,
 LOCDYN, CONSOL), and the peak RSS of the process. `--free` leaves the clamp out (the
 constraint machinery's overhead is the difference).
 
-    python bench/fem_cantilever.py [n ...] [--free] [--DEF_EXP | --DEF_LIM] [--TL | --BC | --BC-MODAL]
-    (default: 1000 10000 100000, both schemes, every form; BC-MODAL: 12 modes, DEF_LIM only)
+    python bench/fem_cantilever.py [n ...] [--free] [--DEF_EXP | --DEF_LIM] [--TL | --BC | --BC-MODAL] [--HEX20]
+    (default: 1000 10000 100000, both schemes, every form; BC-MODAL: 12 modes, DEF_LIM only;
+    --HEX20: the same cells as quadratic HEX20 elements, key "element")
 """
 from __future__ import annotations
 
@@ -30,7 +31,18 @@ def mesh_size(n: int) -> tuple[int, int]:
     return 8 * ny, ny
 
 
-def scene(n: int, scheme: str, clamp: bool, steps: int, form: str = "TL") -> dict:
+def beam_mesh(A, element: str, nx: int, ny: int):
+    """MESH of the beam: HEX divided nx x ny x ny, or the same cells as quadratic HEX20."""
+    nodes = [0, 0, 0, L, 0, 0, L, B, 0, 0, B, 0, 0, 0, B, L, 0, B, L, B, B, 0, B, B]
+    if element == "HEX8":
+        return A["HEX"](nodes, nx, ny, ny, 1, [1] * 6)
+    from solfec_py.fem.blocks import structured
+
+    X, conn = structured("hexahedron20", (nx, ny, ny), upper=(L, B, B))
+    return A["MESH"](X.reshape(-1).tolist(), [v for c in conn for v in (20, *c.tolist(), 1)], 1)
+
+
+def scene(n: int, scheme: str, clamp: bool, steps: int, form: str = "TL", element: str = "HEX8") -> dict:
     import numpy as np
 
     from solfec_py import __version__, session
@@ -42,11 +54,10 @@ def scene(n: int, scheme: str, clamp: bool, steps: int, form: str = "TL") -> dic
         sol = A["SOLFEC"]("DYNAMIC", 1.0, f"{tmp}/out")
         sol.verbose = "OFF"
         mat = A["BULK_MATERIAL"](sol, model="KIRCHHOFF", young=E, poisson=NU, density=RHO)
-        nodes = [0, 0, 0, L, 0, 0, L, B, 0, 0, B, 0, 0, 0, B, L, 0, B, L, B, B, 0, B, B]
-        mesh = A["HEX"](nodes, nx, ny, ny, 1, [1] * 6)
+        mesh = beam_mesh(A, element, nx, ny)
         if form == "BC-MODAL":          # the 12 lowest free modes (6 rigid), DEF_LIM always
             other = A["SOLFEC"]("DYNAMIC", 1.0, f"{tmp}/modes")
-            probe = A["BODY"](other, "FINITE_ELEMENT", A["HEX"](nodes, nx, ny, ny, 1, [1] * 6),
+            probe = A["BODY"](other, "FINITE_ELEMENT", beam_mesh(A, element, nx, ny),
                               A["BULK_MATERIAL"](other, model="KIRCHHOFF", young=E, poisson=NU, density=RHO))
             base = A["MODAL_ANALYSIS"](probe, 12, f"{tmp}/modes.modal")
             body = A["BODY"](sol, "FINITE_ELEMENT", mesh, mat, form=form, base=base)
@@ -73,7 +84,8 @@ def scene(n: int, scheme: str, clamp: bool, steps: int, form: str = "TL") -> dic
         cons = sum(sol.domain.timers.get(k, 0.0) for k in ("CONUPD", "CONDET", "LOCDYN", "CONSOL"))
         dofs = 3 * body.block.N
     return {"code": "solfec-py", "version": __version__, "scene": "B3 cantilever", "n": nx * ny * ny,
-            "form": form, "scheme": scheme, "clamped": clamp, "dofs": dofs, "dt": sol.domain.step, "steps": steps,
+            "element": element, "form": form, "scheme": scheme, "clamped": clamp, "dofs": dofs,
+            "dt": sol.domain.step, "steps": steps,
             "wall_s": round(wall, 4), "ms_per_step": round(1e3 * wall / steps, 3),
             "dof_steps_per_s": round(dofs * steps / wall, 1), "body_steps_per_s": round(steps / wall, 1),
             "constraint_share": round(cons / wall, 3), "contacts": 0, "max_penetration": 0.0,
@@ -85,15 +97,17 @@ def main(argv: list[str]) -> None:
     sizes = [int(a) for a in argv if not a.startswith("--")] or [1000, 10000, 100000]
     schemes = [a[2:] for a in argv if a in ("--DEF_EXP", "--DEF_LIM")] or ["DEF_EXP", "DEF_LIM"]
     forms = [a[2:] for a in argv if a in ("--TL", "--BC", "--BC-MODAL")] or ["TL", "BC", "BC-MODAL"]
+    element = "HEX20" if "--HEX20" in argv else "HEX8"
     for n in sizes:
         for scheme in schemes:
             for form in forms:
                 if form == "BC-MODAL" and scheme == "DEF_EXP":
                     continue                    # reduced bodies are always DEF_LIM
-                steps = max(5, int(2e6 // n)) if scheme == "DEF_EXP" else max(3, int(2e5 // n))
+                cost = n * (6 if element == "HEX20" else 1)     # ~ a HEX20 step's work in HEX8 elements
+                steps = max(5, int(2e6 // cost)) if scheme == "DEF_EXP" else max(3, int(2e5 // cost))
                 if form.startswith("BC") and scheme == "DEF_LIM":
                     steps *= 10                 # A0 is factorised once: time the steps after it
-                print(json.dumps(scene(n, scheme, clamp, steps, form)), flush=True)
+                print(json.dumps(scene(n, scheme, clamp, steps, form, element)), flush=True)
 
 
 if __name__ == "__main__":

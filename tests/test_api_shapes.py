@@ -165,7 +165,7 @@ def test_mesh_get_data_round_trip_and_quirks():
 
 
 def test_mesh_argument_checks():
-    with pytest.raises(InputError, match="'elements': An element must have 4, 5, 6, or 8 nodes"):
+    with pytest.raises(InputError, match="'elements': An element must have 4, 5, 6, 8, 10, 15, or 20 nodes"):
         S.MESH(CUBE, [7, 0, 1, 2, 3, 4, 5, 6, 1], 1)
     with pytest.raises(InputError, match="'elements': The last element definition is incomplete"):
         S.MESH(CUBE, [4, 0, 1, 2, 3], 1)

@@ -138,7 +138,7 @@ def test_percent_verbose_meter(tmp_path, capsys):
 
 DECKS = sorted(f for f in os.listdir(INPUTS) if f.endswith(".py"))
 NEEDS_GMSH = {"gmsh_part.py"}            # decks that mesh their parts with the optional gmsh
-QUICK = ("projectile.py", "pinned_bar.py", "spinning_box.py")     # under ~10 s for both runs
+QUICK = ("projectile.py", "pinned_bar.py", "spinning_box.py", "quadratic_cantilever.py")   # < ~10 s, both runs
 # shorter runs of decks whose full check runs elsewhere: heavy top (10 s) in test_rigid_dynamics,
 # the masonry arch (0.35 s and the sweep study) in test_contact_arch and test_sweep
 WORDS = {"heavy_top.py": ["2.0"], "masonry_arch.py": ["stop=0.05"]}

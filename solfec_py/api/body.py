@@ -135,8 +135,11 @@ class BODY(Body):
         self._base = reduced_base(domain, kind, self._form, base)     # (vals, vecs) or None
         block.admit(self)                       # e.g. a material or a mesh the kind cannot use
         primitives = take_shape("shape", shape)
-        if kind in ("RIGID", "OBSTACLE", "FINITE_ELEMENT"):
+        if kind in ("RIGID", "OBSTACLE"):     # FE bodies keep quadratic cells (docs/fem.md)
             primitives = linear_shapes(primitives, f"BODY ({kind})")
+        elif any(isinstance(p, Mesh) and p.is_quadratic for p in primitives):
+            session.inform("BODY (FINITE_ELEMENT): quadratic elements; contact detection sees their corner"
+                           " elements and contact points move with the corners (docs/fem.md)")
         self.shape = primitives
         volume, center, euler = shape_mass_properties(primitives, density=record.density,
                                                       what="'shape' with the density of 'material'")

@@ -24,6 +24,7 @@ from solfec_py.geometry.convex import Convex
 from solfec_py.geometry.ellip import Ellip
 from solfec_py.geometry.hexgen import hex_mesh, pipe_mesh
 from solfec_py.geometry.hull import convex_hull
+from solfec_py.geometry import mesh_tables
 from solfec_py.geometry.mesh import Mesh
 from solfec_py.geometry.mesh_export import write_formats, write_mesh
 from solfec_py.geometry.sphere import Sphere
@@ -197,18 +198,22 @@ def _parse_surfids(surfids, nnod: int):
 
 
 class MESH(UserShape):
-    """A volume mesh of first-order elements.
+    """A volume mesh of first-order (and quadratic) elements.
 
     ``MESH(nodes, elements, surfids)``. Elements are tetrahedra (4 nodes), pyramids (5),
     wedges (6) and hexahedra (8), numbered as in Solfec (a hexahedron: nodes 0-3 around the bottom face, 4-7 above
-    them). MESH_IMPORT reads meshes from files and keeps quadratic cells.
+    them), and the quadratic TET10 (10 nodes), WED15 (15) and HEX20 (20), which Solfec does
+    not have: the corners as the linear element, then one node per edge in meshio's order
+    (docs/fem.md). Finite-element bodies use all their nodes; geometry and rigid bodies use
+    the corners. MESH_IMPORT reads meshes from files and keeps quadratic cells.
 
     Parameters
     ----------
     nodes : list of floats
         ``[x0, y0, z0, x1, ...]``.
     elements : list of ints
-        For each element: the node count, the node indices, the volume id.
+        For each element: the node count (4, 5, 6, 8, 10, 15 or 20), the node indices, the
+        volume id.
     surfids : int or list of ints
         A default surface id, or ``[gid, n, i1, ..., in, sid, ...]``: the default ``gid``
         followed by faces (3 or 4 node indices) with their surface ids.
@@ -225,6 +230,11 @@ class MESH(UserShape):
     >>> cube = MESH(nodes, [8, 0, 1, 2, 3, 4, 5, 6, 7, 1], 1)
     >>> cube.nnod
     8
+    >>> from solfec_py.fem.blocks import structured      # a HEX20 brick: 20-node records
+    >>> X, conn = structured('hexahedron20', (2, 1, 1))
+    >>> bar = MESH(X.ravel().tolist(), [v for c in conn for v in (20, *c.tolist(), 1)], 1)
+    >>> bar.nnod
+    32
     """
 
     KIND = "MESH"
@@ -233,11 +243,11 @@ class MESH(UserShape):
     def __init__(self, nodes, elements, surfids):
         X = V.list_of_numbers("nodes", nodes, div=3, minlen=12).reshape(-1, 3)
         vals = int_list("elements", elements)
-        starts, sizes = walk_records("elements", vals, lambda n: n in (4, 5, 6, 8),
-                                     "An element must have 4, 5, 6, or 8 nodes", "element")
+        starts, sizes = walk_records("elements", vals, lambda n: n in mesh_tables.CORNERS_OF,
+                                     "An element must have 4, 5, 6, 8, 10, 15, or 20 nodes", "element")
         if not starts.size:
             raise InputError("'elements' must define at least one element, got an empty list")
-        conn, volids = gather_records("elements", vals, starts, sizes, 8, X.shape[0], "Node", "Nodes", "element")
+        conn, volids = gather_records("elements", vals, starts, sizes, 20, X.shape[0], "Node", "Nodes", "element")
         gid, fnodes, fsids = _parse_surfids(surfids, X.shape[0])
         # the mesh holds the nodes from the lowest to the highest one an element uses, as
         # Solfec-1.0's MESH_Create (msh.c): unreferenced nodes past either end are dropped
@@ -249,7 +259,15 @@ class MESH(UserShape):
             conn = np.where(conn >= 0, conn - lo, conn)
             if fnodes is not None:
                 fnodes = np.where(fnodes >= 0, fnodes - lo, fnodes)
-        self._prims = [Mesh(X, sizes, conn, volids, gid=gid, face_nodes=fnodes, face_sids=fsids)]
+        corners = np.array([mesh_tables.CORNERS_OF[n] for n in sizes.tolist()], dtype=np.int64)
+        quadratic = {}
+        for n, name in mesh_tables.QUADRATIC_BY_NODES.items():
+            elems = np.flatnonzero(sizes == n)
+            if elems.size:
+                quadratic[name] = (elems, conn[elems, :n])
+        conn = np.where(np.arange(conn.shape[1]) < corners[:, None], conn, -1)[:, :8]
+        self._prims = [Mesh(X, corners, conn, volids, gid=gid, face_nodes=fnodes, face_sids=fsids,
+                            quadratic=quadratic)]
         self._body = None
 
     # a view (BODY.mesh) follows its body: current coordinates come from the body

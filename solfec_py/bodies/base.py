@@ -352,6 +352,12 @@ class BodyBlock:
     def gen_to_loc(self, rows, X, base, elem=None):
         raise self._missing("gen_to_loc")
 
+    def local_operator(self, rows, X, base, elem, contact):
+        """H of constraint points for the local dynamics: `gen_to_loc`, told which entries
+        are contacts (`contact` (k,) bool; finite elements of second order map contact
+        points through their corners, bodies/finite_element.py)."""
+        return self.gen_to_loc(rows, X, base, elem)
+
     def local_velocity(self, rows, H, which: str = "free") -> np.ndarray:
         """H u per entry (k, 3): u(t) for `which` = 'start', the free velocity otherwise."""
         raise self._missing("local_velocity")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solfec_py.fem import kernels as K
-from solfec_py.fem.elements import BY_CODE, FIRST_ORDER
+from solfec_py.fem.elements import BY_CODE, ELEMENTS, FIRST_ORDER
 
 
 @dataclass
@@ -37,13 +37,46 @@ class MeshRecord:
         surface = mesh.surface_elements()
         interior = np.setdiff1d(np.arange(mesh.nele), surface)
         order = np.concatenate([surface, interior]).astype(np.int64)
-        codes = np.array([FIRST_ORDER[int(t)].code for t in mesh.etype[order]], dtype=np.int64)
+        codes, conn = element_table(mesh)
         mat = np.tile([material.young, material.poisson, material.density], (order.size, 1))
-        return cls(mesh, order, int(surface.size), codes, mesh.conn[order].copy(), mat)
+        return cls(mesh, order, int(surface.size), codes[order], conn[order], mat)
 
     @property
     def nele(self) -> int:
         return self.order.size
+
+
+def element_table(mesh) -> tuple[np.ndarray, np.ndarray]:
+    """(codes (ne,), conn (ne, w) -1 padded) of every mesh element in mesh order: the
+    quadratic cells (TET10, HEX20, WED15) with all their nodes, the others with their
+    corners."""
+    codes = np.array([FIRST_ORDER[int(t)].code for t in mesh.etype], dtype=np.int64)
+    width = max([8] + [full.shape[1] for _, full in mesh.quadratic.values()])
+    conn = np.full((mesh.nele, width), -1, dtype=np.int64)
+    conn[:, :8] = mesh.conn
+    for name, (elems, full) in mesh.quadratic.items():
+        codes[elems] = ELEMENTS[name].code
+        conn[elems, :full.shape[1]] = full
+    return codes, conn
+
+
+def mass_properties(mesh) -> tuple[float, np.ndarray, np.ndarray]:
+    """(volume, centre, int (X - c)(X - c)^T dV) of a mesh integrated with each element's
+    mass rule: exact for curved quadratic elements, whose corner polyhedra the geometry
+    layer sees."""
+    codes, conn = element_table(mesh)
+    vol, first, second = 0.0, np.zeros(3), np.zeros((3, 3))
+    for code in np.unique(codes).tolist():
+        el = BY_CODE[code]
+        c = np.ascontiguousarray(conn[codes == code, : el.nnodes])
+        N, dN, w = el.tables("mass")
+        wJ, _ = K.jacobian_weights(mesh.ref, c, dN, w)
+        x = np.einsum("gk,ekj->egj", N, mesh.ref[c])                       # rule points
+        vol += wJ.sum()
+        first += np.einsum("eg,egj->j", wJ, x)
+        second += np.einsum("eg,egi,egj->ij", wJ, x, x)
+    center = first / vol
+    return vol, center, second - vol * np.outer(center, center)
 
 
 @dataclass
@@ -66,6 +99,7 @@ class Layout:
 
     econn: np.ndarray              # (Ne, w) global node indices, -1 padded
     ecode: np.ndarray              # (Ne,)
+    ecode_linear: np.ndarray       # (Ne,) code of the corner element (= ecode for linear ones)
     emat: np.ndarray               # (Ne, 3)
     erow: np.ndarray               # (Ne,) body row
     estart: np.ndarray             # (n + 1,) first global element of each body row
@@ -74,7 +108,7 @@ class Layout:
     adj_ptr: np.ndarray = None     # node -> elements (CSR over global element indices)
     adj: np.ndarray = None
     mass: np.ndarray = None        # (N,) lumped nodal masses
-    unit_force: np.ndarray = None  # (N,) int rho N_i dV (gravity: unit_force x g)
+    unit_force: np.ndarray = None  # (N,) int rho N_i dV, HRZ masses on quadratic elements (gravity: x g)
     bad: tuple | None = None       # (row, object) of the first element with det J <= 0
 
 
@@ -94,7 +128,8 @@ def build(records: list, nstart: np.ndarray, nnodes: int, X: np.ndarray) -> Layo
         c = rec.conn
         econn[sl, : c.shape[1]] = np.where(c >= 0, c + nstart[row], -1)
         ecode[sl], emat[sl] = rec.codes, rec.mat
-    lay = Layout(econn, ecode, emat, erow, estart)
+    linear = np.array([getattr(c, "linear", c).code for c in BY_CODE], dtype=np.int64)
+    lay = Layout(econn, ecode, linear[ecode], emat, erow, estart)
     X = np.ascontiguousarray(X[:nnodes])
     lay.mass, lay.unit_force = np.zeros(nnodes), np.zeros(nnodes)
     for code in np.unique(ecode).tolist():
@@ -110,9 +145,12 @@ def build(records: list, nstart: np.ndarray, nnodes: int, X: np.ndarray) -> Layo
         N_m, dN_m, w_m = el.tables("mass")
         wJ_m, _ = K.jacobian_weights(X, conn, dN_m, w_m)
         K.lumped_mass(conn, N_m, wJ_m, mat, el.lumping == "hrz", lay.mass)
-        N_l, dN_l, w_l = el.tables("load")
-        wJ_l, _ = K.jacobian_weights(X, conn, dN_l, w_l)
-        K.unit_body_force(conn, N_l, wJ_l, mat, lay.unit_force)
+        if el.lumping == "hrz":     # gravity = lumped mass x g: a free body falls without strain
+            K.lumped_mass(conn, N_m, wJ_m, mat, True, lay.unit_force)
+        else:                       # (the consistent load is negative at quadratic corners)
+            N_l, dN_l, w_l = el.tables("load")
+            wJ_l, _ = K.jacobian_weights(X, conn, dN_l, w_l)
+            K.unit_body_force(conn, N_l, wJ_l, mat, lay.unit_force)
         lay.groups.append(Group(el, gid, conn, mat, dNdX, wJ, np.zeros(gid.size), erow[gid]))
     _node_maps(lay, records, nnodes)
     return lay

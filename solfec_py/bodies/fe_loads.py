@@ -17,10 +17,11 @@ from solfec_py.bodies import fe_points as P
 from solfec_py.bodies.loads import CONVECTED_FORCE, PointLoads
 from solfec_py.errors import InputError, InputTypeError
 from solfec_py.fem import surface as S
-from solfec_py.fem.elements import Quad4, Tri3
+from solfec_py.fem.elements import Quad4, Quad8, Tri3, Tri6
 from solfec_py.timeseries import evaluate
 
 FACES = {3: Tri3, 4: Quad4}
+CURVED = {3: Tri6, 4: Quad8}     # faces of quadratic cells: corners, then mid-edge nodes
 
 
 class FELoads(PointLoads):
@@ -78,11 +79,16 @@ class FELoads(PointLoads):
                 nodes, sizes, sids, _ = mesh.boundary_faces()
                 f = np.zeros((mesh.nnod, 3))
                 X = blk.X[blk.nodes_of(body.row)]
-                for size, face in FACES.items():
-                    sel = (sids == sid) & (sizes == size)
-                    if sel.any():
-                        faces = nodes[sel][:, :size]
-                        S.pressure_load(face, faces, S.face_normals(face, X, faces), 1.0, f)
+                mids = mesh.boundary_midside()
+                curved = mids[:, 0] >= 0
+                for size in FACES:
+                    for quadratic, face in ((False, FACES[size]), (True, CURVED[size])):
+                        sel = (sids == sid) & (sizes == size) & (curved == quadratic)
+                        if sel.any():
+                            faces = nodes[sel][:, :size]
+                            if quadratic:
+                                faces = np.hstack([faces, mids[sel][:, :size]])
+                            S.pressure_load(face, faces, S.face_normals(face, X, faces), 1.0, f)
                 used = np.flatnonzero(np.abs(f).sum(axis=1) > 0)
                 out.append((int(blk.nstart[body.row]) + used, f[used], value))
             self._unit = out

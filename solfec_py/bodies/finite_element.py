@@ -21,7 +21,7 @@ from solfec_py.bodies import fe_dynamics, fe_points as P, fe_step_kernels as FK
 from solfec_py.bodies.fe_corotational import CorotationalStepper
 from solfec_py.bodies.fe_reduced import check_base
 from solfec_py.bodies.base import BodyBlock, _rows
-from solfec_py.bodies.fe_layout import MeshRecord, build
+from solfec_py.bodies.fe_layout import MeshRecord, build, mass_properties
 from solfec_py.bodies.fe_loads import FELoads
 from solfec_py.errors import InputError, NotAvailableError
 
@@ -123,8 +123,6 @@ class FiniteElementBlock(BodyBlock):
             raise InputError(f"{who}: 'shape' must be a single MESH object for a FINITE_ELEMENT body")
         material = body.bulk_material
         _check_material(material, who)
-        if mesh.is_quadratic:                   # BODY keeps the corner elements (api/body.py)
-            mesh = mesh.linear()
         base = getattr(body, "_base", None)
         if base is not None:
             check_base(form, base[0], base[1], mesh.nnod)
@@ -147,6 +145,9 @@ class FiniteElementBlock(BodyBlock):
         self.nstart[row], self.nnodes[row] = s, n
         self.N += n
         self.records.append(record)
+        if mesh.is_quadratic:                   # curved elements: the integrals of the elements
+            volume, center, euler = mass_properties(mesh)
+            self.volume[row], self.center[row] = volume, center
         density = body.bulk_material.density
         self.mass[row] = density * volume
         self.euler[row] = density * euler
@@ -318,11 +319,11 @@ class FiniteElementBlock(BodyBlock):
                                  f" is not inside the reference mesh of body {body.id}")
         return lay.estart[rows] + e
 
-    def _xi(self, gid, points, current=False) -> np.ndarray:
+    def _xi(self, gid, points, current=False, ecode=None) -> np.ndarray:
         lay = self.prepared()
         nodes = self.X[: self.N] + self.q[: self.N] if current else self.X[: self.N]
         xi = np.empty((gid.size, 3))
-        P.reference_coordinates(lay.econn, lay.ecode, np.ascontiguousarray(nodes), gid,
+        P.reference_coordinates(lay.econn, lay.ecode if ecode is None else ecode, np.ascontiguousarray(nodes), gid,
                                 np.ascontiguousarray(points, dtype=float).reshape(-1, 3), xi)
         return xi
 
@@ -447,14 +448,29 @@ class FiniteElementBlock(BodyBlock):
         return lo, hi
 
     # ------------------------------------------------------------------ constraints
-    def gen_to_loc(self, rows, X, base, elem=None) -> PointOperator:
+    def gen_to_loc(self, rows, X, base, elem=None, corners=None) -> PointOperator:
+        """H of points; entries flagged in `corners` (k,) bool use the shape functions of
+        the corner (linear) element of a quadratic one (see `local_operator`)."""
         X = np.ascontiguousarray(X, dtype=float).reshape(-1, 3)
         gid = self._gid(rows, X, elem)
-        xi = self._xi(gid, X)
-        w = self.layout.econn.shape[1]
+        lay = self.layout
+        w = lay.econn.shape[1]
         nodes, N = np.empty((gid.size, w), dtype=np.int64), np.empty((gid.size, w))
-        P.shape_values(self.layout.econn, self.layout.ecode, gid, xi, nodes, N)
+        lin = np.zeros(gid.size, dtype=bool) if corners is None else np.asarray(corners, bool) & (
+            lay.ecode_linear[gid] != lay.ecode[gid])
+        for sel, ecode in ((np.flatnonzero(~lin), lay.ecode), (np.flatnonzero(lin), lay.ecode_linear)):
+            if sel.size:
+                n_s, N_s = np.empty((sel.size, w), dtype=np.int64), np.empty((sel.size, w))
+                P.shape_values(lay.econn, ecode, gid[sel], self._xi(gid[sel], X[sel], ecode=ecode), n_s, N_s)
+                nodes[sel], N[sel] = n_s, N_s
         return PointOperator(nodes, N, np.ascontiguousarray(base, dtype=float))
+
+    def local_operator(self, rows, X, base, elem, contact) -> PointOperator:
+        """Contact points on quadratic elements move with the element's corners: contact
+        detection sees the straight-sided corner elements, and the quadratic shape functions
+        on a face are negative at its corners (a contact at a HEX20 face centre would pull
+        the corners into the obstacle); other constraints use the quadratic element."""
+        return self.gen_to_loc(rows, X, base, elem, corners=contact)
 
     def local_velocity(self, rows, H, which="free") -> np.ndarray:
         out = np.empty((len(H), 3))

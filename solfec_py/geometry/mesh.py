@@ -13,7 +13,9 @@ fem.elements: corners, then one node per edge in `mesh_tables.EDGES` order) are 
 their linear corners in `conn`, so all geometry (faces, volumes, contact) sees straight-sided
 elements, plus `quadratic`: meshio
 cell name -> (element indices (m,), all nodes (m, n)); `cells()` lists every element by
-meshio cell type with its full node list, `linear()` drops the mid-edge nodes.
+meshio cell type with its full node list, `linear()` drops the mid-edge nodes,
+`boundary_midside()` gives the mid-edge nodes of the boundary faces and `surface_triangles()`
+splits quadratic faces through them (the finite-element bodies' ParaView surface).
 """
 from __future__ import annotations
 
@@ -119,6 +121,14 @@ class _Topology:
         pair = np.column_stack([order[two], order[two + 1]])           # i < j: the sort is stable
         self.pairs = pair[np.argsort(pair[:, 0])]                      # (i, j) entries of each shared face
         self.shared = self.pairs[:, 0]                                 # first occurrence of each shared face
+
+
+# counter-clockwise triangles of a quadratic face through its corners c0.. and mid-edge
+# nodes m0.. (m_k on edge c_k c_k+1), indexed into [c0, c1, ..., m0, m1, ...]
+_CURVED_SPLIT = {3: [[0, 3, 5], [1, 4, 3], [2, 5, 4], [3, 4, 5]],
+                 4: [[0, 4, 7], [1, 5, 4], [2, 6, 5], [3, 7, 6], [4, 5, 6], [4, 6, 7]]}
+
+
 class Mesh(PointSetMotion):
     """A mixed TET4/PYR5/WED6/HEX8 mesh (quadratic cells kept beside their corners)."""
 
@@ -223,20 +233,28 @@ class Mesh(PointSetMotion):
         out[t.boundary] = self.boundary_faces()[2]
         return out
 
+    def boundary_midside(self) -> np.ndarray:
+        """(nb, 4) mid-edge nodes of every boundary face (boundary_faces order), -1 padded;
+        mid-edge node k lies on the face edge (corner k, corner k + 1). All -1 for faces of
+        linear elements."""
+        nodes, _, _, owner = self.boundary_faces()
+        out = np.full(nodes.shape, -1, dtype=np.int64)
+        local = self.topology.local[self.topology.boundary]
+        for name, (elems, full) in self.quadratic.items():
+            row = np.full(self.nele, -1, dtype=np.int64)
+            row[elems] = np.arange(elems.size)
+            hit = np.flatnonzero(row[owner] >= 0)
+            mids = mesh_tables.face_midside(mesh_tables.QUADRATIC[name])[local[hit]]
+            out[hit] = np.where(mids >= 0, full[row[owner[hit]][:, None], np.maximum(mids, 0)], -1)
+        return out
+
     def nodes_on_surface(self, surfid: int) -> np.ndarray:
         """Sorted unique nodes of the boundary faces with surface id `surfid` (maybe empty)."""
-        nodes, _, sids, owner = self.boundary_faces()
+        nodes, _, sids, _ = self.boundary_faces()
         on = sids == surfid
-        sel = [nodes[on].reshape(-1)]
+        sel = nodes[on].reshape(-1)
         if self.quadratic:                                 # mid-edge nodes of those faces too
-            local = self.topology.local[self.topology.boundary][on]
-            for name, (elems, full) in self.quadratic.items():
-                row = np.full(self.nele, -1, dtype=np.int64)
-                row[elems] = np.arange(elems.size)
-                hit = row[owner[on]] >= 0
-                mids = mesh_tables.face_midside(mesh_tables.QUADRATIC[name])[local[hit]]
-                sel.append(np.where(mids >= 0, full[row[owner[on][hit]][:, None], np.maximum(mids, 0)], -1).ravel())
-        sel = np.concatenate(sel)
+            sel = np.concatenate([sel, self.boundary_midside()[on].reshape(-1)])
         return np.unique(sel[sel >= 0])
 
     def inter_element_faces(self) -> tuple[np.ndarray, np.ndarray]:
@@ -293,11 +311,24 @@ class Mesh(PointSetMotion):
 
     def surface_triangles(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Boundary faces as triangles: (current points of the boundary nodes, triangles
-        indexing those points, surface id per triangle)."""
+        indexing those points, surface id per triangle). Faces of quadratic cells are split
+        through their mid-edge nodes (a 6-node triangle into 4 triangles, an 8-node
+        quadrilateral into 6), so a deformed body shows its curved faces."""
         nodes, sizes, sids, _ = self.boundary_faces()
         quad = sizes == 4
-        tri = np.vstack([nodes[:, [0, 1, 2]], nodes[quad][:, [0, 2, 3]]])
-        tsid = np.concatenate([sids, sids[quad]])
+        tri = [nodes[:, [0, 1, 2]], nodes[quad][:, [0, 2, 3]]]
+        tsid = [sids, sids[quad]]
+        if self.quadratic:
+            mids = self.boundary_midside()
+            curved = mids[:, 0] >= 0
+            tri = [t[~c] for t, c in zip(tri, (curved, curved[quad]))]
+            tsid = [t[~c] for t, c in zip(tsid, (curved, curved[quad]))]
+            for size, table in _CURVED_SPLIT.items():
+                sel = curved & (sizes == size)
+                full = np.hstack([nodes[sel][:, :size], mids[sel][:, :size]])
+                tri.append(full[:, table].reshape(-1, 3))
+                tsid.append(np.repeat(sids[sel], len(table)))
+        tri, tsid = np.vstack(tri), np.concatenate(tsid)
         used, local = np.unique(tri, return_inverse=True)
         return self.cur[used], local.reshape(-1, 3), tsid
 

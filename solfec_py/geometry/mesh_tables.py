@@ -30,6 +30,10 @@ FLIP = {4: (0, 2, 1, 3), 5: (0, 3, 2, 1, 4), 6: (0, 2, 1, 3, 5, 4), 8: (0, 3, 2,
 QUADRATIC = {c.name: c.linear.nnodes for c in ELEMENTS.values() if c.order == 2}
 _QUADRATIC_OF = {ELEMENTS[n].linear.nnodes: ELEMENTS[n] for n in QUADRATIC}
 EDGES = {e: [tuple(edge) for _, edge in c.edges] for e, c in _QUADRATIC_OF.items()}
+# MESH's element records name the type by the node count: 4/5/6/8 Solfec's linear elements,
+# 10/15/20 the quadratic ones (unambiguous); node count -> corner count, quadratic cell name
+CORNERS_OF = {**{e: e for e in ETYPES}, **{c.nnodes: c.linear.nnodes for c in _QUADRATIC_OF.values()}}
+QUADRATIC_BY_NODES = {c.nnodes: c.name for c in _QUADRATIC_OF.values()}
 
 
 def quadratic_permutation(etype: int, corners) -> np.ndarray:

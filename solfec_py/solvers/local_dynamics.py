@@ -208,7 +208,7 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
         sign = np.concatenate(sgn_l)
         rows = np.concatenate(rows_l)
         X = np.concatenate(X_l)
-        H = block.gen_to_loc(rows, X, base[con], np.concatenate(elem_l))
+        H = block.local_operator(rows, X, base[con], np.concatenate(elem_l), kind[con] == C.CONTACT)
         inert = passive[con] & block.contact_inert(rows)
         sides.append(Side(block, con, sign, rows, H, inert))
         B += segment_sum(con, sign[:, None] * block.local_velocity(rows, H, "free"), n)
