@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy.spatial.transform import Rotation
 
+from solfec_py.bodies.articulated import stepping
 from solfec_py.errors import InputError, InputTypeError
 from test_articulated_frames import E, GRAVITY, J, MASS, P, X0, child_side
 
@@ -38,13 +40,12 @@ def deck(api, kind, frame, h, damper=0.0, output=1e9):
 
 
 def _log(R):
-    from scipy.spatial.transform import Rotation
-
     return Rotation.from_matrix(R).as_rotvec()
 
 
 def hand_built(kind, h, steps):
-    """The hand-built split stepped in joint space with the deck's joint springs."""
+    """The hand-built split stepped in joint space with the deck's joint springs (no damper:
+    the deck's default 0), child placements and coordinates per step."""
     tree = child_side(kind)
 
     def tau(q, u):
@@ -57,8 +58,6 @@ def hand_built(kind, h, steps):
         return out
 
     trace = []
-    from solfec_py.bodies.articulated import stepping
-
     stepping.integrate(tree, tree.zero_q(), np.zeros(tree.nv), h, steps, gravity=GRAVITY, tau=tau,
                        record=lambda q, u: trace.append((tree.rigid_states(q, u)[0][tree.index[-1]], q.copy())))
     return np.array([c for c, _ in trace]), [q for _, q in trace]
