@@ -13,14 +13,27 @@ blocks), giving (X W + Y + delta I) dR = -C:
 linver='GMRES' (PQN1) solves with scipy GMRES (restart = linmaxiter, relative tolerance
 epsilon, preconditioned by the inverse diagonal blocks); linver='DIAG' (PQN2) takes the
 damped block-Jacobi step dR = (1 - theta) dR_prev - theta (X_aa W_aa + Y_aa)^-1 C_a. Then
-R <- R + dR, contact reactions are projected onto their cones and U = B + W R. It stops
+R <- R + t dR, contact reactions are projected onto their cones and U = B + W R. It stops
 when merit <= meritval, iters >= maxiter or matvecs >= maxmatvec; without convergence and
 with gsflag 'ON' the initial R is restored and Gauss-Seidel (epsilon 1, the Newton meritval
 and maxiter, semismooth Newton) finishes the solve (Solfec's fallback). locdyn='OFF' is
 accepted; W is assembled all the same (rigid bodies need it anyway).
+
+Departure from Solfec (GMRES variant only): the step length t is not always 1. Solfec takes
+the full projected step; we backtrack t = 1, 1/2, 1/4, ... (at most MAX_HALVINGS times) until
+the merit decreases sufficiently, g(R + t dR) <= (1 - ARMIJO t) g(R), the standard Armijo
+globalisation of semismooth Newton (e.g. Qi & Sun 1993; Facchinei & Pang 2003, ch. 8); when
+no t passes, the last (smallest) one is taken. Without it the complementarity function
+R - proj(R - F(U)), which compares forces with velocities, makes the full steps cycle
+between active sets on stiff, strongly coupled contacts (two elastic plates pressed together
+quasi-statically: merits 1e-9 -> 1e+8 -> 1e-9 ..., hundreds of steps of 1000 iterations
+without convergence); with it the merit decreases monotonically and those solves converge.
+A first full step that already decreases the merit is taken unchanged, so problems on which
+Solfec's iteration converges monotonically are solved exactly as before.
 """
 from __future__ import annotations
 
+import math
 import sys
 
 import numpy as np
@@ -129,6 +142,37 @@ def project_contacts(kind, par, R):
             R[a, 0], R[a, 1], R[a, 2] = out[0], out[1], out[2] - c
 
 
+ARMIJO = 1e-4          # sufficient-decrease constant of the line search
+MAX_HALVINGS = 30      # t >= 2^-30
+MAX_RETRIES = 5        # further GMRES cycles (rtol / 10 each) while no step length pays
+
+
+@njit(cache=True)
+def line_search(kind, W, Winv, B, V, R, dR, indptr, adj, Wadj, par, force, blast, dynamic, h, efree,
+                g, num, Ut, ws, Rt, halvings, commit):
+    """Backtrack proj(R + t dR), t = 1, 1/2, ..., 2^-halvings, until merit <= (1 - ARMIJO t) g
+    (see the module docstring). On success, or at the end when `commit`, R takes the last trial.
+    Returns (merit of the last trial, success)."""
+    t = 1.0
+    gt = g
+    ok = False
+    for _ in range(halvings + 1):
+        for a in range(R.shape[0]):
+            for i in range(3):
+                Rt[a, i] = R[a, i] + t * dR[a, i]
+        project_contacts(kind, par, Rt)
+        gt = merit(kind, W, Winv, B, V, Rt, indptr, adj, Wadj, par, force, blast, dynamic, h, efree, num, Ut, ws)
+        if gt <= (1.0 - ARMIJO * t) * g:
+            ok = True
+            break
+        t *= 0.5
+    if ok or commit:
+        for a in range(R.shape[0]):
+            for i in range(3):
+                R[a, i] = Rt[a, i]
+    return gt, ok
+
+
 def _delta(obj, W) -> float:
     delta = float(obj.delta)
     mode = getattr(obj, "reldelta_mode", "OFF")
@@ -153,7 +197,7 @@ def run(obj, ld, springs):
     dR = np.zeros((n, 3))
     merhist, mvhist = [], []
     matvecs = 0
-    out = np.empty((n, 3))
+    out, Rt = np.empty((n, 3)), np.empty((n, 3))
     ld.U[:] = ld.velocities()
     blast = ld.U - np.einsum("kij,kj->ki", ld.W, ld.R)
     it, converged, g = 0, False, np.inf
@@ -189,13 +233,21 @@ def run(obj, ld, springs):
             A = LinearOperator((3 * n, 3 * n), matvec=matvec, dtype=float)
             M = LinearOperator((3 * n, 3 * n), dtype=float,
                                matvec=lambda v: np.einsum("kij,kj->ki", Dinv, v.reshape(n, 3)).reshape(-1))
-            x, _ = gmres(A, rhs.reshape(-1), rtol=float(obj.epsilon), atol=0.0, restart=restart,
-                         maxiter=1, M=M)
-            dR = x.reshape(n, 3)
+            x, rtol = None, float(obj.epsilon)
+            for retry in range(MAX_RETRIES + 1):
+                x, _ = gmres(A, rhs.reshape(-1), x0=x, rtol=rtol, atol=0.0, restart=restart, maxiter=1, M=M)
+                last = retry == MAX_RETRIES or matvecs + count[0] >= maxmatvec
+                _, ok = line_search(ld.kind, ld.W, ld.Winv, ld.B, ld.V, ld.R, x.reshape(n, 3), ld.indptr,
+                                    ld.adj, ld.Wadj, ld.par, force, blast, dynamic, h, efree, g, num, Ut, ws,
+                                    Rt, MAX_HALVINGS, last)
+                if ok or last:
+                    break
+                rtol *= 0.1             # no step length pays: solve the linear system better
             matvecs += count[0]
             mvhist.append(count[0])
-        ld.R += dR
-        project_contacts(ld.kind, ld.par, ld.R)
+        if obj.linver == "DIAG":
+            ld.R += dR
+            project_contacts(ld.kind, ld.par, ld.R)
         ld.U[:] = ld.velocities()
         blast = ld.U - np.einsum("kij,kj->ki", ld.W, ld.R)
         it += 1
