@@ -19,17 +19,19 @@ with gsflag 'ON' the initial R is restored and Gauss-Seidel (epsilon 1, the Newt
 and maxiter, semismooth Newton) finishes the solve (Solfec's fallback). locdyn='OFF' is
 accepted; W is assembled all the same (rigid bodies need it anyway).
 
-Departure from Solfec (GMRES variant only): the step length t is not always 1. Solfec takes
-the full projected step; we backtrack t = 1, 1/2, 1/4, ... (at most MAX_HALVINGS times) until
-the merit decreases sufficiently, g(R + t dR) <= (1 - ARMIJO t) g(R), the standard Armijo
-globalisation of semismooth Newton (e.g. Qi & Sun 1993; Facchinei & Pang 2003, ch. 8); when
-no t passes, the last (smallest) one is taken. Without it the complementarity function
-R - proj(R - F(U)), which compares forces with velocities, makes the full steps cycle
-between active sets on stiff, strongly coupled contacts (two elastic plates pressed together
-quasi-statically: merits 1e-9 -> 1e+8 -> 1e-9 ..., hundreds of steps of 1000 iterations
-without convergence); with it the merit decreases monotonically and those solves converge.
-A first full step that already decreases the merit is taken unchanged, so problems on which
-Solfec's iteration converges monotonically are solved exactly as before.
+Departure from Solfec (GMRES variant only): a globalisation. Solfec always takes the full
+projected step; we backtrack t = 1, 1/2, 1/4, ... (at most MAX_HALVINGS times) until the merit
+decreases sufficiently, g(R + t dR) <= (1 - ARMIJO t) g(R), the Armijo rule of globalised
+semismooth Newton (Qi & Sun 1993; Facchinei & Pang 2003, ch. 8); a full step that already
+decreases the merit is taken unchanged. When no step length of a GMRES direction pays (the
+inexact solution of a badly conditioned system is not a descent direction), the rest of the
+solve takes exact Newton directions, from a sparse LU factorisation of X W + Y + delta I, under
+the same line search without the cone projection (the exact direction is a descent direction of
+the merit; projecting it is not). Without these safeguards the complementarity function
+R - proj(R - F(U)), which compares forces with velocities, makes full steps cycle between
+active sets on stiff, strongly coupled contacts: two elastic plates pressed together
+quasi-statically (Solfec's BM14) gave merits 1e-9 -> 1e+8 -> 1e-9 ... and solves ending at
+maxiter = 1000 without convergence; with them those solves converge in tens of iterations.
 """
 from __future__ import annotations
 
@@ -38,7 +40,8 @@ import sys
 
 import numpy as np
 from numba import njit
-from scipy.sparse.linalg import LinearOperator, gmres
+from scipy.sparse import bsr_matrix
+from scipy.sparse.linalg import LinearOperator, gmres, splu
 
 from solfec_py import constraints as C
 from solfec_py.constraints import CONTACT, FIXDIR, FIXPNT, RIGLNK, SPRING, VELODIR, VELODIR3
@@ -144,12 +147,11 @@ def project_contacts(kind, par, R):
 
 ARMIJO = 1e-4          # sufficient-decrease constant of the line search
 MAX_HALVINGS = 30      # t >= 2^-30
-MAX_RETRIES = 5        # further GMRES cycles (rtol / 10 each) while no step length pays
 
 
 @njit(cache=True)
 def line_search(kind, W, Winv, B, V, R, dR, indptr, adj, Wadj, par, force, blast, dynamic, h, efree,
-                g, num, Ut, ws, Rt, halvings, commit):
+                g, num, Ut, ws, Rt, halvings, commit, project):
     """Backtrack proj(R + t dR), t = 1, 1/2, ..., 2^-halvings, until merit <= (1 - ARMIJO t) g
     (see the module docstring). On success, or at the end when `commit`, R takes the last trial.
     Returns (merit of the last trial, success)."""
@@ -160,7 +162,8 @@ def line_search(kind, W, Winv, B, V, R, dR, indptr, adj, Wadj, par, force, blast
         for a in range(R.shape[0]):
             for i in range(3):
                 Rt[a, i] = R[a, i] + t * dR[a, i]
-        project_contacts(kind, par, Rt)
+        if project:
+            project_contacts(kind, par, Rt)
         gt = merit(kind, W, Winv, B, V, Rt, indptr, adj, Wadj, par, force, blast, dynamic, h, efree, num, Ut, ws)
         if gt <= (1.0 - ARMIJO * t) * g:
             ok = True
@@ -171,6 +174,30 @@ def line_search(kind, W, Winv, B, V, R, dR, indptr, adj, Wadj, par, force, blast
             for i in range(3):
                 R[a, i] = Rt[a, i]
     return gt, ok
+
+
+def newton_direction(ld, X, Y, delta, rhs):
+    """dR solving (X W + Y + delta I) dR = rhs by a sparse LU factorisation of the 3x3-block
+    Jacobian (blocks X_a W_ab on W's sparsity); None when it is singular."""
+    n = ld.n
+    counts = np.diff(ld.indptr)
+    indptr = np.concatenate(([0], np.cumsum(counts + 1)))
+    data = np.empty((indptr[-1], 3, 3))
+    cols = np.empty(indptr[-1], dtype=np.int64)
+    first = indptr[:-1]
+    data[first] = np.einsum("kij,kjl->kil", X, ld.W) + Y + delta * np.eye(3)
+    cols[first] = np.arange(n)
+    if ld.adj.size:
+        rows = np.repeat(np.arange(n), counts)
+        slot = np.arange(ld.adj.size) - ld.indptr[rows] + first[rows] + 1
+        data[slot] = np.einsum("kij,kjl->kil", X[rows], ld.Wadj)
+        cols[slot] = ld.adj
+    J = bsr_matrix((data, cols, indptr), shape=(3 * n, 3 * n)).tocsc()
+    try:
+        dR = splu(J).solve(rhs.reshape(-1))
+    except RuntimeError:                              # "Factor is exactly singular"
+        return None
+    return dR.reshape(n, 3) if np.isfinite(dR).all() else None
 
 
 def _delta(obj, W) -> float:
@@ -200,7 +227,7 @@ def run(obj, ld, springs):
     out, Rt = np.empty((n, 3)), np.empty((n, 3))
     ld.U[:] = ld.velocities()
     blast = ld.U - np.einsum("kij,kj->ki", ld.W, ld.R)
-    it, converged, g = 0, False, np.inf
+    it, converged, g, exact = 0, False, np.inf, False
     while True:
         if springs is not None:
             force = springs(blast)
@@ -222,6 +249,14 @@ def run(obj, ld, springs):
             dR = (1.0 - theta) * dR + theta * np.einsum("kij,kj->ki", Dinv, rhs)
             matvecs += 1
             mvhist.append(1)
+        elif exact:
+            dR = newton_direction(ld, X, Y, delta, rhs)
+            if dR is None:                       # singular Jacobian: back to Krylov steps
+                exact = False
+                continue
+            line_search(ld.kind, ld.W, ld.Winv, ld.B, ld.V, ld.R, dR, ld.indptr, ld.adj, ld.Wadj, ld.par,
+                        force, blast, dynamic, h, efree, g, num, Ut, ws, Rt, MAX_HALVINGS, True, False)
+            mvhist.append(0)
         else:
             count = [0]
 
@@ -233,16 +268,11 @@ def run(obj, ld, springs):
             A = LinearOperator((3 * n, 3 * n), matvec=matvec, dtype=float)
             M = LinearOperator((3 * n, 3 * n), dtype=float,
                                matvec=lambda v: np.einsum("kij,kj->ki", Dinv, v.reshape(n, 3)).reshape(-1))
-            x, rtol = None, float(obj.epsilon)
-            for retry in range(MAX_RETRIES + 1):
-                x, _ = gmres(A, rhs.reshape(-1), x0=x, rtol=rtol, atol=0.0, restart=restart, maxiter=1, M=M)
-                last = retry == MAX_RETRIES or matvecs + count[0] >= maxmatvec
-                _, ok = line_search(ld.kind, ld.W, ld.Winv, ld.B, ld.V, ld.R, x.reshape(n, 3), ld.indptr,
-                                    ld.adj, ld.Wadj, ld.par, force, blast, dynamic, h, efree, g, num, Ut, ws,
-                                    Rt, MAX_HALVINGS, last)
-                if ok or last:
-                    break
-                rtol *= 0.1             # no step length pays: solve the linear system better
+            x, _ = gmres(A, rhs.reshape(-1), rtol=float(obj.epsilon), atol=0.0, restart=restart, maxiter=1, M=M)
+            _, ok = line_search(ld.kind, ld.W, ld.Winv, ld.B, ld.V, ld.R, x.reshape(n, 3), ld.indptr, ld.adj,
+                                ld.Wadj, ld.par, force, blast, dynamic, h, efree, g, num, Ut, ws, Rt,
+                                MAX_HALVINGS, True, True)
+            exact = not ok                 # not a descent direction: exact Newton steps from now on
             matvecs += count[0]
             mvhist.append(count[0])
         if obj.linver == "DIAG":
