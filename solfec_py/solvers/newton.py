@@ -3,9 +3,9 @@ Reference: Solfec-1.0 nts.c, Newton solver (Solfec nts.c, "PQN"), bgs.c (the con
 
 Every constraint a is linearised as C_a + X_a dU_a + Y_a dR_a = 0 with dU = W dR (all
 blocks), giving (X W + Y + delta I) dR = -C:
-  contacts  C = R - proj_{K^c}(R - F(U)), X = P F'(U), Y = I - P, P = d proj / dS
-            (the generalised Jacobian of the unsmoothed cone projection; Solfec smooths it
-            with omega, which is accepted and unused here);
+  contacts  C = R - proj_{K^c}(R - rho F(U)), X = rho P F'(U), Y = I - P, P = d proj / dS
+            at S = R - rho F(U), rho = 1 / W_aa,NN (the generalised Jacobian of the unsmoothed
+            cone projection; Solfec smooths it with omega, which is accepted and unused here);
   FIXPNT    C = U + V (dynamic) / U;  VELODIR3  C = U - v;  X = I, Y = 0;
   FIXDIR, VELODIR, RIGLNK, SPRING at a limit: dR_T = -R_T and one normal row: U_N + V_N,
             U_N - v, or the link-length residual (|Y + hh U| - d0) / hh linearised in U;
@@ -13,41 +13,36 @@ blocks), giving (X W + Y + delta I) dR = -C:
 linver='GMRES' (PQN1) solves with scipy GMRES (restart = linmaxiter, relative tolerance
 epsilon, preconditioned by the inverse diagonal blocks); linver='DIAG' (PQN2) takes the
 damped block-Jacobi step dR = (1 - theta) dR_prev - theta (X_aa W_aa + Y_aa)^-1 C_a. Then
-R <- R + t dR, contact reactions are projected onto their cones and U = B + W R. It stops
+R <- R + dR, contact reactions are projected onto their cones and U = B + W R. It stops
 when merit <= meritval, iters >= maxiter or matvecs >= maxmatvec; without convergence and
 with gsflag 'ON' the initial R is restored and Gauss-Seidel (epsilon 1, the Newton meritval
 and maxiter, semismooth Newton) finishes the solve (Solfec's fallback). locdyn='OFF' is
 accepted; W is assembled all the same (rigid bodies need it anyway).
 
-Departure from Solfec (GMRES variant only): a globalisation. Solfec always takes the full
-projected step; we backtrack t = 1, 1/2, 1/4, ... (at most MAX_HALVINGS times) until the merit
-decreases sufficiently, g(R + t dR) <= (1 - ARMIJO t) g(R), the Armijo rule of globalised
-semismooth Newton (Qi & Sun 1993; Facchinei & Pang 2003, ch. 8); a full step that already
-decreases the merit is taken unchanged. When no step length of a GMRES direction pays (the
-inexact solution of a badly conditioned system is not a descent direction), the rest of the
-solve takes exact Newton directions, from a sparse LU factorisation of X W + Y + delta I, under
-the same line search without the cone projection (the exact direction is a descent direction of
-the merit; projecting it is not). Without these safeguards the complementarity function
-R - proj(R - F(U)), which compares forces with velocities, makes full steps cycle between
-active sets on stiff, strongly coupled contacts: two elastic plates pressed together
-quasi-statically (Solfec's BM14) gave merits 1e-9 -> 1e+8 -> 1e-9 ... and solves ending at
-maxiter = 1000 without convergence; with them those solves converge in tens of iterations.
+Departure from Solfec: the contact function is scaled by rho = 1 / W_aa,NN (as in the
+Alart-Curnier augmented Lagrangian, and as Solfec's own Gauss-Seidel diagonal solvers do);
+Solfec's Newton linearises it with rho = 1. Both functions vanish at the same solutions, and
+the merit (Solfec-1.0 mrf.c, unscaled) is unchanged, but with rho = 1 the comparison
+R - F(U) adds a force to a velocity: on stiff, strongly coupled contacts (W entries ~1e-9
+against reactions ~1e7) almost every contact counts as active, the full steps cycle between
+active sets and the merit jumps 1e-9 -> 1e+8 -> 1e-9 ... Two elastic plates pressed together
+quasi-statically (Solfec's BM14 deck) had 4 of 21 sampled solves end at maxiter = 1000 without
+convergence; scaled, all 21 converge in 4-76 iterations (tests/test_solvers_newton.py has a
+small version of this problem).
 """
 from __future__ import annotations
 
-import math
 import sys
 
 import numpy as np
 from numba import njit
-from scipy.sparse import bsr_matrix
-from scipy.sparse.linalg import LinearOperator, gmres, splu
+from scipy.sparse.linalg import LinearOperator, gmres
 
 from solfec_py import constraints as C
 from solfec_py.constraints import CONTACT, FIXDIR, FIXPNT, RIGLNK, SPRING, VELODIR, VELODIR3
 from solfec_py.solvers import gauss_seidel as gs
 from solfec_py.solvers.common import finish, spring_forces, timed_assemble
-from solfec_py.solvers.diagonal import _cone_derivative, cone_project, contact_residual
+from solfec_py.solvers.diagonal import _cone_derivative, cone_project
 from solfec_py.solvers.gauss_seidel import _spring_locked, merit
 
 
@@ -72,22 +67,25 @@ def linearize(kind, W, B, V, U, R, par, force, dynamic, h, X, Y, rhs):
                     rhs[a, i] = -R[a, i]
                 continue
             mu, c = p[0], p[2]
-            contact_residual(dynamic, h, p, U[a], V[a], R[a], Cc, tmp)
+            rho = 1.0 / W[a, 2, 2] if W[a, 2, 2] > 0.0 else 1.0
             ut = np.sqrt(U[a, 0] ** 2 + U[a, 1] ** 2)
             un = U[a, 2] + (p[1] * min(V[a, 2], 0.0) if dynamic else max(p[3], 0.0) / h)
-            tmp[0] = R[a, 0] - U[a, 0]
-            tmp[1] = R[a, 1] - U[a, 1]
-            tmp[2] = R[a, 2] + c - (un + mu * ut)
+            tmp[0] = R[a, 0] - rho * U[a, 0]
+            tmp[1] = R[a, 1] - rho * U[a, 1]
+            tmp[2] = R[a, 2] + c - rho * (un + mu * ut)
+            cone_project(mu, tmp, Cc)
             _cone_derivative(mu, tmp, ws)
+            rhs[a, 0] = Cc[0] - R[a, 0]
+            rhs[a, 1] = Cc[1] - R[a, 1]
+            rhs[a, 2] = Cc[2] - c - R[a, 2]
             for i in range(3):
-                rhs[a, i] = -Cc[i]
                 for j in range(3):
-                    X[a, i, j] = ws[i, j]
+                    X[a, i, j] = rho * ws[i, j]
                     Y[a, i, j] = -ws[i, j]
                 Y[a, i, i] += 1.0
                 if ut > 0.0:
-                    X[a, i, 0] += ws[i, 2] * mu * U[a, 0] / ut
-                    X[a, i, 1] += ws[i, 2] * mu * U[a, 1] / ut
+                    X[a, i, 0] += rho * ws[i, 2] * mu * U[a, 0] / ut
+                    X[a, i, 1] += rho * ws[i, 2] * mu * U[a, 1] / ut
         elif k == FIXPNT or k == VELODIR3:
             for i in range(3):
                 X[a, i, i] = 1.0
@@ -145,61 +143,6 @@ def project_contacts(kind, par, R):
             R[a, 0], R[a, 1], R[a, 2] = out[0], out[1], out[2] - c
 
 
-ARMIJO = 1e-4          # sufficient-decrease constant of the line search
-MAX_HALVINGS = 30      # t >= 2^-30
-
-
-@njit(cache=True)
-def line_search(kind, W, Winv, B, V, R, dR, indptr, adj, Wadj, par, force, blast, dynamic, h, efree,
-                g, num, Ut, ws, Rt, halvings, commit, project):
-    """Backtrack proj(R + t dR), t = 1, 1/2, ..., 2^-halvings, until merit <= (1 - ARMIJO t) g
-    (see the module docstring). On success, or at the end when `commit`, R takes the last trial.
-    Returns (merit of the last trial, success)."""
-    t = 1.0
-    gt = g
-    ok = False
-    for _ in range(halvings + 1):
-        for a in range(R.shape[0]):
-            for i in range(3):
-                Rt[a, i] = R[a, i] + t * dR[a, i]
-        if project:
-            project_contacts(kind, par, Rt)
-        gt = merit(kind, W, Winv, B, V, Rt, indptr, adj, Wadj, par, force, blast, dynamic, h, efree, num, Ut, ws)
-        if gt <= (1.0 - ARMIJO * t) * g:
-            ok = True
-            break
-        t *= 0.5
-    if ok or commit:
-        for a in range(R.shape[0]):
-            for i in range(3):
-                R[a, i] = Rt[a, i]
-    return gt, ok
-
-
-def newton_direction(ld, X, Y, delta, rhs):
-    """dR solving (X W + Y + delta I) dR = rhs by a sparse LU factorisation of the 3x3-block
-    Jacobian (blocks X_a W_ab on W's sparsity); None when it is singular."""
-    n = ld.n
-    counts = np.diff(ld.indptr)
-    indptr = np.concatenate(([0], np.cumsum(counts + 1)))
-    data = np.empty((indptr[-1], 3, 3))
-    cols = np.empty(indptr[-1], dtype=np.int64)
-    first = indptr[:-1]
-    data[first] = np.einsum("kij,kjl->kil", X, ld.W) + Y + delta * np.eye(3)
-    cols[first] = np.arange(n)
-    if ld.adj.size:
-        rows = np.repeat(np.arange(n), counts)
-        slot = np.arange(ld.adj.size) - ld.indptr[rows] + first[rows] + 1
-        data[slot] = np.einsum("kij,kjl->kil", X[rows], ld.Wadj)
-        cols[slot] = ld.adj
-    J = bsr_matrix((data, cols, indptr), shape=(3 * n, 3 * n)).tocsc()
-    try:
-        dR = splu(J).solve(rhs.reshape(-1))
-    except RuntimeError:                              # "Factor is exactly singular"
-        return None
-    return dR.reshape(n, 3) if np.isfinite(dR).all() else None
-
-
 def _delta(obj, W) -> float:
     delta = float(obj.delta)
     mode = getattr(obj, "reldelta_mode", "OFF")
@@ -224,10 +167,10 @@ def run(obj, ld, springs):
     dR = np.zeros((n, 3))
     merhist, mvhist = [], []
     matvecs = 0
-    out, Rt = np.empty((n, 3)), np.empty((n, 3))
+    out = np.empty((n, 3))
     ld.U[:] = ld.velocities()
     blast = ld.U - np.einsum("kij,kj->ki", ld.W, ld.R)
-    it, converged, g, exact = 0, False, np.inf, False
+    it, converged, g = 0, False, np.inf
     while True:
         if springs is not None:
             force = springs(blast)
@@ -249,14 +192,6 @@ def run(obj, ld, springs):
             dR = (1.0 - theta) * dR + theta * np.einsum("kij,kj->ki", Dinv, rhs)
             matvecs += 1
             mvhist.append(1)
-        elif exact:
-            dR = newton_direction(ld, X, Y, delta, rhs)
-            if dR is None:                       # singular Jacobian: back to Krylov steps
-                exact = False
-                continue
-            line_search(ld.kind, ld.W, ld.Winv, ld.B, ld.V, ld.R, dR, ld.indptr, ld.adj, ld.Wadj, ld.par,
-                        force, blast, dynamic, h, efree, g, num, Ut, ws, Rt, MAX_HALVINGS, True, False)
-            mvhist.append(0)
         else:
             count = [0]
 
@@ -268,16 +203,13 @@ def run(obj, ld, springs):
             A = LinearOperator((3 * n, 3 * n), matvec=matvec, dtype=float)
             M = LinearOperator((3 * n, 3 * n), dtype=float,
                                matvec=lambda v: np.einsum("kij,kj->ki", Dinv, v.reshape(n, 3)).reshape(-1))
-            x, _ = gmres(A, rhs.reshape(-1), rtol=float(obj.epsilon), atol=0.0, restart=restart, maxiter=1, M=M)
-            _, ok = line_search(ld.kind, ld.W, ld.Winv, ld.B, ld.V, ld.R, x.reshape(n, 3), ld.indptr, ld.adj,
-                                ld.Wadj, ld.par, force, blast, dynamic, h, efree, g, num, Ut, ws, Rt,
-                                MAX_HALVINGS, True, True)
-            exact = not ok                 # not a descent direction: exact Newton steps from now on
+            x, _ = gmres(A, rhs.reshape(-1), rtol=float(obj.epsilon), atol=0.0, restart=restart,
+                         maxiter=1, M=M)
+            dR = x.reshape(n, 3)
             matvecs += count[0]
             mvhist.append(count[0])
-        if obj.linver == "DIAG":
-            ld.R += dR
-            project_contacts(ld.kind, ld.par, ld.R)
+        ld.R += dR
+        project_contacts(ld.kind, ld.par, ld.R)
         ld.U[:] = ld.velocities()
         blast = ld.U - np.einsum("kij,kj->ki", ld.W, ld.R)
         it += 1
