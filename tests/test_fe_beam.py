@@ -19,6 +19,8 @@ import itertools
 import numpy as np
 import pytest
 
+from solfec_py import constraints as C
+
 L, B = 1.0, 0.1                          # length and square section side (L / B = 10)
 E, NU, RHO, G = 1e9, 0.0, 1e3, 10.0
 NX = 80
@@ -101,6 +103,29 @@ def test_released_beam_vibrates_at_the_first_bending_frequency_def_lim(api):
     # h = 2e-4 s: w1 h = 0.02, the midpoint rule's period error (w1 h)^2 / 12 ~ 3e-5
     f = _first_frequency(api, "DEF_LIM", 2e-4, api.GAUSS_SEIDEL_SOLVER(1e-8, 1000))
     assert abs(f / F1_EB - 1) < 0.02, (f, F1_EB)
+
+
+def test_def_lim_clamp_is_exact_and_its_reactions_carry_the_momentum_change(api):
+    # DEF_LIM pins at mesh nodes are eliminated from the factorised operator (bodies/fe_pins.py).
+    # Reference: momentum balance of the step, A du = h (f + r_pin) with A = M + (h^2/4) K;
+    # the rows of K and the internal forces sum to zero (translation invariance), so with no
+    # load sum(m du) / h equals the pins' total reaction (to round-off: 1e-9 relative)
+    q0 = np.array(static_shape(api).conf)
+    sol, body = beam(api, "DYNAMIC", 2e-4)
+    body.scheme = "DEF_LIM"
+    body.conf = tuple(q0.tolist())
+    blk = body.block
+    clamp = np.abs(blk.X[:blk.N, 0]) < 1e-12
+    m = blk.layout.mass[:blk.N]
+    for _ in range(3):
+        p0 = m @ np.array(body.velo).reshape(-1, 3)
+        api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 1000), 2e-4)
+        p1 = m @ np.array(body.velo).reshape(-1, 3)
+        reaction = sum(np.asarray(c.base).reshape(3, 3).T @ np.asarray(c.R) for c in body.pins)
+        assert np.linalg.norm((p1 - p0) / 2e-4 - reaction) <= 1e-9 * np.linalg.norm(reaction)
+        assert np.abs(np.array(body.conf).reshape(-1, 3)[clamp]).max() == 0.0
+        assert np.abs(np.array(body.velo).reshape(-1, 3)[clamp]).max() == 0.0
+    assert len(blk.absorbed(C.constraint_set(blk.domain))) == 4     # not in the solver
 
 
 @pytest.mark.slow

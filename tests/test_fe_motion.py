@@ -94,3 +94,34 @@ def test_def_lim_reuses_its_factorisation_to_round_off(api, monkeypatch):
     assert counts[0] == steps[0] == steps[1] and counts[1] < 0.1 * steps[1]
     # refinement to 1e-13 of the right-hand side: the same states to round-off
     assert np.abs(confs[1] - confs[0]).max() < 1e-12 * np.abs(confs[0]).max()
+
+
+def test_def_lim_pin_eliminated_matches_the_solver_held_pin(api, monkeypatch):
+    """A FIX_POINT at a mesh node of a DEF_LIM body is eliminated from its operator
+    (bodies/fe_pins.py), so the factorisation is kept across steps. Reference: the same pin
+    held by the Gauss-Seidel solver through the Delassus operator (Solfec's dynamic
+    fixed-point condition U + V = 0: the node's velocity flips sign each step, so a moving
+    node stops moving); the two agree to the solver's tolerance."""
+    from solfec_py.bodies import fe_pins
+    from solfec_py.bodies.fe_dynamics import Operator
+
+    monkeypatch.setattr(Operator, "REUSE_DOFS", 0)                # keep the factors (small box)
+    corner = (-2 * A, -A, -A / 2)
+    confs = []
+    for held in (False, True):
+        if held:
+            monkeypatch.setattr(fe_pins.Pins, "collect", classmethod(lambda cls, *a, **k: cls()))
+        sol, body = box(api, 2e-4, scheme="DEF_LIM")
+        api.INITIAL_VELOCITY(body, (0.1, 0.0, 0.0), (1.0, 2.0, 3.0))
+        api.FIX_POINT(body, corner)
+        blk = body.block
+        k = int(np.argmin(np.linalg.norm(blk.X[:blk.N] - corner, axis=1)))
+        v0 = blk.u[k].copy()
+        api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-12, 1000), 2e-4)
+        np.testing.assert_allclose(blk.u[k], -v0, atol=1e-9 * np.linalg.norm(v0))
+        api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-12, 1000), 0.01)      # 50 steps
+        assert np.abs(blk.q[k]).max() < 1e-12
+        confs.append(np.array(body.conf))
+        if not held:
+            assert blk.solver.factorisations < 10                     # kept across the 51 steps
+    assert np.abs(confs[1] - confs[0]).max() < 1e-10 * np.abs(confs[0]).max()   # GS to 1e-12

@@ -247,6 +247,13 @@ class CorotationalStepper(Stepper):
             rb.seen = None
 
     # ------------------------------------------------------------------ operators
+    def pin_levels(self, implicit: np.ndarray) -> np.ndarray:
+        """Implicit BC bodies keep their pins in the solvers in a dynamic step (their A0 is
+        factorised once and rotated, which the pin projectors would break)."""
+        levels = super().pin_levels(implicit)
+        levels[self.bc_rows() & implicit] = 0
+        return levels
+
     def _tangent(self):
         return MixedTangent(self) if self.bc_rows().any() else super()._tangent()
 

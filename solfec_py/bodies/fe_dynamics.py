@@ -45,15 +45,24 @@ class Stepper:
         self.factorisations = 0         # SuperLU factorisations made (bench figure)
 
     # ------------------------------------------------------------------ helpers
-    def _collect_pins(self, allowed=None) -> Pins:
-        """The pins of this step, collected again only when constraints were added or
-        removed (or the bodies changed: invalidate)."""
-        cons = self.block.domain.constraints
-        key = (id(cons), len(cons), getattr(cons, "_serial", None), id(self.block.layout), allowed is None)
+    def _collect_pins(self, levels=None) -> Pins:
+        """The pins of this step (`levels` per body row in a dynamic step, pin_levels; None
+        quasi-statically: every pin), collected again only when constraints were added or
+        removed, the levels changed (or the bodies changed: invalidate)."""
+        blk = self.block
+        cons = blk.domain.constraints
+        tag = None if levels is None else levels.tobytes()
+        key = (id(cons), len(cons), getattr(cons, "_serial", None), id(blk.layout), tag)
         if key != self._pins_key:
-            self.pins = Pins.collect(self.block, allowed)
+            allowed = None if levels is None else levels[blk.node_row[: blk.N]]
+            self.pins = Pins.collect(blk, allowed)
             self._pins_key = key
         return self.pins
+
+    def pin_levels(self, implicit: np.ndarray) -> np.ndarray:
+        """Per body row, which pins a dynamic step eliminates (Pins.collect): FIXPNT of
+        explicit bodies (1), FIXPNT and FIXDIR of implicit ones (2)."""
+        return np.where(implicit, 2, 1).astype(np.int8)
 
     def implicit_rows(self) -> np.ndarray:
         blk = self.block
@@ -216,6 +225,11 @@ class Stepper:
         self.internal_forces(t + 0.5 * h, f)
         np.subtract(self.external_forces(t + 0.5 * h, h), f, out=f)
         implicit = self.implicit_rows()
+        explicit = ~implicit[blk.node_row[:N]]
+        # pins at mesh nodes (bodies/fe_pins.py): FIXPNT of explicit bodies, FIXPNT and
+        # FIXDIR of implicit ones (eliminated from their operator before it is factorised)
+        self.pins = self._collect_pins(self.pin_levels(implicit))
+        pinned_exp = explicit[self.pins.node]
         eta = blk.damping[: blk.count]
         if implicit.any() or (eta > 0).any():
             Kmat = self._tangent()
@@ -224,18 +238,34 @@ class Stepper:
             rows = np.flatnonzero(implicit)
             if rows.size:
                 self._factorise(Kmat, rows, eta[rows] * 0.5 * h + 0.25 * h * h)
-        explicit = ~implicit[blk.node_row[:N]]
         FK.lumped_velocity(u, u0, f, lay.mass, explicit, h, False)      # u = u0 + h M^-1 f
         for row in self.factors:
             sl = blk.nodes_of(row)
-            u[sl] = u0[sl] + h * self._solve(row, f[sl].reshape(-1)).reshape(-1, 3)
-        self.pins = self._collect_pins(explicit) if explicit.any() else Pins()
-        if len(self.pins):                      # fixed nodes of explicit bodies (bodies/fe_pins.py)
+            u[sl] = u0[sl] + self._pinned_increment(row, h, f[sl], u0[sl])
+        if len(self.pins):
             nodes = self.pins.node
-            free = u[nodes].copy()
-            u[nodes] = -u0[nodes]
-            self.pins.f = lay.mass[nodes, None] * (u[nodes] - free) / h
+            self.pins.f = f[nodes].copy()       # implicit pins: the step's force
+            e = nodes[pinned_exp]               # explicit pins: the node does not move
+            free = u[e].copy()
+            u[e] = -u0[e]
+            self.pins.f[pinned_exp] = lay.mass[e, None] * (u[e] - free) / h
         blk.internal_stale = True
+
+    def _pinned_increment(self, row: int, h: float, f: np.ndarray, u0: np.ndarray) -> np.ndarray:
+        """du (nn, 3) of an implicit body with A du = h (f + r_pin): Solfec's dynamic
+        FIXPNT / FIXDIR condition U + V = 0 gives du = -2 u0 along the fixed directions of
+        its pinned nodes (0 for nodes at rest), the free components solve the supported
+        body's operator T A T + I - T (bodies/fe_pins.py)."""
+        oper = self.factors[row]
+        rhs = h * f.reshape(-1)
+        local = getattr(oper, "local", None)               # None: another formulation's factors
+        if local is None or not local.size:
+            return self._solve(row, rhs).reshape(-1, 3)
+        g = np.zeros_like(u0)
+        g[oper.local] = -2.0 * (u0[oper.local] - np.einsum("kij,kj->ki", oper.Pn, u0[oper.local]))
+        if np.any(g):
+            rhs = rhs - oper.A @ g.reshape(-1)
+        return g + self._solve(row, rhs).reshape(-1, 3)
 
     def step_end(self, t: float, h: float) -> None:
         blk = self.block
@@ -245,14 +275,16 @@ class Stepper:
         explicit = ~self.implicit_rows()[blk.node_row[:N]]
         pins = self.pins
         if len(pins):
-            keep = u[pins.node].copy()
+            e = pins.node[explicit[pins.node]]
+            keep = u[e].copy()
         FK.lumped_velocity(u, u0, r, lay.mass, explicit, h, True)       # u += h M^-1 r
         for row in self.factors:
             sl = blk.nodes_of(row)
             u[sl] += h * self._solve(row, r[sl].reshape(-1)).reshape(-1, 3)
         if len(pins):
-            u[pins.node] = keep
-            self._store_pin_reactions(pins.f - r[pins.node])
+            u[e] = keep
+            r_node = pins.f - r[pins.node]      # explicit pins; implicit ones below
+            self._pin_reactions(h, u0, r_node)
         work = np.zeros(n)
         FK.end_half_step(q, u, u0, blk.fext[:N], r, lay.mass, blk.node_row[:N], h, work, blk.energy[:n, 0])
         blk.energy[:n, 1] += work                   # q += h/2 u, work of the step, kinetic energy
@@ -287,16 +319,20 @@ class Stepper:
         blk.q[:N] += h * blk.u[:N]
         blk.internal_stale = True
 
-    def _pin_reactions(self, h: float) -> None:
-        """Reactions of the eliminated pins from the pinned rows of A u = h (f + r + r_pin)
-        (bodies/fe_pins.py), stored as the constraints' local R (U = V = 0)."""
+    def _pin_reactions(self, h: float, u0=None, r_node=None) -> None:
+        """Reactions of the eliminated pins from the pinned rows of A du = h (f + r + r_pin)
+        (bodies/fe_pins.py; du = u quasi-statically, u - u0 in a dynamic step), stored as
+        the constraints' local R (U = V = 0); `r_node` holds those of explicit bodies."""
         blk, pins = self.block, self.pins
-        r_node = np.zeros((pins.node.size, 3))
+        if r_node is None:
+            r_node = np.zeros((pins.node.size, 3))
         for row, oper in self.factors.items():
-            sl, A = oper.sl, oper.A
+            A = getattr(oper, "A", None)          # None: no pins (or another formulation's factors)
             if A is None:
                 continue
-            Au = (A @ blk.u[sl].reshape(-1)).reshape(-1, 3)
+            sl = oper.sl
+            du = blk.u[sl] if u0 is None else blk.u[sl] - u0[sl]
+            Au = (A @ du.reshape(-1)).reshape(-1, 3)
             m = (pins.node >= sl.start) & (pins.node < sl.stop)
             nodes = pins.node[m]
             r_node[m] = Au[nodes - sl.start] / h - pins.f[m] - blk.r[nodes]

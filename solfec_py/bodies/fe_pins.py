@@ -1,7 +1,7 @@
 """Pinned nodes of finite-element bodies (layer 3): single-body FIX_POINT and FIX_DIRECTION
-constraints placed at mesh nodes of quasi-static bodies, and FIX_POINT at mesh nodes of
-explicit (DEF_EXP) bodies, are eliminated from the body's operator instead of being solved
-through the Delassus operator. Reference: docs/fem.md (the
+constraints placed at mesh nodes of quasi-static and linearly implicit (DEF_LIM, TL) bodies,
+and FIX_POINT at mesh nodes of explicit (DEF_EXP) bodies, are eliminated from the body's
+operator instead of being solved through the Delassus operator. Reference: docs/fem.md (the
 quasi-static step); the elimination is the textbook treatment of homogeneous Dirichlet
 conditions (e.g. Hughes, The Finite Element Method, §1.14), applied as a projector.
 
@@ -20,6 +20,11 @@ of the supported body). Every other constraint or contact on the body sees the i
 operator T (T A T + I - T)^-1 T. The reactions of the pins follow from the pinned rows of
 the step equation, r_pin = A u / h - f - r, split over the constraints of each node
 (their local frames) and stored as their reactions R (local U = V = 0).
+
+DEF_LIM bodies: the same projector on A = M + (eta h/2 + h^2/4) K, with Solfec's dynamic
+condition U + V = 0 as du = -2 u(t) along the fixed directions (0 for nodes at rest); the
+operator no longer depends on the pins' Delassus columns, so its factorisation is kept
+across steps (bodies/fe_dynamics.Operator).
 
 Explicit bodies: a fixed node ends the step with u = -u(t) (Solfec's FIXPNT condition
 U + V = 0: the node does not move over the step), its lumped inverse mass is 0 for every
@@ -54,9 +59,11 @@ class Pins:
     # ------------------------------------------------------------------ set-up
     @classmethod
     def collect(cls, block, allowed=None) -> "Pins":
-        """Single-body FIXPNT / FIXDIR constraints of the block's bodies at mesh nodes;
-        with `allowed` (bool per global node) only FIXPNT at allowed nodes (the explicit
-        bodies of a dynamic step, whose lumped inverse mass can only drop whole nodes)."""
+        """Single-body FIXPNT / FIXDIR constraints of the block's bodies at mesh nodes.
+        `allowed` (per global node) limits them in a dynamic step: 0 none, 1 FIXPNT only
+        (explicit bodies, whose lumped inverse mass can only drop whole nodes), 2 both
+        (implicit bodies, eliminated by the projector like quasi-static ones); a bool
+        array means 1 where True."""
         pins = cls()
         cons = block.domain.constraints
         if not isinstance(cons, C.ConstraintSet) or not cons.count or not block.count:
@@ -85,7 +92,8 @@ class Pins:
             return pins
         node = H.nodes[np.flatnonzero(at_node), top]
         if allowed is not None:
-            keep = allowed[node] & (cons.kind[rows_c] == C.FIXPNT)
+            level = np.asarray(allowed).astype(np.int8)[node]
+            keep = (level == 2) | ((level == 1) & (cons.kind[rows_c] == C.FIXPNT))
             rows_c, node = rows_c[keep], node[keep]
             if rows_c.size == 0:
                 return pins
