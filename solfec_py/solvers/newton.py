@@ -27,7 +27,7 @@ R - F(U) adds a force to a velocity: on stiff, strongly coupled contacts (W entr
 against reactions ~1e7) almost every contact counts as active, the full steps cycle between
 active sets and the merit jumps 1e-9 -> 1e+8 -> 1e-9 ... Two elastic plates pressed together
 quasi-statically (Solfec's BM14 deck) had 4 of 21 sampled solves end at maxiter = 1000 without
-convergence; scaled, all 21 converge in 4-76 iterations (tests/test_solvers_newton.py has a
+convergence; scaled, all 21 converge in 4-86 iterations (tests/test_solvers_newton.py has a
 small version of this problem).
 """
 from __future__ import annotations
