@@ -3,9 +3,9 @@ Reference: Solfec-1.0 nts.c, Newton solver (Solfec nts.c, "PQN"), bgs.c (the con
 
 Every constraint a is linearised as C_a + X_a dU_a + Y_a dR_a = 0 with dU = W dR (all
 blocks), giving (X W + Y + delta I) dR = -C:
-  contacts  C = R - proj_{K^c}(R - F(U)), X = P F'(U), Y = I - P, P = d proj / dS
-            (the generalised Jacobian of the unsmoothed cone projection; Solfec smooths it
-            with omega, which is accepted and unused here);
+  contacts  C = R - proj_{K^c}(R - rho F(U)), X = rho P F'(U), Y = I - P, P = d proj / dS
+            at S = R - rho F(U), rho = 1 / W_aa,NN (the generalised Jacobian of the unsmoothed
+            cone projection; Solfec smooths it with omega, which is accepted and unused here);
   FIXPNT    C = U + V (dynamic) / U;  VELODIR3  C = U - v;  X = I, Y = 0;
   FIXDIR, VELODIR, RIGLNK, SPRING at a limit: dR_T = -R_T and one normal row: U_N + V_N,
             U_N - v, or the link-length residual (|Y + hh U| - d0) / hh linearised in U;
@@ -18,6 +18,17 @@ when merit <= meritval, iters >= maxiter or matvecs >= maxmatvec; without conver
 with gsflag 'ON' the initial R is restored and Gauss-Seidel (epsilon 1, the Newton meritval
 and maxiter, semismooth Newton) finishes the solve (Solfec's fallback). locdyn='OFF' is
 accepted; W is assembled all the same (rigid bodies need it anyway).
+
+Departure from Solfec: the contact function is scaled by rho = 1 / W_aa,NN (as in the
+Alart-Curnier augmented Lagrangian, and as Solfec's own Gauss-Seidel diagonal solvers do);
+Solfec's Newton linearises it with rho = 1. Both functions vanish at the same solutions, and
+the merit (Solfec-1.0 mrf.c, unscaled) is unchanged, but with rho = 1 the comparison
+R - F(U) adds a force to a velocity: on stiff, strongly coupled contacts (W entries ~1e-9
+against reactions ~1e7) almost every contact counts as active, the full steps cycle between
+active sets and the merit jumps 1e-9 -> 1e+8 -> 1e-9 ... Two elastic plates pressed together
+quasi-statically (Solfec's BM14 deck) had 4 of 21 sampled solves end at maxiter = 1000 without
+convergence; scaled, all 21 converge in 4-86 iterations (tests/test_solvers_newton.py has a
+small version of this problem).
 """
 from __future__ import annotations
 
@@ -31,7 +42,7 @@ from solfec_py import constraints as C
 from solfec_py.constraints import CONTACT, FIXDIR, FIXPNT, RIGLNK, SPRING, VELODIR, VELODIR3
 from solfec_py.solvers import gauss_seidel as gs
 from solfec_py.solvers.common import finish, spring_forces, timed_assemble
-from solfec_py.solvers.diagonal import _cone_derivative, cone_project, contact_residual
+from solfec_py.solvers.diagonal import _cone_derivative, cone_project
 from solfec_py.solvers.gauss_seidel import _spring_locked, merit
 
 
@@ -56,22 +67,25 @@ def linearize(kind, W, B, V, U, R, par, force, dynamic, h, X, Y, rhs):
                     rhs[a, i] = -R[a, i]
                 continue
             mu, c = p[0], p[2]
-            contact_residual(dynamic, h, p, U[a], V[a], R[a], Cc, tmp)
+            rho = 1.0 / W[a, 2, 2] if W[a, 2, 2] > 0.0 else 1.0
             ut = np.sqrt(U[a, 0] ** 2 + U[a, 1] ** 2)
             un = U[a, 2] + (p[1] * min(V[a, 2], 0.0) if dynamic else max(p[3], 0.0) / h)
-            tmp[0] = R[a, 0] - U[a, 0]
-            tmp[1] = R[a, 1] - U[a, 1]
-            tmp[2] = R[a, 2] + c - (un + mu * ut)
+            tmp[0] = R[a, 0] - rho * U[a, 0]
+            tmp[1] = R[a, 1] - rho * U[a, 1]
+            tmp[2] = R[a, 2] + c - rho * (un + mu * ut)
+            cone_project(mu, tmp, Cc)
             _cone_derivative(mu, tmp, ws)
+            rhs[a, 0] = Cc[0] - R[a, 0]
+            rhs[a, 1] = Cc[1] - R[a, 1]
+            rhs[a, 2] = Cc[2] - c - R[a, 2]
             for i in range(3):
-                rhs[a, i] = -Cc[i]
                 for j in range(3):
-                    X[a, i, j] = ws[i, j]
+                    X[a, i, j] = rho * ws[i, j]
                     Y[a, i, j] = -ws[i, j]
                 Y[a, i, i] += 1.0
                 if ut > 0.0:
-                    X[a, i, 0] += ws[i, 2] * mu * U[a, 0] / ut
-                    X[a, i, 1] += ws[i, 2] * mu * U[a, 1] / ut
+                    X[a, i, 0] += rho * ws[i, 2] * mu * U[a, 0] / ut
+                    X[a, i, 1] += rho * ws[i, 2] * mu * U[a, 1] / ut
         elif k == FIXPNT or k == VELODIR3:
             for i in range(3):
                 X[a, i, i] = 1.0
