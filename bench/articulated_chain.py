@@ -97,21 +97,29 @@ def _mujoco(n: int, steps: int, h: float):
     return round(n * steps / (time.perf_counter() - start), 1)
 
 
-def pinned(n: int, steps: int, h: float = 1e-3) -> dict:
-    """The hanging chain with its last link pinned (FIX_POINT), through RUN."""
+def _dynamic_deck(name: str, h: float):
+    """(api, sol): the deck commands as a namespace and a quiet DYNAMIC SOLFEC with gravity,
+    no output frames, in a fresh temporary directory (the RUN scenes below)."""
     import os
     import tempfile
     import types
 
-    from solfec_py import __version__
     from solfec_py.api import NAMES
 
     api = types.SimpleNamespace(**NAMES)
     os.chdir(tempfile.mkdtemp())
-    sol = api.SOLFEC('DYNAMIC', h, 'out/pinned')
+    sol = api.SOLFEC('DYNAMIC', h, f'out/{name}')
     sol.verbose = 'OFF'
     api.OUTPUT(sol, 1e9)
     api.GRAVITY(sol, (0, 0, -9.81))
+    return api, sol
+
+
+def pinned(n: int, steps: int, h: float = 1e-3) -> dict:
+    """The hanging chain with its last link pinned (FIX_POINT), through RUN."""
+    from solfec_py import __version__
+
+    api, sol = _dynamic_deck('pinned', h)
     mat = api.BULK_MATERIAL(sol, density=100.0)
     angles = np.linspace(-0.6, 0.6, n)                      # a sagging polygon, span < length
     joints = np.vstack(([0.0, 0.0, 0.0], np.cumsum(np.column_stack((np.cos(angles), 0 * angles,
@@ -145,19 +153,9 @@ def grounded(n: int, steps: int, h: float = 1e-3) -> dict:
     """A chain of n bars (1 x 0.1 x 0.1 m, REVOLUTE about y, the first hinged to the ground)
     lying on an obstacle floor under gravity: contacts on every link, all rows on one tree,
     so the Delassus assembly pairs every two constrained links (O(L^2) blocks per step)."""
-    import os
-    import tempfile
-    import types
-
     from solfec_py import __version__, constraints as C
-    from solfec_py.api import NAMES
 
-    api = types.SimpleNamespace(**NAMES)
-    os.chdir(tempfile.mkdtemp())
-    sol = api.SOLFEC('DYNAMIC', h, 'out/grounded')
-    sol.verbose = 'OFF'
-    api.OUTPUT(sol, 1e9)
-    api.GRAVITY(sol, (0, 0, -9.81))
+    api, sol = _dynamic_deck('grounded', h)
     api.SURFACE_MATERIAL(sol, model='SIGNORINI_COULOMB', friction=0.3)
     mat = api.BULK_MATERIAL(sol, density=100.0)
     box = lambda x0, x1, y0, y1, z0, z1: [v for z in (z0, z1) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
