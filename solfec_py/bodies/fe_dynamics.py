@@ -20,6 +20,7 @@ import numpy as np
 
 from solfec_py.bodies import fe_points as P
 from solfec_py.bodies import fe_step_kernels as FK
+from solfec_py.bodies.fe_iterative import ITERATIVE_DOFS, IterativeOperator
 from solfec_py.bodies.fe_pins import Pins
 from solfec_py.errors import SimulationError
 from solfec_py.fem import kernels as K
@@ -156,6 +157,9 @@ class Stepper:
             key = (c, sl.start, sl.stop, local.tobytes(), Pn.tobytes())
             kept = self.kept.get(row)
             kept = kept[:2] if kept is not None and kept[2] == key else None
+            if op.shape[0] >= ITERATIVE_DOFS:       # no LU of this size fits (bodies/fe_iterative.py)
+                self.factors[row] = IterativeOperator(self, row, sl, local, Pn, A if local.size else None, op)
+                continue
             self.factors[row] = Operator(self, row, sl, local, Pn, A if local.size else None, op, key, kept)
 
     def _solve(self, row: int, rhs: np.ndarray) -> np.ndarray:
