@@ -121,3 +121,43 @@ def test_corotated_snapshots_and_pod(api):
     assert np.allclose(modes.T @ modes, np.eye(8), atol=1e-12)      # an orthonormal BC-RO base
     with pytest.raises(Exception, match="sampling"):
         api.COROTATED_DISPLACEMENTS(sol, body, "often")
+
+
+
+
+def test_corotated_snapshots_in_read_mode_are_the_run_samples(api, tmp_path):
+    """READ mode: FORWARD(sol, 1, 'TRUE') samples each stored frame it loads (Solfec's
+    SOLFEC_Forward with corotated_displacements). Reference: a second WRITE run sampled at
+    the stored frames' times (a list `sampling`); equal to the stored state's precision
+    (doubles: 1e-12)."""
+    def build(path, sampling=None):
+        sol = api.SOLFEC("DYNAMIC", 1e-4, str(tmp_path / path))
+        sol.verbose = "OFF"
+        api.OUTPUT(sol, 0.002)
+        mat = api.BULK_MATERIAL(sol, model="KIRCHHOFF", young=1e7, poisson=0.25, density=1e3)
+        body = api.BODY(sol, "FINITE_ELEMENT", api.HEX(NODES, 4, 1, 1, 1, [1] * 6), mat)
+        body.scheme = "DEF_EXP"
+        api.INITIAL_VELOCITY(body, (0.0, 0.0, 0.0), (0.0, 1.0, 10.0))
+        snaps = api.COROTATED_DISPLACEMENTS(sol, body) if sampling is None else \
+            api.COROTATED_DISPLACEMENTS(sol, body, sampling)
+        if sol.mode == "WRITE":
+            api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 0.02)
+        return sol, snaps
+
+    sol, during_run = build("a")
+    assert sol.mode == "WRITE" and len(during_run) == 10      # default: the output interval
+    sol, replayed = build("a")
+    assert sol.mode == "READ"
+    api.FORWARD(sol, 1)                                        # 'FALSE' (default): no sample
+    assert replayed == []
+    times = api.HISTORY(sol, [(sol, "KINETIC")], 0.0, 0.02)[0][1:]
+    api.SEEK(sol, 0.0)
+    for _ in times:
+        api.FORWARD(sol, 1, "TRUE")
+    _, at_frames = build("b", list(times))                    # the same run sampled at the frames
+    read, run = np.array(replayed), np.array(at_frames)
+    assert len(times) == 9 and read.shape == run.shape == (9, 60)   # frames 0.002 ... 0.0181
+    assert np.abs(run).max() > 1e-3                            # the bar has moved: a real check
+    assert np.allclose(read, run, rtol=0, atol=1e-12), np.abs(read - run).max()
+    with pytest.raises(Exception, match="corotated_displacements"):
+        api.FORWARD(sol, 1, "YES")

@@ -203,7 +203,8 @@ def COROTATED_DISPLACEMENTS(solfec, subset, sampling=V.MISSING):
     displacements with the body rotation factored out (R^T x - X, R the polar rotation of
     the mean deformation gradient; node-major, 3 per node). With RIGID_DISPLACEMENTS they are
     the snapshots of a proper orthogonal decomposition (``solfec_py.fem.modal.pod``) for a
-    BC-RO base. Sampling in READ mode (FORWARD with 'TRUE') is not provided.
+    BC-RO base. In READ mode the list receives one sample per body at every
+    ``FORWARD(solfec, steps, 'TRUE')``, from the stored frame FORWARD loads.
 
     Parameters
     ----------
@@ -266,7 +267,14 @@ def COROTATED_DISPLACEMENTS(solfec, subset, sampling=V.MISSING):
             for b in bodies:
                 out.append(corotated_displacements(b.block, b.row).reshape(-1).tolist())
 
+    def sample_loaded(dom) -> None:       # READ mode: FORWARD(solfec, n, 'TRUE') samples the frame
+        for b in bodies:
+            out.append(corotated_displacements(b.block, b.row).reshape(-1).tolist())
+
     if not hasattr(domain, "samplers"):
         domain.samplers = []
     domain.samplers.append(sample)
+    if not hasattr(domain, "frame_samplers"):
+        domain.frame_samplers = []
+    domain.frame_samplers.append(sample_loaded)
     return out

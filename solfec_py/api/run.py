@@ -474,20 +474,25 @@ def FORWARD(solfec, steps, corotated_displacements=V.MISSING):
     steps : int
         Frames to move (negative moves backward).
     corotated_displacements : str, optional
-        ``'TRUE'`` or ``'FALSE'``; accepted for compatibility, no effect.
+        ``'TRUE'``: after loading the frame, append its co-rotated displacements to every
+        COROTATED_DISPLACEMENTS list of this SOLFEC (default ``'FALSE'``).
 
     Examples
     --------
     >>> SEEK(sol, 0.0)
     >>> FORWARD(sol, 10)
     """
-    require_solfec("solfec", solfec)
+    domain = require_solfec("solfec", solfec)
     n = V.integer("steps", steps)
+    sample = False
     if V.given(corotated_displacements):
-        V.choice("corotated_displacements", corotated_displacements, ("TRUE", "FALSE"),
-                 what="corotated_displacements string")
+        sample = V.choice("corotated_displacements", corotated_displacements, ("TRUE", "FALSE"),
+                          what="corotated_displacements string") == "TRUE"
     if solfec.mode == "READ":
         replay.forward(solfec, n)
+        if sample:
+            for record in getattr(domain, "frame_samplers", ()):
+                record(domain)
     return None
 
 
