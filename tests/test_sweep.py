@@ -116,9 +116,11 @@ def test_resume_skips_finished_runs_and_force_redoes_them(tmp_path):
 def test_timeout_kills_the_run(tmp_path):
     name = deck(tmp_path, LITE)
     start = time.monotonic()
-    df = run(name, {"x": [1]}, words=["sleep=60"], workers=0, timeout=3)
-    assert time.monotonic() - start < 30
-    assert df["status"][0] == "timeout" and df["error"][0] == "timed out after 3 s (killed)"
+    # 15 s: time for the deck's process to start and write its pid even on a loaded machine
+    # (3 s was too short at a load of 10 on two cores: killed before it wrote the file)
+    df = run(name, {"x": [1]}, words=["sleep=120"], workers=0, timeout=15)
+    assert time.monotonic() - start < 60
+    assert df["status"][0] == "timeout" and df["error"][0] == "timed out after 15 s (killed)"
     pid = int((tmp_path / "pid_x=1").read_text())
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
