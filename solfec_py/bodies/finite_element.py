@@ -412,8 +412,9 @@ class FiniteElementBlock(BodyBlock):
         return _same_length(v, d)
 
     def stresses(self, rows, X, elem=None) -> np.ndarray:
-        """Cauchy stress and von Mises (k, 7); at a mesh node the mean over the elements
-        around it (Solfec's nodal values)."""
+        """Stress and von Mises (k, 7) as Solfec's fem.c reports them (F P / det F,
+        fem.laws.fe_stress_mises); at a mesh node the mean over the elements around it
+        (Solfec's nodal values)."""
         X = np.ascontiguousarray(X, dtype=float).reshape(-1, 3)
         rows = _rows(rows)
         gid = self._gid(rows, X, elem)
