@@ -24,7 +24,8 @@ SOURCE = os.environ.get("SOLFEC_1_0_SRC") or os.path.join(REPO, os.pardir, "solf
 # the decks that pass at their own tolerances (docs/fem.md, "Solfec-1.0 BM decks")
 PASSING = ["BM01/BM01_force.py", "BM01/BM01_pressure.py", "BM02/BM02_hexa.py", "BM02/BM02_tetra.py",
            "BM03/BM03_hexa.py", "BM03/BM03_tetra.py", "BM04/BM04_hexa.py", "BM04/BM04_tetra.py",
-           "BM05/BM05_hexa.py", "BM10/BM10_gravity.py", "BM15/BM15_mixed.py"]
+           "BM05/BM05_hexa.py", "BM10/BM10_gravity.py", "BM13/BM13_coarse.py", "BM13/BM13_fine.py",
+           "BM15/BM15_mixed.py"]
 FAST = "BM04/BM04_hexa.py"        # about 6 s
 
 
