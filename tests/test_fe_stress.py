@@ -105,3 +105,18 @@ def test_difference_from_cauchy_is_second_order_in_the_displacement_gradient():
         c = _cauchy(F)
         rel.append(np.abs(s[:3] - c[:3]).max() / np.abs(c).max())
     assert 3.9 < rel[0] / rel[1] < 4.1
+
+
+def test_a_point_within_geometric_epsilon_of_a_node_takes_the_nodal_value(api):
+    # Solfec's ELEMENT_Ref_Point_To_Node: a point within GEOMETRIC_EPSILON of a node in
+    # every coordinate is that node (the mean over its elements); farther away the point
+    # has its own element's value, which differs at a node of a non-uniform field
+    body, X = _body(api)
+    api.GEOMETRIC_EPSILON(1e-4)
+    body.conf = tuple((0.02 * np.stack([X[:, 0] ** 2, X[:, 1] * X[:, 2], X[:, 0] * X[:, 1]], axis=1))
+                      .reshape(-1).tolist())
+    centre = np.array(api.STRESS(body, (0.5, 0.5, 0.5)))
+    near = np.array(api.STRESS(body, (0.5 + 0.6e-4, 0.5 - 0.9e-4, 0.5 + 0.3e-4)))
+    np.testing.assert_array_equal(near, centre)
+    far = np.array(api.STRESS(body, (0.5 + 1.1e-4, 0.5, 0.5)))
+    assert np.abs(far - centre).max() > 1e-2 * np.abs(centre).max()
