@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from solfec_py import session
 from solfec_py.bodies import fe_dynamics, fe_points as P, fe_step_kernels as FK
 from solfec_py.bodies.fe_corotational import CorotationalStepper
 from solfec_py.bodies.fe_reduced import check_base
 from solfec_py.bodies.base import BodyBlock, _rows
 from solfec_py.bodies.fe_layout import MeshRecord, build, mass_properties
 from solfec_py.bodies.fe_loads import FELoads
-from solfec_py import session
 from solfec_py.errors import InputError, NotAvailableError
 
 SCHEMES = {"DEF_EXP": 0, "DEF_LIM": 1}

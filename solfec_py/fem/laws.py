@@ -114,7 +114,7 @@ def fe_stress_mises(f00, f01, f02, f10, f11, f12, f20, f21, f22, lam, mu):
     STRESS of FE bodies): the entries (0,0), (1,1), (2,2), (0,1), (0,2), (2,0) of
     T = F P / det F = F F S / det F, not of P F^T / det F. T equals the Cauchy stress
     F S F^T / det F when F is symmetric (no rotation) and differs from it at second order in
-    the displacement gradient otherwise (BM13's shell: 2e-4 of SZ)."""
+    the displacement gradient otherwise (BM13's shell: 1.5e-4 of SZ)."""
     r = svk_stress(f00, f01, f02, f10, f11, f12, f20, f21, f22, lam, mu)
     J = f00 * (f11 * f22 - f12 * f21) - f01 * (f10 * f22 - f12 * f20) + f02 * (f10 * f21 - f11 * f20)
     sx = (f00 * r[0] + f01 * r[3] + f02 * r[6]) / J
