@@ -7,6 +7,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from fem_meshes import block, single
 from scipy.spatial.transform import Rotation
+from stress_reference import solfec_fe_stress
 
 from solfec_py.fem import kernels as K
 from solfec_py.fem.assembly import TangentPattern, coo_pattern
@@ -95,7 +96,8 @@ def test_patch_test_linear_field(name):
     xi = np.array([el.centroid()] * 10) + 0.05 * rng.uniform(-1, 1, (10, 3))
     F, sig = stress_at_points(el, X, q, conn, mat, elems, xi)
     np.testing.assert_allclose(F, np.broadcast_to(np.eye(3) + A, F.shape), atol=1e-13)
-    np.testing.assert_allclose(sig, np.broadcast_to(SVK.cauchy(np.eye(3) + A, YOUNG, POISSON), sig.shape),
+    # the stress is Solfec's F P / det F (tests/stress_reference.py), constant like F
+    np.testing.assert_allclose(sig, np.broadcast_to(solfec_fe_stress(np.eye(3) + A, YOUNG, POISSON), sig.shape),
                                rtol=1e-11, atol=1e-11 * np.abs(sig).max())
     assert en.sum() == pytest.approx(SVK.energy(np.eye(3) + A, YOUNG, POISSON) * 1.0, rel=1e-12)
     # boundary forces are the tractions P N of the constant stress: they sum to zero

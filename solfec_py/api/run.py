@@ -404,7 +404,10 @@ def STRESS(body, point):
 
     ``STRESS(body, point)`` returns ``(sx, sy, sz, sxy, sxz, syz, mises)`` at the referential
     ``point``: zero for rigid bodies, uniform over a pseudo-rigid body, and at a node of a
-    finite-element mesh the mean over the node's elements.
+    finite-element mesh the mean over the node's elements. On finite-element bodies the
+    values are Solfec-1.0's (fem.c): entries (0,0), (1,1), (2,2), (0,1), (0,2), (2,0) of
+    F P / det F, which is the Cauchy stress P F^T / det F without rotation and differs
+    from it at second order in the displacement gradient (docs/fem.md).
 
     Parameters
     ----------

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from solfec_py.fem.elements import BY_CODE
-from solfec_py.fem.laws import cauchy_mises, lame
+from solfec_py.fem.laws import fe_stress_mises, lame
 from solfec_py.fem.points import IMP_EPS, MAX_ITERS, fill_point
 
 MAXN = max(c.nnodes for c in BY_CODE)
@@ -149,16 +149,17 @@ def gradients(econn, ecode, X, q, gid, xi, F):
 def _stress(code, conn_e, X, q, mat_e, xi, N, dN, F, out, add):
     _gradient(code, conn_e, X, q, xi, N, dN, F)
     lam, mu = lame(mat_e[0], mat_e[1])
-    s = cauchy_mises(F[0, 0], F[0, 1], F[0, 2], F[1, 0], F[1, 1], F[1, 2], F[2, 0], F[2, 1], F[2, 2], lam, mu)
+    s = fe_stress_mises(F[0, 0], F[0, 1], F[0, 2], F[1, 0], F[1, 1], F[1, 2], F[2, 0], F[2, 1], F[2, 2], lam, mu)
     for i in range(7):
         out[i] = out[i] + s[i] if add else s[i]
 
 
 @njit(cache=True)
 def stresses(econn, ecode, emat, X, q, gid, xi, node, adj_ptr, adj, out):
-    """Cauchy stress and von Mises (k, 7) at points; an entry with node[m] >= 0 (the point
-    is that node) takes Solfec's nodal value: the mean over the elements around the node
-    (adjacency CSR adj_ptr / adj of global element indices) of their stress there."""
+    """Stress (Solfec's F P / det F, laws.fe_stress_mises) and von Mises (k, 7) at points;
+    an entry with node[m] >= 0 (the point is that node) takes Solfec's nodal value: the
+    mean over the elements around the node (adjacency CSR adj_ptr / adj of global element
+    indices) of their stress there."""
     N, dN, F = np.empty(MAXN), np.empty((MAXN, 3)), np.empty((3, 3))
     z = np.empty(3)
     for m in range(gid.size):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from solfec_py import session
 from solfec_py.bodies import fe_dynamics, fe_points as P, fe_step_kernels as FK
 from solfec_py.bodies.fe_corotational import CorotationalStepper
 from solfec_py.bodies.fe_reduced import check_base
@@ -412,19 +413,30 @@ class FiniteElementBlock(BodyBlock):
         return _same_length(v, d)
 
     def stresses(self, rows, X, elem=None) -> np.ndarray:
-        """Cauchy stress and von Mises (k, 7); at a mesh node the mean over the elements
-        around it (Solfec's nodal values)."""
+        """Stress and von Mises (k, 7) as Solfec's fem.c reports them (F P / det F,
+        fem.laws.fe_stress_mises); at a mesh node the mean over the elements around it
+        (Solfec's nodal values). A point is at a node when it lies within
+        GEOMETRIC_EPSILON of a node of its element in every coordinate (Solfec's
+        ``ELEMENT_Ref_Point_To_Node``)."""
         X = np.ascontiguousarray(X, dtype=float).reshape(-1, 3)
         rows = _rows(rows)
         gid = self._gid(rows, X, elem)
         lay = self.layout
         xi = self._xi(gid, X)
         node = np.full(gid.size, -1, dtype=np.int64)
+        eps = session.geometric_epsilon()
         for i, row in enumerate(rows.tolist()):
             keys = self._node_keys.get(row) or {}
             k = keys.get(X[i].tobytes())
             if k is not None:
                 node[i] = self.nstart[row] + k
+                continue
+            conn = lay.econn[gid[i]]
+            conn = conn[conn >= 0]
+            d = np.abs(self.X[conn] - X[i]).max(axis=1)
+            j = int(np.argmin(d))
+            if d[j] < eps:
+                node[i] = conn[j]
         out = np.empty((gid.size, 7))
         P.stresses(lay.econn, lay.ecode, lay.emat, self.X, self.q, gid, xi, node, lay.adj_ptr, lay.adj, out)
         return out

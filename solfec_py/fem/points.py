@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from solfec_py.fem.elements import BY_CODE, CUBE, PRISM, PYRAMID, SIMPLEX
-from solfec_py.fem.laws import cauchy_mises, lame
+from solfec_py.fem.laws import fe_stress_mises, lame
 
 IMP_EPS, MAX_ITERS = 1e-9, 64
 
@@ -205,7 +205,7 @@ def _stress_points(code, X, q, conn, mat, elems, xi, F, out):
         _gradient(code, X, q, conn, e, xi[m], N, dN, F[m])
         lam, mu = lame(mat[e, 0], mat[e, 1])
         G = F[m]
-        s = cauchy_mises(G[0, 0], G[0, 1], G[0, 2], G[1, 0], G[1, 1], G[1, 2], G[2, 0], G[2, 1], G[2, 2], lam, mu)
+        s = fe_stress_mises(G[0, 0], G[0, 1], G[0, 2], G[1, 0], G[1, 1], G[1, 2], G[2, 0], G[2, 1], G[2, 2], lam, mu)
         for i in range(7):
             out[m, i] = s[i]
 
@@ -218,8 +218,9 @@ def _prepared(X, q, conn, mat, elems, xi):
 
 
 def stress_at_points(element, X, q, conn, mat, elems, xi):
-    """(F (k, 3, 3), stress (k, 7)) at points (elems, xi): the deformation gradient and the
-    Cauchy stress (sx, sy, sz, sxy, sxz, syz) with the von Mises stress last."""
+    """(F (k, 3, 3), stress (k, 7)) at points (elems, xi): the deformation gradient and
+    Solfec's finite-element stress (sx, sy, sz, sxy, sxz, syz) of F P / det F
+    (:func:`solfec_py.fem.laws.fe_stress_mises`) with the von Mises stress last."""
     X, q, conn, mat, elems, xi = _prepared(X, q, conn, mat, elems, xi)
     F, out = np.empty((elems.size, 3, 3)), np.empty((elems.size, 7))
     _stress_points(element.code, X, q, conn, mat, elems, xi, F, out)
@@ -234,7 +235,7 @@ def _nodal_stress(code, X, q, conn, mat, ref_nodes, acc, count):
         lam, mu = lame(mat[e, 0], mat[e, 1])
         for a in range(n):
             _gradient(code, X, q, conn, e, ref_nodes[a], N, dN, F)
-            s = cauchy_mises(F[0, 0], F[0, 1], F[0, 2], F[1, 0], F[1, 1], F[1, 2], F[2, 0], F[2, 1], F[2, 2],
+            s = fe_stress_mises(F[0, 0], F[0, 1], F[0, 2], F[1, 0], F[1, 1], F[1, 2], F[2, 0], F[2, 1], F[2, 2],
                              lam, mu)
             node = conn[e, a]
             for i in range(7):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from solfec_py import session
 from solfec_py.bodies import fe_points as P
 from solfec_py.errors import ResultsError
 from solfec_py.output import frames
@@ -33,9 +34,13 @@ class StoredMesh:
 
     def point(self, X: np.ndarray):
         """(elements, local nodes they use, node of the point or -1, element, xi) of a
-        referential point: the element holding it, and at a mesh node all elements around."""
+        referential point: the element holding it, and at a mesh node (within
+        GEOMETRIC_EPSILON in every coordinate, as Solfec) all elements around."""
         X = np.asarray(X, float).reshape(1, 3)
-        hit = np.flatnonzero(np.all(self.X == X, axis=1))
+        d = np.abs(self.X - X).max(axis=1)
+        hit = np.flatnonzero(d == 0.0)
+        if not hit.size and d.size and d.min() < session.geometric_epsilon():
+            hit = np.array([int(np.argmin(d))])
         if hit.size:
             node = int(hit[0])
             elems = np.flatnonzero((self.econn == node).any(axis=1))
