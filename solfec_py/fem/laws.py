@@ -109,12 +109,14 @@ def cauchy_mises(f00, f01, f02, f10, f11, f12, f20, f21, f22, lam, mu):
 
 @njit(cache=True, inline="always")
 def fe_stress_mises(f00, f01, f02, f10, f11, f12, f20, f21, f22, lam, mu):
-    """(sx, sy, sz, sxy, sxz, syz, von Mises) of a finite-element body as Solfec-1.0 reports
-    them (fem.c ``cauchy_stress``, the meaning of STRESS, HISTORY 'SX'... and the exported
-    STRESS of FE bodies): the entries (0,0), (1,1), (2,2), (0,1), (0,2), (2,0) of
+    """(sx, sy, sz, sxy, sxz, syz, von Mises) of a finite-element body as Solfec-1.0 computes
+    them (fem.c ``cauchy_stress``; the meaning of STRESS, HISTORY 'SX'... and the exported
+    STRESS of FE bodies): entries (0,0), (1,1), (2,2), (0,1), (0,2), (1,2) of
     T = F P / det F = F F S / det F, not of P F^T / det F. T equals the Cauchy stress
     F S F^T / det F when F is symmetric (no rotation) and differs from it at second order in
-    the displacement gradient otherwise (BM13's shell: 1.5e-4 of SZ)."""
+    the displacement gradient otherwise (BM13's shell: 1.5e-4 of SZ). One departure: Solfec
+    puts entry (2,0), a second copy of sxz, in the syz slot; here syz is entry (1,2), the
+    yz component the command reference promises (no Solfec deck checks SYZ or MISES)."""
     r = svk_stress(f00, f01, f02, f10, f11, f12, f20, f21, f22, lam, mu)
     J = f00 * (f11 * f22 - f12 * f21) - f01 * (f10 * f22 - f12 * f20) + f02 * (f10 * f21 - f11 * f20)
     sx = (f00 * r[0] + f01 * r[3] + f02 * r[6]) / J
@@ -122,7 +124,7 @@ def fe_stress_mises(f00, f01, f02, f10, f11, f12, f20, f21, f22, lam, mu):
     sz = (f20 * r[2] + f21 * r[5] + f22 * r[8]) / J
     sxy = (f00 * r[1] + f01 * r[4] + f02 * r[7]) / J
     sxz = (f00 * r[2] + f01 * r[5] + f02 * r[8]) / J
-    syz = (f20 * r[0] + f21 * r[3] + f22 * r[6]) / J
+    syz = (f10 * r[2] + f11 * r[5] + f12 * r[8]) / J
     vm = np.sqrt(0.5 * ((sx - sy) ** 2 + (sx - sz) ** 2 + (sy - sz) ** 2) + 3.0 * (sxy * sxy + sxz * sxz + syz * syz))
     return sx, sy, sz, sxy, sxz, syz, vm
 
