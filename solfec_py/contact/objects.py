@@ -330,13 +330,7 @@ def current(domain, table: ObjectTable, eps: float) -> Geometry:
     """Current geometry of every object (bodies at their present configuration)."""
     s_center = current_points(domain, table, table.s_obj, table.s_ref)
     v_cur = current_points(domain, table, table.v_obj, table.v_ref)
-    # face planes as Solfec builds them (cvx.c computeplanes, msh.c ELEMENT_Planes): the
-    # normal of the face's first three vertices, through its first vertex. A warped quad of
-    # a deformed element is then cut by the plane of (v0, v1, v2), not by a mean plane (the
-    # two differ by the warp, which decides thin overlaps; BM18 in docs/fem.md). Solfec
-    # adds a second plane when the warp exceeds 1e-3 rad; that one is not reproduced.
-    # The area-weighted normal (sum of the fan triangles) is kept where the first three
-    # vertices are nearly collinear, where Solfec stops.
+    # face normals: sums of fan-triangle area vectors; offsets from one vertex of each face
     nf = table.f_sid.size
     if table.tri.size:
         a, b, c = v_cur[table.tri[:, 0]], v_cur[table.tri[:, 1]], v_cur[table.tri[:, 2]]
@@ -345,15 +339,6 @@ def current(domain, table: ObjectTable, eps: float) -> Geometry:
         for j in range(3):
             normal[:, j] = np.bincount(table.t_face, weights=area[:, j], minlength=nf)
         size = np.linalg.norm(normal, axis=1)
-        tf = table.t_face
-        first = np.ones(tf.size, dtype=bool)
-        first[1:] = tf[1:] != tf[:-1]
-        f0 = tf[first]
-        lead = area[first]
-        lsize = np.linalg.norm(lead, axis=1)
-        use = lsize > 1e-3 * size[f0]
-        normal[f0[use]] = lead[use]
-        size[f0[use]] = lsize[use]
         normal /= np.where(size > 0, size, 1.0)[:, None]
         anchor = np.zeros((nf, 3))
         anchor[table.t_face] = a
