@@ -43,22 +43,35 @@ def row_lookup(block) -> np.ndarray:
     return lookup
 
 
+_BODY_ROWS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def body_rows(domain, cset) -> np.ndarray:
     """(count, 2) block rows of the master / slave of every constraint; -1 where there is no
-    body or the body no longer exists (deleted)."""
+    body or the body no longer exists (deleted). Read-only: the array is cached per constraint
+    set and recomputed only when the set's `version` (rows inserted, removed or reordered)
+    or a block's list of bodies (`row_lookup`) changed."""
     n = cset.count
+    lookups = []
+    for name in cset.families:
+        block = domain.blocks.get(name)
+        lookups.append(None if block is None or block.count == 0 else row_lookup(block))
+    cached = _BODY_ROWS.get(cset)
+    if (cached is not None and cached[0] == cset.version and cached[1] == n
+            and all(a is b for a, b in zip(cached[2], lookups)) and len(cached[2]) == len(lookups)):
+        return cached[3]
     out = np.full((n, 2), -1, dtype=np.int64)
     fam, bid = cset.family[:n], cset.bid[:n]
-    for code, name in enumerate(cset.families):
+    for code, lookup in enumerate(lookups):
+        if lookup is None:
+            continue
         mask = fam == code
         if not mask.any():
             continue
-        block = domain.blocks.get(name)
-        if block is None or block.count == 0:
-            continue
-        lookup = row_lookup(block)
         b = bid[mask]
         out[mask] = np.where(b < lookup.size, lookup[np.minimum(b, lookup.size - 1)], -1)
+    out.flags.writeable = False
+    _BODY_ROWS[cset] = (cset.version, n, lookups, out)
     return out
 
 
