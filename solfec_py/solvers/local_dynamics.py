@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solfec_py import constraints as C
+from solfec_py.solvers import local_dynamics_kernels as K
 
 NPAR = 8   # per-constraint parameter columns of the kernels (see solvers/diagonal.py)
 
@@ -76,11 +77,10 @@ def body_rows(domain, cset) -> np.ndarray:
 
 
 def segment_sum(index: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-    """out[i] = sum of values[k] over index[k] == i; values (E, ...) -> (n, ...)."""
-    flat = values.reshape(values.shape[0], -1)
-    out = np.empty((n, flat.shape[1]))
-    for j in range(flat.shape[1]):
-        out[:, j] = np.bincount(index, weights=flat[:, j], minlength=n)
+    """out[i] = sum of values[k] over index[k] == i; values (E, ...) -> (n, ...) (a numba
+    loop adding in the order of k, as np.bincount does)."""
+    flat = np.ascontiguousarray(values, dtype=float).reshape(values.shape[0], -1)
+    out = K.segment_sum_flat(np.ascontiguousarray(index, dtype=np.int64), flat, n)
     return out.reshape((n,) + values.shape[1:])
 
 
@@ -298,18 +298,23 @@ def _csr(n, off_a, off_b, off_val):
 
 
 def _inverse_and_rho(W: np.ndarray):
+    """W^-1 (pseudo-inverse of singular blocks) and rho = 1 / lambda_max of the symmetric
+    parts of the 3x3 blocks W (local_dynamics_kernels.inverse_and_rho; numpy when W is not
+    finite, where LAPACK in the kernel would raise)."""
     n = W.shape[0]
     if n == 0:
         return np.zeros((0, 3, 3)), np.zeros(0)
+    if np.isfinite(W).all():
+        Winv, rho, regular = K.inverse_and_rho(np.ascontiguousarray(W), 1e-14)
+        if not regular.all():
+            Winv[~regular] = np.linalg.pinv(W[~regular])
+        return Winv, rho
     sym = 0.5 * (W + W.transpose(0, 2, 1))
     lam = np.linalg.eigvalsh(sym)
     big = lam[:, -1]
     rho = np.where(big > 0, 1.0 / np.where(big > 0, big, 1.0), 0.0)
     regular = lam[:, 0] > 1e-14 * np.maximum(big, 1e-300)
     Winv = np.zeros_like(W)
-    if regular.all():
-        Winv[:] = np.linalg.inv(W)
-    else:
-        Winv[regular] = np.linalg.inv(W[regular])
-        Winv[~regular] = np.linalg.pinv(W[~regular])
+    Winv[regular] = np.linalg.inv(W[regular])
+    Winv[~regular] = np.linalg.pinv(W[~regular])
     return Winv, rho
