@@ -30,26 +30,28 @@ def test_segment_sum_equals_bincount_in_order():
     assert np.array_equal(out, ref)
 
 
-def test_block_inverses_and_rho_equal_lapack_through_numpy():
+@pytest.mark.parametrize("count", [12, 200])      # the kernel path (few blocks) and numpy's
+def test_block_inverses_and_rho_equal_lapack_through_numpy(count):
     rng = np.random.default_rng(1)
-    A = rng.normal(size=(200, 3, 3))
-    W = A @ A.transpose(0, 2, 1) + 0.3 * np.eye(3) + 0.05 * rng.normal(size=(200, 3, 3))  # not symmetric
+    A = rng.normal(size=(count, 3, 3))
+    W = A @ A.transpose(0, 2, 1) + 0.3 * np.eye(3) + 0.05 * rng.normal(size=(count, 3, 3))  # not symmetric
     W[7] = np.outer([1.0, 2.0, 0.5], [1.0, 2.0, 0.5])          # rank one: pseudo-inverse
     W[8] = 0.0                                                  # empty row: rho = 0
-    Winv, rho = LD._inverse_and_rho(W)
     lam = np.linalg.eigvalsh(0.5 * (W + W.transpose(0, 2, 1)))
     regular = lam[:, 0] > 1e-14 * np.maximum(lam[:, -1], 1e-300)
-    assert regular.sum() == 198
+    rho_ref = np.where(lam[:, -1] > 0, 1.0 / np.where(lam[:, -1] > 0, lam[:, -1], 1.0), 0.0)
+    assert regular.sum() == count - 2
+    Winv_k, rho_k, reg_k = K.inverse_and_rho(np.ascontiguousarray(W), 1e-14)
+    assert np.array_equal(reg_k, regular) and np.array_equal(rho_k, rho_ref)
+    assert np.array_equal(Winv_k[regular], np.linalg.inv(W[regular]))
+    Winv, rho = LD._inverse_and_rho(W)
     assert np.array_equal(Winv[regular], np.linalg.inv(W[regular]))
     assert np.array_equal(Winv[~regular], np.linalg.pinv(W[~regular]))
-    assert np.array_equal(rho, np.where(lam[:, -1] > 0, 1.0 / np.where(lam[:, -1] > 0, lam[:, -1], 1.0), 0.0))
+    assert np.array_equal(rho, rho_ref)
     cond = np.linalg.cond(W[regular])
     ok = cond < 1e3
-    assert ok.sum() > 100
+    assert ok.sum() > 0.5 * count
     assert np.abs(W[regular][ok] @ Winv[regular][ok] - np.eye(3)).max() < 1e-12
-    # the kernel itself marks the singular blocks and leaves them to the caller
-    _, _, reg = K.inverse_and_rho(np.ascontiguousarray(W), 1e-14)
-    assert np.array_equal(reg, regular)
 
 
 def test_rigid_gen_to_loc_equals_the_einsum_form():

@@ -297,14 +297,19 @@ def _csr(n, off_a, off_b, off_val):
     return indptr, (uniq % n).astype(np.int64), Wadj
 
 
+_KERNEL_BLOCKS = 16     # below this many blocks the numba loop beats numpy's batched LAPACK calls
+
+
 def _inverse_and_rho(W: np.ndarray):
     """W^-1 (pseudo-inverse of singular blocks) and rho = 1 / lambda_max of the symmetric
-    parts of the 3x3 blocks W (local_dynamics_kernels.inverse_and_rho; numpy when W is not
-    finite, where LAPACK in the kernel would raise)."""
+    parts of the 3x3 blocks W. Few blocks: local_dynamics_kernels.inverse_and_rho (one
+    LAPACK call per block, without numpy's per-call overhead); many blocks, or W not
+    finite (where LAPACK in the kernel would raise): numpy's batched calls. Both give the
+    same numbers."""
     n = W.shape[0]
     if n == 0:
         return np.zeros((0, 3, 3)), np.zeros(0)
-    if np.isfinite(W).all():
+    if n < _KERNEL_BLOCKS and np.isfinite(W).all():
         Winv, rho, regular = K.inverse_and_rho(np.ascontiguousarray(W), 1e-14)
         if not regular.all():
             Winv[~regular] = np.linalg.pinv(W[~regular])
@@ -315,6 +320,9 @@ def _inverse_and_rho(W: np.ndarray):
     rho = np.where(big > 0, 1.0 / np.where(big > 0, big, 1.0), 0.0)
     regular = lam[:, 0] > 1e-14 * np.maximum(big, 1e-300)
     Winv = np.zeros_like(W)
-    Winv[regular] = np.linalg.inv(W[regular])
-    Winv[~regular] = np.linalg.pinv(W[~regular])
+    if regular.all():
+        Winv[:] = np.linalg.inv(W)
+    else:
+        Winv[regular] = np.linalg.inv(W[regular])
+        Winv[~regular] = np.linalg.pinv(W[~regular])
     return Winv, rho
