@@ -10,7 +10,7 @@ height against the ideal stacked height (centres at 0.05 + 0.1 k), the most nega
 contacts (mean / final), kinetic energy at the end, the phase timers (domain.timers; LOCDYN is
 part of CONSOL) and peak RSS.
 
-    python bench/array_of_cubes.py [M ...] [--steps K] [--dt H] [--profile FILE] [--relax W] [--kifo RG|PR|TL|BC] [--mesh N]
+    python bench/array_of_cubes.py [M ...] [--steps K] [--dt H] [--profile FILE] [--relax W] [--warmup K] [--kifo RG|PR|TL|BC] [--mesh N]
 
 M is the array edge (3, 5, 8, 10; default 3 5). --steps K runs K steps instead of 1 s.
 --profile writes cProfile statistics of the run to FILE (the last M given). --kifo is the

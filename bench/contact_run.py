@@ -1,7 +1,8 @@
 """Shared part of the contact benchmarks (spheres_in_box.py, array_of_cubes.py): RUN a built
 model for a number of steps without frames, recording per step the contact count, the
 deepest contact gap and the Gauss-Seidel iterations, with the phase timers and an optional
-cProfile dump.
+cProfile dump. The command line first runs the smallest configuration untimed (--warmup
+steps), so that the timed runs do not include numba's compilation or cache loading.
 """
 from __future__ import annotations
 
@@ -85,10 +86,15 @@ def main(scene, sizes: str, default: list, doc: str, argv=None, options: dict | 
     p.add_argument("--dt", type=float, default=1e-3)
     p.add_argument("--profile", default=None, help="cProfile output file (last configuration)")
     p.add_argument("--relax", type=float, default=1.0, help="Gauss-Seidel over-relaxation (default 1)")
+    p.add_argument("--warmup", type=int, default=200,
+                   help="steps of an untimed run of the smallest size first (numba compilation and"
+                        " loading out of the figures; default 100, 0: none)")
     for flag, kwargs in (options or {}).items():
         p.add_argument(flag, **kwargs)
     args = p.parse_args(argv)
     extra = {flag.lstrip("-"): getattr(args, flag.lstrip("-")) for flag in (options or {})}
     extra["relax"] = args.relax
+    if args.warmup > 0 and getattr(args, sizes):
+        scene(min(getattr(args, sizes)), args.dt, args.warmup, None, **extra)   # output discarded
     for size in getattr(args, sizes):
         print(json.dumps(scene(size, args.dt, args.steps, args.profile, **extra)), flush=True)

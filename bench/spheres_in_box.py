@@ -7,7 +7,7 @@ body-steps/s, contacts (mean / final count, contact-steps/s), the most negative 
 mean sphere height and kinetic energy after the run against the initial potential drop, the
 split of time over the step phases (domain.timers; LOCDYN is part of CONSOL) and peak RSS.
 
-    python bench/spheres_in_box.py [n3 ...] [--steps K] [--dt H] [--profile FILE] [--relax W]
+    python bench/spheres_in_box.py [n3 ...] [--steps K] [--dt H] [--profile FILE] [--relax W] [--warmup K]
 
 n3 is the number of spheres (a cube: 125, 1000, 8000; default 125 1000). --steps K runs K
 steps instead of 1 s. --profile writes cProfile statistics of the run to FILE.

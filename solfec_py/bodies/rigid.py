@@ -26,7 +26,7 @@ from solfec_py.bodies.rigid_schemes.prescribed import states as prescribed_state
 from solfec_py.bodies.rigid_schemes.support import SchemeSupport
 from solfec_py.errors import InputError
 from solfec_py.geometry.massprops import inertia_from_euler
-from solfec_py.geometry.rotation import expmap, skew
+from solfec_py.geometry.rotation import expmap
 
 IMP_CODE = SCHEME_CODES["RIG_IMP"]
 PRESCRIBED_CODE = SCHEME_CODES["PRESCRIBED"]
@@ -94,6 +94,35 @@ def _delassus(rows, Ha, Hb, Jinv, mass):
                 lin = Ha[k, i, 3] * Hb[k, j, 3] + Ha[k, i, 4] * Hb[k, j, 4] + Ha[k, i, 5] * Hb[k, j, 5]
                 out[k, i, j] = ang + inv_m * lin
     return out
+
+
+@numba.njit(cache=True)
+def _gen_to_loc(rows, X, base, conf, center):
+    """H = [base^T Lambda [A]x^T | base^T], A = X - X0, per entry (Lambda column-major in
+    conf[row, 0:9]); sums in the order of the einsum expressions it replaces, zero
+    products of [A]x included, so the entries are those numpy computes."""
+    n = rows.size
+    H = np.empty((n, 3, 6))
+    BtL = np.empty((3, 3))
+    S = np.zeros((3, 3))
+    for k in range(n):
+        r = rows[k]
+        a0, a1, a2 = X[k, 0] - center[r, 0], X[k, 1] - center[r, 1], X[k, 2] - center[r, 2]
+        S[0, 1], S[0, 2], S[1, 0], S[1, 2], S[2, 0], S[2, 1] = -a2, a1, a2, -a0, -a1, a0
+        for i in range(3):
+            for l in range(3):      # (base^T Lambda)[i, l] = sum_j base[j, i] Lambda[j, l]
+                acc = 0.0
+                for j in range(3):
+                    acc += base[k, j, i] * conf[r, 3 * l + j]
+                BtL[i, l] = acc
+        for i in range(3):
+            for j in range(3):
+                acc = 0.0
+                for l in range(3):
+                    acc += BtL[i, l] * S[l, j]
+                H[k, i, j] = -acc
+                H[k, i, 3 + j] = base[k, j, i]
+    return H
 
 
 class RigidBlock(SchemeSupport, BodyBlock):
@@ -205,15 +234,9 @@ class RigidBlock(SchemeSupport, BodyBlock):
         return np.full(np.asarray(rows).size, -1, dtype=np.int64)
 
     def gen_to_loc(self, rows, X, base, elem=None):
-        """H = [base^T Lambda [A]x^T | base^T], A = X - X0 (docs/integrators.md)."""
-        rows = np.asarray(rows, dtype=np.int64)
-        A = X - self.center[rows]
-        BtL = np.einsum("kji,kjl->kil", base, rotations(self.conf[rows]))   # base^T Lambda
-        H = np.empty((rows.size, 3, 6))
-        # base^T Lambda [A]x^T Omega = base^T Lambda (Omega x A): column j is BtL (e_j x A)
-        H[:, :, 0:3] = -np.einsum("kil,klj->kij", BtL, skew(A))
-        H[:, :, 3:6] = base.transpose(0, 2, 1)
-        return H
+        """H = [base^T Lambda [A]x^T | base^T], A = X - X0 (docs/integrators.md; numba)."""
+        return _gen_to_loc(np.asarray(rows, dtype=np.int64).reshape(-1), np.ascontiguousarray(X, dtype=float),
+                           np.ascontiguousarray(base, dtype=float), self.conf, self.center)
 
     def local_velocity(self, rows, H, which="free"):
         u = (self.velo0 if which == "start" else self.velo)[np.asarray(rows, dtype=np.int64)]

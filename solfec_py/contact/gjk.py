@@ -15,33 +15,34 @@ _TINY = 1e-28          # squared distance below which GJK reports an intersectio
 
 
 @numba.njit(cache=True)
-def _simplex_closest(W, n, lam):
+def _simplex_closest(W, n, lam, out, G, r, mu, idx):
     """Closest point to the origin of the convex hull of the n points W[:n]: the smallest of
     the origin's projections onto the affine hulls of all subsets whose barycentric
     coordinates are positive (exact; at most 15 subsets). Writes the coordinates into lam
-    (zeros off the support) and returns the point."""
+    (zeros off the support; untouched when no subset qualifies) and the point into out
+    (zero then). G (3, 3), r, mu (3) and idx (4) are work arrays. Scalar arithmetic
+    throughout (no temporary arrays), in the order of the array form it replaced."""
     best = np.inf
-    out = np.zeros(3)
-    G = np.zeros((3, 3))
-    r = np.zeros(3)
-    mu = np.zeros(3)
-    idx = np.zeros(4, dtype=np.int64)
+    out[0], out[1], out[2] = 0.0, 0.0, 0.0
     for mask in range(1, 1 << n):
         m = 0
         for i in range(n):
             if mask & (1 << i):
                 idx[m] = i
                 m += 1
-        w0 = W[idx[0]]
+        i0 = idx[0]
+        w00, w01, w02 = W[i0, 0], W[i0, 1], W[i0, 2]
         k = m - 1
         ok = True
         if k > 0:                         # normal equations of min |w0 + sum mu_i (w_i - w0)|
             for i in range(k):
-                ei = W[idx[i + 1]] - w0
-                r[i] = -(ei[0] * w0[0] + ei[1] * w0[1] + ei[2] * w0[2])
+                ii = idx[i + 1]
+                e0, e1, e2 = W[ii, 0] - w00, W[ii, 1] - w01, W[ii, 2] - w02
+                r[i] = -(e0 * w00 + e1 * w01 + e2 * w02)
                 for j in range(k):
-                    ej = W[idx[j + 1]] - w0
-                    G[i, j] = ei[0] * ej[0] + ei[1] * ej[1] + ei[2] * ej[2]
+                    jj = idx[j + 1]
+                    f0, f1, f2 = W[jj, 0] - w00, W[jj, 1] - w01, W[jj, 2] - w02
+                    G[i, j] = e0 * f0 + e1 * f1 + e2 * f2
             scale = 0.0
             for i in range(k):
                 scale = max(scale, G[i, i])
@@ -77,63 +78,73 @@ def _simplex_closest(W, n, lam):
                 ok = False
         if not ok or l0 <= 0.0:
             continue
-        x = l0 * w0
+        x0, x1, x2 = l0 * w00, l0 * w01, l0 * w02
         for i in range(k):
-            x = x + mu[i] * W[idx[i + 1]]
-        d = x[0] * x[0] + x[1] * x[1] + x[2] * x[2]
+            ii = idx[i + 1]
+            x0, x1, x2 = x0 + mu[i] * W[ii, 0], x1 + mu[i] * W[ii, 1], x2 + mu[i] * W[ii, 2]
+        d = x0 * x0 + x1 * x1 + x2 * x2
         if d < best:
             best = d
-            out[:] = x
+            out[0], out[1], out[2] = x0, x1, x2
             for i in range(4):
                 lam[i] = 0.0
-            lam[idx[0]] = l0
+            lam[i0] = l0
             for i in range(k):
                 lam[idx[i + 1]] = mu[i]
-    return out
 
 
 @numba.njit(cache=True)
 def gjk(va, vb):
     """Closest points p (of conv va) and q (of conv vb) and their distance (0 when the hulls
     intersect; p = q is then a common point). Gilbert-Johnson-Keerthi iteration on the
-    Minkowski difference with an exact sub-simplex search."""
+    Minkowski difference with an exact sub-simplex search. The work arrays are allocated
+    once per call and the iteration runs on scalars (a contact step calls this four times
+    per polyhedron pair)."""
     W = np.zeros((4, 3))
     A = np.zeros((4, 3))
     B = np.zeros((4, 3))
     lam = np.zeros(4)
-    A[0], B[0] = va[0], vb[0]
-    W[0] = va[0] - vb[0]
+    x = np.zeros(3)
+    G = np.zeros((3, 3))
+    r = np.zeros(3)
+    mu = np.zeros(3)
+    idx = np.zeros(4, dtype=np.int64)
+    for c in range(3):
+        A[0, c], B[0, c] = va[0, c], vb[0, c]
+        W[0, c] = va[0, c] - vb[0, c]
     lam[0] = 1.0
     n = 1
-    v = W[0].copy()
+    v0, v1, v2 = W[0, 0], W[0, 1], W[0, 2]
     for _ in range(200):
-        vv = v[0] * v[0] + v[1] * v[1] + v[2] * v[2]
+        vv = v0 * v0 + v1 * v1 + v2 * v2
         if vv <= _TINY or n == 4:
             break
         i = 0
         best = np.inf
         for k in range(va.shape[0]):          # support of a in -v
-            s = va[k, 0] * v[0] + va[k, 1] * v[1] + va[k, 2] * v[2]
+            s = va[k, 0] * v0 + va[k, 1] * v1 + va[k, 2] * v2
             if s < best:
                 best, i = s, k
         j = 0
         best = -np.inf
         for k in range(vb.shape[0]):          # support of b in +v
-            s = vb[k, 0] * v[0] + vb[k, 1] * v[1] + vb[k, 2] * v[2]
+            s = vb[k, 0] * v0 + vb[k, 1] * v1 + vb[k, 2] * v2
             if s > best:
                 best, j = s, k
-        w = va[i] - vb[j]
-        if vv - (v[0] * w[0] + v[1] * w[1] + v[2] * w[2]) <= 1e-13 * vv:
+        w0, w1, w2 = va[i, 0] - vb[j, 0], va[i, 1] - vb[j, 1], va[i, 2] - vb[j, 2]
+        if vv - (v0 * w0 + v1 * w1 + v2 * w2) <= 1e-13 * vv:
             break                               # no progress possible: v is the closest point
         dup = False
         for k in range(n):
-            if W[k, 0] == w[0] and W[k, 1] == w[1] and W[k, 2] == w[2]:
+            if W[k, 0] == w0 and W[k, 1] == w1 and W[k, 2] == w2:
                 dup = True
         if dup:
             break
-        W[n], A[n], B[n] = w, va[i], vb[j]
+        W[n, 0], W[n, 1], W[n, 2] = w0, w1, w2
+        for c in range(3):
+            A[n, c], B[n, c] = va[i, c], vb[j, c]
         n += 1
-        x = _simplex_closest(W, n, lam)
+        _simplex_closest(W, n, lam, x, G, r, mu, idx)
         xx = x[0] * x[0] + x[1] * x[1] + x[2] * x[2]
         if xx >= vv:                            # numerical stall: keep the previous point
             n -= 1
@@ -141,17 +152,20 @@ def gjk(va, vb):
         m = 0                                   # keep the supporting points only
         for k in range(n):
             if lam[k] > 0.0:
-                W[m], A[m], B[m], lam[m] = W[k], A[k], B[k], lam[k]
+                for c in range(3):
+                    W[m, c], A[m, c], B[m, c] = W[k, c], A[k, c], B[k, c]
+                lam[m] = lam[k]
                 m += 1
         n = m
-        v = x
+        v0, v1, v2 = x[0], x[1], x[2]
     p = np.zeros(3)
     q = np.zeros(3)
     for k in range(n):
-        p += lam[k] * A[k]
-        q += lam[k] * B[k]
-    e = p - q
-    return p, q, np.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
+        for c in range(3):
+            p[c] += lam[k] * A[k, c]
+            q[c] += lam[k] * B[k, c]
+    e0, e1, e2 = p[0] - q[0], p[1] - q[1], p[2] - q[2]
+    return p, q, np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
 
 
 @numba.njit(cache=True)

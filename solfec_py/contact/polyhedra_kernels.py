@@ -8,6 +8,10 @@ n.y <= max(n.(x0 - p), eps) around the GJK point p); each face keeps the plane i
 and is fan-triangulated from its vertex of smallest angle about the face's vertex mean, so
 that area, point and the A^2-weighted normal follow the same rule. A pair whose polygons
 outgrow the work arrays is flagged for the Qhull path (`polyhedra.convex_convex_qhull`).
+
+numba's cache of these kernels holds the compiled `gjk.gjk` too, but is invalidated by
+changes of this file only: edit this line when gjk.py changes (last: gjk without
+temporary arrays, issue 13).
 """
 from __future__ import annotations
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solfec_py import constraints as C
+from solfec_py.solvers import local_dynamics_kernels as K
 
 NPAR = 8   # per-constraint parameter columns of the kernels (see solvers/diagonal.py)
 
@@ -43,31 +44,43 @@ def row_lookup(block) -> np.ndarray:
     return lookup
 
 
+_BODY_ROWS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def body_rows(domain, cset) -> np.ndarray:
     """(count, 2) block rows of the master / slave of every constraint; -1 where there is no
-    body or the body no longer exists (deleted)."""
+    body or the body no longer exists (deleted). Read-only: the array is cached per constraint
+    set and recomputed only when the set's `version` (rows inserted, removed or reordered)
+    or a block's list of bodies (`row_lookup`) changed."""
     n = cset.count
+    lookups = []
+    for name in cset.families:
+        block = domain.blocks.get(name)
+        lookups.append(None if block is None or block.count == 0 else row_lookup(block))
+    cached = _BODY_ROWS.get(cset)
+    if (cached is not None and cached[0] == cset.version and cached[1] == n
+            and all(a is b for a, b in zip(cached[2], lookups)) and len(cached[2]) == len(lookups)):
+        return cached[3]
     out = np.full((n, 2), -1, dtype=np.int64)
     fam, bid = cset.family[:n], cset.bid[:n]
-    for code, name in enumerate(cset.families):
+    for code, lookup in enumerate(lookups):
+        if lookup is None:
+            continue
         mask = fam == code
         if not mask.any():
             continue
-        block = domain.blocks.get(name)
-        if block is None or block.count == 0:
-            continue
-        lookup = row_lookup(block)
         b = bid[mask]
         out[mask] = np.where(b < lookup.size, lookup[np.minimum(b, lookup.size - 1)], -1)
+    out.flags.writeable = False
+    _BODY_ROWS[cset] = (cset.version, n, lookups, out)
     return out
 
 
 def segment_sum(index: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-    """out[i] = sum of values[k] over index[k] == i; values (E, ...) -> (n, ...)."""
-    flat = values.reshape(values.shape[0], -1)
-    out = np.empty((n, flat.shape[1]))
-    for j in range(flat.shape[1]):
-        out[:, j] = np.bincount(index, weights=flat[:, j], minlength=n)
+    """out[i] = sum of values[k] over index[k] == i; values (E, ...) -> (n, ...) (a numba
+    loop adding in the order of k, as np.bincount does)."""
+    flat = np.ascontiguousarray(values, dtype=float).reshape(values.shape[0], -1)
+    out = K.segment_sum_flat(np.ascontiguousarray(index, dtype=np.int64), flat, n)
     return out.reshape((n,) + values.shape[1:])
 
 
@@ -284,10 +297,23 @@ def _csr(n, off_a, off_b, off_val):
     return indptr, (uniq % n).astype(np.int64), Wadj
 
 
+_KERNEL_BLOCKS = 16     # below this many blocks the numba loop beats numpy's batched LAPACK calls
+
+
 def _inverse_and_rho(W: np.ndarray):
+    """W^-1 (pseudo-inverse of singular blocks) and rho = 1 / lambda_max of the symmetric
+    parts of the 3x3 blocks W. Few blocks: local_dynamics_kernels.inverse_and_rho (one
+    LAPACK call per block, without numpy's per-call overhead); many blocks, or W not
+    finite (where LAPACK in the kernel would raise): numpy's batched calls. Both give the
+    same numbers."""
     n = W.shape[0]
     if n == 0:
         return np.zeros((0, 3, 3)), np.zeros(0)
+    if n < _KERNEL_BLOCKS and np.isfinite(W).all():
+        Winv, rho, regular = K.inverse_and_rho(np.ascontiguousarray(W), 1e-14)
+        if not regular.all():
+            Winv[~regular] = np.linalg.pinv(W[~regular])
+        return Winv, rho
     sym = 0.5 * (W + W.transpose(0, 2, 1))
     lam = np.linalg.eigvalsh(sym)
     big = lam[:, -1]

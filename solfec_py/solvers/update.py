@@ -110,6 +110,16 @@ REFRESH = (
 )
 
 
+def _kind_table(kinds) -> np.ndarray:
+    """Boolean lookup table over the kind codes: table[kind] is the row mask of `kinds`."""
+    table = np.zeros(len(C.KINDS), dtype=bool)
+    table[list(kinds)] = True
+    return table
+
+
+_REFRESH_TABLES = tuple((_kind_table(kinds), bodies, refresh) for kinds, bodies, refresh in REFRESH)
+
+
 def update(domain, t: float, h: float) -> np.ndarray:
     """Refresh all constraints for the step [t, t + h] with the bodies at the mid-step;
     returns the body rows (count, 2) used (input of local_dynamics.assemble)."""
@@ -123,9 +133,14 @@ def update(domain, t: float, h: float) -> np.ndarray:
         n = cset.count
     kind = cset.kind[:n]
     two = cset.bid[:n, 1] > 0
-    step = _Step(domain, cset, brow, kind, two, t + h, session.geometric_epsilon())
-    for kinds, bodies, refresh in REFRESH:
-        rows = np.isin(kind, kinds)
+    present = np.bincount(kind, minlength=len(C.KINDS)).astype(bool)   # kinds in the set
+    step = None
+    for table, bodies, refresh in _REFRESH_TABLES:
+        if not (table & present).any():             # e.g. a set of contacts only
+            continue
+        if step is None:
+            step = _Step(domain, cset, brow, kind, two, t + h, session.geometric_epsilon())
+        rows = table[kind]
         if bodies is not None:
             rows &= two if bodies == 2 else ~two
         idx = np.flatnonzero(rows)

@@ -1,0 +1,53 @@
+"""numba kernels of the local dynamics assembly (layer 5, used by solvers/local_dynamics.py):
+the segment sum that scatters per-entry contributions onto their constraint rows, and the
+inverses and spectral radii of the 3x3 diagonal blocks W_aa. Reference: Solfec-1.0 ldy.c,
+local dynamics (the diagonal blocks and their inverses).
+
+Both reproduce the numpy expressions they replace bit for bit: the segment sum adds in
+entry order, as np.bincount with weights does, and the blocks use LAPACK's symmetric
+eigenvalue routine and its LU solve with the identity (what np.linalg.eigvalsh and
+np.linalg.inv call), only without numpy's per-call overhead on a few small blocks.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def segment_sum_flat(index, values, n):
+    """out[i, :] = sum of values[k, :] over index[k] == i, added in the order of k; values
+    (E, m) C-contiguous -> (n, m)."""
+    m = values.shape[1]
+    out = np.zeros((n, m))
+    for k in range(index.shape[0]):
+        i = index[k]
+        for j in range(m):
+            out[i, j] += values[k, j]
+    return out
+
+
+@njit(cache=True)
+def inverse_and_rho(W, tiny):
+    """For every 3x3 block W[k]: the eigenvalues of its symmetric part (ascending), rho =
+    1 / lambda_max (0 unless lambda_max > 0), and W^-1 where the block is regular (lambda_min
+    > tiny * max(lambda_max, 1e-300)); returns (Winv, rho, regular), Winv zero where not
+    regular (the caller fills those with pseudo-inverses)."""
+    n = W.shape[0]
+    Winv = np.zeros((n, 3, 3))
+    rho = np.zeros(n)
+    regular = np.zeros(n, dtype=np.bool_)
+    eye = np.eye(3)
+    sym = np.empty((3, 3))
+    for k in range(n):
+        for i in range(3):
+            for j in range(3):
+                sym[i, j] = 0.5 * (W[k, i, j] + W[k, j, i])
+        lam = np.linalg.eigvalsh(sym)
+        big = lam[2]
+        if big > 0:
+            rho[k] = 1.0 / big
+        if lam[0] > tiny * max(big, 1e-300):
+            regular[k] = True
+            Winv[k] = np.linalg.solve(np.ascontiguousarray(W[k]), eye)
+    return Winv, rho, regular

@@ -1,0 +1,160 @@
+"""Per-step kernels of contact runs (issue 13) against the numpy expressions they replaced,
+which serve as the independent references: the segment sum (np.bincount), the W_aa
+inverses and spectral radii (np.linalg.eigvalsh / inv / pinv), the rigid operator H
+(einsum of base^T Lambda [A]x^T), the face planes of convexes (np.cross / bincount / norm)
+and the known-pair filter (np.isin). The kernels add in the references' order, so the
+tolerance is equality (bit for bit); the W inverse is also checked against W W^-1 = I to
+1e-12 (round-off of a 3x3 solve of condition < 1e3). The cached body rows must equal rows
+looked up body by body after constraints are added and removed and a body is deleted."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+from solfec_py import constraints as C
+from solfec_py.bodies import rigid
+from solfec_py.contact import objects as O
+from solfec_py.contact.detect import _member
+from solfec_py.solvers import local_dynamics as LD, local_dynamics_kernels as K
+
+
+def test_segment_sum_equals_bincount_in_order():
+    rng = np.random.default_rng(0)
+    index = rng.integers(0, 50, 400)
+    values = rng.normal(size=(400, 3, 3)) * 10.0 ** rng.integers(-8, 8, (400, 1, 1))
+    ref = np.stack([np.bincount(index, weights=values.reshape(400, 9)[:, j], minlength=60)
+                    for j in range(9)], axis=1).reshape(60, 3, 3)
+    out = LD.segment_sum(index, values, 60)
+    assert out.shape == (60, 3, 3)
+    assert np.array_equal(out, ref)
+
+
+@pytest.mark.parametrize("count", [12, 200])      # the kernel path (few blocks) and numpy's
+def test_block_inverses_and_rho_equal_lapack_through_numpy(count):
+    rng = np.random.default_rng(1)
+    A = rng.normal(size=(count, 3, 3))
+    W = A @ A.transpose(0, 2, 1) + 0.3 * np.eye(3) + 0.05 * rng.normal(size=(count, 3, 3))  # not symmetric
+    W[7] = np.outer([1.0, 2.0, 0.5], [1.0, 2.0, 0.5])          # rank one: pseudo-inverse
+    W[8] = 0.0                                                  # empty row: rho = 0
+    lam = np.linalg.eigvalsh(0.5 * (W + W.transpose(0, 2, 1)))
+    regular = lam[:, 0] > 1e-14 * np.maximum(lam[:, -1], 1e-300)
+    rho_ref = np.where(lam[:, -1] > 0, 1.0 / np.where(lam[:, -1] > 0, lam[:, -1], 1.0), 0.0)
+    assert regular.sum() == count - 2
+    Winv_k, rho_k, reg_k = K.inverse_and_rho(np.ascontiguousarray(W), 1e-14)
+    assert np.array_equal(reg_k, regular) and np.array_equal(rho_k, rho_ref)
+    assert np.array_equal(Winv_k[regular], np.linalg.inv(W[regular]))
+    Winv, rho = LD._inverse_and_rho(W)
+    assert np.array_equal(Winv[regular], np.linalg.inv(W[regular]))
+    assert np.array_equal(Winv[~regular], np.linalg.pinv(W[~regular]))
+    assert np.array_equal(rho, rho_ref)
+    cond = np.linalg.cond(W[regular])
+    ok = cond < 1e3
+    assert ok.sum() > 0.5 * count
+    assert np.abs(W[regular][ok] @ Winv[regular][ok] - np.eye(3)).max() < 1e-12
+
+
+def test_rigid_gen_to_loc_equals_the_einsum_form():
+    rng = np.random.default_rng(2)
+    n, k = 40, 300
+
+    class Block:
+        conf = np.zeros((n, 12))
+        center = rng.normal(size=(n, 3))
+
+    R = Rotation.from_rotvec(rng.normal(size=(n, 3))).as_matrix()
+    Block.conf[:, 0:9] = R.transpose(0, 2, 1).reshape(-1, 9)      # column-major
+    Block.conf[:, 9:12] = rng.normal(size=(n, 3))
+    rows = rng.integers(0, n, k)
+    X = rng.normal(size=(k, 3))
+    base = C.local_base(rng.normal(size=(k, 3)) / 1.7)
+    H = rigid.RigidBlock.gen_to_loc(Block, rows, X, base)
+    A = X - Block.center[rows]
+    skew = np.zeros((k, 3, 3))
+    skew[:, 0, 1], skew[:, 0, 2], skew[:, 1, 2] = -A[:, 2], A[:, 1], -A[:, 0]
+    skew[:, 1, 0], skew[:, 2, 0], skew[:, 2, 1] = A[:, 2], -A[:, 1], A[:, 0]
+    BtL = np.einsum("kji,kjl->kil", base, R[rows])
+    ref = np.concatenate((-np.einsum("kil,klj->kij", BtL, skew), base.transpose(0, 2, 1)), axis=2)
+    assert np.array_equal(H, ref)
+
+
+def _face_planes_numpy(v_cur, tri, t_face, nf):
+    a, b, c = v_cur[tri[:, 0]], v_cur[tri[:, 1]], v_cur[tri[:, 2]]
+    area = np.cross(b - a, c - a)
+    normal = np.stack([np.bincount(t_face, weights=area[:, j], minlength=nf) for j in range(3)], axis=1)
+    size = np.linalg.norm(normal, axis=1)
+    normal /= np.where(size > 0, size, 1.0)[:, None]
+    anchor = np.zeros((nf, 3))
+    anchor[t_face] = a
+    return normal, np.einsum("fi,fi->f", normal, anchor)
+
+
+def test_face_planes_equal_the_array_expressions():
+    rng = np.random.default_rng(3)
+    nf = 500
+    t_face = np.repeat(np.arange(nf), rng.integers(1, 5, nf))
+    v = rng.normal(size=(800, 3)) * rng.uniform(0.01, 100.0, (800, 1))
+    tri = rng.integers(0, 800, (t_face.size, 3))
+    tri[:3, 1] = tri[:3, 2] = tri[:3, 0]                        # degenerate triangles: zero normal
+    n1, d1 = O.face_planes(v, tri, t_face, nf)
+    n0, d0 = _face_planes_numpy(v, tri, t_face, nf)
+    assert np.array_equal(n1, n0) and np.array_equal(d1, d0)
+
+
+def test_face_planes_of_a_rotated_cube(api):
+    """Geometric check: the six planes of a rotated unit cube centred at c are +-R e_i with
+    offsets 0.5 + n.c (to 1e-14, round-off of unit vectors)."""
+    shape = api.HEX([0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1], 1, 1, 1, 0, [1] * 6)
+    sol = api.SOLFEC('DYNAMIC', 1e-3, 'out/facecube')
+    mat = api.BULK_MATERIAL(sol, density=1.0)
+    body = api.BODY(sol, 'RIGID', shape, mat)
+    R = Rotation.from_rotvec((0.3, -0.7, 0.4)).as_matrix()
+    body.conf = tuple(R.T.reshape(-1).tolist()) + (2.0, -1.0, 0.5)
+    table = O.table_for(sol.domain)
+    geo = O.current(sol.domain, table, 1e-6)
+    expected = np.concatenate((R.T, -R.T))                     # rows +-R e_i
+    c = np.array([2.0, -1.0, 0.5])
+    for n, d in zip(geo.f_normal, geo.f_offset):
+        match = np.abs(expected - n).max(axis=1) < 1e-14
+        assert match.sum() == 1
+        assert d == pytest.approx(0.5 + n @ c, abs=1e-14)
+
+
+def test_known_pair_filter_equals_isin():
+    rng = np.random.default_rng(4)
+    keys = rng.integers(0, 1000, 3000)
+    known = rng.choice(1000, 200, replace=False)
+    assert np.array_equal(_member(keys, known), np.isin(keys, known))
+    assert np.array_equal(_member(np.array([5, 999, 0]), np.array([999])), [False, True, False])
+
+
+def _rows_by_lookup(domain, cset):
+    out = np.full((cset.count, 2), -1)
+    for k in range(cset.count):
+        for s in range(2):
+            b = domain.by_id.get(int(cset.bid[k, s]))
+            if b is not None and not b.deleted:
+                out[k, s] = b.block.bodies.index(b)
+    return out
+
+
+def test_body_rows_cache_follows_the_constraint_set_and_the_bodies(api):
+    sol = api.SOLFEC('DYNAMIC', 1e-3, 'out/brows')
+    mat = api.BULK_MATERIAL(sol, density=1.0)
+    balls = [api.BODY(sol, 'RIGID', api.SPHERE((3.0 * i, 0, 0), 0.5, 1, 1), mat) for i in range(5)]
+    api.FIX_POINT(balls[1], (3.0, 0, 0))
+    api.PUT_RIGID_LINK(balls[0], balls[3], (0, 0, 0), (9.0, 0, 0))
+    domain = sol.domain
+    cset = C.constraint_set(domain)
+    first = LD.body_rows(domain, cset)
+    assert np.array_equal(first, _rows_by_lookup(domain, cset))
+    assert LD.body_rows(domain, cset) is first                 # unchanged set: the cached array
+    assert not first.flags.writeable
+    api.PUT_RIGID_LINK(balls[4], None, (12.0, 0, 0), (12.0, 1.0, 0))
+    again = LD.body_rows(domain, cset)
+    assert again is not first and np.array_equal(again, _rows_by_lookup(domain, cset))
+    api.DELETE(sol, balls[0])                                     # rows of the later balls move up
+    after = LD.body_rows(domain, cset)
+    assert cset.count == 2
+    assert np.array_equal(after, _rows_by_lookup(domain, cset))
+    assert after[1, 0] == balls[4].block.bodies.index(balls[4]) == 3
