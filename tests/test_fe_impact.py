@@ -10,7 +10,10 @@ critical step, velocity-level Signorini contact with restitution 0) loses the ki
 of the node stopped at impact and keeps some in vibration after the release, and the
 dispersed wave front lengthens the contact by a few steps: measured +2.9 % / -3.7 % with 20
 elements along the bar, +1.7 % / -2.2 % with 40, +1.7 % / -1.6 % with 60 (used here),
-+1.7 % / -1.3 % with 80.
++1.7 % / -1.3 % with 80. The duration's plateau is not all discretisation: the strain
+v0 / c = 1 % is finite for Saint Venant-Kirchhoff (P = E F (F^2 - 1) / 2 in 1D), whose
+compressive front travels at 0.9925 c (jump conditions) to 0.985 c (tangent speed), so the
+exact 1D contact lasts 0.8 % to 1.5 % longer than 2 L / c (docs/fem.md, BM23 paragraph).
 """
 from __future__ import annotations
 
