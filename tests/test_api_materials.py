@@ -283,11 +283,11 @@ def test_apply_bulkmat_checks(sol):
 
 
 def test_apply_bulkmat_not_available(sol):
-    from solfec_py.api import shapes
+    from solfec_py.api.mesh_generators import HEX
     from solfec_py.api.body import BODY
 
     m = BULK_MATERIAL(sol, label="m")
-    body = BODY(sol, "RIGID", shapes.HEX([0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1],
+    body = BODY(sol, "RIGID", HEX([0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1],
                                           1, 1, 1, 0, [0] * 6), m)
     with pytest.raises(InputTypeError, match="'volid' must be an integer"):
         APPLY_BULKMAT(sol, body, 1.0, m)

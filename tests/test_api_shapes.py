@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from solfec_py.api import shapes as S
+from solfec_py.api import mesh_generators as G, shapes as S
 from solfec_py.errors import InputError, InputTypeError
 
 CUBE = [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]
@@ -27,7 +27,7 @@ def cube_convex(volid=1):
 
 
 def cube_hex(i=2, j=2, k=2):
-    return S.HEX(CUBE, i, j, k, 1, [1, 2, 3, 4, 5, 6])
+    return G.HEX(CUBE, i, j, k, 1, [1, 2, 3, 4, 5, 6])
 
 
 def close(a, b, tol=1e-12):
@@ -151,7 +151,7 @@ def test_mesh_integration_points():
 
 def test_mesh_get_data_round_trip_and_quirks():
     # 3 x 3 x 3 block: the centre element (13) is the only interior one, listed first
-    mesh = S.HEX(CUBE, 3, 3, 3, 2, [0, 0, 0, 0, 0, 5])
+    mesh = G.HEX(CUBE, 3, 3, 3, 2, [0, 0, 0, 0, 0, 5])
     nodes, elements, surfids = mesh.get_data()
     assert len(nodes) == 3 * 64
     assert elements[:10] == [8] + mesh._prims[0].conn[13].tolist() + [2]
@@ -213,7 +213,7 @@ def test_mesh_argument_checks():
 # ---------------------------------------------------------------------- HEX, PIPE
 
 def test_hex_keywords_and_results():
-    mesh = S.HEX(nodes=CUBE, i=2, j=1, k=1, volid=3, surids=[1, 2, 3, 4, 5, 6], dx=[1, 3])
+    mesh = G.HEX(nodes=CUBE, i=2, j=1, k=1, volid=3, surids=[1, 2, 3, 4, 5, 6], dx=[1, 3])
     assert mesh.nnod == 12 and mesh.node(1) == (0.25, 0.0, 0.0)
     assert mesh.nodes_on_surface(4) == [2, 5, 8, 11]        # x = +1 side
     assert S.MASS_CENTER(mesh) == pytest.approx((0.5, 0.5, 0.5), abs=1e-12)
@@ -221,49 +221,49 @@ def test_hex_keywords_and_results():
 
 def test_hex_argument_checks():
     with pytest.raises(InputTypeError, match="'i' must be an integer"):
-        S.HEX(CUBE, 2.0, 1, 1, 1, [1] * 6)
+        G.HEX(CUBE, 2.0, 1, 1, 1, [1] * 6)
     with pytest.raises(InputError, match="'k' must be positive"):
-        S.HEX(CUBE, 1, 1, 0, 1, [1] * 6)
+        G.HEX(CUBE, 1, 1, 0, 1, [1] * 6)
     with pytest.raises(InputError, match="'nodes' must have N \\* 3 elements, where N >= 8"):
-        S.HEX(CUBE[:21], 1, 1, 1, 1, [1] * 6)
+        G.HEX(CUBE[:21], 1, 1, 1, 1, [1] * 6)
     with pytest.raises(InputError, match="'surids' must have at least 6 elements"):
-        S.HEX(CUBE, 1, 1, 1, 1, [1] * 5)
+        G.HEX(CUBE, 1, 1, 1, 1, [1] * 5)
     with pytest.raises(InputTypeError, match="'surids' must be a list"):
-        S.HEX(CUBE, 1, 1, 1, 1, (1,) * 6)
+        G.HEX(CUBE, 1, 1, 1, 1, (1,) * 6)
     with pytest.raises(InputError, match=r"'dy\[i\] for all i' must be positive, got dy\[1\] = -1.0"):
-        S.HEX(CUBE, 1, 2, 1, 1, [1] * 6, dy=[1, -1])
+        G.HEX(CUBE, 1, 2, 1, 1, [1] * 6, dy=[1, -1])
     with pytest.raises(InputError, match="'dz' must have N \\* 1 elements, where N >= 3"):
-        S.HEX(CUBE, 1, 1, 3, 1, [1] * 6, dz=[1, 1])
+        G.HEX(CUBE, 1, 1, 3, 1, [1] * 6, dz=[1, 1])
     # the keyword is spelled 'surids' (Solfec-1.0 user manual, HEX)
     with pytest.raises(InputTypeError, match="HEX: missing a required argument: 'surids'"):
-        S.HEX(CUBE, 1, 1, 1, 1, surfids=[1] * 6)
+        G.HEX(CUBE, 1, 1, 1, 1, surfids=[1] * 6)
     with pytest.raises(InputTypeError, match="HEX: got an unexpected keyword argument 'surfids'"):
-        S.HEX(CUBE, 1, 1, 1, 1, [1] * 6, surfids=[1] * 6)
+        G.HEX(CUBE, 1, 1, 1, 1, [1] * 6, surfids=[1] * 6)
 
 
 def test_pipe():
-    mesh = S.PIPE((0, 0, 0), (0, 0, 2), 1.0, 0.5, ndri=3, nrad=8, nthi=2, volid=1, surids=[1, 2, 3, 4])
+    mesh = G.PIPE((0, 0, 0), (0, 0, 2), 1.0, 0.5, ndri=3, nrad=8, nthi=2, volid=1, surids=[1, 2, 3, 4])
     assert mesh.nnod == (3 + 1) * 8 * (2 + 1)
     assert S.MASS_CENTER(mesh) == pytest.approx((0.0, 0.0, 1.0), abs=1e-12)
     for n in mesh.nodes_on_surface(3):
         x, y, _ = mesh.node(n)
         assert math.hypot(x, y) == pytest.approx(1.0, abs=1e-12)
     with pytest.raises(InputError, match="'rin' must be positive"):
-        S.PIPE((0, 0, 0), (0, 0, 2), 0.0, 0.5, 3, 8, 2, 1, [1, 2, 3, 4])
+        G.PIPE((0, 0, 0), (0, 0, 2), 0.0, 0.5, 3, 8, 2, 1, [1, 2, 3, 4])
     with pytest.raises(InputError, match="'thi' must be positive"):
-        S.PIPE((0, 0, 0), (0, 0, 2), 1.0, -0.5, 3, 8, 2, 1, [1, 2, 3, 4])
+        G.PIPE((0, 0, 0), (0, 0, 2), 1.0, -0.5, 3, 8, 2, 1, [1, 2, 3, 4])
     with pytest.raises(InputTypeError, match="'ndri' must be an integer"):
-        S.PIPE((0, 0, 0), (0, 0, 2), 1.0, 0.5, 3.0, 8, 2, 1, [1, 2, 3, 4])
+        G.PIPE((0, 0, 0), (0, 0, 2), 1.0, 0.5, 3.0, 8, 2, 1, [1, 2, 3, 4])
     with pytest.raises(InputError, match="'nrad' must be at least 3"):
-        S.PIPE((0, 0, 0), (0, 0, 2), 1.0, 0.5, 3, 2, 2, 1, [1, 2, 3, 4])
+        G.PIPE((0, 0, 0), (0, 0, 2), 1.0, 0.5, 3, 2, 2, 1, [1, 2, 3, 4])
     with pytest.raises(InputTypeError, match="'dir' must be a tuple"):
-        S.PIPE((0, 0, 0), [0, 0, 2], 1.0, 0.5, 3, 8, 2, 1, [1, 2, 3, 4])
+        G.PIPE((0, 0, 0), [0, 0, 2], 1.0, 0.5, 3, 8, 2, 1, [1, 2, 3, 4])
     with pytest.raises(InputError, match="'dir' must be non-zero"):
-        S.PIPE((0, 0, 0), (0, 0, 0), 1.0, 0.5, 3, 8, 2, 1, [1, 2, 3, 4])
+        G.PIPE((0, 0, 0), (0, 0, 0), 1.0, 0.5, 3, 8, 2, 1, [1, 2, 3, 4])
     with pytest.raises(InputError, match="'surids' must have at least 4 elements"):
-        S.PIPE((0, 0, 0), (0, 0, 2), 1.0, 0.5, 3, 8, 2, 1, [1, 2, 3])
+        G.PIPE((0, 0, 0), (0, 0, 2), 1.0, 0.5, 3, 8, 2, 1, [1, 2, 3])
     with pytest.raises(InputTypeError, match="PIPE: missing a required argument: 'surids'"):
-        S.PIPE((0, 0, 0), (0, 0, 2), 1.0, 0.5, 3, 8, 2, 1)
+        G.PIPE((0, 0, 0), (0, 0, 2), 1.0, 0.5, 3, 8, 2, 1)
 
 
 # ---------------------------------------------------------------------- SPHERE, ELLIP

@@ -13,7 +13,7 @@ import re
 SECTIONS = [
     ("Analysis and running", ("solfec", "run")),
     ("Shapes", ("shapes",)),
-    ("Meshes from files and generators", ("mesh_io",)),
+    ("Meshes from files and generators", ("mesh_generators", "mesh_io")),
     ("Shape utilities", ("shape_utils", "shape_ops")),
     ("Materials", ("materials",)),
     ("Bodies", ("body", "joints", "modal")),

@@ -13,7 +13,8 @@ import numpy as np
 
 from solfec_py import session, validate as V
 from solfec_py.api.shape_utils import peek_shape
-from solfec_py.api.shapes import CONVEX, MESH, _positive_list, positive_radii
+from solfec_py.api.mesh_generators import _positive_list
+from solfec_py.api.shapes import CONVEX, MESH, positive_radii
 from solfec_py.errors import InputError, InputTypeError
 from solfec_py.geometry import mesh_import
 from solfec_py.geometry.ellip_mesh import ellip_mesh

@@ -71,7 +71,7 @@ def RUN(solfec, solver, duration):
         raise InputTypeError(f"'solver' must be a constraint solver object, got {V.describe(solver)}")
     duration = V.duration("duration", duration, domain.step)
     if solfec.mode == "READ":
-        _warn_short_store(solfec, duration)
+        replay.warn_short_store(solfec, duration)
         return None
     if solfec.continued and solfec.runs:
         raise InputError("Multiple RUN commands are not allowed in case of a continued [-c] analysis")
@@ -98,28 +98,6 @@ def RUN(solfec, solver, duration):
     finally:
         recorder.finish(solfec)
     return None
-
-
-def _warn_short_store(solfec, duration: float) -> None:
-    """READ mode, first RUN: warn when the stored frames end before the end this RUN asks for
-    (less one output interval): the run that wrote them was interrupted (or a CALLBACK
-    stopped it), so the deck's checks would read an earlier state without noticing. Later
-    RUNs are not checked (a deck may call RUN again while reading)."""
-    if getattr(solfec, "_read_run_checked", False):
-        return
-    solfec._read_run_checked = True
-    store = solfec.store                 # the frame table only: no frame is loaded (Solfec's TIMING rule)
-    if not store.nframes:
-        session.warn(f"the results in {solfec.outpath!r} hold no frames: the run that wrote them "
-                     f"was interrupted before its first output; -w starts it again")
-        return
-    t0, t1 = store.duration()
-    end = t0 + duration
-    interval = max(float(store.column("OUTPUT_INTERVAL")[-1]), float(store.column("STEP")[-1]))
-    if t1 < end - interval - store.tolerance():
-        session.warn(f"the results in {solfec.outpath!r} end at t = {t1:g}, before t = {end:g} where "
-                     f"this RUN ends: the run that wrote them stopped early (interrupted, or stopped "
-                     f"by a CALLBACK); solfec-py -c continues it, -w starts it again")
 
 
 @V.command

@@ -14,6 +14,7 @@ import re
 
 import numpy as np
 
+from solfec_py import session
 from solfec_py.bodies.articulated.system import joints_from_carry
 from solfec_py.errors import ResultsError
 from solfec_py.output import frames
@@ -149,6 +150,28 @@ def ensure_loaded(solfec) -> None:
         if not solfec.store.nframes:
             raise ResultsError(f"results file {solfec.store.path!r} holds no frames")
         load(solfec, 0)
+
+
+def warn_short_store(solfec, duration: float) -> None:
+    """READ mode, first RUN: warn when the stored frames end before the end this RUN asks for
+    (less one output interval): the run that wrote them was interrupted (or a CALLBACK
+    stopped it), so the deck's checks would read an earlier state without noticing. Later
+    RUNs are not checked (a deck may call RUN again while reading)."""
+    if getattr(solfec, "_read_run_checked", False):
+        return
+    solfec._read_run_checked = True
+    store = solfec.store                 # the frame table only: no frame is loaded (Solfec's TIMING rule)
+    if not store.nframes:
+        session.warn(f"the results in {solfec.outpath!r} hold no frames: the run that wrote them "
+                     f"was interrupted before its first output; -w starts it again")
+        return
+    t0, t1 = store.duration()
+    end = t0 + duration
+    interval = max(float(store.column("OUTPUT_INTERVAL")[-1]), float(store.column("STEP")[-1]))
+    if t1 < end - interval - store.tolerance():
+        session.warn(f"the results in {solfec.outpath!r} end at t = {t1:g}, before t = {end:g} where "
+                     f"this RUN ends: the run that wrote them stopped early (interrupted, or stopped "
+                     f"by a CALLBACK); solfec-py -c continues it, -w starts it again")
 
 
 def seek(solfec, time: float) -> None:
