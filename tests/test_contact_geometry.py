@@ -66,6 +66,43 @@ def test_grid_reports_the_pairs_of_the_sweep():
         assert {tuple(p) for p in grid.tolist()} == {tuple(p) for p in sweep.tolist()}
 
 
+def test_grid_with_mixed_sizes_and_many_large_boxes():
+    """Cells grow to the largest box up to 4 times the 98th percentile of the sizes (a few
+    boxes 2-3.5 times the typical size stay in the grid); boxes larger than that (here 40 slabs
+    of 10-20 units at random places, overlapping each other) are searched by their x range:
+    the pair set equals the sweep's."""
+    rng = np.random.default_rng(12)
+    n = 8000
+    lo = rng.uniform(0, 30, size=(n, 3))
+    hi = lo + rng.uniform(0.5, 1.0, size=(n, 3))
+    hi[:80] = lo[:80] + rng.uniform(2.0, 3.5, size=(80, 3))
+    hi[100:140] = lo[100:140] + rng.uniform(10.0, 20.0, size=(40, 3)) * np.array([1.0, 1.0, 0.1])
+    size = np.max(hi - lo, axis=1)
+    assert np.count_nonzero(size > 4.0 * np.quantile(size, 0.98)) == 40
+    grid = broad.overlapping_pairs(lo, hi)
+    sweep = broad._sweep(lo, hi, np.argsort(lo[:, 0], kind="stable"), 0, False, np.zeros(n, np.int64),
+                         False, np.zeros(n, bool))
+    assert len({tuple(p) for p in grid.tolist()}) == len(grid)
+    assert {tuple(p) for p in grid.tolist()} == {tuple(p) for p in sweep.tolist()}
+
+
+def test_grid_of_sparse_boxes_searches_sorted_keys():
+    """Boxes spread thinly (more than 8 cells per box) take the sorted-key search instead of
+    the counting sort: the same pairs as the sweep."""
+    rng = np.random.default_rng(13)
+    n = 6000
+    lo = rng.uniform(0, 60, size=(n, 3))
+    lo[: n // 2] = rng.uniform(0, 8, size=(n // 2, 3))         # a dense cluster: pairs exist
+    hi = lo + rng.uniform(0.5, 1.0, size=(n, 3))
+    cell = np.max(hi - lo, axis=1).max()
+    assert np.prod(np.ceil((hi.max(axis=0) - lo.min(axis=0)) / cell)) > 8 * n + 1024
+    grid = broad.overlapping_pairs(lo, hi)
+    sweep = broad._sweep(lo, hi, np.argsort(lo[:, 0], kind="stable"), 0, False, np.zeros(n, np.int64),
+                         False, np.zeros(n, bool))
+    assert len(grid) > 1000 and len({tuple(p) for p in grid.tolist()}) == len(grid)
+    assert {tuple(p) for p in grid.tolist()} == {tuple(p) for p in sweep.tolist()}
+
+
 # ------------------------------------------------------------------ closest point on a triangle
 
 

@@ -55,6 +55,8 @@ AttributeError, which `hasattr` would swallow).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from solfec_py.errors import InputTypeError
@@ -278,6 +280,10 @@ class BodyBlock:
 
     def nonfinite_rows(self) -> np.ndarray:
         n = self.count
+        # a finite sum means every entry is finite (a sum of large finite entries may
+        # overflow: then the row by row test decides)
+        if math.isfinite(float(self.conf[:n].sum()) + float(self.velo[:n].sum())):
+            return np.zeros(0, dtype=np.int64)
         ok = np.isfinite(self.conf[:n]).all(axis=1) & np.isfinite(self.velo[:n]).all(axis=1)
         return np.flatnonzero(~ok)
 

@@ -2,9 +2,9 @@
 by sort and sweep along the axis of largest spread, in a numba kernel — O(n log n + k) when
 few boxes share a stretch of that axis; many boxes (a 3-D pile: about n^(2/3) boxes per
 stretch) go through a uniform grid of cells as large as the small boxes, O(n log n + k), with
-the few boxes larger than a cell tested against all. Reference: docs/contact.md (any exact
-method reports Solfec's pair set: closed-interval overlap in x, y and z; Solfec's hybrid
-segment tree differs only in the order of pairs).
+the few much larger boxes (floors, walls) tested against the small boxes within their x
+range. Reference: docs/contact.md (any exact method reports Solfec's pair set:
+closed-interval overlap in x, y and z; Solfec's hybrid segment tree differs only in the order of pairs).
 """
 from __future__ import annotations
 
@@ -65,9 +65,10 @@ def _overlap(lo, hi, i, j, skip_group, group, skip_flag, flag):
 @numba.njit(cache=True)
 def _grid(lo, hi, cell, skip_group, group, skip_flag, flag):
     """Pairs i < j of overlapping boxes: boxes no larger than `cell` on every axis are
-    binned by the cell of their low corner (sorted cell keys, z fastest) and meet only boxes
-    of the 27 neighbouring cells (9 runs of 3 consecutive keys); larger boxes are tested
-    against every box."""
+    binned by the cell of their low corner (cell keys, z fastest, counting-sorted when the
+    grid has at most 8 cells per box, else sorted and searched) and meet only boxes
+    of the 27 neighbouring cells (9 runs of 3 consecutive keys); larger boxes meet the small
+    boxes whose low x lies within a cell of their x range, and each other."""
     n = lo.shape[0]
     big = np.zeros(n, dtype=np.bool_)
     origin = np.empty(3)
@@ -84,8 +85,26 @@ def _grid(lo, hi, cell, skip_group, group, skip_flag, flag):
     key = np.empty(n, dtype=np.int64)
     for i in range(n):
         key[i] = (cx[i, 0] * dims[1] + cx[i, 1]) * dims[2] + cx[i, 2] if not big[i] else -1
-    order = np.argsort(key, kind="mergesort")
-    skey = key[order]
+    ncell = dims[0] * dims[1] * dims[2]
+    dense = ncell <= 8 * n + 1024
+    if dense:                    # counting sort: start[c] .. start[c + 1] are cell c's boxes
+        start = np.zeros(ncell + 1, dtype=np.int64)
+        for i in range(n):
+            if key[i] >= 0:
+                start[key[i] + 1] += 1
+        for c in range(ncell):
+            start[c + 1] += start[c]
+        fill = start[:-1].copy()
+        order = np.empty(start[ncell], dtype=np.int64)
+        for i in range(n):           # ascending i within a cell: the stable sort's order
+            if key[i] >= 0:
+                order[fill[key[i]]] = i
+                fill[key[i]] += 1
+        skey = key[:0]
+    else:
+        start = np.zeros(1, dtype=np.int64)
+        order = np.argsort(key, kind="mergesort")
+        skey = key[order]
     out = np.empty((max(16, 4 * n), 2), dtype=np.int64)
     k = 0
     for i in range(n):
@@ -98,8 +117,10 @@ def _grid(lo, hi, cell, skip_group, group, skip_flag, flag):
                     continue
                 first = (x * dims[1] + y) * dims[2] + max(cx[i, 2] - 1, 0)
                 last = (x * dims[1] + y) * dims[2] + cx[i, 2] + 1
-                for m in range(np.searchsorted(skey, first), n):
-                    if skey[m] > last:
+                m0 = start[first] if dense else np.searchsorted(skey, first)
+                m1 = start[last + 1] if dense else n
+                for m in range(m0, m1):
+                    if not dense and skey[m] > last:
                         break
                     j = order[m]
                     if j <= i or not _overlap(lo, hi, i, j, skip_group, group, skip_flag, flag):
@@ -110,12 +131,42 @@ def _grid(lo, hi, cell, skip_group, group, skip_flag, flag):
                         out = grown
                     out[k, 0], out[k, 1] = i, j
                     k += 1
-    for i in range(n):                               # large boxes against all
-        if not big[i]:
-            continue
-        for j in range(n):
-            if j == i or (big[j] and j < i) or not _overlap(lo, hi, i, j, skip_group, group, skip_flag, flag):
-                continue
+    # large boxes: a small box j can meet large box i only if lo[j, 0] lies in
+    # [lo[i, 0] - cell, hi[i, 0]] (its extent is at most `cell`): a binary search in the small
+    # boxes sorted by lo along x, then the large boxes; each i's partners in ascending order
+    nsmall = n - np.count_nonzero(big)
+    small = np.empty(nsmall, dtype=np.int64)
+    large = np.empty(n - nsmall, dtype=np.int64)
+    s = 0
+    g = 0
+    for i in range(n):
+        if big[i]:
+            large[g] = i
+            g += 1
+        else:
+            small[s] = i
+            s += 1
+    sx = np.empty(nsmall)
+    for m in range(nsmall):
+        sx[m] = lo[small[m], 0]
+    xorder = np.argsort(sx, kind="mergesort")
+    sxs = sx[xorder]
+    partners = np.empty(n, dtype=np.int64)
+    for i in large:
+        first = np.searchsorted(sxs, lo[i, 0] - cell)
+        last = np.searchsorted(sxs, hi[i, 0], side="right")
+        np_ = 0
+        for m in range(first, last):
+            j = small[xorder[m]]
+            if _overlap(lo, hi, i, j, skip_group, group, skip_flag, flag):
+                partners[np_] = j
+                np_ += 1
+        for j in large:
+            if j > i and _overlap(lo, hi, i, j, skip_group, group, skip_flag, flag):
+                partners[np_] = j
+                np_ += 1
+        found = np.sort(partners[:np_])
+        for j in found:
             if k == out.shape[0]:
                 grown = np.empty((2 * k, 2), dtype=np.int64)
                 grown[:k] = out[:k]
@@ -123,6 +174,23 @@ def _grid(lo, hi, cell, skip_group, group, skip_flag, flag):
             out[k, 0], out[k, 1] = min(i, j), max(i, j)
             k += 1
     return out[:k]
+
+
+@numba.njit(cache=True)
+def _extents(lo, hi):
+    """The spread of all boxes along x, y, z and each box's largest edge."""
+    n = lo.shape[0]
+    spread = np.empty(3)
+    size = np.empty(n)
+    for d in range(3):
+        a, b = lo[0, d], hi[0, d]
+        for i in range(1, n):
+            a = min(a, lo[i, d])
+            b = max(b, hi[i, d])
+        spread[d] = b - a
+    for i in range(n):
+        size[i] = max(hi[i, 0] - lo[i, 0], hi[i, 1] - lo[i, 1], hi[i, 2] - lo[i, 2])
+    return spread, size
 
 
 GRID_FROM = 5000        # boxes from which the grid replaces the sweep (smaller runs keep Solfec-like pair order)
@@ -136,16 +204,17 @@ def overlapping_pairs(lo: np.ndarray, hi: np.ndarray, group: np.ndarray | None =
     n = lo.shape[0]
     if n < 2:
         return np.zeros((0, 2), dtype=np.int64)
-    spread = hi.max(axis=0) - lo.min(axis=0)
-    axis = int(np.argmax(spread))
-    order = np.argsort(lo[:, axis], kind="stable").astype(np.int64)
+    lo, hi = np.ascontiguousarray(lo, dtype=float), np.ascontiguousarray(hi, dtype=float)
+    spread, size = _extents(lo, hi)
     g = np.zeros(n, dtype=np.int64) if group is None else np.ascontiguousarray(group, dtype=np.int64)
     f = np.zeros(n, dtype=np.bool_) if flag is None else np.ascontiguousarray(flag, dtype=np.bool_)
     if n >= GRID_FROM:
-        size = np.max(hi - lo, axis=1)
-        cell = float(np.quantile(size, 0.98))         # the small boxes' size; the other 2 % are "large"
+        q = float(np.quantile(size, 0.98))
+        # cells fit every box up to 4 times the 98th percentile of the sizes: only outliers
+        # (floors, walls) are "large" and searched separately
+        cell = float(size[size <= 4.0 * q].max()) if q > 0.0 else 0.0
         if cell > 0.0 and np.count_nonzero(size > cell) <= 0.02 * n:
-            return _grid(np.ascontiguousarray(lo, dtype=float), np.ascontiguousarray(hi, dtype=float), cell,
-                         group is not None, g, flag is not None, f)
-    return _sweep(np.ascontiguousarray(lo, dtype=float), np.ascontiguousarray(hi, dtype=float), order, axis,
-                  group is not None, g, flag is not None, f)
+            return _grid(lo, hi, cell, group is not None, g, flag is not None, f)
+    axis = int(np.argmax(spread))
+    order = np.argsort(lo[:, axis], kind="stable").astype(np.int64)
+    return _sweep(lo, hi, order, axis, group is not None, g, flag is not None, f)

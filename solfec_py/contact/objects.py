@@ -361,6 +361,30 @@ def face_planes(v_cur, tri, t_face, nf):
     return normal, offset
 
 
+@njit(cache=True)
+def ellipsoid_boxes(pts):
+    """Ellipsoids {c + A u : |u| <= 1} from their current centre and semi-axis tips pts
+    (k, 4, 3): c = pts[:, 0], column j of A = pts[:, 1 + j] - c, and their tight boxes
+    c -/+ (the row norms of A)."""
+    k = pts.shape[0]
+    c = np.empty((k, 3))
+    A = np.empty((k, 3, 3))
+    lo = np.empty((k, 3))
+    hi = np.empty((k, 3))
+    for e in range(k):
+        for i in range(3):
+            c[e, i] = pts[e, 0, i]
+            s = 0.0
+            for j in range(3):
+                a = pts[e, 1 + j, i] - pts[e, 0, i]
+                A[e, i, j] = a
+                s += a * a
+            half = math.sqrt(s)
+            lo[e, i] = c[e, i] - half
+            hi[e, i] = c[e, i] + half
+    return c, A, lo, hi
+
+
 def current(domain, table: ObjectTable, eps: float) -> Geometry:
     """Current geometry of every object (bodies at their present configuration)."""
     s_center = current_points(domain, table, table.s_obj, table.s_ref)
@@ -383,8 +407,7 @@ def current(domain, table: ObjectTable, eps: float) -> Geometry:
     ell = {}
     if table.e_obj.size:             # the body motion of the centre and semi-axis tips
         pts = current_points(domain, table, table.e_pobj, table.e_ref).reshape(-1, 4, 3)
-        c, A = pts[:, 0], np.ascontiguousarray((pts[:, 1:] - pts[:, :1]).transpose(0, 2, 1))
-        half = np.sqrt((A * A).sum(axis=2))
-        lo[table.e_obj], hi[table.e_obj] = c - half, c + half
-        ell = {"e_center": np.ascontiguousarray(c), "e_A": A}
+        c, A, elo, ehi = ellipsoid_boxes(np.ascontiguousarray(pts))
+        lo[table.e_obj], hi[table.e_obj] = elo, ehi
+        ell = {"e_center": c, "e_A": A}
     return Geometry(s_center, v_cur, normal, offset, lo - eps, hi + eps, **ell)

@@ -207,8 +207,8 @@ class ResultsStore(StoreReader):
         self._next["geometry/index"] = geo.shape[0]
         self._geometry_ids = set(geo[:, 0].tolist())
         reg = self._registry
-        self._registered = {int(i): (int(k), tuple(float(v) for v in x))
-                            for i, k, x in zip(reg["id"], reg["kind_code"], reg["X0"])}
+        self._registered = dict(zip(reg["id"].tolist(),
+                                    zip(np.asarray(reg["kind_code"]).tolist(), map(tuple, reg["X0"].tolist()))))
         self._last_bodies = {}
 
     def _reserve(self, name: str, n: int) -> tuple[int, np.ndarray]:

@@ -354,14 +354,12 @@ def datasets(f):
 
 def registry_dict(rows: np.ndarray, labels: bytes) -> dict:
     """Latest registry entry per body id: arrays id, kind (name), X0, label."""
-    latest: dict = {}
-    for r in rows:
-        latest[int(r[0])] = r
-    ids = np.array(sorted(latest), dtype=np.int64)
-    table = np.array([latest[i] for i in ids]).reshape(-1, 7)
-    names = []
-    for r in table:
-        off, n = int(r[5]), int(r[6])
-        names.append(labels[off:off + n].decode("utf-8", errors="replace"))
-    return {"id": ids, "kind": [KINDS[int(k) - 1] for k in table[:, 1]], "kind_code": table[:, 1].astype(int),
+    rows = np.asarray(rows).reshape(-1, 7)
+    # the last row of each id: the first occurrence in the reversed rows
+    ids, first = np.unique(rows[::-1, 0].astype(np.int64), return_index=True)
+    table = rows[::-1][first]
+    names = [labels[off:off + n].decode("utf-8", errors="replace")
+             for off, n in table[:, 5:7].astype(np.int64).tolist()]
+    codes = table[:, 1].astype(int)
+    return {"id": ids, "kind": [KINDS[k - 1] for k in codes.tolist()], "kind_code": codes,
             "X0": table[:, 2:5], "label": names}
