@@ -135,3 +135,116 @@ def test_modal_errors(api, tmp_path):
     fields = np.array(api.RIGID_DISPLACEMENTS(body))
     assert fields.shape == (6, 3 * 20)
     assert np.allclose(np.linalg.norm(fields, axis=1), 1.0)
+
+
+# ------------------------------------------------------------------ constraints='ON'
+BETA_L_CLAMPED = np.array([1.875104069, 4.694091133, 7.854757438])   # roots of cos cosh = -1
+
+
+def root_points(n):
+    """The nodes of the x = 0 end of the beam's (nx, ny, nz) mesh."""
+    return [(0.0, j * A / n[1], k * A / n[2]) for j in range(n[1] + 1) for k in range(n[2] + 1)]
+
+
+def clamped(api, n, poisson=0.0):
+    sol, body = beam(api, n, poisson=poisson)
+    for p in root_points(n):
+        api.FIX_POINT(body, p)
+    return sol, body
+
+
+def reduced_reference(K, m, G, num):
+    """The `num` lowest eigenvalues of K on the null space of the constraint rows G, with a
+    diagonal M (an independent construction: scipy's dense null space and eigh)."""
+    from scipy.linalg import eigh, null_space
+
+    Z = null_space(G)
+    return eigh(Z.T @ K @ Z, Z.T @ (m[:, None] * Z), eigvals_only=True, subset_by_index=(0, num - 1))
+
+
+def test_cantilever_modes_match_an_independent_assembly(api, tmp_path):
+    """constraints='ON' with FIX_POINTs at the 9 root nodes: the modes of the clamped mesh,
+    equal to an independent assembly with those 27 DOFs removed (same discretisation:
+    round-off), zero at the root, M-orthonormal."""
+    n = (20, 2, 2)
+    _, body = clamped(api, n, poisson=0.3)
+    vals, vecs = api.MODAL_ANALYSIS(body, 8, str(tmp_path / "c.modal"), constraints="ON")
+    K, m = numpy_hex8(n, 0.3)
+    root = np.flatnonzero(np.arange(m.size // 3) < 9)            # index (0, j, k): the first 9 nodes
+    G = np.zeros((27, m.size))
+    G[np.arange(27), (3 * root[:, None] + np.arange(3)).ravel()] = 1.0
+    ref = reduced_reference(K, m, G, 8)
+    assert ref[0] > 0 and np.allclose(vals, ref, rtol=1e-8)
+    phi = np.array(vecs).reshape(8, -1, 3)
+    X = body.block.X[body.block.nodes_of(body.row)]
+    assert np.abs(phi[:, X[:, 0] == 0.0]).max() <= 1e-12 * np.abs(phi).max()
+    phi = phi.reshape(8, -1)
+    mass = np.repeat(body.block.prepared().mass[body.block.nodes_of(body.row)], 3)
+    assert np.allclose(phi @ (mass[:, None] * phi.T), np.eye(8), atol=1e-8)
+    # without constraints='ON' the same body has its six free rigid modes (Solfec's behaviour)
+    free = api.MODAL_ANALYSIS(body, 8, str(tmp_path / "f.modal"))[0]
+    assert np.allclose(free[:6], 0.0, atol=1e-6 * ref[0])
+
+
+def test_fix_direction_holds_one_direction(api, tmp_path):
+    """FIX_DIRECTION along an oblique direction at the root nodes: the modes have no
+    component along it there, and their values are those of the null-space reference."""
+    n = (8, 1, 1)
+    _, body = beam(api, n, poisson=0.25)
+    d = np.array([1.0, 2.0, 2.0]) / 3.0
+    for p in root_points(n):
+        api.FIX_DIRECTION(body, p, tuple(d))
+    vals, vecs = api.MODAL_ANALYSIS(body, 10, str(tmp_path / "d.modal"), constraints="ON")
+    K, m = numpy_hex8(n, 0.25)
+    G = np.zeros((4, m.size))
+    for r, node in enumerate(range(4)):                             # numpy_hex8's 4 root nodes come first
+        G[r, 3 * node:3 * node + 3] = d
+    ref = reduced_reference(K, m, G, 10)
+    assert np.allclose(vals, ref, rtol=1e-8, atol=1e-8 * ref[-1])
+    phi = np.array(vecs).reshape(10, -1, 3)
+    X = body.block.X[body.block.nodes_of(body.row)]
+    assert np.abs(phi[:, X[:, 0] == 0.0] @ d).max() <= 1e-12 * np.abs(phi).max()
+
+
+def test_constrained_results_are_read_back_only_when_they_hold(api, tmp_path):
+    """A file of free modes is not taken for constraints='ON' (computed anew); a file of
+    clamped modes is read back."""
+    _, body = clamped(api, (6, 1, 1))
+    path = str(tmp_path / "m.modal")
+    free = api.MODAL_ANALYSIS(body, 7, path)[0]
+    held = api.MODAL_ANALYSIS(body, 7, path, constraints="ON")[0]
+    assert free[0] < 1e-6 * held[0]
+    before = open(path, "rb").read()
+    assert api.MODAL_ANALYSIS(body, 7, path, constraints="ON")[0] == held
+    assert open(path, "rb").read() == before
+
+
+def test_constraints_errors(api, tmp_path):
+    from solfec_py.errors import InputError
+
+    _, body = beam(api, (4, 1, 1))
+    with pytest.raises(InputError, match="constraints"):
+        api.MODAL_ANALYSIS(body, 4, str(tmp_path / "e.modal"), constraints="YES")
+    api.FIX_POINT(body, (0.1, 0.0, 0.0))                            # inside an edge, not a node
+    with pytest.raises(InputError, match="FIX_POINT.*nearest node"):
+        api.MODAL_ANALYSIS(body, 4, str(tmp_path / "e.modal"), constraints="ON")
+
+
+@pytest.mark.slow
+def test_slender_cantilever_converges_to_euler_bernoulli(api, tmp_path):
+    """The issue's acceptance: the first three bending frequencies of a clamped slender beam
+    (L / a = 40) within 1 % of the converged HEX8 solution (Richardson's extrapolation of two
+    meshes, as for the free beam above) and within 2 % of Euler-Bernoulli's clamped-free
+    frequencies (beta L)^2 r c / (2 pi L^2)."""
+    c, r = np.sqrt(E / RHO), A / np.sqrt(12)
+    euler = BETA_L_CLAMPED ** 2 * r * c / L ** 2 / (2 * np.pi)
+    f = {}
+    for nx in (160, 320):
+        _, body = clamped(api, (nx, 2, 2))
+        vals = np.array(api.MODAL_ANALYSIS(body, 6, str(tmp_path / f"c{nx}.modal"), constraints="ON")[0])
+        hz = np.sqrt(vals) / (2 * np.pi)
+        assert np.allclose(hz[0::2], hz[1::2], rtol=1e-6)           # square section: y and z pairs
+        f[nx] = hz[0::2]
+    converged = f[320] + (f[320] - f[160]) / 3
+    assert np.all(np.abs(f[320] / converged - 1) < 0.01)               # acceptance: 1 %
+    assert np.all(np.abs(f[320] / euler - 1) < 0.02)                   # acceptance: 2 %

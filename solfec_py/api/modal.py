@@ -27,15 +27,19 @@ def _fe_block_row(body, who: str):
 
 
 @V.command
-def MODAL_ANALYSIS(body=V.MISSING, num=0, path=V.MISSING, abstol=1e-11, maxiter=100, verbose="OFF"):
+def MODAL_ANALYSIS(body=V.MISSING, num=0, path=V.MISSING, abstol=1e-11, maxiter=100, verbose="OFF",
+                   constraints="OFF"):
     """Lowest natural modes of a finite-element body, stored in and re-read from a file.
 
     ``(vals, vecs) = MODAL_ANALYSIS(| body, num, path, abstol, maxiter, verbose)``: the
     ``num`` lowest eigenpairs of K0 phi = lambda M phi (K0 the stiffness of the undeformed
-    mesh, M the lumped mass; constraints are not included, so a free body has six zero
-    eigenvalues first). Results already in ``path`` with ``num`` modes (or any number when
-    ``num`` is 0) are read instead of computed; new results are written there in Solfec's
-    format (docs/corotational.md).
+    mesh, M the lumped mass; as in Solfec, constraints are not included, so a free body has six
+    zero eigenvalues first). With ``constraints='ON'`` (a solfec-py addition) the body's
+    single-body FIX_POINT and FIX_DIRECTION constraints hold: the modes of a clamped or
+    supported body. Results already in ``path`` with ``num`` modes (or any number when
+    ``num`` is 0) are read instead of computed (with ``constraints='ON'`` only when they
+    vanish where the constraints hold); new results are written there in Solfec's format
+    (docs/corotational.md).
 
     Parameters
     ----------
@@ -51,6 +55,10 @@ def MODAL_ANALYSIS(body=V.MISSING, num=0, path=V.MISSING, abstol=1e-11, maxiter=
         Eigensolver iteration limit (> 0, default 100).
     verbose : str, optional
         ``'ON'`` or ``'OFF'`` (default): print the eigenvalues.
+    constraints : str, optional
+        ``'OFF'`` (default, Solfec's free modes) or ``'ON'``: hold the nodes under the body's
+        FIX_POINT (all directions) and FIX_DIRECTION (that direction) constraints, whose
+        points must be mesh nodes (within GEOMETRIC_EPSILON). Other constraints are left out.
 
     Returns
     -------
@@ -63,7 +71,8 @@ def MODAL_ANALYSIS(body=V.MISSING, num=0, path=V.MISSING, abstol=1e-11, maxiter=
     ------
     InputTypeError, InputError
         A wrong argument; a body that is not FINITE_ELEMENT; ``num`` not positive with a body;
-        neither a body nor readable results.
+        neither a body nor readable results; with ``constraints='ON'``, a fixed point that is
+        not a mesh node.
     SimulationError
         The eigensolver failed.
 
@@ -71,6 +80,7 @@ def MODAL_ANALYSIS(body=V.MISSING, num=0, path=V.MISSING, abstol=1e-11, maxiter=
     --------
     >>> vals, vecs = MODAL_ANALYSIS(beam, 12, 'out/beam.modal')
     >>> freqs = [math.sqrt(max(v, 0)) / (2 * math.pi) for v in vals]
+    >>> clamped = MODAL_ANALYSIS(cantilever, 6, 'out/cantilever.modal', constraints='ON')
     """
     if V.given(body):
         require_body("body", body)
@@ -81,6 +91,7 @@ def MODAL_ANALYSIS(body=V.MISSING, num=0, path=V.MISSING, abstol=1e-11, maxiter=
     abstol = V.positive("abstol", abstol)
     maxiter = V.positive_int("maxiter", maxiter)
     loud = V.on_off("verbose", verbose, what="verbose value ('ON' or 'OFF')")
+    constrained = V.on_off("constraints", constraints, what="constraints value ('ON' or 'OFF')")
     stored = modal.read_modes(path)
     if stored is not None and num > 0 and stored[0].size != num:
         stored = None                               # asked for another number: computed anew
@@ -90,6 +101,9 @@ def MODAL_ANALYSIS(body=V.MISSING, num=0, path=V.MISSING, abstol=1e-11, maxiter=
             raise ModalInputError("MODAL_ANALYSIS: when specified the 'num' parameter must be positive, got 0")
         if stored is not None and stored[1].shape[0] != 3 * int(blk.nnodes[row]):
             stored = None                           # another mesh wrote it
+        held = held_directions(body) if constrained else None
+        if stored is not None and held and not _vanish_where_held(stored[1], held):
+            stored = None                           # modes of the body without these constraints
         if stored is None:
             from solfec_py.bodies.fe_corotational import body_matrices
 
@@ -97,7 +111,7 @@ def MODAL_ANALYSIS(body=V.MISSING, num=0, path=V.MISSING, abstol=1e-11, maxiter=
             if not (mass > 0).all():
                 raise ModalInputError(f"MODAL_ANALYSIS: body {body.id} has nodes without mass (density 0)")
             try:
-                stored = modal.lowest_modes(K0, mass, num, abstol, maxiter)
+                stored = modal.lowest_modes(K0, mass, num, abstol, maxiter, held=held)
             except modal.EigenFailure as exc:
                 raise SimulationError(f"MODAL_ANALYSIS: the eigenvalue solver has failed ({exc})") from None
             except ValueError as exc:
@@ -112,6 +126,40 @@ def MODAL_ANALYSIS(body=V.MISSING, num=0, path=V.MISSING, abstol=1e-11, maxiter=
         for i, lam in enumerate(vals.tolist()):
             print(f"MODAL_ANALYSIS: mode {i}: lambda = {lam:.6e}, f = {np.sqrt(max(lam, 0.0)) / (2 * np.pi):.6e} Hz")
     return vals.tolist(), vecs.T.reshape(-1).tolist()
+
+
+def held_directions(body) -> dict:
+    """node -> (j, 3) directions held by the body's single-body FIX_POINT (x, y, z) and
+    FIX_DIRECTION (its direction) constraints; their points must be mesh nodes."""
+    from solfec_py import constraints as C, session
+
+    blk, row = body.block, body.row
+    cons = blk.domain.constraints
+    if not isinstance(cons, C.ConstraintSet) or not cons.count:
+        return {}
+    n = cons.count
+    mine = (cons.bid[:n, 0] == body.id) & (cons.bid[:n, 1] == 0) & np.isin(cons.kind[:n], (C.FIXPNT, C.FIXDIR))
+    X = blk.X[blk.nodes_of(row)]
+    eps = session.geometric_epsilon()
+    held: dict = {}
+    for k in np.flatnonzero(mine).tolist():
+        dist = np.linalg.norm(X - cons.mpnt[k], axis=1)
+        node = int(np.argmin(dist))
+        if dist[node] > eps:
+            what = "FIX_POINT" if cons.kind[k] == C.FIXPNT else "FIX_DIRECTION"
+            raise InputError(f"MODAL_ANALYSIS: constraints='ON' holds mesh nodes only; the {what} (constraint"
+                             f" id {int(cons.id[k])}) of body {body.id} at {tuple(cons.mpnt[k].tolist())} is"
+                             f" {dist[node]:.3g} from the nearest node (GEOMETRIC_EPSILON {eps:g})")
+        dirs = np.eye(3) if cons.kind[k] == C.FIXPNT else cons.base[k][:, 2][None, :]
+        held[node] = np.vstack([held[node], dirs]) if node in held else dirs
+    return held
+
+
+def _vanish_where_held(vecs, held: dict) -> bool:
+    """Whether stored modes (3n, k) have no component along the held directions."""
+    scale = float(np.abs(vecs).max()) or 1.0
+    return all(float(np.abs(np.asarray(dirs) @ vecs[3 * node:3 * node + 3]).max()) <= 1e-9 * scale
+               for node, dirs in held.items())
 
 
 def base_arrays(base, who: str = "base"):

@@ -20,19 +20,58 @@ class EigenFailure(RuntimeError):
     """The eigenvalue solver did not converge."""
 
 
-def lowest_modes(K, mass, num: int, tol: float = 1e-11, maxiter: int = 100):
+def held_basis(nnodes: int, held: dict):
+    """(T, kept): the sparse (3 nnodes, k) map u = T y from the free coordinates y to the
+    nodal displacements u when node i may not move along the directions held[i] ((j, 3)
+    rows; three independent rows clamp it): each held node keeps an orthonormal basis of the
+    complement of its directions, the other nodes their x, y, z; `kept[c]` is the node of
+    column c. Columns of one node are orthonormal, so T^T M T is diagonal for a lumped M."""
+    import scipy.sparse as sp
+
+    rows, cols, vals, kept = [], [], [], []
+    for node in range(nnodes):
+        dirs = held.get(node)
+        if dirs is None:
+            basis = np.eye(3)
+        else:
+            _, sv, vt = np.linalg.svd(np.atleast_2d(np.asarray(dirs, dtype=float)))
+            rank = int(np.sum(sv > 1e-12 * sv[0]))
+            basis = vt[rank:].T                  # (3, 3 - rank): the complement of the directions
+        for c in range(basis.shape[1]):
+            col = len(kept)
+            kept.append(node)
+            for a in range(3):
+                if basis[a, c] != 0.0:
+                    rows.append(3 * node + a)
+                    cols.append(col)
+                    vals.append(basis[a, c])
+    T = sp.csr_matrix((vals, (rows, cols)), shape=(3 * nnodes, len(kept)))
+    return T, np.asarray(kept, dtype=np.int64)
+
+
+def lowest_modes(K, mass, num: int, tol: float = 1e-11, maxiter: int = 100, held: dict | None = None):
     """(vals (num,), vecs (3n, num)): the `num` lowest eigenpairs of K phi = lambda M phi
     with M = diag(repeat(mass, 3)), M-orthonormal, by shift-invert Lanczos about a small
     negative shift (K of a free body is singular: its six rigid modes have lambda = 0).
-    Small problems (3n <= 600 or num close to 3n) use a dense solver."""
+    Small problems (3n <= 600 or num close to 3n) use a dense solver. `held` (node ->
+    directions, see held_basis) restricts the modes to displacements with no component
+    along the held directions (a clamped or supported body): T^T K T y = lambda T^T M T y,
+    phi = T y."""
     import scipy.sparse as sp
 
-    m = np.repeat(np.asarray(mass, dtype=float), 3)
+    K = sp.csr_matrix(K)
+    T = None
+    if held:
+        T, kept = held_basis(np.asarray(mass).size, held)
+        K = (T.T @ K @ T).tocsr()
+        m = np.asarray(mass, dtype=float)[kept]
+    else:
+        m = np.repeat(np.asarray(mass, dtype=float), 3)
     n = m.size
     if num > n:
-        raise ValueError(f"'num' = {num} modes asked for a mesh with {n} degrees of freedom")
+        raise ValueError(f"'num' = {num} modes asked for a mesh with {n} free degrees of freedom")
     scale = 1.0 / np.sqrt(m)                     # symmetric form: D K D psi = lambda psi, phi = D psi
-    A = sp.diags(scale) @ sp.csr_matrix(K) @ sp.diags(scale)
+    A = sp.diags(scale) @ K @ sp.diags(scale)
     if n <= 600 or num >= n // 2:
         from scipy.linalg import eigh
 
@@ -50,6 +89,8 @@ def lowest_modes(K, mass, num: int, tol: float = 1e-11, maxiter: int = 100):
         order = np.argsort(vals)
         vals, psi = vals[order], psi[:, order]
     vecs = scale[:, None] * psi
+    if T is not None:
+        vecs = np.asarray(T @ vecs)
     big = vecs[np.abs(vecs).argmax(axis=0), np.arange(vecs.shape[1])]
     vecs *= np.where(big < 0, -1.0, 1.0)                  # sign: the largest entry positive
     return np.asarray(vals, dtype=float), np.ascontiguousarray(vecs)
