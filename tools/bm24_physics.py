@@ -22,7 +22,7 @@ onto its base.  Three runs: Coulomb friction 0, 0.5, 0.9, step 1e-5 s to 0.13 s,
 time) recording every step; `FRAME_DRIVER` reads the frames of complete runs (READ mode).
 `evaluate` turns either record into the measured values of the checks.
 
-    python tools/bm24_physics.py DIR      # DIR holds out/tests/BM24_hexa_Mu_*_st_1e-05s
+    python tools/bm24_physics.py DIR [--deck BM24_hexa.py]   # DIR holds out/tests/BM24_hexa_Mu_*_st_1e-05s
 """
 from __future__ import annotations
 
@@ -37,14 +37,24 @@ from scipy.integrate import solve_ivp
 
 G = 9.81
 MUS = (0.0, 0.5, 0.9)
+H = 1e-5                     # the deck's step
+
+
+def penetration_bound(r: dict) -> np.ndarray:
+    """Depth the contact laws allow at each record: one step's approach at the largest speed
+    of a block node so far (Signorini on the velocity of the end of the step lets a contact
+    close for one step before it acts) plus the edge's slip times the sine of the initial
+    tilt (a sliding edge follows the contact normal, which lies between the table's and the
+    block's base normals)."""
+    return H * np.maximum.accumulate(r["vmax"]) + np.abs(r["pivx"] - r["pivx"][0]) * np.sin(r["tilt0"])
 
 # Per-record columns: time, centre of mass (x, y), momentum (x, y) of the block, its tilt (the
 # angle of the bottom edge from node (0, 0, 0) to the opposite corner), the pivot node (x, y),
 # the lowest block y, the highest table y, kinetic, strain and gravitational energy of both
 # bodies, the contact force on the block (x, y), number of contacts, smallest normal reaction,
-# smallest gap, largest |R_T| - mu R_N, largest R_N.
+# smallest gap, largest |R_T| - mu R_N, largest R_N, largest speed of a block node.
 COLUMNS = ("t", "cx", "cy", "px", "py", "theta", "pivx", "pivy", "ymin_block", "ymax_table", "kin", "int",
-           "pot", "fx", "fy", "ncon", "rn_min", "gap_min", "coulomb", "rn_max")
+           "pot", "fx", "fy", "ncon", "rn_min", "gap_min", "coulomb", "rn_max", "vmax")
 
 RECORD = """
 G = 9.81
@@ -95,7 +105,8 @@ def bm24_record(solfec, mu, blkb, table, blk, sb, st, mb, mt, i0, i1, energies=T
             float(xb[i0, 0]), float(xb[i0, 1]), float(xb[:, 1].min()), float(xt[:, 1].max()),
             float(0.5 * (mb[:, None] * ub ** 2).sum() + 0.5 * (mt[:, None] * ut ** 2).sum()), eint,
             float(G * ((mb * xb[:, 1]).sum() + (mt * xt[:, 1]).sum())),
-            float(fx), float(fy), ncon, float(rnmin), float(gapmin), float(worst), float(rnmax)]
+            float(fx), float(fy), ncon, float(rnmin), float(gapmin), float(worst), float(rnmax),
+            float(np.sqrt((ub ** 2).sum(1).max()))]
 """
 
 # the deck's runs with their end time replaced by STOP, every step recorded (a CALLBACK)
@@ -115,6 +126,7 @@ def RUN(solfec, solver, stop):
         run['rows'].append(bm24_record(solfec, mu, *setup[:-1]))
         return 1
 
+    run['rows'].append(bm24_record(solfec, mu, *setup[:-1]))      # t = 0
     CALLBACK(solfec, 1e-12, (), watch)
     plain_RUN(solfec, solver, STOP)
 
@@ -187,6 +199,8 @@ def as_arrays(run: dict) -> dict:
     rows = np.asarray(run["rows"], dtype=float)
     out = {k: rows[:, i] for i, k in enumerate(COLUMNS)}
     out["geo"] = run["geo"]
+    e0, k0 = run["geo"]["edge0"], run["geo"]["corner0"]
+    out["tilt0"] = float(np.arctan2(k0[1] - e0[1], k0[0] - e0[0]))
     return out
 
 
@@ -243,6 +257,7 @@ def evaluate(runs: dict) -> dict:
             "edge_slip_before": float(np.max(np.abs(r["pivx"][before]))) if before.any() else None,
             "com_x_drift": float(np.max(np.abs(r["cx"] - r["cx"][0]))),
             "px_over_jy": float(np.max(np.abs(r["px"][1:]) / jy[1:])),
+            "penetration_ratio": float(np.max((-r["gap_min"] / penetration_bound(r))[r["ncon"] > 0])),
         }
         if before.any():
             fy = np.where(r["fy"][before] > 0, r["fy"][before], np.nan)
@@ -258,8 +273,10 @@ def main(argv=None) -> int:
     import tempfile
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("stores", help="folder holding out/tests/BM24_hexa_Mu_*_st_1e-05s (complete runs)")
-    parser.add_argument("--deck", default=os.path.join(os.path.dirname(__file__), os.pardir, os.pardir,
-                                                        "solfec-1.0-src", "tests", "BM24", "BM24_hexa.py"))
+    source = os.environ.get("SOLFEC_1_0_SRC") or os.path.join(os.path.dirname(__file__), os.pardir, os.pardir,
+                                                               "solfec-1.0-src")
+    parser.add_argument("--deck", default=os.path.join(source, "tests", "BM24", "BM24_hexa.py"),
+                        help="Solfec-1.0's BM24_hexa.py (default: in $SOLFEC_1_0_SRC or ../solfec-1.0-src)")
     args = parser.parse_args(argv)
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     with tempfile.TemporaryDirectory() as tmp:
