@@ -246,7 +246,7 @@ def evaluate(runs: dict) -> dict:
             "lever": geo["com0"][0] - geo["edge0"][0],
             "turn_error": float(np.max(np.abs(got / drop - 1))) if before.any() else None,
             "turn_errors": (got / drop - 1).tolist(),
-            "coulomb": float(np.max(r["coulomb"] / np.maximum(r["rn_max"], 1e-300))),
+            "coulomb": float(np.max(r["coulomb"][r["ncon"] > 0]) / (geo["mass"] * G)),   # of the weight
             "rn_min": float(np.min(r["rn_min"][r["ncon"] > 0])),
             "gap_min_before": float(np.min(r["gap_min"][before])) if before.any() else None,
             "gap_min": float(np.min(r["gap_min"][r["ncon"] > 0])),
