@@ -22,6 +22,9 @@ import pytest
 
 from conftest import REPO
 
+sys.path.insert(0, os.path.join(REPO, "tools"))
+import bm24_physics as bm24  # noqa: E402  (tools/: the BM24 checks, also run on complete stores)
+
 SOURCE = os.environ.get("SOLFEC_1_0_SRC") or os.path.join(REPO, os.pardir, "solfec-1.0-src")
 
 # the decks that pass at their own tolerances (docs/fem.md, "Solfec-1.0 BM decks")
@@ -386,11 +389,8 @@ def test_bm23_contact_duration(bm23_runs):
 # at 0.034 s without friction, 0.055 s with). The reference is rigid-body rocking on the edge
 # (tools/bm24_physics.py `rocking`, with the mesh's own lumped mass and inertia) and the contact
 # laws; here the deck's model (its create_simulation, unchanged but for the end time) runs
-# for its first 3 ms with friction 0 and 0.5, every step recorded (about 3 min).  The three complete runs
-# are checked by `python tools/bm24_physics.py` (docs/fem.md, BM24).
-sys.path.insert(0, os.path.join(REPO, "tools"))
-import bm24_physics as bm24  # noqa: E402
-
+# for its first 3 ms with friction 0 and 0.5, every step recorded (about 3 min). The three
+# complete runs are checked by `python tools/bm24_physics.py` (docs/fem.md, BM24).
 BM24_STOP, BM24_SETTLED = 0.003, 0.001
 
 

@@ -240,6 +240,7 @@ def evaluate(runs: dict) -> dict:
         drop = theta(0.0) - np.array([theta(x) for x in t[before]])
         got = theta(0.0) - r["theta"][before]
         jy = r["py"] + geo["mass"] * G * t            # normal impulse on the block so far
+        touch = r["ncon"] > 0
         out = {
             "t_land": t_land, "needed_ratio": need,
             "tilt0": float(theta(0.0)), "u0": geo["u0"], "edge_on_table": geo["edge0"][1] - geo["table_top"],
@@ -257,7 +258,7 @@ def evaluate(runs: dict) -> dict:
             "edge_slip_before": float(np.max(np.abs(r["pivx"][before]))) if before.any() else None,
             "com_x_drift": float(np.max(np.abs(r["cx"] - r["cx"][0]))),
             "px_over_jy": float(np.max(np.abs(r["px"][1:]) / jy[1:])),
-            "penetration_ratio": float(np.max((-r["gap_min"] / penetration_bound(r))[r["ncon"] > 0])),
+            "penetration_ratio": float(np.max(-r["gap_min"][touch] / penetration_bound(r)[touch])),
         }
         if before.any():
             fy = np.where(r["fy"][before] > 0, r["fy"][before], np.nan)
