@@ -3,7 +3,7 @@ table"), whose own reference is Solfec's history to 1e-14.  Reference: rigid-bod
 a block rocking on one edge (the deck's block is stiff: E = 6e11) and the contact laws.
 
 The deck: an elastic block (0.36 x 0.8 x 1 m, 343 nodes, 417.6 kg) stands on an elastic table
-top (fixed at its nodes), tilted by 0.00995 rad about its edge x = y = 0, at rest, under
+top (held by FIX_POINTs), tilted by 0.00995 rad about its edge x = y = 0, at rest, under
 gravity -9.81 along y; its centre of mass is 0.176 m beside the edge, so gravity turns it back
 onto its base.  Three runs: Coulomb friction 0, 0.5, 0.9, step 1e-5 s to 0.13 s, frames every
 0.013 s.  What the laws say before the base lands (the rigid-body limit, `rocking`):
@@ -47,6 +47,7 @@ def penetration_bound(r: dict) -> np.ndarray:
     tilt (a sliding edge follows the contact normal, which lies between the table's and the
     block's base normals)."""
     return H * np.maximum.accumulate(r["vmax"]) + np.abs(r["pivx"] - r["pivx"][0]) * np.sin(r["tilt0"])
+
 
 # Per-record columns: time, centre of mass (x, y), momentum (x, y) of the block, its tilt (the
 # angle of the bottom edge from node (0, 0, 0) to the opposite corner), the pivot node (x, y),
