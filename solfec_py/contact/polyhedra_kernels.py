@@ -134,7 +134,7 @@ def _box(FV, FN, FP, lo, hi):
     return 6
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _push(out, m, x0, x1, x2, tol2):
     """Append x to out[:m] unless it repeats out[m - 1] within sqrt(tol2); returns m (-1
     when out is full)."""
@@ -148,7 +148,7 @@ def _push(out, m, x0, x1, x2, tol2):
     return m + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _close(out, m, tol2):
     """Drop a closing repeat of the first point of the polygon out[:m]; returns m."""
     if m > 1:
@@ -208,6 +208,18 @@ def _clip(FV, FN, FP, nf, nk, dk, k, S, tmp, cap, ang, idx, tol):
     g = 0
     for f in range(nf):
         m = FN[f]
+        inner = True                     # all vertices strictly inside: the face stays as it is
+        for v in range(m):               # (it was pushed with the same tol before: idempotent)
+            if S[f, v] >= 0.0:
+                inner = False
+                break
+        if inner:
+            if g != f:
+                for v in range(m):
+                    FV[g, v, 0], FV[g, v, 1], FV[g, v, 2] = FV[f, v, 0], FV[f, v, 1], FV[f, v, 2]
+                FN[g], FP[g] = m, FP[f]
+            g += 1
+            continue
         out = 0
         for v in range(m):
             w = v + 1 if v + 1 < m else 0
