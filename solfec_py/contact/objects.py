@@ -78,19 +78,30 @@ class ObjectTable:
         """Global object indices of (family code into `family_names`, block row, elem)
         triples; -1 where the body or object is not in the table."""
         out = np.full(rows.size, -1, dtype=np.int64)
+        family = np.ascontiguousarray(family, dtype=np.int64)
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        elem = np.ascontiguousarray(elem, dtype=np.int64)
         for code, name in enumerate(family_names):
             first = self.first.get(name)
-            m = (family == code) & (rows >= 0)
-            if first is None or not m.any():
-                continue
-            r = rows[m]
-            ok = r < first.size - 1
-            idx = np.full(r.size, -1, dtype=np.int64)
-            start, stop = first[r[ok]], first[r[ok] + 1]
-            e = elem[m][ok]
-            idx[ok] = np.where((e >= 0) & (start + e < stop), start + e, -1)
-            out[m] = idx
+            if first is not None:
+                _objects_of_family(code, np.asarray(first, dtype=np.int64), family, rows, elem, out)
         return out
+
+
+@njit(cache=True)
+def _objects_of_family(code, first, family, rows, elem, out):
+    """`ObjectTable.objects_of` for the entries of one family: out[k] = first[r] + elem[k]
+    for family[k] == code and a row r = rows[k] of the table whose objects that index (-1
+    otherwise; entries of other families untouched)."""
+    for k in range(rows.size):
+        r = rows[k]
+        if family[k] != code or r < 0:
+            continue
+        out[k] = -1
+        if r < first.size - 1:
+            start, stop, e = first[r], first[r + 1], elem[k]
+            if e >= 0 and start + e < stop:
+                out[k] = start + e
 
 
 def _signature(domain) -> tuple:
