@@ -99,3 +99,36 @@ def test_separated_pairs_give_no_contact(api):
     hulls = [_box((0, 0, 0), (1, 1, 1)), _box((0, 0, 1 + 3 * EPS), (1, 1, 2))]
     table, geo = _table(api, hulls)
     assert _compare(table, geo, np.array([0]), np.array([1])) == 0
+
+
+def test_inside_shortcut_agrees_with_gjk(api):
+    """The GJK point check that convex_pairs skips (polyhedra_kernels._behind_all on a
+    closed surface, objects.closed_surface) against GJK itself: every point it certifies is
+    at GJK distance 0 (<= 1e-9: GJK stops at a relative progress of 1e-13 of |v|^2, which
+    leaves ~1e-11 on unit-size hulls; the kernel compares with eps = 1e-6), and points
+    strictly inside (convex combinations pulled 10 % towards the centroid) are certified;
+    an open or doubly covered surface is not closed."""
+    from solfec_py.contact.gjk import gjk
+    from solfec_py.contact.polyhedra_kernels import _behind_all
+
+    rng = np.random.default_rng(7)
+    hulls = [rng.normal(size=(rng.integers(6, 15), 3)) for _ in range(4)] + [_box((0, 0, 0), (1, 2, 3))]
+    table, geo = _table(api, hulls)
+    assert table.c_closed.all()
+    certified = inside = 0
+    for c in range(len(hulls)):
+        v = geo.v_cur[table.c_vstart[c]:table.c_vstart[c + 1]]
+        t0, t1 = table.c_tstart[c], table.c_tstart[c + 1]
+        w = rng.dirichlet(np.ones(v.shape[0]), size=200)
+        strict = 0.9 * (w @ v) + 0.1 * v.mean(axis=0)
+        for x in np.vstack([strict, v.mean(axis=0) + rng.normal(size=(200, 3)), v]):
+            d = gjk(v, x[None, :])[2]
+            if _behind_all(geo.v_cur, table.tri, t0, t1, x):
+                certified += 1
+                assert d <= 1e-9                  # so no point outside is certified
+        inside += sum(_behind_all(geo.v_cur, table.tri, t0, t1, x) for x in strict)
+    assert inside == 200 * len(hulls) and certified >= inside
+    tri = table.tri[table.c_tstart[4]:table.c_tstart[5]] - table.c_vstart[4]
+    assert O.closed_surface(tri)
+    assert not O.closed_surface(tri[1:])                          # a hole
+    assert not O.closed_surface(np.vstack([tri, tri]))            # every side twice

@@ -157,3 +157,29 @@ def test_local_base_is_the_documented_frame():
         assert B[k].T @ B[k] == pytest.approx(np.eye(3))
         assert np.cross(t1, t2) == pytest.approx(-nn)        # left-handed (Solfec-1.0 dom.c, the time step)
     assert B[1][:, 0] == pytest.approx(np.cross([0, 1, 0], [1, 0, 0]))   # e_y fallback
+
+
+def test_pair_and_csr_kernels_against_brute_force():
+    """local_dynamics.unordered_pairs and _csr (numba kernels) against brute-force loops on
+    random small inputs: every pair of entries on one row once, listed by the sorted
+    (row, constraint, entry) position of e then of f; off-diagonal blocks summed per
+    (a, b) in entry order (so bit-equal: tolerance 0), CSR rows sorted by column."""
+    from solfec_py.solvers.local_dynamics import _csr, unordered_pairs
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        E = int(rng.integers(0, 25))
+        rows, con = rng.integers(0, 6, E), rng.integers(0, 15, E)
+        pos = sorted(range(E), key=lambda i: (rows[i], con[i], i))
+        want = [(pos[i], pos[j]) for i in range(E) for j in range(i + 1, E) if rows[pos[i]] == rows[pos[j]]]
+        e, f = unordered_pairs(rows, con)
+        assert list(zip(e.tolist(), f.tolist())) == want
+        n = int(rng.integers(1, 8))
+        a, b, v = rng.integers(0, n, E + 1), rng.integers(0, n, E + 1), rng.normal(size=(E + 1, 3, 3))
+        indptr, adj, W = _csr(n, [a], [b], [v])
+        dense = {}
+        for k in range(E + 1):
+            dense[(a[k], b[k])] = dense.get((a[k], b[k]), np.zeros((3, 3))) + v[k]
+        got = {(i, adj[u]): W[u] for i in range(n) for u in range(indptr[i], indptr[i + 1])}
+        assert sorted(got) == sorted(dense) and all(np.array_equal(got[key], dense[key]) for key in dense)
+        assert all(np.all(np.diff(adj[indptr[i]:indptr[i + 1]]) > 0) for i in range(n))

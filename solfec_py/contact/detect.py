@@ -40,6 +40,8 @@ class Found:
             z, z3 = np.zeros(0), np.zeros((0, 3))
             zi = np.zeros(0, dtype=np.int64)
             return Found(zi, zi, z3, z3, z3, z, z, zi, zi)
+        if len(parts) == 1:                            # its arrays are the pair kernels' own
+            return parts[0]
         return Found(*(np.concatenate([getattr(p, f) for p in parts])
                        for f in ("om", "os", "pm", "ps", "n", "gap", "area", "sid_m", "sid_s")))
 

@@ -94,21 +94,40 @@ def _simplex_closest(W, n, lam, out, G, r, mu, idx):
 
 
 @numba.njit(cache=True)
+def gjk_work():
+    """The work arrays of `gjk_into` (W, A, B (4, 3), lam (4), x (3), G (3, 3), r, mu (3),
+    idx (4), p, q (3)), to be allocated once and reused over many calls."""
+    return (np.zeros((4, 3)), np.zeros((4, 3)), np.zeros((4, 3)), np.zeros(4), np.zeros(3), np.zeros((3, 3)),
+            np.zeros(3), np.zeros(3), np.zeros(4, dtype=np.int64), np.zeros(3), np.zeros(3))
+
+
+@numba.njit(cache=True)
 def gjk(va, vb):
     """Closest points p (of conv va) and q (of conv vb) and their distance (0 when the hulls
     intersect; p = q is then a common point). Gilbert-Johnson-Keerthi iteration on the
-    Minkowski difference with an exact sub-simplex search. The work arrays are allocated
-    once per call and the iteration runs on scalars (a contact step calls this four times
-    per polyhedron pair)."""
-    W = np.zeros((4, 3))
-    A = np.zeros((4, 3))
-    B = np.zeros((4, 3))
-    lam = np.zeros(4)
-    x = np.zeros(3)
-    G = np.zeros((3, 3))
-    r = np.zeros(3)
-    mu = np.zeros(3)
-    idx = np.zeros(4, dtype=np.int64)
+    Minkowski difference with an exact sub-simplex search (`gjk_into` with work arrays of
+    its own)."""
+    work = gjk_work()
+    d = gjk_into(va, vb, work)
+    return work[9], work[10], d
+
+
+@numba.njit(cache=True)
+def gjk_into(va, vb, work):
+    """`gjk` on the reusable work arrays `work` (from `gjk_work`; zeroed here first, so that
+    every call starts as a fresh one): returns the distance and leaves the closest points
+    p, q in work[9], work[10]. The iteration runs on scalars (a contact step calls this up
+    to four times per polyhedron pair)."""
+    W, A, B, lam, x, G, r, mu, idx, p, q = work
+    for k in range(4):
+        lam[k] = 0.0
+        idx[k] = 0
+        for c in range(3):
+            W[k, c], A[k, c], B[k, c] = 0.0, 0.0, 0.0
+    for k in range(3):
+        x[k], r[k], mu[k], p[k], q[k] = 0.0, 0.0, 0.0, 0.0, 0.0
+        for c in range(3):
+            G[k, c] = 0.0
     for c in range(3):
         A[0, c], B[0, c] = va[0, c], vb[0, c]
         W[0, c] = va[0, c] - vb[0, c]
@@ -158,14 +177,12 @@ def gjk(va, vb):
                 m += 1
         n = m
         v0, v1, v2 = x[0], x[1], x[2]
-    p = np.zeros(3)
-    q = np.zeros(3)
     for k in range(n):
         for c in range(3):
             p[c] += lam[k] * A[k, c]
             q[c] += lam[k] * B[k, c]
     e0, e1, e2 = p[0] - q[0], p[1] - q[1], p[2] - q[2]
-    return p, q, np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
+    return np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
 
 
 @numba.njit(cache=True)
@@ -173,8 +190,9 @@ def gjk_pairs(ca, cb, c_vstart, v_cur):
     """GJK over pairs of convex objects (indices into the convex ranges c_vstart)."""
     m = ca.size
     P, Q, D = np.zeros((m, 3)), np.zeros((m, 3)), np.zeros(m)
+    work = gjk_work()
     for k in range(m):
         a, b = ca[k], cb[k]
-        p, q, d = gjk(v_cur[c_vstart[a]:c_vstart[a + 1]], v_cur[c_vstart[b]:c_vstart[b + 1]])
-        P[k], Q[k], D[k] = p, q, d
+        D[k] = gjk_into(v_cur[c_vstart[a]:c_vstart[a + 1]], v_cur[c_vstart[b]:c_vstart[b + 1]], work)
+        P[k], Q[k] = work[9], work[10]
     return P, Q, D

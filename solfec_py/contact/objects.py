@@ -53,6 +53,7 @@ class ObjectTable:
     tri: np.ndarray                    # (T, 3) global vertex indices, outward orientation
     t_face: np.ndarray                 # (T,) global face index
     c_tstart: np.ndarray               # (C + 1,)
+    c_closed: np.ndarray               # (C,) triangles close the surface, each edge once each way
     f_sid: np.ndarray                  # (F,) surface id of each face
     f_surface: np.ndarray              # (F,) True for true surface faces (not mesh-interior)
     c_fstart: np.ndarray               # (C + 1,)
@@ -77,19 +78,30 @@ class ObjectTable:
         """Global object indices of (family code into `family_names`, block row, elem)
         triples; -1 where the body or object is not in the table."""
         out = np.full(rows.size, -1, dtype=np.int64)
+        family = np.ascontiguousarray(family, dtype=np.int64)
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        elem = np.ascontiguousarray(elem, dtype=np.int64)
         for code, name in enumerate(family_names):
             first = self.first.get(name)
-            m = (family == code) & (rows >= 0)
-            if first is None or not m.any():
-                continue
-            r = rows[m]
-            ok = r < first.size - 1
-            idx = np.full(r.size, -1, dtype=np.int64)
-            start, stop = first[r[ok]], first[r[ok] + 1]
-            e = elem[m][ok]
-            idx[ok] = np.where((e >= 0) & (start + e < stop), start + e, -1)
-            out[m] = idx
+            if first is not None:
+                _objects_of_family(code, np.asarray(first, dtype=np.int64), family, rows, elem, out)
         return out
+
+
+@njit(cache=True)
+def _objects_of_family(code, first, family, rows, elem, out):
+    """`ObjectTable.objects_of` for the entries of one family: out[k] = first[r] + elem[k]
+    for family[k] == code and a row r = rows[k] of the table whose objects that index (-1
+    otherwise; entries of other families untouched)."""
+    for k in range(rows.size):
+        r = rows[k]
+        if family[k] != code or r < 0:
+            continue
+        out[k] = -1
+        if r < first.size - 1:
+            start, stop, e = first[r], first[r + 1], elem[k]
+            if e >= 0 and start + e < stop:
+                out[k] = start + e
 
 
 def _signature(domain) -> tuple:
@@ -191,6 +203,7 @@ class _ConvexRows:
     f_surface: list = field(default_factory=list)
     vstart: list = field(default_factory=lambda: [0])
     tstart: list = field(default_factory=lambda: [0])
+    closed: list = field(default_factory=list)
     fstart: list = field(default_factory=lambda: [0])
     edges: list = field(default_factory=list)
     estart: list = field(default_factory=lambda: [0])
@@ -209,6 +222,7 @@ class _ConvexRows:
         self.vstart.append(nv + convex.nver)
         self.fstart.append(nf + convex.surfids.size)
         self.tstart.append(nt + tr.shape[0])
+        self.closed.append(closed_surface(tr))
         edges = face_edges(tr, owner)
         self.edges.append(edges + nv)
         self.estart.append(self.estart[-1] + edges.shape[0])
@@ -218,9 +232,25 @@ class _ConvexRows:
         return {"c_obj": _array(self.obj, np.int64), "v_ref": _joined(self.v_ref, float, (0, 3)),
                 "v_obj": _joined(self.v_obj, np.int64), "c_vstart": np.asarray(self.vstart, np.int64),
                 "tri": _joined(self.tri, np.int64, (0, 3)), "t_face": _joined(self.t_face, np.int64),
-                "c_tstart": np.asarray(self.tstart, np.int64), "f_sid": _joined(self.f_sid, np.int64),
+                "c_tstart": np.asarray(self.tstart, np.int64), "c_closed": _array(self.closed, bool),
+                "f_sid": _joined(self.f_sid, np.int64),
                 "f_surface": _joined(self.f_surface, bool), "c_fstart": np.asarray(self.fstart, np.int64),
                 "edges": _joined(self.edges, np.int64, (0, 2)), "c_estart": np.asarray(self.estart, np.int64)}
+
+
+def closed_surface(tri: np.ndarray) -> bool:
+    """Do the triangles `tri` (T, 3) close a consistently oriented surface: every directed
+    side (i, j) once, and its reverse (j, i) once? (A point strictly behind every triangle
+    of such an outward surface is inside the hull of its vertices:
+    `polyhedra_kernels._behind_all`.)"""
+    tri = np.asarray(tri, dtype=np.int64).reshape(-1, 3)
+    if tri.shape[0] < 4:
+        return False
+    side = np.concatenate([tri[:, [0, 1]], tri[:, [1, 2]], tri[:, [2, 0]]])
+    if np.any(side[:, 0] == side[:, 1]):
+        return False
+    fwd = {(int(i), int(j)) for i, j in side.tolist()}
+    return len(fwd) == side.shape[0] and all((j, i) in fwd for i, j in fwd)
 
 
 def face_edges(tri: np.ndarray, owner: np.ndarray) -> np.ndarray:

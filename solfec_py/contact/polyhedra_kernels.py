@@ -10,15 +10,15 @@ that area, point and the A^2-weighted normal follow the same rule. A pair whose 
 outgrow the work arrays is flagged for the Qhull path (`polyhedra.convex_convex_qhull`).
 
 numba's cache of these kernels holds the compiled `gjk.gjk` too, but is invalidated by
-changes of this file only: edit this line when gjk.py changes (last: gjk without
-temporary arrays, issue 13).
+changes of this file only: edit this line when gjk.py changes (last: gjk_into on
+reusable work arrays, issue 13).
 """
 from __future__ import annotations
 
 import numba
 import numpy as np
 
-from solfec_py.contact.gjk import gjk
+from solfec_py.contact.gjk import gjk_into, gjk_work
 
 _DEDUP = 1e-12          # relative distance within which points are on a plane or merged
 
@@ -43,13 +43,43 @@ def _nearest_surface(point, normals, offsets, surface, sid):
 
 
 @numba.njit(cache=True)
+def _behind_all(v_cur, tri, t0, t1, x):
+    """Is x strictly behind every triangle tri[t0:t1] (outward (b - a) x (c - a)), each
+    by more than the rounding bound 1e-12 |b - a|_1 |c - a|_1 |x - a|_1 of its triple
+    product? On a closed consistently oriented surface (`objects.closed_surface`) all
+    signed solid angles of the triangles seen from x then have one sign, so x is enclosed
+    (winding number not 0) and lies in the hull of the vertices: its GJK distance is 0."""
+    for t in range(t0, t1):
+        ia, ib, ic = tri[t, 0], tri[t, 1], tri[t, 2]
+        a0, a1, a2 = v_cur[ia, 0], v_cur[ia, 1], v_cur[ia, 2]
+        u0, u1, u2 = v_cur[ib, 0] - a0, v_cur[ib, 1] - a1, v_cur[ib, 2] - a2
+        w0, w1, w2 = v_cur[ic, 0] - a0, v_cur[ic, 1] - a1, v_cur[ic, 2] - a2
+        e0, e1, e2 = x[0] - a0, x[1] - a1, x[2] - a2
+        det = (u1 * w2 - u2 * w1) * e0 + (u2 * w0 - u0 * w2) * e1 + (u0 * w1 - u1 * w0) * e2
+        bound = 1e-12 * ((abs(u0) + abs(u1) + abs(u2)) * (abs(w0) + abs(w1) + abs(w2))
+                         * (abs(e0) + abs(e1) + abs(e2)))
+        if not det < -bound:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
 def _finish(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps):
     """Steps 3-6 after the intersection polytope: reject a point farther than eps from
     either object; gap from the vertex spread along n, refined by GJK when deeper than eps;
-    the surface ids of the planes nearest to the point. Returns (ok, gap, sid a, sid b)."""
-    one = np.empty((1, 3))
-    one[0] = x
-    if gjk(va, one)[2] > eps or gjk(vb, one)[2] > eps:
+    the surface ids of the planes nearest to the point. Returns (ok, gap, sid a, sid b).
+    (`_finish_into` with work arrays of its own.)"""
+    return _finish_into(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps, gjk_work(), np.empty((1, 3)),
+                        np.empty_like(va), np.empty_like(vb), False, False)
+
+
+@numba.njit(cache=True)
+def _finish_into(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps, work, one, sha, shb, in_a, in_b):
+    """`_finish` on reusable work arrays: `work` of `gjk.gjk_work`, one (1, 3), sha and shb
+    at least as long as va and vb (the shifted copies of the refinement). in_a (in_b): x is
+    known to be inside a (b), whose GJK distance check (0 <= eps) is then skipped."""
+    one[0, 0], one[0, 1], one[0, 2] = x[0], x[1], x[2]
+    if (not in_a and gjk_into(va, one, work) > eps) or (not in_b and gjk_into(vb, one, work) > eps):
         return False, 0.0, 0, 0
     lo, hi = np.inf, -np.inf
     for v in range(V.shape[0]):
@@ -57,7 +87,13 @@ def _finish(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps):
         lo, hi = min(lo, pr), max(hi, pr)
     g = lo - hi
     if g < -eps:                                         # refine: depth along n
-        dd = gjk(va + g * n, vb - g * n)[2]
+        g0, g1, g2 = g * n[0], g * n[1], g * n[2]       # va + g n, vb - g n, elementwise
+        na_, nb_ = va.shape[0], vb.shape[0]
+        for i in range(na_):
+            sha[i, 0], sha[i, 1], sha[i, 2] = va[i, 0] + g0, va[i, 1] + g1, va[i, 2] + g2
+        for i in range(nb_):
+            shb[i, 0], shb[i, 1], shb[i, 2] = vb[i, 0] - g0, vb[i, 1] - g1, vb[i, 2] - g2
+        dd = gjk_into(sha[:na_], shb[:nb_], work)
         g = min(dd + 2.0 * g, 0.0)
     g = min(g, 0.0)
     return True, g, _nearest_surface(x, na, da, sa, ida), _nearest_surface(x, nb, db, sb, idb)
@@ -98,7 +134,7 @@ def _box(FV, FN, FP, lo, hi):
     return 6
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _push(out, m, x0, x1, x2, tol2):
     """Append x to out[:m] unless it repeats out[m - 1] within sqrt(tol2); returns m (-1
     when out is full)."""
@@ -112,7 +148,7 @@ def _push(out, m, x0, x1, x2, tol2):
     return m + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _close(out, m, tol2):
     """Drop a closing repeat of the first point of the polygon out[:m]; returns m."""
     if m > 1:
@@ -172,6 +208,18 @@ def _clip(FV, FN, FP, nf, nk, dk, k, S, tmp, cap, ang, idx, tol):
     g = 0
     for f in range(nf):
         m = FN[f]
+        inner = True                     # all vertices strictly inside: the face stays as it is
+        for v in range(m):               # (it was pushed with the same tol before: idempotent)
+            if S[f, v] >= 0.0:
+                inner = False
+                break
+        if inner:
+            if g != f:
+                for v in range(m):
+                    FV[g, v, 0], FV[g, v, 1], FV[g, v, 2] = FV[f, v, 0], FV[f, v, 1], FV[f, v, 2]
+                FN[g], FP[g] = m, FP[f]
+            g += 1
+            continue
         out = 0
         for v in range(m):
             w = v + 1 if v + 1 < m else 0
@@ -197,7 +245,8 @@ def _clip(FV, FN, FP, nf, nk, dk, k, S, tmp, cap, ang, idx, tol):
                 nc += 1
         out = _close(tmp, out, tol2)
         if out >= 3:
-            FV[g, :out] = tmp[:out]
+            for v in range(out):
+                FV[g, v, 0], FV[g, v, 1], FV[g, v, 2] = tmp[v, 0], tmp[v, 1], tmp[v, 2]
             FN[g], FP[g] = out, FP[f]
             g += 1
     if nc >= 3:
@@ -207,25 +256,26 @@ def _clip(FV, FN, FP, nf, nk, dk, k, S, tmp, cap, ang, idx, tol):
         _sort(ang, nc, idx)
         out = 0
         for i in range(nc):
-            c = cap[idx[i]]
-            out = _push(tmp, out, c[0], c[1], c[2], tol2)
+            c = idx[i]
+            out = _push(tmp, out, cap[c, 0], cap[c, 1], cap[c, 2], tol2)
             if out < 0:
                 return -1
         out = _close(tmp, out, tol2)
         if out >= 3:
-            FV[g, :out] = tmp[:out]
+            for v in range(out):
+                FV[g, v, 0], FV[g, v, 1], FV[g, v, 2] = tmp[v, 0], tmp[v, 1], tmp[v, 2]
             FN[g], FP[g] = out, k
             g += 1
     return g
 
 
 @numba.njit(cache=True)
-def _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang):
+def _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, n, point):
     """Fan triangles of every face (from its vertex of smallest angle about the vertex
-    mean, as `polyhedra._faces`): (ok, A^2-weighted normal sum, area-weighted centroid
-    sum, total area)."""
-    n = np.zeros(3)
-    point = np.zeros(3)
+    mean, as `polyhedra._faces`): (ok, total area); the A^2-weighted normal sum and the
+    area-weighted centroid sum go into n and point (3)."""
+    n[0], n[1], n[2] = 0.0, 0.0, 0.0
+    point[0], point[1], point[2] = 0.0, 0.0, 0.0
     total = 0.0
     ntri = 0
     ok = True
@@ -255,7 +305,7 @@ def _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang):
                 for j in range(3):
                     n[j] += w * normals[k, j]
             ntri += 1
-    return ok and ntri >= 4, n, point, total
+    return ok and ntri >= 4, total
 
 
 @numba.njit(cache=True)
@@ -311,8 +361,10 @@ def polygon_corners(V, x, n, tol, out):
 
 @numba.njit(cache=True)
 def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f_surface, f_sid,
-                 lo_box, hi_box, eps, corner_tol=-1.0):
-    """Narrow phase of the convex pairs (ca[k] owns the normal). Returns touch, point,
+                 c_tstart, tri, c_closed, lo_box, hi_box, eps, corner_tol=-1.0):
+    """Narrow phase of the convex pairs (ca[k] owns the normal; c_tstart, tri, c_closed as
+    in `objects.ObjectTable`: a point strictly inside a closed convex skips its GJK check,
+    `_behind_all`). Returns touch, point,
     normal (from a to b), gap, area, surface id of a, of b, `redo` (pairs whose work
     arrays overflowed: to be evaluated by the Qhull path) and, when corner_tol >= 0, the
     `polygon_corners` of every contact (m, 4, 3) with their count (m,), corners kept apart
@@ -342,12 +394,22 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
     d = np.empty(2 * kmax)
     owner = np.empty(2 * kmax, dtype=np.int64)
     surface = np.empty(2 * kmax, dtype=np.bool_)
+    work = gjk_work()                        # work arrays reused by every pair
+    vmax = 0
+    for c in range(c_vstart.size - 1):
+        vmax = max(vmax, c_vstart[c + 1] - c_vstart[c])
+    one, sha, shb = np.empty((1, 3)), np.empty((vmax, 3)), np.empty((vmax, 3))
+    Vbuf = np.empty((maxf * maxp, 3))
+    lo, hi, span = np.empty(3), np.empty(3), np.empty(3)
+    blo, bhi = np.empty(3), np.empty(3)
+    nsum, psum, nn, x = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     for k in range(m):
         a, b = ca[k], cb[k]
         va, vb = v_cur[c_vstart[a]:c_vstart[a + 1]], v_cur[c_vstart[b]:c_vstart[b + 1]]
-        p, _, dist = gjk(va, vb)
+        dist = gjk_into(va, vb, work)
         if dist > eps:
             continue
+        p = work[9]
         fa0, fa1, fb0, fb1 = c_fstart[a], c_fstart[a + 1], c_fstart[b], c_fstart[b + 1]
         K = 0
         for f in range(fa0, fa1):
@@ -359,12 +421,16 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
             d[K] = max(f_offset[f] - _dot(f_normal[f], p), eps)
             K += 1
         oa, ob = c_obj[a], c_obj[b]
-        lo = np.minimum(lo_box[oa], lo_box[ob]) - p
-        hi = np.maximum(hi_box[oa], hi_box[ob]) - p
-        span = hi - lo
+        for i in range(3):                   # elementwise as the array expressions they replace
+            lo[i] = min(lo_box[oa, i], lo_box[ob, i]) - p[i]
+            hi[i] = max(hi_box[oa, i], hi_box[ob, i]) - p[i]
+            span[i] = hi[i] - lo[i]
         size = np.sqrt(_dot(span, span))
         tol = _DEDUP * size
-        nf = _box(FV, FN, FP, lo - 0.25 * span - 2.0 * eps, hi + 0.25 * span + 2.0 * eps)
+        for i in range(3):
+            blo[i] = lo[i] - 0.25 * span[i] - 2.0 * eps
+            bhi[i] = hi[i] + 0.25 * span[i] + 2.0 * eps
+        nf = _box(FV, FN, FP, blo, bhi)
         for j in range(K):
             nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, S, tmp, cap, ang, idx, tol)
             if nf < 0:
@@ -372,33 +438,35 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
         if nf < 0:
             redo[k] = True
             continue
-        ok, nsum, psum, total = _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang)
+        ok, total = _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, nsum, psum)
         nv = 0
         for f in range(nf):
             nv += FN[f]
-        V = np.empty((nv, 3))
+        V = Vbuf[:nv]
         nv = 0
         for f in range(nf):
             for v in range(FN[f]):
-                V[nv] = FV[f, v] + p
                 for i in range(3):
+                    V[nv, i] = FV[f, v, i] + p[i]
                     if not (V[nv, i] >= lo[i] + p[i] - eps and V[nv, i] <= hi[i] + p[i] + eps):
                         ok = False
                 nv += 1
         size = np.sqrt(_dot(nsum, nsum))
         if not ok or not (total > 0.0 and size > 0.0):
             continue
-        nn = nsum / size
-        x = psum / total + p
         finite = True
         for i in range(3):
+            nn[i] = nsum[i] / size
+            x[i] = psum[i] / total + p[i]
             if not (np.isfinite(x[i]) and np.isfinite(nn[i])):
                 finite = False
         if not finite:
             continue
-        hit, g, sa, sb = _finish(va, vb, x, nn, V, f_normal[fa0:fa1], f_offset[fa0:fa1], f_surface[fa0:fa1],
-                                 f_sid[fa0:fa1], f_normal[fb0:fb1], f_offset[fb0:fb1], f_surface[fb0:fb1],
-                                 f_sid[fb0:fb1], eps)
+        hit, g, sa, sb = _finish_into(va, vb, x, nn, V, f_normal[fa0:fa1], f_offset[fa0:fa1], f_surface[fa0:fa1],
+                                      f_sid[fa0:fa1], f_normal[fb0:fb1], f_offset[fb0:fb1], f_surface[fb0:fb1],
+                                      f_sid[fb0:fb1], eps, work, one, sha, shb,
+                                      c_closed[a] and _behind_all(v_cur, tri, c_tstart[a], c_tstart[a + 1], x),
+                                      c_closed[b] and _behind_all(v_cur, tri, c_tstart[b], c_tstart[b + 1], x))
         if not hit:
             continue
         touch[k] = True

@@ -263,38 +263,21 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
 
 
 def unordered_pairs(rows: np.ndarray, con: np.ndarray):
-    """All unordered pairs of entries on the same body row, once each as (e, f), e != f."""
-    E = rows.size
-    if E <= 1:
+    """All unordered pairs of entries on the same body row, once each as (e, f), e != f:
+    entries sorted by (row, constraint), each with its later partners in that order
+    (local_dynamics_kernels.unordered_pairs)."""
+    if rows.size <= 1:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty
-    order = np.lexsort((con, rows))
-    sr = rows[order]
-    starts = np.flatnonzero(np.r_[True, sr[1:] != sr[:-1]])
-    sizes = np.diff(np.r_[starts, E])
-    if sizes.max(initial=1) <= 1:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty
-    cnt = np.repeat(sizes, sizes)                      # partners of each sorted position
-    first = np.repeat(starts, sizes)                   # group start of each sorted position
-    e_pos = np.repeat(np.arange(E), cnt)
-    offs = np.arange(e_pos.size) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-    f_pos = np.repeat(first, cnt) + offs
-    keep = f_pos > e_pos
-    return order[e_pos[keep]], order[f_pos[keep]]
+    return K.unordered_pairs(np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(con, dtype=np.int64))
 
 
 def _csr(n, off_a, off_b, off_val):
     if not off_a:
         return np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 3, 3))
-    a = np.concatenate(off_a)
-    b = np.concatenate(off_b)
-    key = a * n + b
-    uniq, inv = np.unique(key, return_inverse=True)
-    Wadj = segment_sum(inv, np.concatenate(off_val), uniq.size)
-    rows = uniq // n
-    indptr = np.searchsorted(rows, np.arange(n + 1)).astype(np.int64)
-    return indptr, (uniq % n).astype(np.int64), Wadj
+    a = np.concatenate(off_a).astype(np.int64)
+    b = np.concatenate(off_b).astype(np.int64)
+    return K.off_diagonal_csr(n, a, b, np.ascontiguousarray(np.concatenate(off_val), dtype=float))
 
 
 _KERNEL_BLOCKS = 16     # below this many blocks the numba loop beats numpy's batched LAPACK calls

@@ -51,3 +51,71 @@ def inverse_and_rho(W, tiny):
             regular[k] = True
             Winv[k] = np.linalg.solve(np.ascontiguousarray(W[k]), eye)
     return Winv, rho, regular
+
+
+@njit(cache=True)
+def unordered_pairs(rows, con):
+    """All unordered pairs (e, f), e != f, of entries with equal rows: the entries sorted by
+    (rows, con, entry) (np.lexsort's stable order), then for each sorted position its later
+    partners of the same row, in order: the pairs and order of the numpy expression in
+    local_dynamics.unordered_pairs, without its temporaries."""
+    E = rows.size
+    order = np.argsort(con, kind="mergesort")
+    order = order[np.argsort(rows[order], kind="mergesort")]
+    total = 0
+    start = 0
+    for i in range(1, E + 1):
+        if i == E or rows[order[i]] != rows[order[start]]:
+            size = i - start
+            total += size * (size - 1) // 2
+            start = i
+    e = np.empty(total, dtype=np.int64)
+    f = np.empty(total, dtype=np.int64)
+    k = 0
+    start = 0
+    for i in range(1, E + 1):
+        if i == E or rows[order[i]] != rows[order[start]]:
+            for a in range(start, i):
+                for b in range(a + 1, i):
+                    e[k], f[k] = order[a], order[b]
+                    k += 1
+            start = i
+    return e, f
+
+
+@njit(cache=True)
+def off_diagonal_csr(n, a, b, values):
+    """CSR rows of the off-diagonal blocks: entries (a[k], b[k], values[k] (3, 3)) with
+    equal (a, b) added in the order of k; returns (indptr (n + 1), column of each block,
+    blocks), blocks sorted by a * n + b (np.unique's order, as the numpy expression in
+    local_dynamics._csr)."""
+    E = a.size
+    key = a * n + b
+    order = np.argsort(key, kind="mergesort")
+    inv = np.empty(E, dtype=np.int64)
+    m = -1
+    last = 0
+    for i in range(E):
+        k = order[i]
+        if m < 0 or key[k] != last:
+            m += 1
+            last = key[k]
+        inv[k] = m
+    m += 1
+    uniq = np.empty(m, dtype=np.int64)
+    for k in range(E):
+        uniq[inv[k]] = key[k]
+    W = np.zeros((m, 3, 3))
+    for k in range(E):
+        u = inv[k]
+        for i in range(3):
+            for j in range(3):
+                W[u, i, j] += values[k, i, j]
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    adj = np.empty(m, dtype=np.int64)
+    for u in range(m):
+        indptr[uniq[u] // n + 1] += 1
+        adj[u] = uniq[u] % n
+    for i in range(n):
+        indptr[i + 1] += indptr[i]
+    return indptr, adj, W

@@ -156,6 +156,8 @@ def overstressed(cset) -> np.ndarray:
     n = cset.count
     kind, strength, R = cset.kind[:n], cset.strength[:n], cset.R[:n]
     finite = np.isfinite(strength)
+    if not finite.any():                          # nothing breakable (e.g. contacts only)
+        return np.zeros(0, dtype=np.int64)
     fix = finite & (kind == C.FIXPNT) & (np.linalg.norm(R, axis=1) > strength)
     link = finite & (kind == C.RIGLNK) & (-R[:, 2] > strength)
     return np.flatnonzero(fix | link)
