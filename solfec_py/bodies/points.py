@@ -19,9 +19,6 @@ def per_family(domain, names, codes, rows, method: str, values, elem=None) -> np
         block = domain.blocks[names[int(codes.flat[0])]]
         return np.asarray(getattr(block, method)(rows, values, elem), dtype=float).reshape(codes.size, 3)
     out = np.zeros((codes.size, 3))
-    if codes.size and codes[0] >= 0 and (codes == codes[0]).all():     # one family: no masks
-        out[:] = getattr(domain.blocks[names[int(codes[0])]], method)(rows, values, elem)
-        return out
     for code in np.unique(codes).tolist():
         if code < 0:
             continue
