@@ -498,7 +498,7 @@ def bm24_sparse_run(tmp_path_factory):
 
 # the deck's frictionless run with CONTACT_SPARSIFY(solfec, 0.05), above the corner prisms'
 # area ratio 2 x tilt = 0.0197 to the wedges' and below 1: the first touch gives the 6 wedges
-# only (12 contacts with the default 0.01), 2 ms (about 1 min)
+# only (12 contacts with the default 0.01), 2 ms (about 40 s)
 BM24_SPARSE, BM24_SPARSE_STOP = 0.05, 0.002
 
 
