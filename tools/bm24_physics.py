@@ -110,10 +110,11 @@ def bm24_record(solfec, mu, blkb, table, blk, sb, st, mb, mt, i0, i1, energies=T
             float(np.sqrt((ub ** 2).sum(1).max()))]
 """
 
-# the deck's runs with their end time replaced by STOP, every step recorded (a CALLBACK)
+# the deck's runs with their end time replaced by STOP, every step recorded (a CALLBACK);
+# SPARSIFY, when not None, is a CONTACT_SPARSIFY threshold set before the run
 STEP_DRIVER = """
 import numpy as np
-MUS, STOP = @MUS@, @STOP@
+MUS, STOP, SPARSIFY = @MUS@, @STOP@, @SPARSIFY@
 """ + RECORD + """
 plain_RUN = RUN
 runs = {}
@@ -128,6 +129,8 @@ def RUN(solfec, solver, stop):
         return 1
 
     run['rows'].append(bm24_record(solfec, mu, *setup[:-1]))      # t = 0
+    if SPARSIFY is not None:
+        CONTACT_SPARSIFY(solfec, SPARSIFY)
     CALLBACK(solfec, 1e-12, (), watch)
     plain_RUN(solfec, solver, STOP)
 
@@ -206,7 +209,8 @@ def as_arrays(run: dict) -> dict:
 
 
 def driver(text: str, **values) -> str:
-    """A driver's text with @NAME@ replaced by repr(values[name])."""
+    """A driver's text with @NAME@ replaced by repr(values[name]) (`sparsify` None unless given)."""
+    values.setdefault("sparsify", None)
     for key, value in values.items():
         text = text.replace("@%s@" % key.upper(), repr(value))
     return text
