@@ -19,8 +19,8 @@ import numpy as np
 from numba import njit
 
 from solfec_py.constraints import CONTACT, FIXDIR, FIXPNT, RIGLNK, SPRING, VELODIR, VELODIR3
-from solfec_py.solvers.diagonal import (contact_residual, contact_solve, normal_solve, point_solve,
-                                        rigid_link_solve)
+from solfec_py.solvers.diagonal import (SEMISMOOTH_NEWTON, SPRING_DASHPOT, contact_residual, contact_solve,
+                                        normal_solve, point_solve, rigid_link_solve, ssn_block)
 
 OK, DIVERGED, DIAGONAL_DIVERGED, DIAGONAL_FAILED = range(4)
 ERRORS = ("OK", "DIVERGED", "DIAGONAL_DIVERGED", "DIAGONAL_FAILED")
@@ -90,6 +90,32 @@ def solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, 
                 Ua[i] = b[i] + Wa[i, 2] * Ra[2]
             st = 0 if math.isfinite(Ra[2]) else -1
     return DIAGONAL_FAILED if st < 0 else 0
+
+
+@njit(cache=True, inline="always")
+def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps, dmaxiter):
+    """The common row of `solve_row` on scalars: a Signorini-Coulomb contact solved by
+    SEMISMOOTH_NEWTON (diagonal.ssn_block), inlined into the sweep so that no array view is
+    made per row. The same arithmetic as solve_row, so the same bits. Returns 0, or 1 when
+    the solver failed (R and U are then untouched: solve_row redoes the row with fallbacks)."""
+    b0, b1, b2 = B[a, 0], B[a, 1], B[a, 2]
+    for j in range(indptr[a], indptr[a + 1]):
+        c = adj[j]
+        r0, r1, r2 = R[c, 0], R[c, 1], R[c, 2]
+        b0 += Wadj[j, 0, 0] * r0 + Wadj[j, 0, 1] * r1 + Wadj[j, 0, 2] * r2
+        b1 += Wadj[j, 1, 0] * r0 + Wadj[j, 1, 1] * r1 + Wadj[j, 1, 2] * r2
+        b2 += Wadj[j, 2, 0] * r0 + Wadj[j, 2, 1] * r1 + Wadj[j, 2, 2] * r2
+    it, q0, q1, q2, u0, u1, u2 = ssn_block(
+        dynamic, h, par[a, 0], par[a, 1], par[a, 2], par[a, 3], rho[a],
+        W[a, 0, 0], W[a, 0, 1], W[a, 0, 2], W[a, 1, 0], W[a, 1, 1], W[a, 1, 2], W[a, 2, 0], W[a, 2, 1],
+        W[a, 2, 2], b0, b1, b2, V[a, 2], U[a, 0], U[a, 1], U[a, 2], R[a, 0], R[a, 1], R[a, 2],
+        deps, dmaxiter)
+    if it < 0 or it >= dmaxiter:
+        return 1
+    blast[a, 0], blast[a, 1], blast[a, 2] = b0, b1, b2
+    R[a, 0], R[a, 1], R[a, 2] = q0, q1, q2
+    U[a, 0], U[a, 1], U[a, 2] = u0, u1, u2
+    return 0
 
 
 @njit(cache=True)
@@ -174,6 +200,7 @@ def iterate(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force
     code = 0
     error = 0.0
     converged = False
+    ssn = dsolver == SEMISMOOTH_NEWTON
     for _ in range(nsweeps):
         up = 0.0
         lo = 0.0
@@ -181,8 +208,14 @@ def iterate(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force
         for m in range(n):
             a = order[n - 1 - m] if backward else order[m]
             Rp[0], Rp[1], Rp[2] = R[a, 0], R[a, 1], R[a, 2]
-            st = solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
-                           dynamic, h, dsolver, deps, dmaxiter, ws, A, b, R0, U0)
+            st = -1
+            if (ssn and kind[a] == CONTACT and int(par[a, 4]) != SPRING_DASHPOT
+                    and not (dynamic and par[a, 3] > 0.0)):
+                st = _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h,
+                                      deps, dmaxiter)
+            if st != 0:
+                st = solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+                               dynamic, h, dsolver, deps, dmaxiter, ws, A, b, R0, U0)
             if st != 0:
                 if code == 0:
                     code = st
