@@ -10,6 +10,9 @@ per row (`replay_is_the_solve`: it ends with the solve's reactions, bit for bit)
 one JSON line.
 
     python bench/gs_row.py [n3] [--steps K] [--reps R]
+
+n3: spheres (a cube, default 1000); K: steps run before the capture (default 600, the pile
+has settled); R: timed repetitions (default 5).
 """
 from __future__ import annotations
 
@@ -115,7 +118,7 @@ def main(argv=None):
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("n3", nargs="?", type=int, default=1000)
-    p.add_argument("--steps", type=int, default=500, help="capture the problem of this step (default 500)")
+    p.add_argument("--steps", type=int, default=600, help="capture the last solve of this many steps (default 600)")
     p.add_argument("--reps", type=int, default=5)
     args = p.parse_args(argv)
     ld, settings = capture(args.n3, args.steps)
