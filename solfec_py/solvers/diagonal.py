@@ -81,18 +81,22 @@ def solve3(A, x):
 
 
 @njit(cache=True)
+def cone_project_s(mu, s0, s1, s2):
+    """The projection of s onto K_mu = {|s_T| <= mu s_N} (closed form, Solfec-1.0 bgs.c,
+    contact laws), on scalars: returns its three components."""
+    st = math.sqrt(s0 * s0 + s1 * s1)
+    if st <= mu * s2:
+        return s0, s1, s2
+    if mu * st <= -s2:
+        return 0.0, 0.0, 0.0
+    a = (s2 + mu * st) / (1.0 + mu * mu)
+    return mu * a * s0 / st, mu * a * s1 / st, a
+
+
+@njit(cache=True)
 def cone_project(mu, s, out):
-    """out = projection of s onto K_mu = {|s_T| <= mu s_N} (closed form, Solfec-1.0 bgs.c, contact laws)."""
-    st = math.sqrt(s[0] * s[0] + s[1] * s[1])
-    if st <= mu * s[2]:
-        out[0], out[1], out[2] = s[0], s[1], s[2]
-    elif mu * st <= -s[2]:
-        out[0] = out[1] = out[2] = 0.0
-    else:
-        a = (s[2] + mu * st) / (1.0 + mu * mu)
-        out[0] = mu * a * s[0] / st
-        out[1] = mu * a * s[1] / st
-        out[2] = a
+    """out = projection of s onto K_mu (`cone_project_s`); out may be s."""
+    out[0], out[1], out[2] = cone_project_s(mu, s[0], s[1], s[2])
 
 
 @njit(cache=True)
@@ -109,19 +113,24 @@ def _set_u(W, b, R, U):
 
 
 @njit(cache=True)
-def contact_residual(dynamic, h, par, U, V, R, C, tmp):
+def contact_residual_s(dynamic, h, mu, e, c, gap, U0, U1, U2, V2, R0, R1, R2):
     """C = R - proj_{K^c}(R - F(U)), F(U) = (U_T, bar U_N + mu |U_T|) (De Saxce-Feng form);
-    the cohesive cone is handled by shifting R_N by c. Returns |C|."""
-    mu, e, c, gap = par[0], par[1], par[2], par[3]
-    ut = math.sqrt(U[0] * U[0] + U[1] * U[1])
-    C[0] = R[0] - U[0]
-    C[1] = R[1] - U[1]
-    C[2] = R[2] + c - (_ubar(dynamic, h, e, gap, U[2], V[2]) + mu * ut)
-    cone_project(mu, C, tmp)
-    C[0] = R[0] - tmp[0]
-    C[1] = R[1] - tmp[1]
-    C[2] = R[2] + c - tmp[2]
-    return math.sqrt(C[0] * C[0] + C[1] * C[1] + C[2] * C[2])
+    the cohesive cone is handled by shifting R_N by c. On scalars: returns (C0, C1, C2, |C|)."""
+    ut = math.sqrt(U0 * U0 + U1 * U1)
+    p0, p1, p2 = cone_project_s(mu, R0 - U0, R1 - U1, R2 + c - (_ubar(dynamic, h, e, gap, U2, V2) + mu * ut))
+    C0 = R0 - p0
+    C1 = R1 - p1
+    C2 = R2 + c - p2
+    return C0, C1, C2, math.sqrt(C0 * C0 + C1 * C1 + C2 * C2)
+
+
+@njit(cache=True)
+def contact_residual(dynamic, h, par, U, V, R, C, tmp):
+    """`contact_residual_s` on arrays: C receives the residual; returns |C| (`tmp`, a work
+    row of the callers, is not used)."""
+    C[0], C[1], C[2], norm = contact_residual_s(dynamic, h, par[0], par[1], par[2], par[3], U[0], U[1], U[2],
+                                                V[2], R[0], R[1], R[2])
+    return norm
 
 
 # --------------------------------------------------------------------------- contact solvers

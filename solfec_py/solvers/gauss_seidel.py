@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from solfec_py.constraints import CONTACT, FIXDIR, FIXPNT, RIGLNK, SPRING, VELODIR, VELODIR3
-from solfec_py.solvers.diagonal import (SEMISMOOTH_NEWTON, SPRING_DASHPOT, contact_residual, contact_solve,
+from solfec_py.solvers.diagonal import (SEMISMOOTH_NEWTON, SPRING_DASHPOT, contact_residual_s, contact_solve,
                                         normal_solve, point_solve, rigid_link_solve, ssn_block)
 
 OK, DIVERGED, DIAGONAL_DIVERGED, DIAGONAL_FAILED = range(4)
@@ -123,7 +123,7 @@ def merit(kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force, blast, dynamic,
     """g(R) = 1/2 sum C_a W_aa^-1 C_a / E_free with U = B + W R recomputed (Solfec-1.0 mrf.c, merit function);
     num[a] receives the share of constraint a (so that sum(num) == g)."""
     n = kind.size
-    C, tmp = ws[0], ws[1]
+    C = ws[0]
     total = 0.0
     for a in range(n):
         for i in range(3):
@@ -132,23 +132,24 @@ def merit(kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force, blast, dynamic,
                 c = adj[j]
                 s += Wadj[j, i, 0] * R[c, 0] + Wadj[j, i, 1] * R[c, 1] + Wadj[j, i, 2] * R[c, 2]
             Ut[a, i] = s
-        U = Ut[a]
         k = kind[a]
         full = True
         if k == CONTACT:
-            contact_residual(dynamic, h, par[a], U, V[a], R[a], C, tmp)
+            C[0], C[1], C[2], _ = contact_residual_s(dynamic, h, par[a, 0], par[a, 1], par[a, 2], par[a, 3],
+                                                     Ut[a, 0], Ut[a, 1], Ut[a, 2], V[a, 2], R[a, 0], R[a, 1],
+                                                     R[a, 2])
         elif k == FIXPNT or k == VELODIR3:
             for i in range(3):
-                C[i] = (U[i] + V[a, i] if dynamic else U[i]) if k == FIXPNT else par[a, i] - U[i]
+                C[i] = (Ut[a, i] + V[a, i] if dynamic else Ut[a, i]) if k == FIXPNT else par[a, i] - Ut[a, i]
         else:
             full = False
             if k == FIXDIR or (k == SPRING and _spring_locked(par[a], blast[a, 2])):
-                C[2] = U[2] + V[a, 2] if dynamic else U[2]
+                C[2] = Ut[a, 2] + V[a, 2] if dynamic else Ut[a, 2]
             elif k == VELODIR:
-                C[2] = par[a, 2] - U[2]
+                C[2] = par[a, 2] - Ut[a, 2]
             elif k == RIGLNK:
                 hh = 0.5 * h if dynamic else h
-                x0, x1, x2 = par[a, 0] + hh * U[0], par[a, 1] + hh * U[1], par[a, 2] + hh * U[2]
+                x0, x1, x2 = par[a, 0] + hh * Ut[a, 0], par[a, 1] + hh * Ut[a, 1], par[a, 2] + hh * Ut[a, 2]
                 C[2] = (math.sqrt(x0 * x0 + x1 * x1 + x2 * x2) - par[a, 3]) / hh
             else:  # SPRING inside its limits: force residual as a velocity
                 C[2] = (force[a] - R[a, 2]) * W[a, 2, 2]
