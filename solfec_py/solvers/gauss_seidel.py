@@ -32,7 +32,7 @@ def _spring_locked(par, bN):
     return (par[2] <= par[0] and bN < 0.0) or (par[2] >= par[1] and bN > 0.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
               dynamic, h, dsolver, deps, dmaxiter, ws, A, b, R0, U0):
     """Solve block a for its latest neighbour reactions; returns 0, DIAGONAL_DIVERGED or
