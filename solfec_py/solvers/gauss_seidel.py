@@ -9,6 +9,9 @@ R), and ends with error = |R - R_prev| / |R| (1 when R = 0) and, when meritval <
 merit g(R). It stops when iters >= maxiter or (error <= epsilon and merit <= meritval).
 SPRING forces come from a Python function, so with springs the kernel is run one sweep at
 a time and the forces are re-evaluated between sweeps from the velocities of the sweep.
+The common row, a Signorini-Coulomb contact solved by SEMISMOOTH_NEWTON, is solved on
+scalars inside the sweep (`_contact_row_ssn`, no array views: bench/README.md, "The
+Gauss-Seidel row solve"); every other row goes through `solve_row`, with the same bits.
 """
 from __future__ import annotations
 
