@@ -54,7 +54,7 @@ def main(argv=None) -> dict:
         start = time.perf_counter()
         result = original(order, *args)
         kernel["time"] += time.perf_counter() - start
-        it0 = args[-6]
+        it0 = args[-7]                         # iterate(..., it0, nsweeps, rerhist, merhist, num, Ut, omega)
         kernel["updates"] += order.size * (result[0] - it0)
         return result
 

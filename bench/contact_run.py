@@ -1,7 +1,8 @@
 """Shared part of the contact benchmarks (spheres_in_box.py, array_of_cubes.py): RUN a built
 model for a number of steps without frames, recording per step the contact count, the
-deepest contact gap and the Gauss-Seidel iterations, with the phase timers and an optional
-cProfile dump. The command line first runs the smallest configuration untimed (--warmup
+deepest contact gap, the Gauss-Seidel iterations and the merit g(R) of the solve (keys
+`gs_iters_mean` / `gs_iters_max`, `merit_mean` / `merit_max`), with the phase timers and an
+optional cProfile dump. The command line first runs the smallest configuration untimed (--warmup
 steps), so that the timed runs do not include numba's compilation or cache loading.
 """
 from __future__ import annotations
@@ -14,13 +15,13 @@ import numpy as np
 def observed_run(A, sol, steps: int, h: float, profile: str | None = None, relax: float = 1.0) -> dict:
     """RUN `sol` for `steps` steps of h with GAUSS_SEIDEL_SOLVER(1e-3, 1000) (over-relaxation
     `relax`); returns wall and CPU time, steps run, contact counts (array per step), the most
-    negative gap, GS iterations per step and the timers of the run."""
+    negative gap, GS iterations and merit per step and the timers of the run."""
     from solfec_py import constraints as C, timestep
 
     domain = sol.domain
     A["OUTPUT"](sol, steps * h + 1.0)   # no frame during the run (a frame clears domain.timers)
     timestep.initialize(domain)
-    stats = {"contacts": [], "gap": 0.0}
+    stats = {"contacts": [], "gap": 0.0, "merit": []}
 
     def observe():
         cset = domain.constraints
@@ -29,6 +30,7 @@ def observed_run(A, sol, steps: int, h: float, profile: str | None = None, relax
             stats["contacts"].append(int(live.sum()))
             if live.any():
                 stats["gap"] = min(stats["gap"], float(cset.gap[: cset.count][live].min()))
+                stats["merit"].append(float(getattr(domain, "statistics", {}).get("MERIT", np.nan)))
         else:
             stats["contacts"].append(0)
         return 1
@@ -50,7 +52,7 @@ def observed_run(A, sol, steps: int, h: float, profile: str | None = None, relax
         prof.dump_stats(profile)
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     return {"wall": wall, "cpu": cpu, "ran": domain.steps_done, "contacts": np.array(stats["contacts"] or [0]),
-            "gap": stats["gap"], "iters": np.array(iters or [0]),
+            "gap": stats["gap"], "iters": np.array(iters or [0]), "merit": np.array(stats["merit"] or [np.nan]),
             "timers": {k: round(domain.timers.get(k, 0.0), 3) for k in timestep.TIMERS}}
 
 
@@ -69,6 +71,7 @@ def report(scene: str, n: int, h: float, run: dict, **figures) -> dict:
             "contact_steps_per_s": round(float(contacts.sum()) / wall, 1),
             "max_penetration": float(f"{-run['gap']:.3e}"), **figures,
             "gs_iters_mean": round(float(iters.mean()), 1), "gs_iters_max": int(iters.max()),
+            "merit_mean": float(f"{np.mean(run['merit']):.3e}"), "merit_max": float(f"{np.max(run['merit']):.3e}"),
             "timers": run["timers"], "energy_drift": None,
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
 

@@ -236,3 +236,57 @@ def test_cone_projection_identities():
         assert twice == pytest.approx(out, abs=1e-12)                     # idempotent
         assert np.hypot(out[0], out[1]) <= mu * out[2] + 1e-12              # feasible
         assert (s - out) @ out == pytest.approx(0.0, abs=1e-9)              # orthogonal
+
+
+def gepp(A, x):
+    """Textbook Gaussian elimination with partial pivoting (first largest |pivot|), in plain
+    Python floats: the reference of solve3s, operation for operation."""
+    A = [list(map(float, r)) for r in A]
+    x = list(map(float, x))
+    for c in range(3):
+        p = max(range(c, 3), key=lambda r: (abs(A[r][c]), -r))
+        if abs(A[p][c]) == 0.0:
+            return None
+        A[c], A[p] = A[p], A[c]
+        x[c], x[p] = x[p], x[c]
+        for r in range(c + 1, 3):
+            f = A[r][c] / A[c][c]
+            for j in range(c, 3):
+                A[r][j] -= f * A[c][j]
+            x[r] -= f * x[c]
+    for c in (2, 1, 0):
+        s = x[c]
+        for j in range(c + 1, 3):
+            s -= A[c][j] * x[j]
+        x[c] = s / A[c][c]
+    return x
+
+
+def test_scalar_solve3_is_partial_pivoting():
+    """solve3s (the 3x3 solve of the SEMISMOOTH_NEWTON step) against a textbook elimination
+    with partial pivoting, bit for bit, and against LAPACK's dgesv (numpy) to 1e-10 relative
+    (these matrices have condition numbers below 1e4, so both are within ~1e-12); the pivot
+    cases (largest entry in row 1 or 2, swaps in column 1) are all exercised."""
+    rng = np.random.default_rng(11)
+    pivots = set()
+    for k in range(400):
+        A = rng.normal(size=(3, 3))
+        if k % 4 == 1:
+            A[0, 0] = 0.0                     # forces a row swap in column 0
+        if k % 4 == 2:
+            A[1, 1] = A[0, 1] * A[1, 0] / A[0, 0]   # zero pivot in column 1 after elimination
+        if np.linalg.cond(A) > 1e4:
+            continue
+        x = rng.normal(size=3)
+        ok, *y = D.solve3s(*A.ravel(), *x)
+        assert ok
+        assert y == gepp(A, x)                                   # same bits
+        ref = np.linalg.solve(A, x)
+        assert np.linalg.norm(np.array(y) - ref) <= 1e-10 * np.linalg.norm(ref)
+        pivots.add((int(np.argmax(np.abs(A[:, 0]))), k % 4 == 2))
+        xa = x.copy()
+        assert D.solve3(A.copy(), xa) and list(xa) == y          # the array form is the same solve
+    assert {(0, False), (1, False), (2, False)} <= pivots
+    assert not D.solve3s(*np.zeros(9), 1.0, 2.0, 3.0)[0]         # singular
+    assert not D.solve3s(*np.array([[1.0, 2, 3], [2, 4, 6], [0, 1, 1]]).ravel(), 1.0, 2.0, 3.0)[0]
+    assert not D.solve3s(*np.diag([1.0, np.inf, 1.0]).ravel(), 1.0, 2.0, 3.0)[0]

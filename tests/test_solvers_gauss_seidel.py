@@ -235,3 +235,84 @@ def test_over_relaxation_keeps_the_solution_with_fewer_sweeps(api):
     with pytest.raises(TypeError, match="relaxation"):
         gs.relaxation = 2.5
     assert gs.relaxation == 1.0
+
+
+def random_contact_problem(seed, n=40, bodies=12):
+    """Local dynamics of n frictional contacts between random pairs of `bodies` free bodies
+    (6 dofs, random SPD inverse mass): W = J M^-1 J^T cut into 3x3 blocks, CSR neighbours
+    for the blocks that share a body, approaching free velocities B."""
+    from solfec_py.solvers.local_dynamics import NPAR, LocalDynamics
+
+    rng = np.random.default_rng(seed)
+    Minv = []
+    for _ in range(bodies):
+        L = rng.normal(size=(6, 6))
+        Minv.append(L @ L.T + np.eye(6))
+    pairs = [rng.choice(bodies, 2, replace=False) for _ in range(n)]
+    J = np.zeros((3 * n, 6 * bodies))
+    for a, (i, k) in enumerate(pairs):
+        J[3 * a:3 * a + 3, 6 * i:6 * i + 6] = rng.normal(size=(3, 6))
+        J[3 * a:3 * a + 3, 6 * k:6 * k + 6] = rng.normal(size=(3, 6))
+    G = np.zeros((3 * n, 3 * n))
+    for i in range(bodies):
+        G += J[:, 6 * i:6 * i + 6] @ Minv[i] @ J[:, 6 * i:6 * i + 6].T
+    W = np.array([G[3 * a:3 * a + 3, 3 * a:3 * a + 3] for a in range(n)])
+    indptr, adj, Wadj = [0], [], []
+    for a in range(n):
+        for c in range(n):
+            if c != a and set(pairs[a]) & set(pairs[c]):
+                adj.append(c)
+                Wadj.append(G[3 * a:3 * a + 3, 3 * c:3 * c + 3])
+        indptr.append(len(adj))
+    B = rng.normal(size=(n, 3))
+    B[:, 2] = -np.abs(B[:, 2])
+    par = np.zeros((n, NPAR))
+    par[:, 0], par[:, 3], par[:, 7] = 0.3, -1e-3, 1.0
+    return LocalDynamics(crow=np.arange(n), kind=np.full(n, C.CONTACT, dtype=np.int64), W=W,
+                         Winv=np.linalg.inv(W), rho=1.0 / np.linalg.eigvalsh(W)[:, -1], B=B, V=B.copy(),
+                         U=B.copy(), R=np.zeros((n, 3)), par=par, indptr=np.array(indptr, dtype=np.int64),
+                         adj=np.array(adj, dtype=np.int64), Wadj=np.array(Wadj).reshape(-1, 3, 3),
+                         dynamic=True, h=1e-3)
+
+
+def test_scalar_contact_row_is_the_array_row():
+    """The sweep solves SEMISMOOTH_NEWTON contact rows on scalars (gauss_seidel.
+    _contact_row_ssn); the array row (solve_row, which every other kind and solver uses)
+    must give the same bits: 20 sweeps of both over a coupled random contact problem
+    compare exactly (R, U and the coupled velocities b); converged (epsilon 1e-12) every
+    contact satisfies the Signorini-Coulomb conditions with U = B + W R of the whole problem
+    (test_solvers_diagonal.kkt_violation, 1e-8 relative: the reactions converge to ~1e-12)."""
+    from test_solvers_diagonal import kkt_violation
+
+    from solfec_py.solvers import gauss_seidel as gs
+
+    ld = random_contact_problem(3)
+    fast = random_contact_problem(3)
+    n, sweeps = ld.n, 20
+    order = np.arange(n - 1, -1, -1, dtype=np.int64)
+    ws, A, b, R0, U0 = np.empty((9, 3)), np.empty((3, 3)), np.empty(3), np.empty(3), np.empty(3)
+    blast, blast_fast = np.zeros((n, 3)), np.zeros((n, 3))
+    for _ in range(sweeps):
+        for a in order:
+            assert gs.solve_row(a, ld.kind, ld.W, ld.Winv, ld.rho, ld.B, ld.V, ld.U, ld.R, ld.indptr, ld.adj,
+                                ld.Wadj, ld.par, np.zeros(n), blast, True, ld.h, 0, 1e-6, 100, ws, A, b,
+                                R0, U0) == 0
+    hist = np.zeros(sweeps)
+    it, _, _, code = gs.iterate(order, fast.kind, fast.W, fast.Winv, fast.rho, fast.B, fast.V, fast.U, fast.R,
+                                fast.indptr, fast.adj, fast.Wadj, fast.par, np.zeros(n), blast_fast, True,
+                                fast.h, 0.0, sweeps, 1.0, 0, 1e-6, 100, False, False, 1.0, 0, sweeps,
+                                hist, hist.copy(), np.zeros(n), np.zeros((n, 3)))
+    assert it == sweeps and code == 0
+    assert np.abs(ld.R).max() > 0.1                      # the contacts carry load
+    assert np.array_equal(fast.R, ld.R) and np.array_equal(fast.U, ld.U)
+    assert np.array_equal(blast_fast, blast)
+    settings = gs.Settings(epsilon=1e-12, maxiter=5000)
+    result = gs.run(fast, settings)
+    assert result.error == "OK"
+    U = fast.velocities()
+    worst = max(kkt_violation(fast.W[a], U[a] - fast.W[a] @ fast.R[a], fast.V[a], fast.R[a], 0.3, 0.0)
+                for a in range(n))
+    assert worst <= 1e-8
+    loaded = fast.R[:, 2] > 1e-9
+    on_cone = np.hypot(*fast.R[:, :2].T) >= 0.3 * fast.R[:, 2] - 1e-9
+    assert np.sum(loaded & on_cone) >= 1 and np.sum(loaded & ~on_cone) >= 1     # slip and stick rows

@@ -25,47 +25,78 @@ SIGNORINI_COULOMB, SPRING_DASHPOT = 0, 1
 
 # --------------------------------------------------------------------------- helpers
 @njit(cache=True)
+def solve3s(a00, a01, a02, a10, a11, a12, a20, a21, a22, x0, x1, x2):
+    """Solve A y = x for the 3x3 A given by its entries (row by row) by Gaussian elimination
+    with partial pivoting, on scalars (no arrays, so no reference counting in the sweep);
+    returns (ok, y0, y1, y2), ok False when A is singular or y is not finite."""
+    # column 0: pivot row p (the first of the largest |a_r0|), swap it into row 0
+    big = abs(a00)
+    p = 0
+    if abs(a10) > big:
+        big, p = abs(a10), 1
+    if abs(a20) > big:
+        big, p = abs(a20), 2
+    if big == 0.0 or not math.isfinite(big):
+        return False, x0, x1, x2
+    if p == 1:
+        a00, a01, a02, a10, a11, a12, x0, x1 = a10, a11, a12, a00, a01, a02, x1, x0
+    elif p == 2:
+        a00, a01, a02, a20, a21, a22, x0, x2 = a20, a21, a22, a00, a01, a02, x2, x0
+    f = a10 / a00
+    a11 -= f * a01
+    a12 -= f * a02
+    x1 -= f * x0
+    f = a20 / a00
+    a21 -= f * a01
+    a22 -= f * a02
+    x2 -= f * x0
+    # column 1
+    big = abs(a11)
+    if abs(a21) > big:
+        big = abs(a21)
+        a11, a12, a21, a22, x1, x2 = a21, a22, a11, a12, x2, x1
+    if big == 0.0 or not math.isfinite(big):
+        return False, x0, x1, x2
+    f = a21 / a11
+    a22 -= f * a12
+    x2 -= f * x1
+    # column 2
+    big = abs(a22)
+    if big == 0.0 or not math.isfinite(big):
+        return False, x0, x1, x2
+    x2 = x2 / a22
+    x1 = (x1 - a12 * x2) / a11
+    x0 = (x0 - a01 * x1 - a02 * x2) / a00
+    return math.isfinite(x0 + x1 + x2), x0, x1, x2
+
+
+@njit(cache=True)
 def solve3(A, x):
-    """Solve A y = x in place (x <- y) by Gaussian elimination with partial pivoting;
-    A is overwritten. Returns False when A is singular or the result is not finite."""
-    for c in range(3):
-        p = c
-        big = abs(A[c, c])
-        for r in range(c + 1, 3):
-            if abs(A[r, c]) > big:
-                big, p = abs(A[r, c]), r
-        if big == 0.0 or not math.isfinite(big):
-            return False
-        if p != c:
-            for j in range(3):
-                A[c, j], A[p, j] = A[p, j], A[c, j]
-            x[c], x[p] = x[p], x[c]
-        for r in range(c + 1, 3):
-            f = A[r, c] / A[c, c]
-            for j in range(c, 3):
-                A[r, j] -= f * A[c, j]
-            x[r] -= f * x[c]
-    for c in range(2, -1, -1):
-        s = x[c]
-        for j in range(c + 1, 3):
-            s -= A[c, j] * x[j]
-        x[c] = s / A[c, c]
-    return math.isfinite(x[0] + x[1] + x[2])
+    """Solve A y = x in place (x <- y) by Gaussian elimination with partial pivoting
+    (`solve3s`); A is left unchanged. Returns False when A is singular or the result is not
+    finite."""
+    ok, x[0], x[1], x[2] = solve3s(A[0, 0], A[0, 1], A[0, 2], A[1, 0], A[1, 1], A[1, 2],
+                                   A[2, 0], A[2, 1], A[2, 2], x[0], x[1], x[2])
+    return ok
+
+
+@njit(cache=True)
+def cone_project_s(mu, s0, s1, s2):
+    """The projection of s onto K_mu = {|s_T| <= mu s_N} (closed form, Solfec-1.0 bgs.c,
+    contact laws), on scalars: returns its three components."""
+    st = math.sqrt(s0 * s0 + s1 * s1)
+    if st <= mu * s2:
+        return s0, s1, s2
+    if mu * st <= -s2:
+        return 0.0, 0.0, 0.0
+    a = (s2 + mu * st) / (1.0 + mu * mu)
+    return mu * a * s0 / st, mu * a * s1 / st, a
 
 
 @njit(cache=True)
 def cone_project(mu, s, out):
-    """out = projection of s onto K_mu = {|s_T| <= mu s_N} (closed form, Solfec-1.0 bgs.c, contact laws)."""
-    st = math.sqrt(s[0] * s[0] + s[1] * s[1])
-    if st <= mu * s[2]:
-        out[0], out[1], out[2] = s[0], s[1], s[2]
-    elif mu * st <= -s[2]:
-        out[0] = out[1] = out[2] = 0.0
-    else:
-        a = (s[2] + mu * st) / (1.0 + mu * mu)
-        out[0] = mu * a * s[0] / st
-        out[1] = mu * a * s[1] / st
-        out[2] = a
+    """out = projection of s onto K_mu (`cone_project_s`); out may be s."""
+    out[0], out[1], out[2] = cone_project_s(mu, s[0], s[1], s[2])
 
 
 @njit(cache=True)
@@ -82,19 +113,24 @@ def _set_u(W, b, R, U):
 
 
 @njit(cache=True)
-def contact_residual(dynamic, h, par, U, V, R, C, tmp):
+def contact_residual_s(dynamic, h, mu, e, c, gap, U0, U1, U2, V2, R0, R1, R2):
     """C = R - proj_{K^c}(R - F(U)), F(U) = (U_T, bar U_N + mu |U_T|) (De Saxce-Feng form);
-    the cohesive cone is handled by shifting R_N by c. Returns |C|."""
-    mu, e, c, gap = par[0], par[1], par[2], par[3]
-    ut = math.sqrt(U[0] * U[0] + U[1] * U[1])
-    C[0] = R[0] - U[0]
-    C[1] = R[1] - U[1]
-    C[2] = R[2] + c - (_ubar(dynamic, h, e, gap, U[2], V[2]) + mu * ut)
-    cone_project(mu, C, tmp)
-    C[0] = R[0] - tmp[0]
-    C[1] = R[1] - tmp[1]
-    C[2] = R[2] + c - tmp[2]
-    return math.sqrt(C[0] * C[0] + C[1] * C[1] + C[2] * C[2])
+    the cohesive cone is handled by shifting R_N by c. On scalars: returns (C0, C1, C2, |C|)."""
+    ut = math.sqrt(U0 * U0 + U1 * U1)
+    p0, p1, p2 = cone_project_s(mu, R0 - U0, R1 - U1, R2 + c - (_ubar(dynamic, h, e, gap, U2, V2) + mu * ut))
+    C0 = R0 - p0
+    C1 = R1 - p1
+    C2 = R2 + c - p2
+    return C0, C1, C2, math.sqrt(C0 * C0 + C1 * C1 + C2 * C2)
+
+
+@njit(cache=True)
+def contact_residual(dynamic, h, par, U, V, R, C, tmp):
+    """`contact_residual_s` on arrays: C receives the residual; returns |C| (`tmp`, a work
+    row of the callers, is not used)."""
+    C[0], C[1], C[2], norm = contact_residual_s(dynamic, h, par[0], par[1], par[2], par[3], U[0], U[1], U[2],
+                                                V[2], R[0], R[1], R[2])
+    return norm
 
 
 # --------------------------------------------------------------------------- contact solvers
@@ -150,83 +186,91 @@ def de_saxce_feng(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws):
 
 
 @njit(cache=True)
-def semismooth_newton(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, A):
+def ssn_block(dynamic, h, mu, e, c, gap, rho, W00, W01, W02, W10, W11, W12, W20, W21, W22,
+              b0, b1, b2, V2, U0, U1, U2, R0, R1, R2, eps, maxiter):
     """Alart-Curnier-type generalised Newton with active sets open / stick / slip
-    (Solfec-1.0 bgs.c, Gauss-Seidel); U is carried over, res = b + W R - U is folded into each step.
-    Unlike Solfec, a step chosen from a stale U (res != 0) never ends the iteration."""
-    mu, e, c, gap = par[0], par[1], par[2], par[3]
-    res, x = ws[0], ws[1]
+    (Solfec-1.0 bgs.c, Gauss-Seidel) on scalars: the block W (row by row), b, V_N, the
+    carried-over U and the start R; res = b + W R - U is folded into each step. Unlike
+    Solfec, a step chosen from a stale U (res != 0) never ends the iteration. Returns
+    (iterations or -1, R0, R1, R2, U0, U1, U2)."""
     divi = max(1, maxiter // 10)
     it = 0
     while True:
-        un = _ubar(dynamic, h, e, gap, U[2], V[2])
-        dT0 = R[0] - rho * U[0]
-        dT1 = R[1] - rho * U[1]
-        dN = R[2] + c - rho * un
-        for i in range(3):
-            res[i] = b[i] + W[i, 0] * R[0] + W[i, 1] * R[1] + W[i, 2] * R[2] - U[i]
-        stale = abs(res[0]) + abs(res[1]) + abs(res[2]) > 1e-13 * (1.0 + abs(U[0]) + abs(U[1]) + abs(U[2]))
-        for i in range(3):
-            for j in range(3):
-                A[i, j] = 0.0
+        un = _ubar(dynamic, h, e, gap, U2, V2)
+        dT0 = R0 - rho * U0
+        dT1 = R1 - rho * U1
+        dN = R2 + c - rho * un
+        res0 = b0 + W00 * R0 + W01 * R1 + W02 * R2 - U0
+        res1 = b1 + W10 * R0 + W11 * R1 + W12 * R2 - U1
+        res2 = b2 + W20 * R0 + W21 * R1 + W22 * R2 - U2
+        stale = abs(res0) + abs(res1) + abs(res2) > 1e-13 * (1.0 + abs(U0) + abs(U1) + abs(U2))
         if dN >= 0.0:
             norm = math.sqrt(dT0 * dT0 + dT1 * dT1)
             lim = mu * dN
-            for j in range(3):
-                A[2, j] = W[2, j]
-            x[2] = -un - res[2]
+            x2 = -un - res2
             if norm >= lim:                      # slip
                 if lim > 0.0:
-                    ln = math.sqrt(R[0] * R[0] + R[1] * R[1])
+                    ln = math.sqrt(R0 * R0 + R1 * R1)
                     den = max(lim, ln) * norm
                     ee = lim / norm
                     beta = 1.0
                     if ln > 0.0:
-                        alpha = (R[0] * dT0 + R[1] * dT1) / (ln * norm)
+                        alpha = (R0 * dT0 + R1 * dT1) / (ln * norm)
                         delta = min(ln / lim, 1.0)
                         if alpha < 0.0:
                             beta = 1.0 / (1.0 - alpha * delta)
-                    F00, F01 = R[0] * dT0 / den, R[0] * dT1 / den
-                    F10, F11 = R[1] * dT0 / den, R[1] * dT1 / den
+                    F00, F01 = R0 * dT0 / den, R0 * dT1 / den
+                    F10, F11 = R1 * dT0 / den, R1 * dT1 / den
                     M00, M01, M10, M11 = ee * (1.0 - F00), -ee * F01, -ee * F10, ee * (1.0 - F11)
-                    A[0, 0] = 1.0 - beta * M00 + rho * (M00 * W[0, 0] + M01 * W[1, 0])
-                    A[0, 1] = -beta * M01 + rho * (M00 * W[0, 1] + M01 * W[1, 1])
-                    A[1, 0] = -beta * M10 + rho * (M10 * W[0, 0] + M11 * W[1, 0])
-                    A[1, 1] = 1.0 - beta * M11 + rho * (M10 * W[0, 1] + M11 * W[1, 1])
-                    A[0, 2] = rho * (M00 * W[0, 2] + M01 * W[1, 2]) - mu * dT0 / norm
-                    A[1, 2] = rho * (M10 * W[0, 2] + M11 * W[1, 2]) - mu * dT1 / norm
-                    x[0] = mu * dT0 / norm * (R[2] + c) - R[0] - rho * (M00 * res[0] + M01 * res[1])
-                    x[1] = mu * dT1 / norm * (R[2] + c) - R[1] - rho * (M10 * res[0] + M11 * res[1])
+                    a00 = 1.0 - beta * M00 + rho * (M00 * W00 + M01 * W10)
+                    a01 = -beta * M01 + rho * (M00 * W01 + M01 * W11)
+                    a10 = -beta * M10 + rho * (M10 * W00 + M11 * W10)
+                    a11 = 1.0 - beta * M11 + rho * (M10 * W01 + M11 * W11)
+                    a02 = rho * (M00 * W02 + M01 * W12) - mu * dT0 / norm
+                    a12 = rho * (M10 * W02 + M11 * W12) - mu * dT1 / norm
+                    x0 = mu * dT0 / norm * (R2 + c) - R0 - rho * (M00 * res0 + M01 * res1)
+                    x1 = mu * dT1 / norm * (R2 + c) - R1 - rho * (M10 * res0 + M11 * res1)
                 else:                            # degenerate slip: zero tangential force
-                    A[0, 0] = A[1, 1] = 1.0
-                    x[0] = -R[0] - res[0]
-                    x[1] = -R[1] - res[1]
+                    a00, a01, a02, a10, a11, a12 = 1.0, 0.0, 0.0, 0.0, 1.0, 0.0
+                    x0 = -R0 - res0
+                    x1 = -R1 - res1
             else:                                # stick
-                for i in range(2):
-                    for j in range(3):
-                        A[i, j] = W[i, j]
-                A[0, 2] += U[0] / dN
-                A[1, 2] += U[1] / dN
-                x[0] = -(1.0 + rho * U[2] / dN) * U[0] - res[0]
-                x[1] = -(1.0 + rho * U[2] / dN) * U[1] - res[1]
+                a00, a01, a02 = W00, W01, W02 + U0 / dN
+                a10, a11, a12 = W10, W11, W12 + U1 / dN
+                x0 = -(1.0 + rho * U2 / dN) * U0 - res0
+                x1 = -(1.0 + rho * U2 / dN) * U1 - res1
+            ok, x0, x1, x2 = solve3s(a00, a01, a02, a10, a11, a12, W20, W21, W22, x0, x1, x2)
         else:                                    # open: R = (0, 0, -c)
-            A[0, 0] = A[1, 1] = A[2, 2] = 1.0
-            x[0], x[1], x[2] = -R[0], -R[1], -R[2] - c
-        if not solve3(A, x):
-            return -1
-        for i in range(3):
-            U[i] += res[i] + W[i, 0] * x[0] + W[i, 1] * x[1] + W[i, 2] * x[2]
-            R[i] += x[i]
-        err = math.sqrt((x[0] ** 2 + x[1] ** 2 + x[2] ** 2) / max(R[0] ** 2 + R[1] ** 2 + R[2] ** 2, 1.0))
+            ok, x0, x1, x2 = solve3s(1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, -R0, -R1, -R2 - c)
+        if not ok:
+            return -1, R0, R1, R2, U0, U1, U2
+        U0 += res0 + W00 * x0 + W01 * x1 + W02 * x2
+        U1 += res1 + W10 * x0 + W11 * x1 + W12 * x2
+        U2 += res2 + W20 * x0 + W21 * x1 + W22 * x2
+        R0 += x0
+        R1 += x1
+        R2 += x2
+        err = math.sqrt((x0 ** 2 + x1 ** 2 + x2 ** 2) / max(R0 ** 2 + R1 ** 2 + R2 ** 2, 1.0))
         it += 1
         if it % divi == 0:
             rho *= 10.0
             if not math.isfinite(rho):
-                return -1
+                return -1, R0, R1, R2, U0, U1, U2
         # the active set of a step taken from a stale U (res != 0) is not trusted: converged
         # only after a step from a consistent U = b + W R
         if it >= maxiter or (err <= eps and not stale):
-            return it
+            return it, R0, R1, R2, U0, U1, U2
+
+
+@njit(cache=True)
+def semismooth_newton(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, A):
+    """`ssn_block` on arrays: updates R and U in place, returns its iteration count or -1
+    (then R, U are left as the failed iteration had them)."""
+    it, R[0], R[1], R[2], U[0], U[1], U[2] = ssn_block(
+        dynamic, h, par[0], par[1], par[2], par[3], rho, W[0, 0], W[0, 1], W[0, 2], W[1, 0], W[1, 1],
+        W[1, 2], W[2, 0], W[2, 1], W[2, 2], b[0], b[1], b[2], V[2], U[0], U[1], U[2], R[0], R[1], R[2],
+        eps, maxiter)
+    return it
 
 
 @njit(cache=True)

@@ -9,6 +9,9 @@ R), and ends with error = |R - R_prev| / |R| (1 when R = 0) and, when meritval <
 merit g(R). It stops when iters >= maxiter or (error <= epsilon and merit <= meritval).
 SPRING forces come from a Python function, so with springs the kernel is run one sweep at
 a time and the forces are re-evaluated between sweeps from the velocities of the sweep.
+The common row, a Signorini-Coulomb contact solved by SEMISMOOTH_NEWTON, is solved on
+scalars inside the sweep (`_contact_row_ssn`, no array views: bench/README.md, "The
+Gauss-Seidel row solve"); every other row goes through `solve_row`, with the same bits.
 """
 from __future__ import annotations
 
@@ -19,8 +22,8 @@ import numpy as np
 from numba import njit
 
 from solfec_py.constraints import CONTACT, FIXDIR, FIXPNT, RIGLNK, SPRING, VELODIR, VELODIR3
-from solfec_py.solvers.diagonal import (contact_residual, contact_solve, normal_solve, point_solve,
-                                        rigid_link_solve)
+from solfec_py.solvers.diagonal import (SEMISMOOTH_NEWTON, SPRING_DASHPOT, contact_residual_s, contact_solve,
+                                        normal_solve, point_solve, rigid_link_solve, ssn_block)
 
 OK, DIVERGED, DIAGONAL_DIVERGED, DIAGONAL_FAILED = range(4)
 ERRORS = ("OK", "DIVERGED", "DIAGONAL_DIVERGED", "DIAGONAL_FAILED")
@@ -32,7 +35,7 @@ def _spring_locked(par, bN):
     return (par[2] <= par[0] and bN < 0.0) or (par[2] >= par[1] and bN > 0.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
               dynamic, h, dsolver, deps, dmaxiter, ws, A, b, R0, U0):
     """Solve block a for its latest neighbour reactions; returns 0, DIAGONAL_DIVERGED or
@@ -92,12 +95,38 @@ def solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, 
     return DIAGONAL_FAILED if st < 0 else 0
 
 
+@njit(cache=True, inline="always")
+def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps, dmaxiter):
+    """The common row of `solve_row` on scalars: a Signorini-Coulomb contact solved by
+    SEMISMOOTH_NEWTON (diagonal.ssn_block), inlined into the sweep so that no array view is
+    made per row. The same arithmetic as solve_row, so the same bits. Returns 0, or 1 when
+    the solver failed (R and U are then untouched: solve_row redoes the row with fallbacks)."""
+    b0, b1, b2 = B[a, 0], B[a, 1], B[a, 2]
+    for j in range(indptr[a], indptr[a + 1]):
+        c = adj[j]
+        r0, r1, r2 = R[c, 0], R[c, 1], R[c, 2]
+        b0 += Wadj[j, 0, 0] * r0 + Wadj[j, 0, 1] * r1 + Wadj[j, 0, 2] * r2
+        b1 += Wadj[j, 1, 0] * r0 + Wadj[j, 1, 1] * r1 + Wadj[j, 1, 2] * r2
+        b2 += Wadj[j, 2, 0] * r0 + Wadj[j, 2, 1] * r1 + Wadj[j, 2, 2] * r2
+    it, q0, q1, q2, u0, u1, u2 = ssn_block(
+        dynamic, h, par[a, 0], par[a, 1], par[a, 2], par[a, 3], rho[a],
+        W[a, 0, 0], W[a, 0, 1], W[a, 0, 2], W[a, 1, 0], W[a, 1, 1], W[a, 1, 2], W[a, 2, 0], W[a, 2, 1],
+        W[a, 2, 2], b0, b1, b2, V[a, 2], U[a, 0], U[a, 1], U[a, 2], R[a, 0], R[a, 1], R[a, 2],
+        deps, dmaxiter)
+    if it < 0 or it >= dmaxiter:
+        return 1
+    blast[a, 0], blast[a, 1], blast[a, 2] = b0, b1, b2
+    R[a, 0], R[a, 1], R[a, 2] = q0, q1, q2
+    U[a, 0], U[a, 1], U[a, 2] = u0, u1, u2
+    return 0
+
+
 @njit(cache=True)
 def merit(kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force, blast, dynamic, h, efree, num, Ut, ws):
     """g(R) = 1/2 sum C_a W_aa^-1 C_a / E_free with U = B + W R recomputed (Solfec-1.0 mrf.c, merit function);
     num[a] receives the share of constraint a (so that sum(num) == g)."""
     n = kind.size
-    C, tmp = ws[0], ws[1]
+    C = ws[0]
     total = 0.0
     for a in range(n):
         for i in range(3):
@@ -106,23 +135,24 @@ def merit(kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force, blast, dynamic,
                 c = adj[j]
                 s += Wadj[j, i, 0] * R[c, 0] + Wadj[j, i, 1] * R[c, 1] + Wadj[j, i, 2] * R[c, 2]
             Ut[a, i] = s
-        U = Ut[a]
         k = kind[a]
         full = True
         if k == CONTACT:
-            contact_residual(dynamic, h, par[a], U, V[a], R[a], C, tmp)
+            C[0], C[1], C[2], _ = contact_residual_s(dynamic, h, par[a, 0], par[a, 1], par[a, 2], par[a, 3],
+                                                     Ut[a, 0], Ut[a, 1], Ut[a, 2], V[a, 2], R[a, 0], R[a, 1],
+                                                     R[a, 2])
         elif k == FIXPNT or k == VELODIR3:
             for i in range(3):
-                C[i] = (U[i] + V[a, i] if dynamic else U[i]) if k == FIXPNT else par[a, i] - U[i]
+                C[i] = (Ut[a, i] + V[a, i] if dynamic else Ut[a, i]) if k == FIXPNT else par[a, i] - Ut[a, i]
         else:
             full = False
             if k == FIXDIR or (k == SPRING and _spring_locked(par[a], blast[a, 2])):
-                C[2] = U[2] + V[a, 2] if dynamic else U[2]
+                C[2] = Ut[a, 2] + V[a, 2] if dynamic else Ut[a, 2]
             elif k == VELODIR:
-                C[2] = par[a, 2] - U[2]
+                C[2] = par[a, 2] - Ut[a, 2]
             elif k == RIGLNK:
                 hh = 0.5 * h if dynamic else h
-                x0, x1, x2 = par[a, 0] + hh * U[0], par[a, 1] + hh * U[1], par[a, 2] + hh * U[2]
+                x0, x1, x2 = par[a, 0] + hh * Ut[a, 0], par[a, 1] + hh * Ut[a, 1], par[a, 2] + hh * Ut[a, 2]
                 C[2] = (math.sqrt(x0 * x0 + x1 * x1 + x2 * x2) - par[a, 3]) / hh
             else:  # SPRING inside its limits: force residual as a velocity
                 C[2] = (force[a] - R[a, 2]) * W[a, 2, 2]
@@ -174,6 +204,7 @@ def iterate(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force
     code = 0
     error = 0.0
     converged = False
+    ssn = dsolver == SEMISMOOTH_NEWTON
     for _ in range(nsweeps):
         up = 0.0
         lo = 0.0
@@ -181,8 +212,14 @@ def iterate(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force
         for m in range(n):
             a = order[n - 1 - m] if backward else order[m]
             Rp[0], Rp[1], Rp[2] = R[a, 0], R[a, 1], R[a, 2]
-            st = solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
-                           dynamic, h, dsolver, deps, dmaxiter, ws, A, b, R0, U0)
+            st = -1
+            if (ssn and kind[a] == CONTACT and int(par[a, 4]) != SPRING_DASHPOT
+                    and not (dynamic and par[a, 3] > 0.0)):
+                st = _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h,
+                                      deps, dmaxiter)
+            if st != 0:
+                st = solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+                               dynamic, h, dsolver, deps, dmaxiter, ws, A, b, R0, U0)
             if st != 0:
                 if code == 0:
                     code = st
