@@ -119,7 +119,7 @@ class ConstraintSet:
         self.count = 0
         self.capacity = 0
         self.families: list[str] = []     # family names used by `family` codes
-        self._rows: dict[int, int] = {}   # id -> row
+        self._row = np.full(16, -1, dtype=np.int64)   # id -> row (-1: no such constraint)
         self._spare: list[int] = []       # freed ids (smallest reused first)
         self._next_id = 1
         self._serial = 0
@@ -150,13 +150,26 @@ class ConstraintSet:
 
     def handle(self, cid: int):
         """The (single, cached) handle object of constraint `cid`."""
-        return self._handles[self._rows[cid]]
+        k = self.row_of(cid)
+        if k is None:
+            raise KeyError(cid)
+        return self._handles[k]
 
     def row_of(self, cid: int, serial: int | None = None) -> int | None:
-        k = self._rows.get(cid)
-        if k is None or (serial is not None and int(self.serial[k]) != serial):
+        cid = int(cid)
+        k = int(self._row[cid]) if 0 <= cid < self._row.size else -1
+        if k < 0 or (serial is not None and int(self.serial[k]) != serial):
             return None
         return k
+
+    def _map_ids(self, ids, rows) -> None:
+        """Record rows `rows` (or -1) of constraint ids `ids` in the id -> row map."""
+        ids = np.asarray(ids, dtype=np.int64)
+        if ids.size and int(ids.max()) >= self._row.size:
+            grown = np.full(max(2 * self._row.size, int(ids.max()) + 1), -1, dtype=np.int64)
+            grown[: self._row.size] = self._row
+            self._row = grown
+        self._row[ids] = rows
 
     def family_code(self, name: str) -> int:
         if name not in self.families:
@@ -234,7 +247,7 @@ class ConstraintSet:
         make = self.handle_factory
         handles = [make(self, cid, serial) for cid, serial in zip(ids, serials)]
         self._handles.extend(handles)
-        self._rows.update(zip(ids, range(start, start + k)))
+        self._map_ids(ids, rows)
         self.count += k
         self.version += 1
         for (master, slave), h in zip(pairs, handles):
@@ -260,18 +273,19 @@ class ConstraintSet:
                         if lst[i] is h:
                             del lst[i]
                             break
-            del self._rows[cid]
             self._spare.append(cid)
+        self._row[self.id[rows]] = -1
         m = int(keep.sum())
         tail = int(rows[0])                 # rows before the first removed one stay put
+        moved = tail + np.flatnonzero(keep[tail:n])
         for name in _FIELDS:
             arr = getattr(self, name)
-            arr[tail:m] = arr[tail:n][keep[tail:]]
+            arr[tail:m] = arr[moved]
         flags = keep[tail:].tolist()
         for lst in [getattr(self, name) for name in _OBJECTS] + [self._handles]:
             lst[tail:] = compress(lst[tail:], flags)
         self.count = m
-        self._rows.update(zip(self.id[tail:m].tolist(), range(tail, m)))
+        self._row[self.id[tail:m]] = np.arange(tail, m)
         self.version += 1
 
     def remove_body(self, body) -> int:
@@ -282,7 +296,7 @@ class ConstraintSet:
         return len(rows)
 
     def remove(self, cid: int) -> None:
-        k = self._rows.get(cid)
+        k = self.row_of(cid)
         if k is not None:
             self.remove_rows([k])
 
@@ -299,13 +313,12 @@ class ConstraintSet:
         ids = [int(i) for i in ids]
         if len(ids) != len(masters):
             raise ValueError(f"{len(ids)} ids for {len(masters)} constraints")
-        if len(set(ids)) != len(ids) or any(i <= 0 or i in self._rows for i in ids):
+        if len(set(ids)) != len(ids) or any(i <= 0 or self.row_of(i) is not None for i in ids):
             raise ValueError(f"constraint ids must be positive, distinct and not in use: {ids}")
         rows = self.add_many(kind, masters, slaves, bid, family, names)
-        for r in rows.tolist():                 # two passes: an allocated id may be a given one
-            del self._rows[int(self.id[r])]
+        self._row[self.id[rows]] = -1          # two passes: an allocated id may be a given one
+        self._map_ids(ids, rows)
         for r, cid in zip(rows.tolist(), ids):
-            self._rows[cid] = r
             self._handles[r].cid = cid
         self.id[rows] = ids
         self.reset_ids()
@@ -329,7 +342,7 @@ class ConstraintSet:
             lst = getattr(self, name)
             lst[:n] = [lst[k] for k in index]
         self._handles[:n] = [self._handles[k] for k in index]
-        self._rows = dict(zip(self.id[:n].tolist(), range(n)))
+        self._row[self.id[:n]] = np.arange(n)
         self.version += 1
         seen = set()
         for pair in self.bodies:

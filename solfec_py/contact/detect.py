@@ -183,8 +183,12 @@ def assign_material(surface_materials, cset, rows: np.ndarray) -> np.ndarray:
     distinct pair); returns the materials' cohesion per unit area of every row."""
     if rows.size == 0:
         return np.zeros(0)
-    pairs, inverse = np.unique(cset.spair[rows], axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    spair = cset.spair[rows]
+    lo = spair.min(axis=0)                         # distinct pairs in lexicographic order, by
+    width = int(spair[:, 1].max() - lo[1]) + 1     # one int64 key (np.unique(axis=0) is slow)
+    _, first, inverse = np.unique((spair[:, 0] - lo[0]) * width + (spair[:, 1] - lo[1]),
+                                  return_index=True, return_inverse=True)
+    pairs, inverse = spair[first], inverse.reshape(-1)
     mats = [surface_materials.lookup(int(a), int(b)) for a, b in pairs.tolist()]
     par = np.array([(m.friction, m.restitution, 1.0 if m.model == "SPRING_DASHPOT" else 0.0, m.spring,
                      m.dashpot, m.hpow, m.cohesion) for m in mats], dtype=float)[inverse]

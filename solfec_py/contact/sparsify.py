@@ -78,11 +78,15 @@ def sparsify(cset, new_rows: np.ndarray, settings: Settings, table: O.ObjectTabl
     bid, area = cset.bid, cset.area
     # the area rule: a new contact much smaller than another between the same two bodies,
     # on adjacent objects (wherever the two points are)
-    c, a = _same_pair(con, bid)
-    keep = is_new[c] & (area[c] < settings.threshold * area[a])
-    c, a = c[keep], a[keep]
-    if c.size:
-        kill[c[_on_adjacent_objects(table, cset, objects, c, a)]] = True
+    # (a pair needs area[c] < threshold * area[a]: none when the smallest new area is not
+    # below the largest threshold * area, as with equal areas; then no pairing is needed;
+    # a NaN makes the test fail and the pairs are formed)
+    if not area[con[is_new[con]]].min() >= (settings.threshold * area[con]).max():
+        c, a = _same_pair(con, bid)
+        keep = is_new[c] & (area[c] < settings.threshold * area[a])
+        c, a = c[keep], a[keep]
+        if c.size:
+            kill[c[_on_adjacent_objects(table, cset, objects, c, a)]] = True
     # the duplicate rule: max-norm distance below 2 mindist to a contact of one of c's bodies
     if settings.mindist > 0.0:
         half = settings.mindist * (1.0 - 1e-12)           # closed boxes; the rule is strict
@@ -104,6 +108,7 @@ def sparsify(cset, new_rows: np.ndarray, settings: Settings, table: O.ObjectTabl
 def _same_pair(rows: np.ndarray, bid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """All ordered pairs (c, a), c != a, of the constraint rows joining the same two bodies."""
     lo, hi = np.minimum(bid[rows, 0], bid[rows, 1]), np.maximum(bid[rows, 0], bid[rows, 1])
-    _, group = np.unique(np.column_stack((lo, hi)), axis=0, return_inverse=True)
+    # groups numbered in the lexicographic order of (lo, hi), by one int64 key (ids >= 0)
+    _, group = np.unique(lo * (int(hi.max()) + 1) + hi, return_inverse=True)
     e, f = unordered_pairs(group.reshape(-1), np.arange(rows.size))
     return np.concatenate((rows[e], rows[f])), np.concatenate((rows[f], rows[e]))
