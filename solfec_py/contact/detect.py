@@ -116,6 +116,14 @@ def evaluate(table: O.ObjectTable, geo: O.Geometry, om: np.ndarray, os: np.ndarr
     otherwise they are decided by normal ownership. Returns (touching mask over the input
     pairs, the touching contacts in the order of the input pairs, so that found[j] belongs to
     pair flatnonzero(touch)[j])."""
+    if om.size:                        # only spheres with spheres or convexes: one numba pass
+        ok, touch, *fields = narrow.sphere_pairs(
+            np.ascontiguousarray(om, dtype=np.int64), np.ascontiguousarray(os, dtype=np.int64), table.kind,
+            table.part, O.SPHERE, O.CONVEX, fixed, geo.s_center, table.s_radius, table.s_sid, table.c_tstart,
+            table.c_fstart, table.tri, geo.v_cur, geo.f_normal, geo.f_offset, table.f_surface, table.f_sid, eps)
+        if ok:
+            om_, os_, pm, ps, n, gap, sid_m, sid_s = fields
+            return touch, Found(om_, os_, pm, ps, n, gap, np.ones(om_.size), sid_m, sid_s)
     touch = np.zeros(om.size, dtype=bool)
     parts, source = [], []
     km, ks = table.kind[om], table.kind[os]

@@ -1,6 +1,6 @@
 """Narrow phase of contact detection for curved objects (layer 5): convex–sphere (numba,
 closest point of a polyhedron to the sphere centre) and sphere–sphere (numpy), each over
-arrays of object pairs. Reference: docs/contact.md (Solfec goc.c convex_sphere,
+arrays of object pairs, and both in one numba pass for pair lists holding nothing else. Reference: docs/contact.md (Solfec goc.c convex_sphere,
 sphere_sphere; gjk.c closest points).
 
 Conventions of every routine: the object that owns the outward normal is the slave; the
@@ -148,3 +148,92 @@ def sphere_owner(ca: np.ndarray, cb: np.ndarray) -> np.ndarray:
         owner |= ~decided & less
         decided |= less | more
     return owner
+
+
+@numba.njit(cache=True)
+def sphere_pairs(om, os, kind, part, sphere, convex, fixed, s_center, s_radius, s_sid, c_tstart, c_fstart,
+                 tri, v_cur, f_normal, f_offset, f_surface, f_sid, eps):
+    """The narrow phase of object pairs (om[k], os[k]) that are all sphere–sphere or
+    sphere–convex (object kinds `kind`, codes `sphere`, `convex`), in one pass and in the
+    order of the input pairs: what detect.evaluate computes for them with `sphere_owner`,
+    `sphere_sphere` and `convex_sphere` (same operations, same order, same numbers).
+    Returns ok (False: another pair kind is present, nothing computed), the touching mask
+    and, for the touching pairs in input order, master and slave objects, pm, ps, n, gap,
+    master and slave surface ids."""
+    m = om.size
+    touch = np.zeros(m, dtype=np.bool_)
+    mixed = np.zeros(m, dtype=np.int64)
+    nmix = 0
+    for k in range(m):
+        ka, kb = kind[om[k]], kind[os[k]]
+        if ka == sphere and kb == sphere:
+            continue
+        if (ka == sphere and kb == convex) or (ka == convex and kb == sphere):
+            mixed[nmix] = k
+            nmix += 1
+            continue
+        z = np.zeros(0, dtype=np.int64)
+        return False, touch, z, z, np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0), z, z
+    # sphere-convex pairs through convex_sphere (the convex is the slave)
+    cvx, sph = np.empty(nmix, dtype=np.int64), np.empty(nmix, dtype=np.int64)
+    for j in range(nmix):
+        k = mixed[j]
+        a, b = om[k], os[k]
+        if kind[a] == convex:
+            cvx[j], sph[j] = a, b
+        else:
+            cvx[j], sph[j] = b, a
+    cpart, spart = np.empty(nmix, dtype=np.int64), np.empty(nmix, dtype=np.int64)
+    for j in range(nmix):
+        cpart[j], spart[j] = part[cvx[j]], part[sph[j]]
+    mhit, mpm, mps, mn, mgap, msid = convex_sphere(cpart, spart, c_tstart, c_fstart, tri, v_cur, f_normal, f_offset,
+                                                   f_surface, f_sid, s_center, s_radius, eps)
+    if fixed:                           # a convex master cannot arise from detection
+        for j in range(nmix):
+            mhit[j] = mhit[j] and kind[os[mixed[j]]] == convex
+    out_m, out_s = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
+    pm, ps, nrm = np.empty((m, 3)), np.empty((m, 3)), np.empty((m, 3))
+    gap = np.empty(m)
+    sid_m, sid_s = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
+    cnt, j = 0, 0
+    for k in range(m):
+        if j < nmix and mixed[j] == k:
+            if mhit[j]:
+                touch[k] = True
+                out_m[cnt], out_s[cnt] = sph[j], cvx[j]
+                for d in range(3):
+                    pm[cnt, d], ps[cnt, d], nrm[cnt, d] = mpm[j, d], mps[j, d], mn[j, d]
+                gap[cnt], sid_m[cnt], sid_s[cnt] = mgap[j], s_sid[spart[j]], msid[j]
+                cnt += 1
+            j += 1
+            continue
+        a, b = om[k], os[k]             # a master, b slave
+        ia, ib = part[a], part[b]
+        if not fixed:                   # the lexicographically first centre is the slave
+            swap = False
+            for d in range(3):
+                if s_center[ia, d] < s_center[ib, d]:
+                    swap = True
+                    break
+                if s_center[ia, d] > s_center[ib, d]:
+                    break
+            if swap:
+                a, b, ia, ib = b, a, ib, ia
+        v0 = s_center[ia, 0] - s_center[ib, 0]
+        v1 = s_center[ia, 1] - s_center[ib, 1]
+        v2 = s_center[ia, 2] - s_center[ib, 2]
+        dist = np.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
+        rm, rs = s_radius[ia], s_radius[ib]
+        surface = dist - (rm + rs)
+        if not (surface < eps and dist > 0):
+            continue
+        n0, n1, n2 = v0 / dist, v1 / dist, v2 / dist
+        touch[k] = True
+        out_m[cnt], out_s[cnt] = a, b
+        pm[cnt, 0], pm[cnt, 1], pm[cnt, 2] = s_center[ia, 0] - rm * n0, s_center[ia, 1] - rm * n1, s_center[ia, 2] - rm * n2
+        ps[cnt, 0], ps[cnt, 1], ps[cnt, 2] = s_center[ib, 0] + rs * n0, s_center[ib, 1] + rs * n1, s_center[ib, 2] + rs * n2
+        nrm[cnt, 0], nrm[cnt, 1], nrm[cnt, 2] = n0, n1, n2
+        gap[cnt] = min(surface, 0.0)
+        sid_m[cnt], sid_s[cnt] = s_sid[ia], s_sid[ib]
+        cnt += 1
+    return True, touch, out_m[:cnt], out_s[:cnt], pm[:cnt], ps[:cnt], nrm[:cnt], gap[:cnt], sid_m[:cnt], sid_s[:cnt]
