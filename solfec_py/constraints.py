@@ -18,6 +18,7 @@ from __future__ import annotations
 from itertools import compress
 
 import numpy as np
+from numba import njit
 
 KINDS = ("CONTACT", "FIXPNT", "FIXDIR", "VELODIR", "VELODIR3", "RIGLNK", "SPRING")
 CONTACT, FIXPNT, FIXDIR, VELODIR, VELODIR3, RIGLNK, SPRING = range(len(KINDS))
@@ -68,21 +69,42 @@ _OBJECTS = ("bodies", "series", "function", "material")
 def local_base(n: np.ndarray, eps: float = 1e-6) -> np.ndarray:
     """(k, 3, 3) frames with columns (t1, t2, n) for normals n (k, 3) (Solfec-1.0 dom.c, the time step):
     t1 = normalise(e_x x n), or e_y x n when |e_x x n| < eps; t2 = t1 x n (left-handed)."""
-    n = np.atleast_2d(np.asarray(n, dtype=float))
-    x, y, z = n[:, 0], n[:, 1], n[:, 2]
+    n = np.ascontiguousarray(np.atleast_2d(np.asarray(n, dtype=float)))
     out = np.empty(n.shape + (3,))
-    t1 = out[:, :, 0]
-    t1[:, 0], t1[:, 1], t1[:, 2] = 0.0, -z, y            # e_x x n
-    size = np.sqrt(y * y + z * z)
-    small = size < eps
-    if small.any():                                     # e_y x n
-        t1[small, 0], t1[small, 1], t1[small, 2] = z[small], 0.0, -x[small]
-        size[small] = np.sqrt(x[small] ** 2 + z[small] ** 2)
-    t1 /= np.where(size > 0, size, 1.0)[:, None]
-    a, b, c = t1[:, 0], t1[:, 1], t1[:, 2]
-    out[:, 0, 1], out[:, 1, 1], out[:, 2, 1] = b * z - c * y, c * x - a * z, a * y - b * x   # t1 x n
-    out[:, :, 2] = n
+    _local_base(n, float(eps), out)
     return out
+
+
+@njit(cache=True)
+def _local_base(n, eps, out):
+    """`local_base` row by row (numba; the operations of the former numpy version, so the
+    same numbers)."""
+    for k in range(n.shape[0]):
+        x, y, z = n[k, 0], n[k, 1], n[k, 2]
+        a, b, c = 0.0, -z, y                                # e_x x n
+        size = np.sqrt(y * y + z * z)
+        if size < eps:                                      # e_y x n
+            a, b, c = z, 0.0, -x
+            size = np.sqrt(x * x + z * z)
+        if not size > 0:
+            size = 1.0
+        a, b, c = a / size, b / size, c / size
+        out[k, 0, 0], out[k, 1, 0], out[k, 2, 0] = a, b, c
+        out[k, 0, 1], out[k, 1, 1], out[k, 2, 1] = b * z - c * y, c * x - a * z, a * y - b * x   # t1 x n
+        out[k, 0, 2], out[k, 1, 2], out[k, 2, 2] = x, y, z
+
+
+@njit(cache=True)
+def _compact(arr, keep, start, n):
+    """Move the kept rows of arr[start:n] (2-D, rows `keep`) up, in order, from row
+    `start` (in place: a row only moves to an earlier one)."""
+    dst = start
+    for src in range(start, n):
+        if keep[src]:
+            if dst != src:
+                for j in range(arr.shape[1]):
+                    arr[dst, j] = arr[src, j]
+            dst += 1
 
 
 def body_list(body) -> list:
@@ -277,13 +299,18 @@ class ConstraintSet:
         self._row[self.id[rows]] = -1
         m = int(keep.sum())
         tail = int(rows[0])                 # rows before the first removed one stay put
-        moved = tail + np.flatnonzero(keep[tail:n])
-        for name in _FIELDS:
+        for name in _FIELDS:                # each field as (capacity, width), moved up in place
             arr = getattr(self, name)
-            arr[tail:m] = arr[moved]
-        flags = keep[tail:].tolist()
-        for lst in [getattr(self, name) for name in _OBJECTS] + [self._handles]:
-            lst[tail:] = compress(lst[tail:], flags)
+            _compact(arr.reshape(arr.shape[0], -1), keep, tail, n)
+        lists = [getattr(self, name) for name in _OBJECTS] + [self._handles]
+        if rows.size <= 64:                 # few rows: deleting them moves the tails at C speed
+            for k in reversed(rows.tolist()):
+                for lst in lists:
+                    del lst[k]
+        else:
+            flags = keep[tail:].tolist()
+            for lst in lists:
+                lst[tail:] = compress(lst[tail:], flags)
         self.count = m
         self._row[self.id[tail:m]] = np.arange(tail, m)
         self.version += 1
