@@ -117,6 +117,23 @@ def body_list(body) -> list:
     return lst
 
 
+def _drop_last(lst: list, h) -> None:
+    """Delete the last entry of `lst` that is `h` (if any). The search runs at C speed on a
+    reversed copy (an obstacle's list holds a handle per contact); handles compare by
+    identity, and the hit is checked to be `h` itself before it goes."""
+    try:
+        i = len(lst) - 1 - lst[::-1].index(h)
+    except ValueError:
+        return
+    if lst[i] is h:
+        del lst[i]
+        return
+    for i in range(len(lst) - 1, -1, -1):          # an entry equal to h but not h: by identity
+        if lst[i] is h:
+            del lst[i]
+            return
+
+
 class ConstraintHandle:
     """Refers to a constraint by id (as Solfec's CONSTRAINT objects do). `row` is None once
     the constraint is gone; a handle never follows a recycled id to a newer constraint."""
@@ -280,9 +297,11 @@ class ConstraintSet:
 
     def remove_rows(self, rows) -> None:
         """Delete the constraints at `rows` (ids become spare; later rows move up)."""
-        rows = np.unique(np.asarray(rows, dtype=np.int64))
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
         if rows.size == 0:
             return
+        if rows.size > 1 and not bool((rows[1:] > rows[:-1]).all()):   # sorted and distinct already?
+            rows = np.unique(rows)
         n = self.count
         keep = np.ones(n, dtype=bool)
         keep[rows] = False
@@ -290,11 +309,7 @@ class ConstraintSet:
             h = self._handles[k]
             for body in self.bodies[k]:
                 if body is not None:
-                    lst = body_list(body)
-                    for i in range(len(lst) - 1, -1, -1):
-                        if lst[i] is h:
-                            del lst[i]
-                            break
+                    _drop_last(body_list(body), h)
             self._spare.append(cid)
         self._row[self.id[rows]] = -1
         m = int(keep.sum())
