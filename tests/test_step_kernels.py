@@ -30,7 +30,7 @@ def test_segment_sum_equals_bincount_in_order():
     assert np.array_equal(out, ref)
 
 
-@pytest.mark.parametrize("count", [12, 200])      # the kernel path (few blocks) and numpy's
+@pytest.mark.parametrize("count", [12, 200, 3000])
 def test_block_inverses_and_rho_equal_lapack_through_numpy(count):
     rng = np.random.default_rng(1)
     A = rng.normal(size=(count, 3, 3))
@@ -44,6 +44,9 @@ def test_block_inverses_and_rho_equal_lapack_through_numpy(count):
     Winv_k, rho_k, reg_k = K.inverse_and_rho(np.ascontiguousarray(W), 1e-14)
     assert np.array_equal(reg_k, regular) and np.array_equal(rho_k, rho_ref)
     assert np.array_equal(Winv_k[regular], np.linalg.inv(W[regular]))
+    Winv_b, rho_b, reg_b, done = K.blocks_inverse_and_rho(np.ascontiguousarray(W), 1e-14)
+    assert done.all() and np.array_equal(reg_b, regular) and np.array_equal(rho_b, rho_ref)
+    assert np.array_equal(Winv_b[regular], np.linalg.inv(W[regular]))
     Winv, rho = LD._inverse_and_rho(W)
     assert np.array_equal(Winv[regular], np.linalg.inv(W[regular]))
     assert np.array_equal(Winv[~regular], np.linalg.pinv(W[~regular]))
@@ -52,6 +55,14 @@ def test_block_inverses_and_rho_equal_lapack_through_numpy(count):
     ok = cond < 1e3
     assert ok.sum() > 0.5 * count
     assert np.abs(W[regular][ok] @ Winv[regular][ok] - np.eye(3)).max() < 1e-12
+
+
+def test_block_inverses_of_non_finite_blocks_go_through_numpy():
+    """LAPACK in the kernel would not report a NaN block; numpy's eigvalsh does."""
+    W = np.tile(np.eye(3), (4, 1, 1))
+    W[2, 0, 1] = np.nan
+    with pytest.raises(np.linalg.LinAlgError):
+        LD._inverse_and_rho(W)
 
 
 def test_rigid_gen_to_loc_equals_the_einsum_form():

@@ -280,23 +280,27 @@ def _csr(n, off_a, off_b, off_val):
     return K.off_diagonal_csr(n, a, b, np.ascontiguousarray(np.concatenate(off_val), dtype=float))
 
 
-_KERNEL_BLOCKS = 16     # below this many blocks the numba loop beats numpy's batched LAPACK calls
-
-
 def _inverse_and_rho(W: np.ndarray):
     """W^-1 (pseudo-inverse of singular blocks) and rho = 1 / lambda_max of the symmetric
-    parts of the 3x3 blocks W. Few blocks: local_dynamics_kernels.inverse_and_rho (one
-    LAPACK call per block, without numpy's per-call overhead); many blocks, or W not
-    finite (where LAPACK in the kernel would raise): numpy's batched calls. Both give the
-    same numbers."""
+    parts of the 3x3 blocks W: local_dynamics_kernels.blocks_inverse_and_rho (LAPACK's ?syevd
+    and ?gesv per block on reused buffers, the numbers numpy's batched eigvalsh and inv give,
+    bench/README.md 'Local dynamics assembly (issue 13, third pass)'); numpy's batched calls
+    where W is not finite (LAPACK in the kernel would not report it) or a block's eigenvalue
+    iteration failed."""
     n = W.shape[0]
     if n == 0:
         return np.zeros((0, 3, 3)), np.zeros(0)
-    if n < _KERNEL_BLOCKS and np.isfinite(W).all():
-        Winv, rho, regular = K.inverse_and_rho(np.ascontiguousarray(W), 1e-14)
-        if not regular.all():
-            Winv[~regular] = np.linalg.pinv(W[~regular])
-        return Winv, rho
+    if np.isfinite(W).all():
+        Winv, rho, regular, done = K.blocks_inverse_and_rho(np.ascontiguousarray(W), 1e-14)
+        if done.all():
+            if not regular.all():
+                Winv[~regular] = np.linalg.pinv(W[~regular])
+            return Winv, rho
+    return _numpy_inverse_and_rho(W)
+
+
+def _numpy_inverse_and_rho(W: np.ndarray):
+    """_inverse_and_rho by numpy's batched eigvalsh / inv / pinv (any W)."""
     sym = 0.5 * (W + W.transpose(0, 2, 1))
     lam = np.linalg.eigvalsh(sym)
     big = lam[:, -1]

@@ -11,7 +11,8 @@ np.linalg.inv call), only without numpy's per-call overhead on a few small block
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.np.linalg import _LAPACK, _LAPACK_ILP64
 
 
 @njit(cache=True)
@@ -119,3 +120,55 @@ def off_diagonal_csr(n, a, b, values):
     for i in range(n):
         indptr[i + 1] += indptr[i]
     return indptr, adj, W
+
+
+# LAPACK's symmetric eigenvalue routine (?syevd, jobz 'N', uplo 'L') and LU solve (?gesv) as
+# numba's np.linalg.eigvalsh and np.linalg.solve call them (the library numba binds, the one
+# the kernel above uses), here on buffers allocated once per call of blocks_inverse_and_rho
+_EVD = _LAPACK().numba_ez_xxxevd(types.float64)
+_GESV = _LAPACK().numba_xgesv(types.float64)
+_KIND_D = ord("d")
+_JOBZ_N = ord("N")
+_UPLO_L = ord("L")
+_F_INT = np.int64 if _LAPACK_ILP64 else np.int32
+
+
+@njit(cache=True)
+def blocks_inverse_and_rho(W, tiny):
+    """inverse_and_rho without the per-block allocations of np.linalg in numba: the same
+    LAPACK calls on the same column-major copies (so the same numbers), the symmetric part,
+    eigenvalue and solve buffers reused across blocks. A block whose ?gesv reports a zero
+    pivot is marked not regular (the caller gives it a pseudo-inverse); `done` is False where
+    ?syevd did not converge (the caller redoes those blocks with numpy)."""
+    n = W.shape[0]
+    Winv = np.zeros((n, 3, 3))
+    rho = np.zeros(n)
+    regular = np.zeros(n, dtype=np.bool_)
+    done = np.ones(n, dtype=np.bool_)
+    a = np.empty(9)          # column-major 3 x 3
+    lam = np.empty(3)
+    rhs = np.empty(9)
+    ipiv = np.empty(3, dtype=_F_INT)
+    for k in range(n):
+        for j in range(3):
+            for i in range(3):
+                a[i + 3 * j] = 0.5 * (W[k, i, j] + W[k, j, i])
+        r = _EVD(_KIND_D, _JOBZ_N, _UPLO_L, 3, a.ctypes, 3, lam.ctypes)
+        if r != 0:
+            done[k] = False   # ?syevd did not converge: the caller re-does the block with numpy
+            continue
+        big = lam[2]
+        if big > 0:
+            rho[k] = 1.0 / big
+        if lam[0] > tiny * max(big, 1e-300):
+            for j in range(3):
+                for i in range(3):
+                    a[i + 3 * j] = W[k, i, j]
+                    rhs[i + 3 * j] = 1.0 if i == j else 0.0
+            r = _GESV(_KIND_D, 3, 3, a.ctypes, 3, ipiv.ctypes, rhs.ctypes, 3)
+            if r == 0:
+                regular[k] = True
+                for j in range(3):
+                    for i in range(3):
+                        Winv[k, i, j] = rhs[i + 3 * j]
+    return Winv, rho, regular, done
