@@ -125,6 +125,19 @@ def _gen_to_loc(rows, X, base, conf, center):
     return H
 
 
+@numba.njit(cache=True)
+def _add_reactions(reaction, rows, H, R):
+    """reaction[rows[k]] += H[k]^T R[k]: each product summed over i from zero (the einsum
+    kij,ki->kj it replaces), added to the rows in entry order (np.add.at)."""
+    for k in range(rows.size):
+        r = rows[k]
+        for j in range(H.shape[2]):
+            acc = 0.0
+            for i in range(3):
+                acc += H[k, i, j] * R[k, i]
+            reaction[r, j] += acc
+
+
 class RigidBlock(SchemeSupport, BodyBlock):
     CONF_SIZE = 12
     VELO_SIZE = 6
@@ -264,7 +277,9 @@ class RigidBlock(SchemeSupport, BodyBlock):
         return system if system is not None and system.step is not None else None
 
     def add_reactions(self, rows, H, R):
-        np.add.at(self.reaction, np.asarray(rows, dtype=np.int64), np.einsum("kij,ki->kj", H, R))
+        """reaction += H^T R per entry (numba, bit for bit the einsum / np.add.at form)."""
+        _add_reactions(self.reaction, np.asarray(rows, dtype=np.int64).reshape(-1), np.ascontiguousarray(H, dtype=float),
+                       np.ascontiguousarray(R, dtype=float))
 
     def contact_inert(self, rows):
         return self.obstacle[np.asarray(rows, dtype=np.int64)].copy()

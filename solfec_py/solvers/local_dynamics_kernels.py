@@ -172,3 +172,110 @@ def blocks_inverse_and_rho(W, tiny):
                     for i in range(3):
                         Winv[k, i, j] = rhs[i + 3 * j]
     return Winv, rho, regular, done
+
+
+@njit(cache=True)
+def contact_parameters(par, m, r, friction, restitution, cohesion, gap, model, spring, dashpot, hpow):
+    """par[m[k]] = (friction, restitution, cohesion, gap, model, spring, dashpot, hpow) of
+    constraint-set row r[k] (the column_stack it replaces, copies only)."""
+    for k in range(m.size):
+        i, c = m[k], r[k]
+        par[i, 0] = friction[c]
+        par[i, 1] = restitution[c]
+        par[i, 2] = cohesion[c]
+        par[i, 3] = gap[c]
+        par[i, 4] = float(model[c])
+        par[i, 5] = spring[c]
+        par[i, 6] = dashpot[c]
+        par[i, 7] = hpow[c]
+
+
+@njit(cache=True)
+def coupled(B, R, indptr, adj, Wadj):
+    """B + sum over neighbours W_ab R_b in the order of the numpy expression it replaces:
+    each row of a product W_ab R_b summed as numpy's einsum sums three contiguous products
+    (two lanes, p0 + p2 and p1, then the lanes added), the products of a row added from zero
+    in CSR order (segment sum), then added to B."""
+    n = B.shape[0]
+    out = np.empty((n, 3))
+    for a in range(n):
+        for i in range(3):
+            s = 0.0
+            for j in range(indptr[a], indptr[a + 1]):
+                c = adj[j]
+                lane0 = (0.0 + Wadj[j, i, 0] * R[c, 0]) + Wadj[j, i, 2] * R[c, 2]
+                lane1 = (0.0 + Wadj[j, i, 1] * R[c, 1]) + 0.0
+                s += (lane0 + lane1) + 0.0
+            out[a, i] = B[a, i] + s
+    return out
+
+
+@njit(cache=True)
+def contact_work(energy, rows, con, U, V, R, half_h):
+    """energy[rows[k], 2] += half_h (U_N + V_N) R_N, energy[rows[k], 3] += half_h (U_T + V_T) . R_T
+    for the entries k (row con[k] of U, V, R), added in entry order as np.add.at does; the
+    products in the order of the numpy expressions they replace."""
+    for k in range(con.size):
+        c = con[k]
+        s0, s1, s2 = U[c, 0] + V[c, 0], U[c, 1] + V[c, 1], U[c, 2] + V[c, 2]
+        energy[rows[k], 2] += half_h * s2 * R[c, 2]
+    for k in range(con.size):
+        c = con[k]
+        s0, s1 = U[c, 0] + V[c, 0], U[c, 1] + V[c, 1]
+        t = 0.0
+        t += s0 * R[c, 0]
+        t += s1 * R[c, 1]
+        energy[rows[k], 3] += half_h * t
+
+
+@njit(cache=True)
+def family_entries(code, crow, family, brow, mpnt, spnt, elem, base):
+    """The entries (constraint, side) of one body family among the local-dynamics rows:
+    master points first, then slave points, each in row order (the flatnonzero /
+    concatenate expression it replaces); returns (con, sign, body rows, points, elements,
+    local bases) of the entries."""
+    n = crow.size
+    count = 0
+    for s in range(2):
+        for i in range(n):
+            c = crow[i]
+            if family[c, s] == code and brow[c, s] >= 0:
+                count += 1
+    con = np.empty(count, dtype=np.int64)
+    sign = np.empty(count)
+    rows = np.empty(count, dtype=np.int64)
+    X = np.empty((count, 3))
+    el = np.empty(count, dtype=elem.dtype)
+    bs = np.empty((count, 3, 3))
+    k = 0
+    for s in range(2):
+        pts = mpnt if s == 0 else spnt
+        for i in range(n):
+            c = crow[i]
+            if family[c, s] == code and brow[c, s] >= 0:
+                con[k] = i
+                sign[k] = 1.0 if s == 0 else -1.0
+                rows[k] = brow[c, s]
+                for j in range(3):
+                    X[k, j] = pts[c, j]
+                el[k] = elem[c, s]
+                for p in range(3):
+                    for q in range(3):
+                        bs[k, p, q] = base[c, p, q]
+                k += 1
+    return con, sign, rows, X, el, bs
+
+
+@njit(cache=True)
+def add_signed(out, con, sign, values):
+    """out += segment sum of sign[k] values[k] onto rows con[k] (products formed first, summed
+    from zero in entry order, then added: the numpy expression it replaces)."""
+    n, m = out.shape
+    tmp = np.zeros((n, m))
+    for k in range(con.size):
+        c = con[k]
+        for j in range(m):
+            tmp[c, j] += sign[k] * values[k, j]
+    for i in range(n):
+        for j in range(m):
+            out[i, j] += tmp[i, j]
