@@ -169,3 +169,48 @@ def test_body_rows_cache_follows_the_constraint_set_and_the_bodies(api):
     assert cset.count == 2
     assert np.array_equal(after, _rows_by_lookup(domain, cset))
     assert after[1, 0] == balls[4].block.bodies.index(balls[4]) == 3
+
+
+def _signed_random(rng, *shape):
+    """Values over 12 decades with exact zeros of both signs (where orders of addition show)."""
+    x = rng.standard_normal(shape) * 10.0 ** rng.integers(-6, 6, shape)
+    x[rng.random(shape) < 0.1] = 0.0
+    x[rng.random(shape) < 0.05] = -0.0
+    return x
+
+
+def test_assembly_and_finish_kernels_equal_their_numpy_forms():
+    """coupled (einsum + segment sum), add_signed (segment sum of sign * values), contact
+    work and rigid add_reactions (einsum + np.add.at) against the numpy expressions they
+    replaced: equal bit for bit, signs of zeros included."""
+    rng = np.random.default_rng(5)
+    n, E = 300, 2000
+    B, R, Wadj = _signed_random(rng, n, 3), _signed_random(rng, n, 3), _signed_random(rng, E, 3, 3)
+    counts = np.bincount(rng.integers(0, n, E), minlength=n)
+    indptr = np.concatenate(([0], np.cumsum(counts)))
+    adj = rng.integers(0, n, E)
+    rowsof = np.repeat(np.arange(n), counts)
+    ref = B + LD.segment_sum(rowsof, np.einsum("eij,ej->ei", Wadj, R[adj]), n)
+    out = K.coupled(B, R, indptr, adj, Wadj)
+    assert np.array_equal(out, ref) and np.array_equal(np.signbit(out), np.signbit(ref))
+    con, rows = rng.integers(0, n, E), rng.integers(0, 50, E)
+    sign = np.where(rng.random(E) < 0.5, 1.0, -1.0)
+    values = _signed_random(rng, E, 3)
+    ref = B + LD.segment_sum(con, sign[:, None] * values, n)
+    out = B.copy()
+    K.add_signed(out, con, sign, values)
+    assert np.array_equal(out, ref) and np.array_equal(np.signbit(out), np.signbit(ref))
+    U, V, h = _signed_random(rng, n, 3), _signed_random(rng, n, 3), 1e-3
+    ref = _signed_random(rng, 50, 5)
+    out = ref.copy()
+    s = U[con] + V[con]
+    np.add.at(ref[:, 2], rows, 0.5 * h * s[:, 2] * R[con, 2])
+    np.add.at(ref[:, 3], rows, 0.5 * h * np.einsum("ki,ki->k", s[:, :2], R[con, :2]))
+    K.contact_work(out, rows, con, U, V, R, 0.5 * h)
+    assert np.array_equal(out, ref)
+    H, Rk = _signed_random(rng, E, 3, 6), _signed_random(rng, E, 3)
+    ref = _signed_random(rng, 50, 6)
+    out = ref.copy()
+    np.add.at(ref, rows, np.einsum("kij,ki->kj", H, Rk))
+    rigid._add_reactions(out, rows, H, Rk)
+    assert np.array_equal(out, ref) and np.array_equal(np.signbit(out), np.signbit(ref))
