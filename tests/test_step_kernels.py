@@ -214,3 +214,17 @@ def test_assembly_and_finish_kernels_equal_their_numpy_forms():
     np.add.at(ref, rows, np.einsum("kij,ki->kj", H, Rk))
     rigid._add_reactions(out, rows, H, Rk)
     assert np.array_equal(out, ref) and np.array_equal(np.signbit(out), np.signbit(ref))
+
+
+@pytest.mark.parametrize("n, E, width", [(300, 2000, 300), (40, 6000, 1000)])   # short rows; rows of ~150 blocks
+def test_counting_sort_csr_equals_the_merge_sort_csr(n, E, width):
+    """off_diagonal_csr_counting against off_diagonal_csr (np.unique's order of a * n + b,
+    duplicates added in entry order, itself checked against numpy in test_solvers_local_dynamics):
+    the same arrays bit for bit."""
+    rng = np.random.default_rng(6)
+    a, b = rng.integers(0, n, E), rng.integers(0, width, E)
+    values = _signed_random(rng, E, 3, 3)
+    ref = K.off_diagonal_csr(max(n, width), a, b, values)
+    out = K.off_diagonal_csr_counting(max(n, width), a, b, values)
+    for x, y in zip(out, ref):
+        assert np.array_equal(x, y) and np.array_equal(np.signbit(x), np.signbit(y))

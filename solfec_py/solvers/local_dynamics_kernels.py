@@ -279,3 +279,60 @@ def add_signed(out, con, sign, values):
     for i in range(n):
         for j in range(m):
             out[i, j] += tmp[i, j]
+
+
+@njit(cache=True)
+def off_diagonal_csr_counting(n, a, b, values):
+    """off_diagonal_csr by a stable counting sort on a and a stable insertion sort on b within
+    each row (a merge sort in rows of more than 32 blocks) instead of a merge sort of
+    a * n + b over all blocks: the same order of
+    the entries (by key, then k), so the same blocks, summed in the same order."""
+    E = a.size
+    start = np.zeros(n + 1, dtype=np.int64)
+    for k in range(E):
+        start[a[k] + 1] += 1
+    for i in range(n):
+        start[i + 1] += start[i]
+    fill = start[:-1].copy()
+    order = np.empty(E, dtype=np.int64)
+    for k in range(E):
+        order[fill[a[k]]] = k
+        fill[a[k]] += 1
+    for i in range(n):                      # stable sort by b within row i
+        if start[i + 1] - start[i] > 32:    # long row: merge sort (insertion sort is quadratic)
+            seg = order[start[i]:start[i + 1]].copy()
+            perm = np.argsort(b[seg], kind="mergesort")
+            for p in range(seg.size):
+                order[start[i] + p] = seg[perm[p]]
+            continue
+        for p in range(start[i] + 1, start[i + 1]):
+            k = order[p]
+            q = p - 1
+            while q >= start[i] and b[order[q]] > b[k]:
+                order[q + 1] = order[q]
+                q -= 1
+            order[q + 1] = k
+    m = 0
+    for p in range(E):
+        if p == 0 or a[order[p]] != a[order[p - 1]] or b[order[p]] != b[order[p - 1]]:
+            m += 1
+    W = np.zeros((m, 3, 3))
+    adj = np.empty(m, dtype=np.int64)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    inv = np.empty(E, dtype=np.int64)
+    u = -1
+    for p in range(E):
+        k = order[p]
+        if p == 0 or a[k] != a[order[p - 1]] or b[k] != b[order[p - 1]]:
+            u += 1
+            adj[u] = b[k]
+            indptr[a[k] + 1] += 1
+        inv[k] = u
+    for k in range(E):                      # duplicates added in the order of k
+        u = inv[k]
+        for i in range(3):
+            for j in range(3):
+                W[u, i, j] += values[k, i, j]
+    for i in range(n):
+        indptr[i + 1] += indptr[i]
+    return indptr, adj, W
