@@ -1,12 +1,16 @@
-"""numba kernels of the local dynamics assembly (layer 5, used by solvers/local_dynamics.py):
-the segment sum that scatters per-entry contributions onto their constraint rows, and the
-inverses and spectral radii of the 3x3 diagonal blocks W_aa. Reference: Solfec-1.0 ldy.c,
-local dynamics (the diagonal blocks and their inverses).
+"""numba kernels of the local dynamics assembly and of what follows a solve (layer 5, used by
+solvers/local_dynamics.py and solvers/common.py): the entries of one body family, the segment
+sums that scatter per-entry contributions onto their constraint rows, the inverses and
+spectral radii of the 3x3 diagonal blocks W_aa, the unordered pairs and CSR arrays of the
+off-diagonal blocks, the contact parameters, B + sum W_ab R_b and the contact work.
+Reference: Solfec-1.0 ldy.c, local dynamics (the diagonal blocks and their inverses).
 
-Both reproduce the numpy expressions they replace bit for bit: the segment sum adds in
-entry order, as np.bincount with weights does, and the blocks use LAPACK's symmetric
-eigenvalue routine and its LU solve with the identity (what np.linalg.eigvalsh and
-np.linalg.inv call), only without numpy's per-call overhead on a few small blocks.
+Each reproduces the numpy expression it replaces bit for bit (tests/test_step_kernels.py):
+segment sums add in entry order, as np.bincount / np.add.at do; einsum sums are formed in
+the order numpy's einsum forms them (bench/README.md, 'Local dynamics assembly (issue 13,
+third pass)'); the blocks use LAPACK's symmetric eigenvalue routine and its LU solve with
+the identity (what np.linalg.eigvalsh and np.linalg.inv call), only without numpy's
+per-call overhead on a few small blocks.
 """
 from __future__ import annotations
 
