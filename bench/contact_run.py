@@ -1,8 +1,8 @@
 """Shared part of the contact benchmarks (spheres_in_box.py, array_of_cubes.py): RUN a built
 model for a number of steps without frames, recording per step the contact count, the
-deepest contact gap, the Gauss-Seidel iterations and the merit g(R) of the solve (keys
-`gs_iters_mean` / `gs_iters_max`, `merit_mean` / `merit_max`), with the phase timers and an
-optional cProfile dump. The command line first runs the smallest configuration untimed (--warmup
+deepest contact gap, the solver's iterations and the merit g(R) of the solve (keys
+`gs_iters_mean` / `gs_iters_max`, `merit_mean` / `merit_max`; `--solver newton` runs Solfec's
+NEWTON_SOLVER instead of Gauss-Seidel), with the phase timers and an optional cProfile dump. The command line first runs the smallest configuration untimed (--warmup
 steps), so that the timed runs do not include numba's compilation or cache loading.
 """
 from __future__ import annotations
@@ -10,6 +10,18 @@ from __future__ import annotations
 import time
 
 import numpy as np
+
+SOLVER = {"kind": "gs"}   # --solver of the command line: 'gs' (default) or 'newton'
+
+
+def make_solver(A, relax: float = 1.0):
+    """The benchmarks' solver: GAUSS_SEIDEL_SOLVER(1e-3, 1000) over-relaxed by `relax`, or with
+    --solver newton Solfec's NEWTON_SOLVER with its defaults."""
+    if SOLVER["kind"] == "newton":
+        return A["NEWTON_SOLVER"]()
+    solver = A["GAUSS_SEIDEL_SOLVER"](1e-3, 1000)
+    solver.relaxation = relax
+    return solver
 
 
 def observed_run(A, sol, steps: int, h: float, profile: str | None = None, relax: float = 1.0) -> dict:
@@ -35,8 +47,7 @@ def observed_run(A, sol, steps: int, h: float, profile: str | None = None, relax
             stats["contacts"].append(0)
         return 1
 
-    solver = A["GAUSS_SEIDEL_SOLVER"](1e-3, 1000)
-    solver.relaxation = relax
+    solver = make_solver(A, relax)
     iters = []
     A["CALLBACK"](sol, h, (), lambda: iters.append(solver.iters) or observe())
     domain.timers.clear()
@@ -70,6 +81,7 @@ def report(scene: str, n: int, h: float, run: dict, **figures) -> dict:
             "contacts": {"mean": round(float(contacts.mean()), 1), "final": int(contacts[-1])},
             "contact_steps_per_s": round(float(contacts.sum()) / wall, 1),
             "max_penetration": float(f"{-run['gap']:.3e}"), **figures,
+            "solver": SOLVER["kind"],
             "gs_iters_mean": round(float(iters.mean()), 1), "gs_iters_max": int(iters.max()),
             "merit_mean": float(f"{np.mean(run['merit']):.3e}"), "merit_max": float(f"{np.max(run['merit']):.3e}"),
             "timers": run["timers"], "energy_drift": None,
@@ -89,6 +101,8 @@ def main(scene, sizes: str, default: list, doc: str, argv=None, options: dict | 
     p.add_argument("--dt", type=float, default=1e-3)
     p.add_argument("--profile", default=None, help="cProfile output file (last configuration)")
     p.add_argument("--relax", type=float, default=1.0, help="Gauss-Seidel over-relaxation (default 1)")
+    p.add_argument("--solver", choices=("gs", "newton"), default="gs",
+                   help="GAUSS_SEIDEL_SOLVER(1e-3, 1000) (default) or NEWTON_SOLVER() with Solfec's defaults")
     p.add_argument("--warmup", type=int, default=200,
                    help="steps of an untimed run of the smallest size first (numba compilation and"
                         " loading out of the figures; default 100, 0: none)")
@@ -97,6 +111,7 @@ def main(scene, sizes: str, default: list, doc: str, argv=None, options: dict | 
     args = p.parse_args(argv)
     extra = {flag.lstrip("-"): getattr(args, flag.lstrip("-")) for flag in (options or {})}
     extra["relax"] = args.relax
+    SOLVER["kind"] = args.solver
     if args.warmup > 0 and getattr(args, sizes):
         scene(min(getattr(args, sizes)), args.dt, args.warmup, None, **extra)   # output discarded
     for size in getattr(args, sizes):

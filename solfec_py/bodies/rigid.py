@@ -125,6 +125,33 @@ def _gen_to_loc(rows, X, base, conf, center):
     return H
 
 
+@numba.njit(cache=True)
+def _local_velocity(rows, H, velo):
+    """U = H u per entry, u = velo[rows[k]] (6): summed as numpy's einsum kij,kj->ki sums six
+    contiguous products (two lanes, p0 + p2 + p4 and p1 + p3 + p5, then the lanes added)."""
+    out = np.empty((rows.size, 3))
+    for k in range(rows.size):
+        r = rows[k]
+        for i in range(3):
+            lane0 = ((0.0 + H[k, i, 0] * velo[r, 0]) + H[k, i, 2] * velo[r, 2]) + H[k, i, 4] * velo[r, 4]
+            lane1 = ((0.0 + H[k, i, 1] * velo[r, 1]) + H[k, i, 3] * velo[r, 3]) + H[k, i, 5] * velo[r, 5]
+            out[k, i] = (lane0 + lane1) + 0.0
+    return out
+
+
+@numba.njit(cache=True)
+def _add_reactions(reaction, rows, H, R):
+    """reaction[rows[k]] += H[k]^T R[k]: each product summed over i from zero (the einsum
+    kij,ki->kj it replaces), added to the rows in entry order (np.add.at)."""
+    for k in range(rows.size):
+        r = rows[k]
+        for j in range(H.shape[2]):
+            acc = 0.0
+            for i in range(3):
+                acc += H[k, i, j] * R[k, i]
+            reaction[r, j] += acc
+
+
 class RigidBlock(SchemeSupport, BodyBlock):
     CONF_SIZE = 12
     VELO_SIZE = 6
@@ -239,8 +266,9 @@ class RigidBlock(SchemeSupport, BodyBlock):
                            np.ascontiguousarray(base, dtype=float), self.conf, self.center)
 
     def local_velocity(self, rows, H, which="free"):
-        u = (self.velo0 if which == "start" else self.velo)[np.asarray(rows, dtype=np.int64)]
-        return np.einsum("kij,kj->ki", H, u)
+        """H u of the velocities at the step start or free (numba, bit for bit the einsum form)."""
+        return _local_velocity(np.asarray(rows, dtype=np.int64).reshape(-1), np.ascontiguousarray(H, dtype=float),
+                               self.velo0 if which == "start" else self.velo)
 
     def delassus(self, rows, Ha, Hb, rows_b=None):
         """Ha A^-1 Hb^T per entry: Ha_ang J^-1 Hb_ang^T + Ha_lin Hb_lin^T / m (numba); for
@@ -264,7 +292,9 @@ class RigidBlock(SchemeSupport, BodyBlock):
         return system if system is not None and system.step is not None else None
 
     def add_reactions(self, rows, H, R):
-        np.add.at(self.reaction, np.asarray(rows, dtype=np.int64), np.einsum("kij,ki->kj", H, R))
+        """reaction += H^T R per entry (numba, bit for bit the einsum / np.add.at form)."""
+        _add_reactions(self.reaction, np.asarray(rows, dtype=np.int64).reshape(-1), np.ascontiguousarray(H, dtype=float),
+                       np.ascontiguousarray(R, dtype=float))
 
     def contact_inert(self, rows):
         return self.obstacle[np.asarray(rows, dtype=np.int64)].copy()

@@ -12,6 +12,7 @@ import numpy as np
 from solfec_py import constraints as C
 from solfec_py.errors import InputTypeError
 from solfec_py.solvers.local_dynamics import LocalDynamics, assemble
+from solfec_py.solvers.local_dynamics_kernels import contact_work
 
 __all__ = ["timed_assemble", "spring_forces", "finish"]
 
@@ -70,12 +71,7 @@ def _contact_work(ld: LocalDynamics) -> None:
         m = (ld.kind[side.con] == C.CONTACT) & ~side.inert
         if not m.any():
             continue
-        c = side.con[m]
-        s = ld.U[c] + ld.V[c]
-        normal = 0.5 * ld.h * s[:, 2] * ld.R[c, 2]
-        tangent = 0.5 * ld.h * np.einsum("ki,ki->k", s[:, :2], ld.R[c, :2])
-        np.add.at(side.block.energy[:, 2], side.rows[m], normal)
-        np.add.at(side.block.energy[:, 3], side.rows[m], tangent)
+        contact_work(side.block.energy, side.rows[m], side.con[m], ld.U, ld.V, ld.R, 0.5 * ld.h)
 
 
 def _cohesion(cset, ld: LocalDynamics, contact: np.ndarray) -> None:

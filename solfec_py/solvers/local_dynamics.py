@@ -132,12 +132,9 @@ class LocalDynamics:
     def coupled(self, R: np.ndarray | None = None) -> np.ndarray:
         """B + sum over neighbours W_ab R_b (without the diagonal term)."""
         R = self.R if R is None else R
-        out = self.B.copy()
-        if self.adj.size:
-            contrib = np.einsum("eij,ej->ei", self.Wadj, R[self.adj])
-            rowsof = np.repeat(np.arange(self.n), np.diff(self.indptr))
-            out += segment_sum(rowsof, contrib, self.n)
-        return out
+        if not self.adj.size:
+            return self.B.copy()
+        return K.coupled(self.B, np.ascontiguousarray(R, dtype=float), self.indptr, self.adj, self.Wadj)
 
     def velocities(self) -> np.ndarray:
         """U = B + W R for all rows."""
@@ -162,8 +159,8 @@ def parameters(cset, crow: np.ndarray, dynamic: bool) -> np.ndarray:
     m = kind == C.CONTACT
     if m.any():
         r = crow[m]
-        par[m] = np.column_stack((cset.friction[r], cset.restitution[r], cset.cohesion[r], cset.gap[r],
-                                  cset.model[r], cset.spring[r], cset.dashpot[r], cset.hpow[r]))
+        K.contact_parameters(par, np.flatnonzero(m), r, cset.friction, cset.restitution, cset.cohesion, cset.gap,
+                             cset.model, cset.spring, cset.dashpot, cset.hpow)
     m = (kind == C.VELODIR) | (kind == C.VELODIR3)
     if m.any():
         par[m, 0:3] = cset.target[crow[m]]
@@ -199,33 +196,20 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
     V = np.zeros((n, 3))
     diag_idx, diag_val, off_a, off_b, off_val = [], [], [], [], []
     sides = []
-    base = cset.base[crow]
     # obstacles take no reaction from contacts nor from constraints linking them to another
     # body (their motion is prescribed); single-body constraints (SET_VELOCITY) drive them
     passive = (kind == C.CONTACT) | (cset.bid[crow, 1] > 0)
     for code, name in enumerate(cset.families):
         block = domain.blocks.get(name)
-        con_l, sgn_l, rows_l, X_l, elem_l = [], [], [], [], []
-        for s, pts in ((0, cset.mpnt), (1, cset.spnt)):
-            mask = (cset.family[crow, s] == code) & (brow[crow, s] >= 0)
-            if mask.any():
-                i = np.flatnonzero(mask)
-                con_l.append(i)
-                sgn_l.append(np.full(i.size, 1.0 if s == 0 else -1.0))
-                rows_l.append(brow[crow[i], s])
-                X_l.append(pts[crow[i]])
-                elem_l.append(cset.elem[crow[i], s])
-        if not con_l:
+        con, sign, rows, X, elem, base = K.family_entries(code, crow, cset.family, brow, cset.mpnt, cset.spnt,
+                                                          cset.elem, cset.base)
+        if con.size == 0:
             continue
-        con = np.concatenate(con_l)
-        sign = np.concatenate(sgn_l)
-        rows = np.concatenate(rows_l)
-        X = np.concatenate(X_l)
-        H = block.local_operator(rows, X, base[con], np.concatenate(elem_l), kind[con] == C.CONTACT)
+        H = block.local_operator(rows, X, base, elem, kind[con] == C.CONTACT)
         inert = passive[con] & block.contact_inert(rows)
         sides.append(Side(block, con, sign, rows, H, inert))
-        B += segment_sum(con, sign[:, None] * block.local_velocity(rows, H, "free"), n)
-        V += segment_sum(con, sign[:, None] * block.local_velocity(rows, H, "start"), n)
+        K.add_signed(B, con, sign, np.ascontiguousarray(block.local_velocity(rows, H, "free"), dtype=float))
+        K.add_signed(V, con, sign, np.ascontiguousarray(block.local_velocity(rows, H, "start"), dtype=float))
         live = np.flatnonzero(~inert)
         if live.size == 0:
             continue
@@ -277,26 +261,35 @@ def _csr(n, off_a, off_b, off_val):
         return np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 3, 3))
     a = np.concatenate(off_a).astype(np.int64)
     b = np.concatenate(off_b).astype(np.int64)
-    return K.off_diagonal_csr(n, a, b, np.ascontiguousarray(np.concatenate(off_val), dtype=float))
+    return K.off_diagonal_csr_counting(n, a, b, np.ascontiguousarray(np.concatenate(off_val), dtype=float))
 
 
-_KERNEL_BLOCKS = 16     # below this many blocks the numba loop beats numpy's batched LAPACK calls
+_KERNEL_BLOCKS = 192    # below this many blocks the kernel beats numpy's batched calls (bench/README.md)
 
 
 def _inverse_and_rho(W: np.ndarray):
     """W^-1 (pseudo-inverse of singular blocks) and rho = 1 / lambda_max of the symmetric
-    parts of the 3x3 blocks W. Few blocks: local_dynamics_kernels.inverse_and_rho (one
-    LAPACK call per block, without numpy's per-call overhead); many blocks, or W not
-    finite (where LAPACK in the kernel would raise): numpy's batched calls. Both give the
-    same numbers."""
+    parts of the 3x3 blocks W. Fewer than _KERNEL_BLOCKS blocks:
+    local_dynamics_kernels.blocks_inverse_and_rho (LAPACK's ?syevd and ?gesv per block on
+    reused buffers, without numpy's fixed cost per call; bench/README.md 'Local dynamics
+    assembly (issue 13, third pass)'); more blocks (where LAPACK's own cost per block, about
+    1 us, dominates and numpy's batched calls are a little faster), W not finite (LAPACK in
+    the kernel would not report it) or a block's eigenvalue iteration failed: numpy's batched
+    calls. Both give the same numbers (tests/test_step_kernels.py)."""
     n = W.shape[0]
     if n == 0:
         return np.zeros((0, 3, 3)), np.zeros(0)
     if n < _KERNEL_BLOCKS and np.isfinite(W).all():
-        Winv, rho, regular = K.inverse_and_rho(np.ascontiguousarray(W), 1e-14)
-        if not regular.all():
-            Winv[~regular] = np.linalg.pinv(W[~regular])
-        return Winv, rho
+        Winv, rho, regular, done = K.blocks_inverse_and_rho(np.ascontiguousarray(W), 1e-14)
+        if done.all():
+            if not regular.all():
+                Winv[~regular] = np.linalg.pinv(W[~regular])
+            return Winv, rho
+    return _numpy_inverse_and_rho(W)
+
+
+def _numpy_inverse_and_rho(W: np.ndarray):
+    """_inverse_and_rho by numpy's batched eigvalsh / inv / pinv (any W)."""
     sym = 0.5 * (W + W.transpose(0, 2, 1))
     lam = np.linalg.eigvalsh(sym)
     big = lam[:, -1]

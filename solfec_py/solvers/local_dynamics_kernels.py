@@ -1,17 +1,22 @@
-"""numba kernels of the local dynamics assembly (layer 5, used by solvers/local_dynamics.py):
-the segment sum that scatters per-entry contributions onto their constraint rows, and the
-inverses and spectral radii of the 3x3 diagonal blocks W_aa. Reference: Solfec-1.0 ldy.c,
-local dynamics (the diagonal blocks and their inverses).
+"""numba kernels of the local dynamics assembly and of what follows a solve (layer 5, used by
+solvers/local_dynamics.py and solvers/common.py): the entries of one body family, the segment
+sums that scatter per-entry contributions onto their constraint rows, the inverses and
+spectral radii of the 3x3 diagonal blocks W_aa, the unordered pairs and CSR arrays of the
+off-diagonal blocks, the contact parameters, B + sum W_ab R_b and the contact work.
+Reference: Solfec-1.0 ldy.c, local dynamics (the diagonal blocks and their inverses).
 
-Both reproduce the numpy expressions they replace bit for bit: the segment sum adds in
-entry order, as np.bincount with weights does, and the blocks use LAPACK's symmetric
-eigenvalue routine and its LU solve with the identity (what np.linalg.eigvalsh and
-np.linalg.inv call), only without numpy's per-call overhead on a few small blocks.
+Each reproduces the numpy expression it replaces bit for bit (tests/test_step_kernels.py):
+segment sums add in entry order, as np.bincount / np.add.at do; einsum sums are formed in
+the order numpy's einsum forms them (bench/README.md, 'Local dynamics assembly (issue 13,
+third pass)'); the blocks use LAPACK's symmetric eigenvalue routine and its LU solve with
+the identity (what np.linalg.eigvalsh and np.linalg.inv call), only without numpy's
+per-call overhead on a few small blocks.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.np.linalg import _LAPACK, _LAPACK_ILP64
 
 
 @njit(cache=True)
@@ -116,6 +121,222 @@ def off_diagonal_csr(n, a, b, values):
     for u in range(m):
         indptr[uniq[u] // n + 1] += 1
         adj[u] = uniq[u] % n
+    for i in range(n):
+        indptr[i + 1] += indptr[i]
+    return indptr, adj, W
+
+
+# LAPACK's symmetric eigenvalue routine (?syevd, jobz 'N', uplo 'L') and LU solve (?gesv) as
+# numba's np.linalg.eigvalsh and np.linalg.solve call them (the library numba binds, the one
+# the kernel above uses), here on buffers allocated once per call of blocks_inverse_and_rho
+_EVD = _LAPACK().numba_ez_xxxevd(types.float64)
+_GESV = _LAPACK().numba_xgesv(types.float64)
+_KIND_D = ord("d")
+_JOBZ_N = ord("N")
+_UPLO_L = ord("L")
+_F_INT = np.int64 if _LAPACK_ILP64 else np.int32
+
+
+@njit(cache=True)
+def blocks_inverse_and_rho(W, tiny):
+    """inverse_and_rho without the per-block allocations of np.linalg in numba: the same
+    LAPACK calls on the same column-major copies (so the same numbers), the symmetric part,
+    eigenvalue and solve buffers reused across blocks. A block whose ?gesv reports a zero
+    pivot is marked not regular (the caller gives it a pseudo-inverse); `done` is False where
+    ?syevd did not converge (the caller redoes those blocks with numpy)."""
+    n = W.shape[0]
+    Winv = np.zeros((n, 3, 3))
+    rho = np.zeros(n)
+    regular = np.zeros(n, dtype=np.bool_)
+    done = np.ones(n, dtype=np.bool_)
+    a = np.empty(9)          # column-major 3 x 3
+    lam = np.empty(3)
+    rhs = np.empty(9)
+    ipiv = np.empty(3, dtype=_F_INT)
+    for k in range(n):
+        for j in range(3):
+            for i in range(3):
+                a[i + 3 * j] = 0.5 * (W[k, i, j] + W[k, j, i])
+        r = _EVD(_KIND_D, _JOBZ_N, _UPLO_L, 3, a.ctypes, 3, lam.ctypes)
+        if r != 0:
+            done[k] = False   # ?syevd did not converge: the caller re-does the block with numpy
+            continue
+        big = lam[2]
+        if big > 0:
+            rho[k] = 1.0 / big
+        if lam[0] > tiny * max(big, 1e-300):
+            for j in range(3):
+                for i in range(3):
+                    a[i + 3 * j] = W[k, i, j]
+                    rhs[i + 3 * j] = 1.0 if i == j else 0.0
+            r = _GESV(_KIND_D, 3, 3, a.ctypes, 3, ipiv.ctypes, rhs.ctypes, 3)
+            if r == 0:
+                regular[k] = True
+                for j in range(3):
+                    for i in range(3):
+                        Winv[k, i, j] = rhs[i + 3 * j]
+    return Winv, rho, regular, done
+
+
+@njit(cache=True)
+def contact_parameters(par, m, r, friction, restitution, cohesion, gap, model, spring, dashpot, hpow):
+    """par[m[k]] = (friction, restitution, cohesion, gap, model, spring, dashpot, hpow) of
+    constraint-set row r[k] (the column_stack it replaces, copies only)."""
+    for k in range(m.size):
+        i, c = m[k], r[k]
+        par[i, 0] = friction[c]
+        par[i, 1] = restitution[c]
+        par[i, 2] = cohesion[c]
+        par[i, 3] = gap[c]
+        par[i, 4] = float(model[c])
+        par[i, 5] = spring[c]
+        par[i, 6] = dashpot[c]
+        par[i, 7] = hpow[c]
+
+
+@njit(cache=True)
+def coupled(B, R, indptr, adj, Wadj):
+    """B + sum over neighbours W_ab R_b in the order of the numpy expression it replaces:
+    each row of a product W_ab R_b summed as numpy's einsum sums three contiguous products
+    (two lanes, p0 + p2 and p1, then the lanes added), the products of a row added from zero
+    in CSR order (segment sum), then added to B."""
+    n = B.shape[0]
+    out = np.empty((n, 3))
+    for a in range(n):
+        for i in range(3):
+            s = 0.0
+            for j in range(indptr[a], indptr[a + 1]):
+                c = adj[j]
+                lane0 = (0.0 + Wadj[j, i, 0] * R[c, 0]) + Wadj[j, i, 2] * R[c, 2]
+                lane1 = (0.0 + Wadj[j, i, 1] * R[c, 1]) + 0.0
+                s += (lane0 + lane1) + 0.0
+            out[a, i] = B[a, i] + s
+    return out
+
+
+@njit(cache=True)
+def contact_work(energy, rows, con, U, V, R, half_h):
+    """energy[rows[k], 2] += half_h (U_N + V_N) R_N, energy[rows[k], 3] += half_h (U_T + V_T) . R_T
+    for the entries k (row con[k] of U, V, R), added in entry order as np.add.at does; the
+    products in the order of the numpy expressions they replace."""
+    for k in range(con.size):
+        c = con[k]
+        s0, s1, s2 = U[c, 0] + V[c, 0], U[c, 1] + V[c, 1], U[c, 2] + V[c, 2]
+        energy[rows[k], 2] += half_h * s2 * R[c, 2]
+    for k in range(con.size):
+        c = con[k]
+        s0, s1 = U[c, 0] + V[c, 0], U[c, 1] + V[c, 1]
+        t = 0.0
+        t += s0 * R[c, 0]
+        t += s1 * R[c, 1]
+        energy[rows[k], 3] += half_h * t
+
+
+@njit(cache=True)
+def family_entries(code, crow, family, brow, mpnt, spnt, elem, base):
+    """The entries (constraint, side) of one body family among the local-dynamics rows:
+    master points first, then slave points, each in row order (the flatnonzero /
+    concatenate expression it replaces); returns (con, sign, body rows, points, elements,
+    local bases) of the entries."""
+    n = crow.size
+    count = 0
+    for s in range(2):
+        for i in range(n):
+            c = crow[i]
+            if family[c, s] == code and brow[c, s] >= 0:
+                count += 1
+    con = np.empty(count, dtype=np.int64)
+    sign = np.empty(count)
+    rows = np.empty(count, dtype=np.int64)
+    X = np.empty((count, 3))
+    el = np.empty(count, dtype=elem.dtype)
+    bs = np.empty((count, 3, 3))
+    k = 0
+    for s in range(2):
+        pts = mpnt if s == 0 else spnt
+        for i in range(n):
+            c = crow[i]
+            if family[c, s] == code and brow[c, s] >= 0:
+                con[k] = i
+                sign[k] = 1.0 if s == 0 else -1.0
+                rows[k] = brow[c, s]
+                for j in range(3):
+                    X[k, j] = pts[c, j]
+                el[k] = elem[c, s]
+                for p in range(3):
+                    for q in range(3):
+                        bs[k, p, q] = base[c, p, q]
+                k += 1
+    return con, sign, rows, X, el, bs
+
+
+@njit(cache=True)
+def add_signed(out, con, sign, values):
+    """out += segment sum of sign[k] values[k] onto rows con[k] (products formed first, summed
+    from zero in entry order, then added: the numpy expression it replaces)."""
+    n, m = out.shape
+    tmp = np.zeros((n, m))
+    for k in range(con.size):
+        c = con[k]
+        for j in range(m):
+            tmp[c, j] += sign[k] * values[k, j]
+    for i in range(n):
+        for j in range(m):
+            out[i, j] += tmp[i, j]
+
+
+@njit(cache=True)
+def off_diagonal_csr_counting(n, a, b, values):
+    """off_diagonal_csr by a stable counting sort on a and a stable insertion sort on b within
+    each row (a merge sort in rows of more than 32 blocks) instead of a merge sort of
+    a * n + b over all blocks: the same order of
+    the entries (by key, then k), so the same blocks, summed in the same order."""
+    E = a.size
+    start = np.zeros(n + 1, dtype=np.int64)
+    for k in range(E):
+        start[a[k] + 1] += 1
+    for i in range(n):
+        start[i + 1] += start[i]
+    fill = start[:-1].copy()
+    order = np.empty(E, dtype=np.int64)
+    for k in range(E):
+        order[fill[a[k]]] = k
+        fill[a[k]] += 1
+    for i in range(n):                      # stable sort by b within row i
+        if start[i + 1] - start[i] > 32:    # long row: merge sort (insertion sort is quadratic)
+            seg = order[start[i]:start[i + 1]].copy()
+            perm = np.argsort(b[seg], kind="mergesort")
+            for p in range(seg.size):
+                order[start[i] + p] = seg[perm[p]]
+            continue
+        for p in range(start[i] + 1, start[i + 1]):
+            k = order[p]
+            q = p - 1
+            while q >= start[i] and b[order[q]] > b[k]:
+                order[q + 1] = order[q]
+                q -= 1
+            order[q + 1] = k
+    m = 0
+    for p in range(E):
+        if p == 0 or a[order[p]] != a[order[p - 1]] or b[order[p]] != b[order[p - 1]]:
+            m += 1
+    W = np.zeros((m, 3, 3))
+    adj = np.empty(m, dtype=np.int64)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    inv = np.empty(E, dtype=np.int64)
+    u = -1
+    for p in range(E):
+        k = order[p]
+        if p == 0 or a[k] != a[order[p - 1]] or b[k] != b[order[p - 1]]:
+            u += 1
+            adj[u] = b[k]
+            indptr[a[k] + 1] += 1
+        inv[k] = u
+    for k in range(E):                      # duplicates added in the order of k
+        u = inv[k]
+        for i in range(3):
+            for j in range(3):
+                W[u, i, j] += values[k, i, j]
     for i in range(n):
         indptr[i + 1] += indptr[i]
     return indptr, adj, W
