@@ -9,7 +9,7 @@ import numba
 import numpy as np
 
 from solfec_py.bodies.rigid_schemes import CARRY_WIDTH, SCHEME_CODES, SCHEME_LIST
-from solfec_py.bodies.rigid_schemes.base import ANGULAR, mv
+from solfec_py.bodies.rigid_schemes.base import mv
 from solfec_py.errors import InputError
 
 _GROUP_KEYS = list(dict.fromkeys(s.GROUP or s.name for s in SCHEME_LIST))
@@ -134,11 +134,7 @@ class SchemeSupport:
     def step_begin(self, t: float, h: float) -> None:
         """Before the constraint solve: every scheme group computes its free motion
         (Solfec's half step for RIG_POS / RIG_NEG / RIG_IMP, docs/integrators.md)."""
-        n = self.count
-        velo = self.velo[:n]
-        velo[self.norotation[:n], ANGULAR] = 0.0
-        self.velo0[:n] = velo
-        self.reaction[:n] = 0.0
+        _begin_rows(self.count, self.velo, self.velo0, self.reaction, self.norotation)
         self._step_groups = self._groups()
         for scheme, rows in self._step_groups:
             scheme.begin(self, rows, t, h)
@@ -150,6 +146,18 @@ class SchemeSupport:
             scheme.finish(self, rows, t, h)
         _step_energies(n, self.velo, self.velo0, self.fext, self.reaction, self.obstacle, self.J, self.mass,
                        self.energy, 0.5 * h)
+
+
+@numba.njit(cache=True)
+def _begin_rows(n, velo, velo0, reaction, norotation):
+    """Rows 0..n-1 in one pass: the angular velocity of `norotation` rows zeroed, velo0 = velo,
+    reaction = 0."""
+    for k in range(n):
+        if norotation[k]:
+            velo[k, 0] = velo[k, 1] = velo[k, 2] = 0.0
+        for i in range(6):
+            velo0[k, i] = velo[k, i]
+            reaction[k, i] = 0.0
 
 
 @numba.njit(cache=True)
