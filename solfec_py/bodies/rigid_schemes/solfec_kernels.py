@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solfec_py.geometry.rotation import _coefficients_scalar
+from solfec_py.geometry.rotation import _A, _B, _C, _SMALL
 
 POS, NEG, IMP, OTHER = 0, 1, 2, -1          # finish kinds (OTHER: keep the half-step rotation)
 
@@ -28,19 +28,40 @@ def _identity_skew_square(w0, w1, w2, n2, a, b, E):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _exp(w0, w1, w2, E):
-    """E = exp[w] (Rodrigues, as geometry.rotation.expmap)."""
-    n2 = w0 * w0 + w1 * w1 + w2 * w2
-    a, b, _ = _coefficients_scalar(n2)
-    _identity_skew_square(w0, w1, w2, n2, a, b, E)
+def _ab(t2):
+    """sin(t)/t and (1-cos t)/t^2 at t^2 = t2: geometry.rotation._coefficients_scalar's
+    operations (inlined here, without the third coefficient where it is not used)."""
+    if t2 < _SMALL:
+        a, b = _A[6], _B[6]
+        for k in range(5, -1, -1):
+            a = a * t2 + _A[k]
+            b = b * t2 + _B[k]
+        return a, b
+    t = np.sqrt(t2)
+    return np.sin(t) / t, (1.0 - np.cos(t)) / t2
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _jr(w0, w1, w2, E):
-    """E = Jr(w) = I - b [w] + c [w]^2 (as geometry.rotation.right_jacobian)."""
+def _abc(t2):
+    """geometry.rotation._coefficients_scalar (inlined)."""
+    if t2 < _SMALL:
+        a, b, c = _A[6], _B[6], _C[6]
+        for k in range(5, -1, -1):
+            a = a * t2 + _A[k]
+            b = b * t2 + _B[k]
+            c = c * t2 + _C[k]
+        return a, b, c
+    t = np.sqrt(t2)
+    s = np.sin(t)
+    return s / t, (1.0 - np.cos(t)) / t2, (t - s) / (t2 * t)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _exp(w0, w1, w2, E):
+    """E = exp[w] (Rodrigues, as geometry.rotation.expmap)."""
     n2 = w0 * w0 + w1 * w1 + w2 * w2
-    _, b, c = _coefficients_scalar(n2)
-    _identity_skew_square(w0, w1, w2, n2, -b, c, E)
+    a, b = _ab(n2)
+    _identity_skew_square(w0, w1, w2, n2, a, b, E)
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -154,7 +175,10 @@ def _solve_imp(J, a, s, O, E, Jr, jac, tmp, JO, res, maxiter):
     """Newton for exp[s Omega] J Omega = a from O (in place); False when not converged."""
     scale = max(1.0, np.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]))
     for _ in range(maxiter):
-        _exp(s * O[0], s * O[1], s * O[2], E)
+        w0, w1, w2 = s * O[0], s * O[1], s * O[2]
+        n2 = w0 * w0 + w1 * w1 + w2 * w2
+        ca, cb, cc = _abc(n2)                # exp[w] and Jr(w) = I - b [w] + c [w]^2 share them
+        _identity_skew_square(w0, w1, w2, n2, ca, cb, E)
         _mv3(J, O[0], O[1], O[2], JO)
         _mv3(E, JO[0], JO[1], JO[2], res)
         worst = 0.0
@@ -163,7 +187,7 @@ def _solve_imp(J, a, s, O, E, Jr, jac, tmp, JO, res, maxiter):
             worst = max(worst, abs(res[i]))
         if worst <= 1e-13 * scale:
             return True
-        _jr(s * O[0], s * O[1], s * O[2], Jr)
+        _identity_skew_square(w0, w1, w2, n2, -cb, cc, Jr)
         # jac = -s E [J O]x Jr + E J
         for i in range(3):                   # tmp = [J O]x Jr
             for j in range(3):
