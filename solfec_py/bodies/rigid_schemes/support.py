@@ -10,6 +10,7 @@ import numpy as np
 
 from solfec_py.bodies.rigid_schemes import CARRY_WIDTH, SCHEME_CODES, SCHEME_LIST
 from solfec_py.bodies.rigid_schemes.base import mv
+from solfec_py.bodies.rigid_schemes.solfec_kernels import row_energies
 from solfec_py.errors import InputError
 
 _GROUP_KEYS = list(dict.fromkeys(s.GROUP or s.name for s in SCHEME_LIST))
@@ -142,7 +143,11 @@ class SchemeSupport:
     def step_end(self, t: float, h: float) -> None:
         """After the solve: reactions, scheme finish, energies."""
         n = self.count
-        for scheme, rows in self._step_groups:
+        groups = self._step_groups
+        if len(groups) == 1 and isinstance(groups[0][1], slice) and hasattr(groups[0][0], "finish_with_energies"):
+            groups[0][0].finish_with_energies(self, t, h)     # one scheme group: one pass
+            return
+        for scheme, rows in groups:
             scheme.finish(self, rows, t, h)
         _step_energies(n, self.velo, self.velo0, self.fext, self.reaction, self.obstacle, self.J, self.mass,
                        self.energy, 0.5 * h)
@@ -160,31 +165,8 @@ def _begin_rows(n, velo, velo0, reaction, norotation):
             reaction[k, i] = 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _step_energies(n, velo, velo0, fext, reaction, obstacle, J, mass, energy, half_h):
-    """End-of-step bookkeeping of rows 0..n-1 in one pass: fext += reaction; the external work
-    h/2 (velo0 + velo).fext added to energy[:, 1] and the kinetic energy (`rigid._kinetic_energy`)
-    stored in energy[:, 0], both 0 for obstacles. The operations and their order are those of
-    the array expressions this replaced (the 6-term dot summed in numpy einsum's pairing
-    ((0 + 2) + 4) + ((1 + 3) + 5); x + 0.0 for obstacles' work, as np.where did), so the
-    energies are theirs bit for bit."""
+    """solfec_kernels.row_energies of rows 0..n-1."""
     for k in range(n):
-        for i in range(6):
-            fext[k, i] += reaction[k, i]
-        p0 = (velo0[k, 0] + velo[k, 0]) * fext[k, 0]
-        p1 = (velo0[k, 1] + velo[k, 1]) * fext[k, 1]
-        p2 = (velo0[k, 2] + velo[k, 2]) * fext[k, 2]
-        p3 = (velo0[k, 3] + velo[k, 3]) * fext[k, 3]
-        p4 = (velo0[k, 4] + velo[k, 4]) * fext[k, 4]
-        p5 = (velo0[k, 5] + velo[k, 5]) * fext[k, 5]
-        live = not obstacle[k]
-        work = half_h * (((p0 + p2) + p4) + ((p1 + p3) + p5))
-        energy[k, 1] += work if live else 0.0
-        if live:
-            rot = 0.0
-            for i in range(3):
-                rot += velo[k, i] * (J[k, i, 0] * velo[k, 0] + J[k, i, 1] * velo[k, 1] + J[k, i, 2] * velo[k, 2])
-            lin = velo[k, 3] ** 2 + velo[k, 4] ** 2 + velo[k, 5] ** 2
-            energy[k, 0] = 0.5 * rot + 0.5 * mass[k] * lin
-        else:
-            energy[k, 0] = 0.0
+        row_energies(k, velo, velo0, fext, reaction, obstacle, J, mass, energy, half_h)
