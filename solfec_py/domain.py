@@ -189,7 +189,8 @@ class Domain:
         blocks = self.active_blocks()
         for block in blocks:
             energy = block.energy[: block.count]
-            if not np.isfinite(energy).all():
+            # a finite sum means every entry is finite (else, or on overflow, the rows decide)
+            if not math.isfinite(float(energy.sum())) and not np.isfinite(energy).all():
                 row = int(np.flatnonzero(~np.isfinite(energy).all(axis=1))[0])
                 self._stop(f"infinite energy {tuple(energy[row].tolist())} (kinetic, external,"
                            " contact, friction, internal)", block.bodies[row])

@@ -320,11 +320,13 @@ class RigidBlock(SchemeSupport, BodyBlock):
         kinetic energy."""
         n = self.count
         live = ~self.obstacle[:n] | (self.mass[:n] > 0)
-        bad = np.flatnonzero(live & ~(np.linalg.det(self.J[:n]) > 0))
-        if bad.size:
-            body = self.bodies[int(bad[0])]
-            raise InputError(f"body {body.id} has a singular inertia tensor; check its shape or BODY_CHARS")
-        self.Jinv[:n] = np.linalg.inv(self.J[:n])
+        if not self._inverses_current(n, live):
+            bad = np.flatnonzero(live & ~(np.linalg.det(self.J[:n]) > 0))
+            if bad.size:
+                body = self.bodies[int(bad[0])]
+                raise InputError(f"body {body.id} has a singular inertia tensor; check its shape or BODY_CHARS")
+            self.Jinv[:n] = np.linalg.inv(self.J[:n])
+            self._inverted = (live.copy(), self.J[:n].copy(), self.Jinv[:n].copy())
         self.check_constraints()
         driven = np.flatnonzero(self.scheme[:n] == PRESCRIBED_CODE)
         if driven.size:
@@ -332,6 +334,13 @@ class RigidBlock(SchemeSupport, BodyBlock):
         energy = self.kinetic_energy()
         energy[self.obstacle[:n]] = 0.0
         self.energy[:n, 0] = energy
+
+    def _inverses_current(self, n: int, live: np.ndarray) -> bool:
+        """Do J, Jinv and the live rows equal those of the last inversion (a later RUN with the
+        same bodies and inertias: the inverses and the singularity check stand)?"""
+        last = getattr(self, "_inverted", None)
+        return (last is not None and last[0].size == n and np.array_equal(last[0], live)
+                and np.array_equal(last[1], self.J[:n]) and np.array_equal(last[2], self.Jinv[:n]))
 
     def gravity_only(self) -> bool:
         """True when gravity is the only load of every row (no point loads, no FORCE

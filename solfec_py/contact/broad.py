@@ -67,7 +67,7 @@ def _grid(lo, hi, cell, skip_group, group, skip_flag, flag):
     """Pairs i < j of overlapping boxes: boxes no larger than `cell` on every axis are
     binned by the cell of their low corner (cell keys, z fastest, counting-sorted when the
     grid has at most 8 cells per box, else sorted and searched) and meet only boxes
-    of the 27 neighbouring cells (9 runs of 3 consecutive keys); larger boxes meet the small
+    of the 27 neighbouring cells (9 runs of 3 consecutive keys, adjacent runs merged); larger boxes meet the small
     boxes whose low x lies within a cell of their x range, and each other."""
     n = lo.shape[0]
     big = np.zeros(n, dtype=np.bool_)
@@ -91,15 +91,14 @@ def _grid(lo, hi, cell, skip_group, group, skip_flag, flag):
         start = np.zeros(ncell + 1, dtype=np.int64)
         for i in range(n):
             if key[i] >= 0:
-                start[key[i] + 1] += 1
-        for c in range(ncell):
+                start[key[i]] += 1
+        for c in range(ncell):   # start[c] = end of cell c, then filled from the back
             start[c + 1] += start[c]
-        fill = start[:-1].copy()
         order = np.empty(start[ncell], dtype=np.int64)
-        for i in range(n):           # ascending i within a cell: the stable sort's order
+        for i in range(n - 1, -1, -1):   # ascending i within a cell: the stable sort's order
             if key[i] >= 0:
-                order[fill[key[i]]] = i
-                fill[key[i]] += 1
+                start[key[i]] -= 1
+                order[start[key[i]]] = i
         skey = key[:0]
     else:
         start = np.zeros(1, dtype=np.int64)
@@ -107,9 +106,12 @@ def _grid(lo, hi, cell, skip_group, group, skip_flag, flag):
         skey = key[order]
     out = np.empty((max(16, 4 * n), 2), dtype=np.int64)
     k = 0
+    run_first = np.empty(9, dtype=np.int64)
+    run_last = np.empty(9, dtype=np.int64)
     for i in range(n):
         if big[i]:
             continue
+        runs = 0                 # the 9 runs of keys, adjacent ones merged (same cells, same order)
         for a in range(-1, 2):
             for b in range(-1, 2):                   # cells z-1 .. z+1 of a column are consecutive keys
                 x, y = cx[i, 0] + a, cx[i, 1] + b
@@ -117,24 +119,33 @@ def _grid(lo, hi, cell, skip_group, group, skip_flag, flag):
                     continue
                 first = (x * dims[1] + y) * dims[2] + max(cx[i, 2] - 1, 0)
                 last = (x * dims[1] + y) * dims[2] + cx[i, 2] + 1
-                m0 = start[first] if dense else np.searchsorted(skey, first)
-                m1 = start[last + 1] if dense else n
-                for m in range(m0, m1):
-                    if not dense and skey[m] > last:
-                        break
-                    j = order[m]
-                    if j <= i or not _overlap(lo, hi, i, j, skip_group, group, skip_flag, flag):
-                        continue
-                    if k == out.shape[0]:
-                        grown = np.empty((2 * k, 2), dtype=np.int64)
-                        grown[:k] = out[:k]
-                        out = grown
-                    out[k, 0], out[k, 1] = i, j
-                    k += 1
+                if runs and first == run_last[runs - 1] + 1:
+                    run_last[runs - 1] = last
+                else:
+                    run_first[runs], run_last[runs] = first, last
+                    runs += 1
+        for q in range(runs):
+            first, last = run_first[q], run_last[q]
+            m0 = start[first] if dense else np.searchsorted(skey, first)
+            m1 = start[last + 1] if dense else n
+            for m in range(m0, m1):
+                if not dense and skey[m] > last:
+                    break
+                j = order[m]
+                if j <= i or not _overlap(lo, hi, i, j, skip_group, group, skip_flag, flag):
+                    continue
+                if k == out.shape[0]:
+                    grown = np.empty((2 * k, 2), dtype=np.int64)
+                    grown[:k] = out[:k]
+                    out = grown
+                out[k, 0], out[k, 1] = i, j
+                k += 1
     # large boxes: a small box j can meet large box i only if lo[j, 0] lies in
     # [lo[i, 0] - cell, hi[i, 0]] (its extent is at most `cell`): a binary search in the small
     # boxes sorted by lo along x, then the large boxes; each i's partners in ascending order
     nsmall = n - np.count_nonzero(big)
+    if nsmall == n:
+        return out[:k]
     small = np.empty(nsmall, dtype=np.int64)
     large = np.empty(n - nsmall, dtype=np.int64)
     s = 0

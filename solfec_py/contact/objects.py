@@ -18,6 +18,7 @@ from numba import njit
 
 from solfec_py import session
 from solfec_py.bodies.points import per_family
+from solfec_py.bodies.rigid import RigidBlock
 from solfec_py.geometry.convex import Convex
 from solfec_py.geometry.ellip import Ellip
 from solfec_py.geometry.mesh import INTERIOR_SURFID, Mesh
@@ -68,6 +69,8 @@ class ObjectTable:
     unsupported: list = field(default_factory=list)   # (body, shape kind) not taking part
     adjacency: np.ndarray | None = None                # sparsify.adjacency_keys, computed on first use
     body_count: int = 0                                # distinct bodies owning objects
+    e_rows: np.ndarray | bool | None = None            # (E,) block rows of the ellipsoids when one
+                                                       # family holds them all (False: several); first use
 
     @property
     def count(self) -> int:
@@ -415,6 +418,58 @@ def ellipsoid_boxes(pts):
     return c, A, lo, hi
 
 
+@njit(cache=True)
+def rigid_ellipsoid_boxes(rows, ref, conf, center, obj, lo, hi):
+    """`ellipsoid_boxes` straight from the rigid configuration: the centre and semi-axis tips
+    ref (4 k, 3) of ellipsoid e move with its body, row rows[e] of a rigid block (conf:
+    rotation column-major + centre, `center` the reference mass centres), x = xc + Lambda
+    (X - X0) with the operations of `bodies.rigid._cur_points`; the boxes go to lo[obj[e]],
+    hi[obj[e]]. The same numbers as `current_points` followed by `ellipsoid_boxes`, without
+    the (4 k, 3) point array."""
+    k = rows.size
+    c = np.empty((k, 3))
+    A = np.empty((k, 3, 3))
+    pts = np.empty((4, 3))
+    for e in range(k):
+        r = rows[e]
+        for p in range(4):
+            a0 = ref[4 * e + p, 0] - center[r, 0]
+            a1 = ref[4 * e + p, 1] - center[r, 1]
+            a2 = ref[4 * e + p, 2] - center[r, 2]
+            for i in range(3):
+                pts[p, i] = conf[r, 9 + i] + conf[r, i] * a0 + conf[r, 3 + i] * a1 + conf[r, 6 + i] * a2
+        o = obj[e]
+        for i in range(3):
+            c[e, i] = pts[0, i]
+            s = 0.0
+            for j in range(3):
+                a = pts[1 + j, i] - pts[0, i]
+                A[e, i, j] = a
+                s += a * a
+            half = math.sqrt(s)
+            lo[o, i] = c[e, i] - half
+            hi[o, i] = c[e, i] + half
+    return c, A
+
+
+def _ellipsoids(domain, table: ObjectTable, lo: np.ndarray, hi: np.ndarray) -> dict:
+    """Current ellipsoids (e_center, e_A) of the table, their boxes written to lo, hi."""
+    codes = table.family[table.e_obj]
+    block = domain.blocks.get(table.families[int(codes[0])])
+    rows = table.e_rows
+    if rows is None:                 # (the table is rebuilt whenever bodies change)
+        single = bool((codes == codes[0]).all())
+        rows = table.e_rows = table.row[table.e_obj] if single else False
+    if rows is not False and isinstance(block, RigidBlock):   # one rigid family: one pass
+        c, A = rigid_ellipsoid_boxes(rows, table.e_ref, block.conf, block.center, table.e_obj, lo, hi)
+        return {"e_center": c, "e_A": A}
+    # the body motion of the centre and semi-axis tips, any family
+    pts = current_points(domain, table, table.e_pobj, table.e_ref).reshape(-1, 4, 3)
+    c, A, elo, ehi = ellipsoid_boxes(np.ascontiguousarray(pts))
+    lo[table.e_obj], hi[table.e_obj] = elo, ehi
+    return {"e_center": c, "e_A": A}
+
+
 def current(domain, table: ObjectTable, eps: float) -> Geometry:
     """Current geometry of every object (bodies at their present configuration)."""
     s_center = current_points(domain, table, table.s_obj, table.s_ref)
@@ -434,10 +489,7 @@ def current(domain, table: ObjectTable, eps: float) -> Geometry:
         starts = table.c_vstart[:-1]
         lo[table.c_obj] = np.minimum.reduceat(v_cur, starts, axis=0)
         hi[table.c_obj] = np.maximum.reduceat(v_cur, starts, axis=0)
-    ell = {}
-    if table.e_obj.size:             # the body motion of the centre and semi-axis tips
-        pts = current_points(domain, table, table.e_pobj, table.e_ref).reshape(-1, 4, 3)
-        c, A, elo, ehi = ellipsoid_boxes(np.ascontiguousarray(pts))
-        lo[table.e_obj], hi[table.e_obj] = elo, ehi
-        ell = {"e_center": c, "e_A": A}
-    return Geometry(s_center, v_cur, normal, offset, lo - eps, hi + eps, **ell)
+    ell = _ellipsoids(domain, table, lo, hi) if table.e_obj.size else {}
+    lo -= eps                        # inflated boxes (in place: the values of lo - eps)
+    hi += eps
+    return Geometry(s_center, v_cur, normal, offset, lo, hi, **ell)

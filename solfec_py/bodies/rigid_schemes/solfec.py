@@ -43,17 +43,37 @@ class SolfecScheme(RigidScheme):
 
     def finish(self, block, rows, t, h):
         idx = _indices(block, rows)
-        kinds = np.full(len(block.schemes), K.OTHER, dtype=np.int64)
-        for code, scheme in block.scheme_table():
-            if isinstance(scheme, SolfecScheme):
-                kinds[code] = scheme.KIND
-        failed = K.finish(idx, kinds[block.scheme[idx]], block.conf, block.velo, block.reaction, block.J,
-                          block.Jinv, block.mass, block.momentum, block.norotation, h, MAXITER)
+        failed = K.finish(idx, _kinds(block)[block.scheme[idx]], block.conf, block.velo, block.reaction, block.J,
+                          block.Jinv, block.mass, block.momentum, block.norotation, h, MAXITER,
+                          False, block.velo0, block.fext, block.obstacle, block.energy)
         if failed >= 0:
-            body = block.bodies[int(idx[failed])]
-            raise SimulationError(
-                f"RIG_IMP momentum solve did not converge in {MAXITER} iterations for body"
-                f" {body.id} at time {block.domain.time:g}; reduce the time step")
+            _not_converged(block, int(idx[failed]))
+
+    def finish_with_energies(self, block, t, h):
+        """`finish` of every row of the block, each row's end-of-step energies
+        (support.SchemeSupport.step_end) right after it: one pass over the block."""
+        idx = np.arange(block.count, dtype=np.int64)
+        failed = K.finish(idx, _kinds(block)[block.scheme[idx]], block.conf, block.velo, block.reaction, block.J,
+                          block.Jinv, block.mass, block.momentum, block.norotation, h, MAXITER,
+                          True, block.velo0, block.fext, block.obstacle, block.energy)
+        if failed >= 0:
+            _not_converged(block, failed)
+
+
+def _kinds(block) -> np.ndarray:
+    """The finish kind (solfec_kernels POS, NEG, IMP or OTHER) of every scheme code."""
+    kinds = np.full(len(block.schemes), K.OTHER, dtype=np.int64)
+    for code, scheme in block.scheme_table():
+        if isinstance(scheme, SolfecScheme):
+            kinds[code] = scheme.KIND
+    return kinds
+
+
+def _not_converged(block, row: int):
+    body = block.bodies[row]
+    raise SimulationError(
+        f"RIG_IMP momentum solve did not converge in {MAXITER} iterations for body"
+        f" {body.id} at time {block.domain.time:g}; reduce the time step")
 
 
 def _indices(block, rows) -> np.ndarray:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solfec_py.geometry.rotation import _coefficients_scalar
+from solfec_py.geometry.rotation import _A, _B, _C, _SMALL
 
 POS, NEG, IMP, OTHER = 0, 1, 2, -1          # finish kinds (OTHER: keep the half-step rotation)
 
@@ -28,19 +28,40 @@ def _identity_skew_square(w0, w1, w2, n2, a, b, E):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _exp(w0, w1, w2, E):
-    """E = exp[w] (Rodrigues, as geometry.rotation.expmap)."""
-    n2 = w0 * w0 + w1 * w1 + w2 * w2
-    a, b, _ = _coefficients_scalar(n2)
-    _identity_skew_square(w0, w1, w2, n2, a, b, E)
+def _ab(t2):
+    """sin(t)/t and (1-cos t)/t^2 at t^2 = t2: geometry.rotation._coefficients_scalar's
+    operations (inlined here, without the third coefficient where it is not used)."""
+    if t2 < _SMALL:
+        a, b = _A[6], _B[6]
+        for k in range(5, -1, -1):
+            a = a * t2 + _A[k]
+            b = b * t2 + _B[k]
+        return a, b
+    t = np.sqrt(t2)
+    return np.sin(t) / t, (1.0 - np.cos(t)) / t2
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _jr(w0, w1, w2, E):
-    """E = Jr(w) = I - b [w] + c [w]^2 (as geometry.rotation.right_jacobian)."""
+def _abc(t2):
+    """geometry.rotation._coefficients_scalar (inlined)."""
+    if t2 < _SMALL:
+        a, b, c = _A[6], _B[6], _C[6]
+        for k in range(5, -1, -1):
+            a = a * t2 + _A[k]
+            b = b * t2 + _B[k]
+            c = c * t2 + _C[k]
+        return a, b, c
+    t = np.sqrt(t2)
+    s = np.sin(t)
+    return s / t, (1.0 - np.cos(t)) / t2, (t - s) / (t2 * t)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _exp(w0, w1, w2, E):
+    """E = exp[w] (Rodrigues, as geometry.rotation.expmap)."""
     n2 = w0 * w0 + w1 * w1 + w2 * w2
-    _, b, c = _coefficients_scalar(n2)
-    _identity_skew_square(w0, w1, w2, n2, -b, c, E)
+    a, b = _ab(n2)
+    _identity_skew_square(w0, w1, w2, n2, a, b, E)
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -154,7 +175,10 @@ def _solve_imp(J, a, s, O, E, Jr, jac, tmp, JO, res, maxiter):
     """Newton for exp[s Omega] J Omega = a from O (in place); False when not converged."""
     scale = max(1.0, np.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]))
     for _ in range(maxiter):
-        _exp(s * O[0], s * O[1], s * O[2], E)
+        w0, w1, w2 = s * O[0], s * O[1], s * O[2]
+        n2 = w0 * w0 + w1 * w1 + w2 * w2
+        ca, cb, cc = _abc(n2)                # exp[w] and Jr(w) = I - b [w] + c [w]^2 share them
+        _identity_skew_square(w0, w1, w2, n2, ca, cb, E)
         _mv3(J, O[0], O[1], O[2], JO)
         _mv3(E, JO[0], JO[1], JO[2], res)
         worst = 0.0
@@ -163,7 +187,7 @@ def _solve_imp(J, a, s, O, E, Jr, jac, tmp, JO, res, maxiter):
             worst = max(worst, abs(res[i]))
         if worst <= 1e-13 * scale:
             return True
-        _jr(s * O[0], s * O[1], s * O[2], Jr)
+        _identity_skew_square(w0, w1, w2, n2, -cb, cc, Jr)
         # jac = -s E [J O]x Jr + E J
         for i in range(3):                   # tmp = [J O]x Jr
             for j in range(3):
@@ -197,10 +221,41 @@ def _solve_imp(J, a, s, O, E, Jr, jac, tmp, JO, res, maxiter):
     return False
 
 
+@njit(cache=True, inline="always", error_model="numpy")
+def row_energies(k, velo, velo0, fext, reaction, obstacle, J, mass, energy, half_h):
+    """End-of-step bookkeeping of row k: fext += reaction; the external work h/2 (velo0 +
+    velo).fext added to energy[k, 1] and the kinetic energy 1/2 Omega.J Omega + 1/2 m v.v
+    stored in energy[k, 0], both 0 for obstacles. The operations and their order are those
+    of the array expressions this replaced (the 6-term dot summed in numpy einsum's pairing
+    ((0 + 2) + 4) + ((1 + 3) + 5); x + 0.0 for obstacles' work, as np.where did; the kinetic
+    energy as bodies.rigid._kinetic_energy), so the energies are theirs bit for bit."""
+    for i in range(6):
+        fext[k, i] += reaction[k, i]
+    p0 = (velo0[k, 0] + velo[k, 0]) * fext[k, 0]
+    p1 = (velo0[k, 1] + velo[k, 1]) * fext[k, 1]
+    p2 = (velo0[k, 2] + velo[k, 2]) * fext[k, 2]
+    p3 = (velo0[k, 3] + velo[k, 3]) * fext[k, 3]
+    p4 = (velo0[k, 4] + velo[k, 4]) * fext[k, 4]
+    p5 = (velo0[k, 5] + velo[k, 5]) * fext[k, 5]
+    live = not obstacle[k]
+    work = half_h * (((p0 + p2) + p4) + ((p1 + p3) + p5))
+    energy[k, 1] += work if live else 0.0
+    if live:
+        rot = 0.0
+        for i in range(3):
+            rot += velo[k, i] * (J[k, i, 0] * velo[k, 0] + J[k, i, 1] * velo[k, 1] + J[k, i, 2] * velo[k, 2])
+        lin = velo[k, 3] ** 2 + velo[k, 4] ** 2 + velo[k, 5] ** 2
+        energy[k, 0] = 0.5 * rot + 0.5 * mass[k] * lin
+    else:
+        energy[k, 0] = 0.0
+
+
 @njit(cache=True, error_model="numpy")
-def finish(rows, kind, conf, velo, reaction, J, Jinv, mass, momentum, norot, h, maxiter):
+def finish(rows, kind, conf, velo, reaction, J, Jinv, mass, momentum, norot, h, maxiter,
+           energies, velo0, fext, obstacle, energy):
     """The second half step of every row (kind[k]: POS, NEG, IMP or OTHER): constrained
-    velocity Omega1 = Omega + h J^-1 Tc, x(t+h) = x(t+h/2) + h/2 v(t+h), the rotation finish.
+    velocity Omega1 = Omega + h J^-1 Tc, x(t+h) = x(t+h/2) + h/2 v(t+h), the rotation finish;
+    with `energies`, each row's `row_energies` right after it (one pass over the rows).
     Returns the position in rows of a RIG_IMP row whose Newton solve failed, else -1."""
     R, E, Jr, jac, tmp = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
     O, a, w, JO, res = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
@@ -220,17 +275,18 @@ def finish(rows, kind, conf, velo, reaction, J, Jinv, mass, momentum, norot, h, 
                 momentum[r, i] = a[i]
         if norot[r]:
             velo[r, 0] = velo[r, 1] = velo[r, 2] = 0.0
-            continue
-        if kd == OTHER:
+        elif kd == OTHER:
             velo[r, 0], velo[r, 1], velo[r, 2] = O[0], O[1], O[2]
-            continue
-        if kd == IMP and not _solve_imp(J[r], a, s, O, E, Jr, jac, tmp, JO, res, maxiter):
-            return k
-        _exp(s * O[0], s * O[1], s * O[2], E)
-        _get_rot(conf, r, R)
-        _put_rot_times(conf, r, R, E, tmp)
-        if kd == NEG:                                   # Omega = J^-1 dR^T a
-            _mtv3(E, a[0], a[1], a[2], w)
-            _mv3(Jinv[r], w[0], w[1], w[2], O)
-        velo[r, 0], velo[r, 1], velo[r, 2] = O[0], O[1], O[2]
+        else:
+            if kd == IMP and not _solve_imp(J[r], a, s, O, E, Jr, jac, tmp, JO, res, maxiter):
+                return k
+            _exp(s * O[0], s * O[1], s * O[2], E)
+            _get_rot(conf, r, R)
+            _put_rot_times(conf, r, R, E, tmp)
+            if kd == NEG:                                   # Omega = J^-1 dR^T a
+                _mtv3(E, a[0], a[1], a[2], w)
+                _mv3(Jinv[r], w[0], w[1], w[2], O)
+            velo[r, 0], velo[r, 1], velo[r, 2] = O[0], O[1], O[2]
+        if energies:
+            row_energies(r, velo, velo0, fext, reaction, obstacle, J, mass, energy, s)
     return -1

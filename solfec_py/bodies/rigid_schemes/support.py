@@ -5,10 +5,12 @@ with. `SchemeSupport` is mixed into bodies.rigid.RigidBlock. Reference: docs/int
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from solfec_py.bodies.rigid_schemes import CARRY_WIDTH, SCHEME_CODES, SCHEME_LIST
-from solfec_py.bodies.rigid_schemes.base import ANGULAR, mv
+from solfec_py.bodies.rigid_schemes.base import mv
+from solfec_py.bodies.rigid_schemes.solfec_kernels import row_energies
 from solfec_py.errors import InputError
 
 _GROUP_KEYS = list(dict.fromkeys(s.GROUP or s.name for s in SCHEME_LIST))
@@ -133,11 +135,7 @@ class SchemeSupport:
     def step_begin(self, t: float, h: float) -> None:
         """Before the constraint solve: every scheme group computes its free motion
         (Solfec's half step for RIG_POS / RIG_NEG / RIG_IMP, docs/integrators.md)."""
-        n = self.count
-        velo = self.velo[:n]
-        velo[self.norotation[:n], ANGULAR] = 0.0
-        self.velo0[:n] = velo
-        self.reaction[:n] = 0.0
+        _begin_rows(self.count, self.velo, self.velo0, self.reaction, self.norotation)
         self._step_groups = self._groups()
         for scheme, rows in self._step_groups:
             scheme.begin(self, rows, t, h)
@@ -145,11 +143,30 @@ class SchemeSupport:
     def step_end(self, t: float, h: float) -> None:
         """After the solve: reactions, scheme finish, energies."""
         n = self.count
-        for scheme, rows in self._step_groups:
+        groups = self._step_groups
+        if len(groups) == 1 and isinstance(groups[0][1], slice) and hasattr(groups[0][0], "finish_with_energies"):
+            groups[0][0].finish_with_energies(self, t, h)     # one scheme group: one pass
+            return
+        for scheme, rows in groups:
             scheme.finish(self, rows, t, h)
-        velo = self.velo[:n]
-        self.fext[:n] += self.reaction[:n]
-        live = ~self.obstacle[:n]
-        work = 0.5 * h * np.einsum("ni,ni->n", self.velo0[:n] + velo, self.fext[:n])
-        self.energy[:n, 1] += np.where(live, work, 0.0)
-        self.energy[:n, 0] = np.where(live, self.kinetic_energy(), 0.0)
+        _step_energies(n, self.velo, self.velo0, self.fext, self.reaction, self.obstacle, self.J, self.mass,
+                       self.energy, 0.5 * h)
+
+
+@numba.njit(cache=True)
+def _begin_rows(n, velo, velo0, reaction, norotation):
+    """Rows 0..n-1 in one pass: the angular velocity of `norotation` rows zeroed, velo0 = velo,
+    reaction = 0."""
+    for k in range(n):
+        if norotation[k]:
+            velo[k, 0] = velo[k, 1] = velo[k, 2] = 0.0
+        for i in range(6):
+            velo0[k, i] = velo[k, i]
+            reaction[k, i] = 0.0
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _step_energies(n, velo, velo0, fext, reaction, obstacle, J, mass, energy, half_h):
+    """solfec_kernels.row_energies of rows 0..n-1."""
+    for k in range(n):
+        row_energies(k, velo, velo0, fext, reaction, obstacle, J, mass, energy, half_h)

@@ -1,0 +1,134 @@
+"""The one-pass kernels of the rigid free-flight step (issue 13) against the expressions they
+replaced, which serve as the independent references: the end-of-step energies (numpy einsum
+of (velo0 + velo).fext, np.where, bodies.rigid._kinetic_energy), the finish fused with them
+(the finish then the energies, row for row), the ellipsoid boxes of a rigid family taken
+straight from conf (the points mapped through the block's cur_points, then
+objects.ellipsoid_boxes; and the analytic box half-widths |row i of Lambda diag(r)|) and the
+grid broad phase with merged neighbour runs (the pair set of the sort-and-sweep kernel). The kernels keep the
+references' operations and order, so the tolerance is equality (bit for bit); the analytic
+box half-widths agree to 1e-12 relative (round-off of mapping three tips and a sqrt)."""
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from solfec_py.bodies import rigid
+from solfec_py.bodies.rigid_schemes import solfec_kernels as K
+from solfec_py.bodies.rigid_schemes.support import _step_energies
+from solfec_py.contact import broad, objects as O
+
+
+def _state(n, seed):
+    rng = np.random.default_rng(seed)
+    scale = 10.0 ** rng.integers(-6, 6, (n, 1))
+    A = rng.normal(size=(n, 3, 3))
+    J = A @ A.transpose(0, 2, 1) + np.eye(3)
+    return dict(velo=rng.normal(size=(n, 6)) * scale, velo0=rng.normal(size=(n, 6)) * scale,
+                fext=rng.normal(size=(n, 6)) * 1e3, reaction=rng.normal(size=(n, 6)),
+                obstacle=rng.random(n) < 0.2, J=J, Jinv=np.linalg.inv(J), mass=rng.random(n) + 0.1,
+                energy=np.where(rng.random((n, 5)) < 0.1, -0.0, rng.normal(size=(n, 5))))
+
+
+def _reference_energies(s, h):
+    fext = s["fext"] + s["reaction"]
+    live = ~s["obstacle"]
+    work = 0.5 * h * np.einsum("ni,ni->n", s["velo0"] + s["velo"], fext)
+    energy = s["energy"].copy()
+    energy[:, 1] += np.where(live, work, 0.0)
+    energy[:, 0] = np.where(live, rigid._kinetic_energy(s["velo"], s["J"], s["mass"]), 0.0)
+    return fext, energy
+
+
+def test_step_energies_equal_the_numpy_expressions():
+    s, h = _state(500, 0), 1e-3
+    fext, energy = _reference_energies(s, h)
+    _step_energies(500, s["velo"], s["velo0"], s["fext"], s["reaction"], s["obstacle"], s["J"], s["mass"],
+                   s["energy"], 0.5 * h)
+    assert np.array_equal(s["fext"], fext)
+    assert np.array_equal(s["energy"], energy)
+    assert np.array_equal(np.signbit(s["energy"]), np.signbit(energy))     # x + 0.0 as np.where did
+
+
+def test_finish_with_energies_equals_finish_then_energies():
+    n, h = 300, 1e-3
+    a, b = _state(n, 1), _state(n, 1)
+    rng = np.random.default_rng(2)
+    for s in (a, b):
+        s["conf"] = np.concatenate((Rotation.random(n, random_state=3).as_matrix().transpose(0, 2, 1).reshape(n, 9),
+                                    rng.normal(size=(n, 3))), axis=1) if s is a else a["conf"].copy()
+        s["momentum"] = np.random.default_rng(4).normal(size=(n, 3))
+        s["velo"][:, :3] = np.random.default_rng(5).normal(scale=5.0, size=(n, 3))
+    kind = np.array([K.POS, K.NEG, K.IMP, K.OTHER])[np.arange(n) % 4].astype(np.int64)
+    norot = np.arange(n) % 7 == 0
+    rows = np.arange(n, dtype=np.int64)
+
+    def run(s, fused):
+        return K.finish(rows, kind, s["conf"], s["velo"], s["reaction"], s["J"], s["Jinv"], s["mass"], s["momentum"],
+                        norot, h, 50, fused, s["velo0"], s["fext"], s["obstacle"], s["energy"])
+
+    assert run(a, True) == -1 and run(b, False) == -1
+    _step_energies(n, b["velo"], b["velo0"], b["fext"], b["reaction"], b["obstacle"], b["J"], b["mass"],
+                   b["energy"], 0.5 * h)
+    for key in ("conf", "velo", "momentum", "fext", "energy"):
+        assert np.array_equal(a[key], b[key]), key
+
+
+class _Block(rigid.RigidBlock):
+    def __init__(self, conf, center):
+        self.conf, self.center = conf, center
+
+
+class _Domain:
+    def __init__(self, block):
+        self.blocks = {"rigid": block}
+
+
+def test_rigid_ellipsoid_boxes_equal_mapped_points_and_the_analytic_box():
+    rng = np.random.default_rng(6)
+    k = 200
+    R = Rotation.random(k, random_state=7).as_matrix()
+    conf = np.concatenate((R.transpose(0, 2, 1).reshape(k, 9), rng.normal(size=(k, 3)) * 5), axis=1)
+    center = rng.normal(size=(k, 3))
+    radii = 0.1 + rng.random((k, 3))
+    c_ref = center + 0.1 * rng.normal(size=(k, 3))                      # ellipsoid centre off the mass centre
+    ref = np.concatenate([c_ref[:, None], c_ref[:, None] + radii[:, :, None] * np.eye(3)], axis=1).reshape(-1, 3)
+    rows = rng.permutation(k).astype(np.int64)                          # ellipsoid e on body rows[e]
+    obj = np.arange(k, dtype=np.int64)[::-1].copy()                      # objects numbered backwards
+    lo, hi = np.empty((k, 3)), np.empty((k, 3))
+    c, A = O.rigid_ellipsoid_boxes(rows, ref, conf, center, obj, lo, hi)
+    pts = _Block(conf, center).cur_points(np.repeat(rows, 4), ref).reshape(-1, 4, 3)
+    c2, A2, lo2, hi2 = O.ellipsoid_boxes(pts)
+    assert np.array_equal(c, c2) and np.array_equal(A, A2)
+    assert np.array_equal(lo[obj], lo2) and np.array_equal(hi[obj], hi2)
+    # analytic: tip j - centre = r_j e_j, so the half-width along i is |(Lambda diag(r))[i, :]|
+    semi = R[rows] * np.linalg.norm(ref.reshape(k, 4, 3)[:, 1:] - ref.reshape(k, 4, 3)[:, :1], axis=2)[:, None, :]
+    half = np.linalg.norm(semi, axis=2)
+    assert np.allclose(hi[obj] - c, half, rtol=1e-12, atol=1e-14)
+    assert np.allclose(c - lo[obj], half, rtol=1e-12, atol=1e-14)
+
+
+def _swept(lo, hi, group, flag):
+    """The pair set of the sort-and-sweep kernel (the method below GRID_FROM boxes)."""
+    order = np.argsort(lo[:, 0], kind="stable").astype(np.int64)
+    pairs = broad._sweep(lo, hi, order, 0, True, group, True, flag)
+    return {(int(a), int(b)) for a, b in pairs}
+
+
+def test_grid_with_merged_runs_finds_every_pair_once():
+    rng = np.random.default_rng(8)
+    n = broad.GRID_FROM + 500
+    cases = []
+    c = np.column_stack([np.arange(n) * 0.45, 0.05 * rng.random(n), 0.05 * rng.random(n)])   # a line: merged runs
+    cases.append((c - 0.25, c + 0.25))
+    c = rng.random((n, 3)) * 12.0                                                            # a pile, one floor
+    lo, hi = c - 0.3, c + 0.3
+    lo[0], hi[0] = (-1, -1, -1), (13, 13, 0.5)
+    cases.append((lo, hi))
+    for lo, hi in cases:
+        group = rng.integers(0, n // 2, n)
+        flag = rng.random(n) < 0.1
+        pairs = broad.overlapping_pairs(lo, hi, group, flag)
+        found = {(int(a), int(b)) for a, b in pairs}
+        assert len(found) == pairs.shape[0]
+        assert found == _swept(np.ascontiguousarray(lo), np.ascontiguousarray(hi), group, flag)
+        assert pairs.shape[0] > 0
