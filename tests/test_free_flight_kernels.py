@@ -4,8 +4,10 @@ of (velo0 + velo).fext, np.where, bodies.rigid._kinetic_energy), the finish fuse
 (the finish then the energies, row for row), the ellipsoid boxes of a rigid family taken
 straight from conf (the points mapped through the block's cur_points, then
 objects.ellipsoid_boxes; and the analytic box half-widths |row i of Lambda diag(r)|) and the
-grid broad phase with merged neighbour runs (the pair set of the sort-and-sweep kernel). The kernels keep the
-references' operations and order, so the tolerance is equality (bit for bit); the analytic
+grid broad phase with merged neighbour runs (the pair set of the sort-and-sweep kernel). The
+kernels keep the references' operations and order, so the tolerance is equality (bit for bit),
+except where the reference is numpy's einsum (its pairing of terms depends on the build and
+the CPU: there to rounding, 1e-14); the analytic
 box half-widths agree to 1e-12 relative (round-off of mapping three tips and a sqrt)."""
 from __future__ import annotations
 
@@ -45,8 +47,14 @@ def test_step_energies_equal_the_numpy_expressions():
     _step_energies(500, s["velo"], s["velo0"], s["fext"], s["reaction"], s["obstacle"], s["J"], s["mass"],
                    s["energy"], 0.5 * h)
     assert np.array_equal(s["fext"], fext)
-    assert np.array_equal(s["energy"], energy)
-    assert np.array_equal(np.signbit(s["energy"]), np.signbit(energy))     # x + 0.0 as np.where did
+    other = [0, 2, 3, 4]
+    assert np.array_equal(s["energy"][:, other], energy[:, other])
+    # the work column sums 6 products in the order numpy's einsum uses here (bit for bit on
+    # this machine); einsum's pairing depends on numpy's build and the CPU, so: to rounding
+    np.testing.assert_allclose(s["energy"][:, 1], energy[:, 1], rtol=1e-14, atol=1e-14 * np.abs(energy[:, 1]).max())
+    obstacle = s["obstacle"]
+    assert obstacle.any() and np.array_equal(s["energy"][obstacle], energy[obstacle])
+    assert np.array_equal(np.signbit(s["energy"][obstacle]), np.signbit(energy[obstacle]))   # x + 0.0 as np.where did
 
 
 def test_finish_with_energies_equals_finish_then_energies():
