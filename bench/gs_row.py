@@ -25,6 +25,7 @@ from numba import njit
 
 import spheres_in_box as S     # bench/ is on sys.path when run as a script
 from solfec_py.solvers.diagonal import ssn_block
+from solfec_py.solvers.gauss_seidel import neighbour_sum
 
 
 @njit(cache=True)
@@ -32,13 +33,7 @@ def neighbour_sweeps(order, B, R, indptr, adj, Wadj, nsweeps, out):
     """nsweeps passes of the neighbour sum alone (R fixed), as the sweep forms it."""
     for _ in range(nsweeps):
         for a in order:
-            b0, b1, b2 = B[a, 0], B[a, 1], B[a, 2]
-            for j in range(indptr[a], indptr[a + 1]):
-                c = adj[j]
-                r0, r1, r2 = R[c, 0], R[c, 1], R[c, 2]
-                b0 += Wadj[j, 0, 0] * r0 + Wadj[j, 0, 1] * r1 + Wadj[j, 0, 2] * r2
-                b1 += Wadj[j, 1, 0] * r0 + Wadj[j, 1, 1] * r1 + Wadj[j, 1, 2] * r2
-                b2 += Wadj[j, 2, 0] * r0 + Wadj[j, 2, 1] * r1 + Wadj[j, 2, 2] * r2
+            b0, b1, b2 = neighbour_sum(a, B, R, indptr, adj, Wadj)
             out[a, 0] += b0
             out[a, 1] += b1
             out[a, 2] += b2
@@ -50,13 +45,7 @@ def replay(order, W, rho, B, V, U, R, indptr, adj, Wadj, par, h, deps, dmaxiter,
     no relaxation); iters[k] counts the row solves that took k Newton iterations."""
     for _ in range(nsweeps):
         for a in order:
-            b0, b1, b2 = B[a, 0], B[a, 1], B[a, 2]
-            for j in range(indptr[a], indptr[a + 1]):
-                c = adj[j]
-                r0, r1, r2 = R[c, 0], R[c, 1], R[c, 2]
-                b0 += Wadj[j, 0, 0] * r0 + Wadj[j, 0, 1] * r1 + Wadj[j, 0, 2] * r2
-                b1 += Wadj[j, 1, 0] * r0 + Wadj[j, 1, 1] * r1 + Wadj[j, 1, 2] * r2
-                b2 += Wadj[j, 2, 0] * r0 + Wadj[j, 2, 1] * r1 + Wadj[j, 2, 2] * r2
+            b0, b1, b2 = neighbour_sum(a, B, R, indptr, adj, Wadj)
             it, q0, q1, q2, u0, u1, u2 = ssn_block(
                 True, h, par[a, 0], par[a, 1], par[a, 2], par[a, 3], rho[a], W[a, 0, 0], W[a, 0, 1],
                 W[a, 0, 2], W[a, 1, 0], W[a, 1, 1], W[a, 1, 2], W[a, 2, 0], W[a, 2, 1], W[a, 2, 2], b0, b1, b2,

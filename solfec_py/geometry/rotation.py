@@ -36,7 +36,7 @@ def _series(first: int) -> tuple:
 _A, _B, _C = _series(1), _series(2), _series(3)     # sin t / t, (1 - cos t)/t^2, (t - sin t)/t^3
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _coefficients_scalar(t2):
     """sin(t)/t, (1-cos t)/t^2, (t - sin t)/t^3 at t^2 = t2; 7-term Taylor below 10 deg
     (Horner's rule)."""

@@ -96,11 +96,8 @@ def solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, 
 
 
 @njit(cache=True, inline="always")
-def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps, dmaxiter):
-    """The common row of `solve_row` on scalars: a Signorini-Coulomb contact solved by
-    SEMISMOOTH_NEWTON (diagonal.ssn_block), inlined into the sweep so that no array view is
-    made per row. The same arithmetic as solve_row, so the same bits. Returns 0, or 1 when
-    the solver failed (R and U are then untouched: solve_row redoes the row with fallbacks)."""
+def neighbour_sum(a, B, R, indptr, adj, Wadj):
+    """b = B_a + sum_b W_ab R_b over row a's CSR neighbours, on scalars (the sweep's order)."""
     b0, b1, b2 = B[a, 0], B[a, 1], B[a, 2]
     for j in range(indptr[a], indptr[a + 1]):
         c = adj[j]
@@ -108,6 +105,16 @@ def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynam
         b0 += Wadj[j, 0, 0] * r0 + Wadj[j, 0, 1] * r1 + Wadj[j, 0, 2] * r2
         b1 += Wadj[j, 1, 0] * r0 + Wadj[j, 1, 1] * r1 + Wadj[j, 1, 2] * r2
         b2 += Wadj[j, 2, 0] * r0 + Wadj[j, 2, 1] * r1 + Wadj[j, 2, 2] * r2
+    return b0, b1, b2
+
+
+@njit(cache=True, inline="always")
+def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps, dmaxiter):
+    """The common row of `solve_row` on scalars: a Signorini-Coulomb contact solved by
+    SEMISMOOTH_NEWTON (diagonal.ssn_block), inlined into the sweep so that no array view is
+    made per row. The same arithmetic as solve_row, so the same bits. Returns 0, or 1 when
+    the solver failed (R and U are then untouched: solve_row redoes the row with fallbacks)."""
+    b0, b1, b2 = neighbour_sum(a, B, R, indptr, adj, Wadj)
     it, q0, q1, q2, u0, u1, u2 = ssn_block(
         dynamic, h, par[a, 0], par[a, 1], par[a, 2], par[a, 3], rho[a],
         W[a, 0, 0], W[a, 0, 1], W[a, 0, 2], W[a, 1, 0], W[a, 1, 1], W[a, 1, 2], W[a, 2, 0], W[a, 2, 1],

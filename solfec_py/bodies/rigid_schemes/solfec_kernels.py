@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solfec_py.geometry.rotation import _A, _B, _C, _SMALL
+from solfec_py.geometry.rotation import _A, _B, _SMALL, _coefficients_scalar
 
 POS, NEG, IMP, OTHER = 0, 1, 2, -1          # finish kinds (OTHER: keep the half-step rotation)
 
@@ -39,21 +39,6 @@ def _ab(t2):
         return a, b
     t = np.sqrt(t2)
     return np.sin(t) / t, (1.0 - np.cos(t)) / t2
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def _abc(t2):
-    """geometry.rotation._coefficients_scalar (inlined)."""
-    if t2 < _SMALL:
-        a, b, c = _A[6], _B[6], _C[6]
-        for k in range(5, -1, -1):
-            a = a * t2 + _A[k]
-            b = b * t2 + _B[k]
-            c = c * t2 + _C[k]
-        return a, b, c
-    t = np.sqrt(t2)
-    s = np.sin(t)
-    return s / t, (1.0 - np.cos(t)) / t2, (t - s) / (t2 * t)
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -177,7 +162,7 @@ def _solve_imp(J, a, s, O, E, Jr, jac, tmp, JO, res, maxiter):
     for _ in range(maxiter):
         w0, w1, w2 = s * O[0], s * O[1], s * O[2]
         n2 = w0 * w0 + w1 * w1 + w2 * w2
-        ca, cb, cc = _abc(n2)                # exp[w] and Jr(w) = I - b [w] + c [w]^2 share them
+        ca, cb, cc = _coefficients_scalar(n2)                # exp[w] and Jr(w) = I - b [w] + c [w]^2 share them
         _identity_skew_square(w0, w1, w2, n2, ca, cb, E)
         _mv3(J, O[0], O[1], O[2], JO)
         _mv3(E, JO[0], JO[1], JO[2], res)
