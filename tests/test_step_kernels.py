@@ -43,10 +43,6 @@ def test_block_inverses_and_rho_equal_lapack_through_numpy(count):
     assert regular.sum() == count - 2
     # the kernels call LAPACK through numba (scipy's build) where numpy calls its own: equal
     # bit for bit on the machine they were written on, to rounding anywhere
-    Winv_k, rho_k, reg_k = K.inverse_and_rho(np.ascontiguousarray(W), 1e-14)
-    assert np.array_equal(reg_k, regular)
-    assert_numpy_rounding(rho_k, rho_ref)
-    assert_inverse_rounding(Winv_k[regular], np.linalg.inv(W[regular]), W[regular])
     Winv_b, rho_b, reg_b, done = K.blocks_inverse_and_rho(np.ascontiguousarray(W), 1e-14)
     assert done.all() and np.array_equal(reg_b, regular)
     assert_numpy_rounding(rho_b, rho_ref)
@@ -241,16 +237,27 @@ def test_assembly_and_finish_kernels_equal_their_numpy_forms():
     assert_numpy_rounding(out, ref)
 
 
+def _csr_numpy(n, a, b, values):
+    """The off-diagonal CSR by numpy: np.unique of a * n + b, duplicates added in entry order
+    (np.add.at) onto zeros."""
+    uniq, inv = np.unique(a * n + b, return_inverse=True)
+    W = np.zeros((uniq.size, 3, 3))
+    np.add.at(W, inv, values)
+    indptr = np.concatenate(([0], np.cumsum(np.bincount(uniq // n, minlength=n))))
+    return indptr, uniq % n, W
+
+
 @pytest.mark.parametrize("n, E, width", [(300, 2000, 300), (40, 6000, 1000)])   # short rows; rows of ~150 blocks
-def test_counting_sort_csr_equals_the_merge_sort_csr(n, E, width):
-    """off_diagonal_csr_counting against off_diagonal_csr (np.unique's order of a * n + b,
-    duplicates added in entry order, itself checked against numpy in test_solvers_local_dynamics):
-    the same arrays bit for bit."""
+def test_counting_sort_csr_equals_numpy_unique(n, E, width):
+    """K.off_diagonal_csr (counting sort on rows, insertion or merge sort within a row)
+    against np.unique's order of a * n + b with duplicates added in entry order: the same
+    arrays bit for bit (the same additions in the same order)."""
     rng = np.random.default_rng(6)
     a, b = rng.integers(0, n, E), rng.integers(0, width, E)
     values = _signed_random(rng, E, 3, 3)
-    ref = K.off_diagonal_csr(max(n, width), a, b, values)
-    out = K.off_diagonal_csr_counting(max(n, width), a, b, values)
+    N = max(n, width)
+    ref = _csr_numpy(N, a, b, values)
+    out = K.off_diagonal_csr(N, a, b, values)
     for x, y in zip(out, ref):
         assert np.array_equal(x, y) and np.array_equal(np.signbit(x), np.signbit(y))
 

@@ -261,7 +261,7 @@ def _csr(n, off_a, off_b, off_val):
         return np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 3, 3))
     a = np.concatenate(off_a).astype(np.int64)
     b = np.concatenate(off_b).astype(np.int64)
-    return K.off_diagonal_csr_counting(n, a, b, np.ascontiguousarray(np.concatenate(off_val), dtype=float))
+    return K.off_diagonal_csr(n, a, b, np.ascontiguousarray(np.concatenate(off_val), dtype=float))
 
 
 _KERNEL_BLOCKS = 192    # below this many blocks the kernel beats numpy's batched calls (bench/README.md)

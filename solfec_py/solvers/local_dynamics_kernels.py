@@ -33,32 +33,6 @@ def segment_sum_flat(index, values, n):
 
 
 @njit(cache=True)
-def inverse_and_rho(W, tiny):
-    """For every 3x3 block W[k]: the eigenvalues of its symmetric part (ascending), rho =
-    1 / lambda_max (0 unless lambda_max > 0), and W^-1 where the block is regular (lambda_min
-    > tiny * max(lambda_max, 1e-300)); returns (Winv, rho, regular), Winv zero where not
-    regular (the caller fills those with pseudo-inverses)."""
-    n = W.shape[0]
-    Winv = np.zeros((n, 3, 3))
-    rho = np.zeros(n)
-    regular = np.zeros(n, dtype=np.bool_)
-    eye = np.eye(3)
-    sym = np.empty((3, 3))
-    for k in range(n):
-        for i in range(3):
-            for j in range(3):
-                sym[i, j] = 0.5 * (W[k, i, j] + W[k, j, i])
-        lam = np.linalg.eigvalsh(sym)
-        big = lam[2]
-        if big > 0:
-            rho[k] = 1.0 / big
-        if lam[0] > tiny * max(big, 1e-300):
-            regular[k] = True
-            Winv[k] = np.linalg.solve(np.ascontiguousarray(W[k]), eye)
-    return Winv, rho, regular
-
-
-@njit(cache=True)
 def unordered_pairs(rows, con):
     """All unordered pairs (e, f), e != f, of entries with equal rows: the entries sorted by
     (rows, con, entry) (np.lexsort's stable order), then for each sorted position its later
@@ -88,47 +62,9 @@ def unordered_pairs(rows, con):
     return e, f
 
 
-@njit(cache=True)
-def off_diagonal_csr(n, a, b, values):
-    """CSR rows of the off-diagonal blocks: entries (a[k], b[k], values[k] (3, 3)) with
-    equal (a, b) added in the order of k; returns (indptr (n + 1), column of each block,
-    blocks), blocks sorted by a * n + b (np.unique's order, as the numpy expression in
-    local_dynamics._csr)."""
-    E = a.size
-    key = a * n + b
-    order = np.argsort(key, kind="mergesort")
-    inv = np.empty(E, dtype=np.int64)
-    m = -1
-    last = 0
-    for i in range(E):
-        k = order[i]
-        if m < 0 or key[k] != last:
-            m += 1
-            last = key[k]
-        inv[k] = m
-    m += 1
-    uniq = np.empty(m, dtype=np.int64)
-    for k in range(E):
-        uniq[inv[k]] = key[k]
-    W = np.zeros((m, 3, 3))
-    for k in range(E):
-        u = inv[k]
-        for i in range(3):
-            for j in range(3):
-                W[u, i, j] += values[k, i, j]
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    adj = np.empty(m, dtype=np.int64)
-    for u in range(m):
-        indptr[uniq[u] // n + 1] += 1
-        adj[u] = uniq[u] % n
-    for i in range(n):
-        indptr[i + 1] += indptr[i]
-    return indptr, adj, W
-
-
 # LAPACK's symmetric eigenvalue routine (?syevd, jobz 'N', uplo 'L') and LU solve (?gesv) as
-# numba's np.linalg.eigvalsh and np.linalg.solve call them (the library numba binds, the one
-# the kernel above uses), here on buffers allocated once per call of blocks_inverse_and_rho
+# numba's np.linalg.eigvalsh and np.linalg.solve call them (the library numba binds), here on
+# buffers allocated once per call of blocks_inverse_and_rho
 _EVD = _LAPACK().numba_ez_xxxevd(types.float64)
 _GESV = _LAPACK().numba_xgesv(types.float64)
 _KIND_D = ord("d")
@@ -139,9 +75,12 @@ _F_INT = np.int64 if _LAPACK_ILP64 else np.int32
 
 @njit(cache=True)
 def blocks_inverse_and_rho(W, tiny):
-    """inverse_and_rho without the per-block allocations of np.linalg in numba: the same
-    LAPACK calls on the same column-major copies (so the same numbers), the symmetric part,
-    eigenvalue and solve buffers reused across blocks. A block whose ?gesv reports a zero
+    """For every 3x3 block W[k]: the eigenvalues of its symmetric part (ascending), rho =
+    1 / lambda_max (0 unless lambda_max > 0), and W^-1 where the block is regular (lambda_min
+    > tiny * max(lambda_max, 1e-300)); returns (Winv, rho, regular, done), Winv zero where not
+    regular (the caller fills those with pseudo-inverses). The LAPACK calls of numba's
+    np.linalg.eigvalsh / solve on column-major copies, with the symmetric part, eigenvalue and
+    solve buffers reused across blocks instead of allocated per block. A block whose ?gesv reports a zero
     pivot is marked not regular (the caller gives it a pseudo-inverse); `done` is False where
     ?syevd did not converge (the caller redoes those blocks with numpy)."""
     n = W.shape[0]
@@ -286,11 +225,13 @@ def add_signed(out, con, sign, values):
 
 
 @njit(cache=True)
-def off_diagonal_csr_counting(n, a, b, values):
-    """off_diagonal_csr by a stable counting sort on a and a stable insertion sort on b within
-    each row (a merge sort in rows of more than 32 blocks) instead of a merge sort of
-    a * n + b over all blocks: the same order of
-    the entries (by key, then k), so the same blocks, summed in the same order."""
+def off_diagonal_csr(n, a, b, values):
+    """CSR rows of the off-diagonal blocks: entries (a[k], b[k], values[k] (3, 3)) with
+    equal (a, b) added in the order of k; returns (indptr (n + 1), column of each block,
+    blocks), blocks sorted by a * n + b (np.unique's order, as local_dynamics._csr's numpy
+    expression had it). Rows by a stable counting sort on a, columns within a row by a stable
+    insertion sort on b (a merge sort in rows of more than 32 blocks).
+    """
     E = a.size
     start = np.zeros(n + 1, dtype=np.int64)
     for k in range(E):
