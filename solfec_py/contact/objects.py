@@ -210,6 +210,7 @@ class _ConvexRows:
     fstart: list = field(default_factory=lambda: [0])
     edges: list = field(default_factory=list)
     estart: list = field(default_factory=lambda: [0])
+    topology: dict = field(default_factory=dict)      # (closed, edges) of each triangulation seen
 
     def add(self, index: int, convex: Convex) -> int:
         """Append the convex of object `index`; its position in the convex arrays."""
@@ -225,8 +226,11 @@ class _ConvexRows:
         self.vstart.append(nv + convex.nver)
         self.fstart.append(nf + convex.surfids.size)
         self.tstart.append(nt + tr.shape[0])
-        self.closed.append(closed_surface(tr))
-        edges = face_edges(tr, owner)
+        key = (tr.shape[0], tr.tobytes(), owner.tobytes())    # the many equal elements of a model:
+        if key not in self.topology:                          # their topology once
+            self.topology[key] = (closed_surface(tr), face_edges(tr, owner))
+        closed, edges = self.topology[key]
+        self.closed.append(closed)
         self.edges.append(edges + nv)
         self.estart.append(self.estart[-1] + edges.shape[0])
         return len(self.obj) - 1

@@ -10,10 +10,12 @@ that area, point and the A^2-weighted normal follow the same rule. A pair whose 
 outgrow the work arrays is flagged for the Qhull path (`polyhedra.convex_convex_qhull`).
 
 numba's cache of these kernels holds the compiled `gjk.gjk` too, but is invalidated by
-changes of this file only: edit this line when gjk.py changes (last: gjk_into on
-reusable work arrays, issue 13).
+changes of this file only: edit this line when gjk.py changes (last: the 3 x 3 sub-simplex
+solve by the adjugate instead of LAPACK, a chosen start pair, issue 13).
 """
 from __future__ import annotations
+
+import math
 
 import numba
 import numpy as np
@@ -21,6 +23,7 @@ import numpy as np
 from solfec_py.contact.gjk import gjk_into, gjk_work
 
 _DEDUP = 1e-12          # relative distance within which points are on a plane or merged
+_CLOSED = 1e-8          # |sum of face area vectors| / total area of a clean face-by-face polytope
 
 
 @numba.njit(cache=True, inline="always")
@@ -89,11 +92,18 @@ def _finish_into(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps, work, o
     if g < -eps:                                         # refine: depth along n
         g0, g1, g2 = g * n[0], g * n[1], g * n[2]       # va + g n, vb - g n, elementwise
         na_, nb_ = va.shape[0], vb.shape[0]
+        ia, ib, top, bottom = 0, 0, -np.inf, np.inf     # start: the extreme vertices along n
         for i in range(na_):
             sha[i, 0], sha[i, 1], sha[i, 2] = va[i, 0] + g0, va[i, 1] + g1, va[i, 2] + g2
+            pr = va[i, 0] * n[0] + va[i, 1] * n[1] + va[i, 2] * n[2]
+            if pr > top:
+                top, ia = pr, i
         for i in range(nb_):
             shb[i, 0], shb[i, 1], shb[i, 2] = vb[i, 0] - g0, vb[i, 1] - g1, vb[i, 2] - g2
-        dd = gjk_into(sha[:na_], shb[:nb_], work)
+            pr = vb[i, 0] * n[0] + vb[i, 1] * n[1] + vb[i, 2] * n[2]
+            if pr < bottom:
+                bottom, ib = pr, i
+        dd = gjk_into(sha[:na_], shb[:nb_], work, ia, ib)
         g = min(dd + 2.0 * g, 0.0)
     g = min(g, 0.0)
     return True, g, _nearest_surface(x, na, da, sa, ida), _nearest_surface(x, nb, db, sb, idb)
@@ -158,9 +168,22 @@ def _close(out, m, tol2):
     return m
 
 
+@numba.njit(cache=True, inline="always")
+def _pseudo_angle(y, x):
+    """A strictly increasing function of arctan2(y, x) on (-pi, pi] (-2 at -pi, 0 at 0, 2 at
+    pi; the sign of a zero y chooses the side of the cut as arctan2 does): 1 - x / (|x| +
+    |y|) above the x axis, x / (|x| + |y|) - 1 below, with no transcendental call."""
+    s = abs(x) + abs(y)
+    if s == 0.0:
+        return 0.0
+    r = x / s
+    return 1.0 - r if math.copysign(1.0, y) > 0.0 else r - 1.0
+
+
 @numba.njit(cache=True)
 def _angles(pts, m, nk, ang):
-    """Angles of pts[:m] about their mean in the axes of `_plane_axes(nk)`."""
+    """Pseudo-angles (`_pseudo_angle`, ordered as the angles) of pts[:m] about their mean in
+    the axes of `_plane_axes(nk)`."""
     u0, u1, u2, w0, w1, w2 = _plane_axes(nk)
     c0, c1, c2 = 0.0, 0.0, 0.0
     for i in range(m):
@@ -170,7 +193,7 @@ def _angles(pts, m, nk, ang):
     c0, c1, c2 = c0 / m, c1 / m, c2 / m
     for i in range(m):
         e0, e1, e2 = pts[i, 0] - c0, pts[i, 1] - c1, pts[i, 2] - c2
-        ang[i] = np.arctan2(e0 * w0 + e1 * w1 + e2 * w2, e0 * u0 + e1 * u1 + e2 * u2)
+        ang[i] = _pseudo_angle(e0 * w0 + e1 * w1 + e2 * w2, e0 * u0 + e1 * u1 + e2 * u2)
 
 
 @numba.njit(cache=True)
@@ -270,12 +293,97 @@ def _clip(FV, FN, FP, nf, nk, dk, k, S, tmp, cap, ang, idx, tol):
 
 
 @numba.njit(cache=True)
-def _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, n, point):
+def _faces_by_planes(normals, d, K, blo, bhi, FV, FN, FP, S, tmp, order, tol):
+    """The faces of the polytope {n_k.y <= d_k, k < K} one plane at a time: a square in plane
+    k (centred at the projection of the box [blo, bhi]'s centre, half-side the box diagonal,
+    counter-clockwise about n_k in the axes of `_plane_axes`, as the angle-sorted caps of
+    `_clip`) cut by every other plane (Sutherland-Hodgman; planes in `order`, the nearest
+    to the origin first, so that faces which do not reach the polytope empty early). Points
+    within tol of a plane count as on it, as in `_clip`; a face lying on an earlier plane
+    with the same outward direction is that plane's (as `_clip` leaves it). Writes
+    FV[f, :FN[f]], FP[f]; returns the face count, -1 when a work array overflows. The
+    result is the polytope of the box clipping when the box contains it (the caller checks
+    the vertices against the box and the faces' closure)."""
+    tol2 = tol * tol
+    maxp = FV.shape[1]
+    c0, c1, c2 = 0.5 * (blo[0] + bhi[0]), 0.5 * (blo[1] + bhi[1]), 0.5 * (blo[2] + bhi[2])
+    e0, e1, e2 = bhi[0] - blo[0], bhi[1] - blo[1], bhi[2] - blo[2]
+    R = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
+    nf = 0
+    for k in range(K):
+        if nf >= FV.shape[0]:
+            return -1
+        nk0, nk1, nk2 = normals[k, 0], normals[k, 1], normals[k, 2]
+        u0, u1, u2, w0, w1, w2 = _plane_axes(normals[k])
+        t = nk0 * c0 + nk1 * c1 + nk2 * c2 - d[k]
+        q0, q1, q2 = c0 - t * nk0, c1 - t * nk1, c2 - t * nk2
+        for v in range(4):
+            su = -R if v == 0 or v == 3 else R
+            sw = -R if v < 2 else R
+            FV[nf, v, 0] = q0 + su * u0 + sw * w0
+            FV[nf, v, 1] = q1 + su * u1 + sw * w1
+            FV[nf, v, 2] = q2 + su * u2 + sw * w2
+        m = 4
+        for jj in range(K):
+            j = order[jj]
+            if j == k:
+                continue
+            n0, n1, n2, dj = normals[j, 0], normals[j, 1], normals[j, 2], d[j]
+            outside, onplane = False, True
+            for v in range(m):
+                sv = FV[nf, v, 0] * n0 + FV[nf, v, 1] * n1 + FV[nf, v, 2] * n2 - dj
+                if abs(sv) <= tol:
+                    sv = 0.0
+                else:
+                    onplane = False
+                    if sv > 0.0:
+                        outside = True
+                S[nf, v] = sv
+            if onplane:                  # face k lies on plane j
+                if j < k and n0 * nk0 + n1 * nk1 + n2 * nk2 > 0.0:
+                    m = 0
+                    break
+                continue
+            if not outside:
+                continue
+            out = 0
+            for v in range(m):
+                w = v + 1 if v + 1 < m else 0
+                sp, sq = S[nf, v], S[nf, w]
+                if sp <= 0.0:
+                    out = _push(tmp, out, FV[nf, v, 0], FV[nf, v, 1], FV[nf, v, 2], tol2)
+                    if out < 0:
+                        return -1
+                if (sp < 0.0 and sq > 0.0) or (sp > 0.0 and sq < 0.0):
+                    tt = sp / (sp - sq)
+                    out = _push(tmp, out, FV[nf, v, 0] + tt * (FV[nf, w, 0] - FV[nf, v, 0]),
+                                FV[nf, v, 1] + tt * (FV[nf, w, 1] - FV[nf, v, 1]),
+                                FV[nf, v, 2] + tt * (FV[nf, w, 2] - FV[nf, v, 2]), tol2)
+                    if out < 0:
+                        return -1
+            m = _close(tmp, out, tol2)
+            if m < 3:
+                m = 0
+                break
+            if m > maxp:
+                return -1
+            for v in range(m):
+                FV[nf, v, 0], FV[nf, v, 1], FV[nf, v, 2] = tmp[v, 0], tmp[v, 1], tmp[v, 2]
+        if m >= 3:
+            FN[nf], FP[nf] = m, k
+            nf += 1
+    return nf
+
+
+@numba.njit(cache=True)
+def _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, n, point, closure):
     """Fan triangles of every face (from its vertex of smallest angle about the vertex
     mean, as `polyhedra._faces`): (ok, total area); the A^2-weighted normal sum and the
-    area-weighted centroid sum go into n and point (3)."""
+    area-weighted centroid sum go into n and point (3), the sum of the faces' area vectors
+    (0 for a closed polytope) into closure (3)."""
     n[0], n[1], n[2] = 0.0, 0.0, 0.0
     point[0], point[1], point[2] = 0.0, 0.0, 0.0
+    closure[0], closure[1], closure[2] = 0.0, 0.0, 0.0
     total = 0.0
     ntri = 0
     ok = True
@@ -300,12 +408,29 @@ def _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, n, point):
             total += a
             for j in range(3):
                 point[j] += a * (y0[j] + y1[j] + y2[j]) / 3.0
+                closure[j] += a * normals[k, j]
             if surface[k]:
                 w = a * a if owner[k] == 0 else -a * a
                 for j in range(3):
                     n[j] += w * normals[k, j]
             ntri += 1
     return ok and ntri >= 4, total
+
+
+@numba.njit(cache=True)
+def _vertices(FV, FN, nf, p, lo, hi, eps, Vbuf):
+    """The polytope's face vertices moved back by p into Vbuf[:nv]; returns nv, or -nv - 1
+    when a vertex lies outside the box [lo + p - eps, hi + p + eps]."""
+    nv = 0
+    inside = True
+    for f in range(nf):
+        for v in range(FN[f]):
+            for i in range(3):
+                Vbuf[nv, i] = FV[f, v, i] + p[i]
+                if not (Vbuf[nv, i] >= lo[i] + p[i] - eps and Vbuf[nv, i] <= hi[i] + p[i] + eps):
+                    inside = False
+            nv += 1
+    return nv if inside else -nv - 1
 
 
 @numba.njit(cache=True)
@@ -361,7 +486,7 @@ def polygon_corners(V, x, n, tol, out):
 
 @numba.njit(cache=True)
 def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f_surface, f_sid,
-                 c_tstart, tri, c_closed, lo_box, hi_box, eps, corner_tol=-1.0):
+                 c_tstart, tri, c_closed, lo_box, hi_box, eps, corner_tol=-1.0, by_faces=True):
     """Narrow phase of the convex pairs (ca[k] owns the normal; c_tstart, tri, c_closed as
     in `objects.ObjectTable`: a point strictly inside a closed convex skips its GJK check,
     `_behind_all`). Returns touch, point,
@@ -402,7 +527,8 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
     Vbuf = np.empty((maxf * maxp, 3))
     lo, hi, span = np.empty(3), np.empty(3), np.empty(3)
     blo, bhi = np.empty(3), np.empty(3)
-    nsum, psum, nn, x = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    nsum, psum, nn, x, closure = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    order = np.empty(2 * kmax, dtype=np.int64)
     for k in range(m):
         a, b = ca[k], cb[k]
         va, vb = v_cur[c_vstart[a]:c_vstart[a + 1]], v_cur[c_vstart[b]:c_vstart[b + 1]]
@@ -430,27 +556,29 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
         for i in range(3):
             blo[i] = lo[i] - 0.25 * span[i] - 2.0 * eps
             bhi[i] = hi[i] + 0.25 * span[i] + 2.0 * eps
-        nf = _box(FV, FN, FP, blo, bhi)
-        for j in range(K):
-            nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, S, tmp, cap, ang, idx, tol)
+        done = False
+        if by_faces:                         # face by face; the box clipping where not clean
+            _sort(d, K, order)
+            nf = _faces_by_planes(normals, d, K, blo, bhi, FV, FN, FP, S, tmp, order, tol)
+            if nf >= 0:
+                ok, total = _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, nsum, psum, closure)
+                nv = _vertices(FV, FN, nf, p, lo, hi, eps, Vbuf)
+                done = ok and nv >= 0 and total > 0.0 and np.sqrt(_dot(closure, closure)) <= _CLOSED * total
+        if not done:
+            nf = _box(FV, FN, FP, blo, bhi)
+            for j in range(K):
+                nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, S, tmp, cap, ang, idx, tol)
+                if nf < 0:
+                    break
             if nf < 0:
-                break
-        if nf < 0:
-            redo[k] = True
-            continue
-        ok, total = _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, nsum, psum)
-        nv = 0
-        for f in range(nf):
-            nv += FN[f]
+                redo[k] = True
+                continue
+            ok, total = _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, nsum, psum, closure)
+            nv = _vertices(FV, FN, nf, p, lo, hi, eps, Vbuf)
+            if nv < 0:
+                ok = False
+                nv = -nv - 1
         V = Vbuf[:nv]
-        nv = 0
-        for f in range(nf):
-            for v in range(FN[f]):
-                for i in range(3):
-                    V[nv, i] = FV[f, v, i] + p[i]
-                    if not (V[nv, i] >= lo[i] + p[i] - eps and V[nv, i] <= hi[i] + p[i] + eps):
-                        ok = False
-                nv += 1
         size = np.sqrt(_dot(nsum, nsum))
         if not ok or not (total > 0.0 and size > 0.0):
             continue
