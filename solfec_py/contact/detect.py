@@ -116,6 +116,10 @@ def evaluate(table: O.ObjectTable, geo: O.Geometry, om: np.ndarray, os: np.ndarr
     otherwise they are decided by normal ownership. Returns (touching mask over the input
     pairs, the touching contacts in the order of the input pairs, so that found[j] belongs to
     pair flatnonzero(touch)[j])."""
+    if om.size and table.all_convex:   # polyhedra only: the normal owner (first argument) is the slave
+        a, b = (os, om) if fixed else (om, os)
+        hit, x, n, gap, area, sid_a, sid_b = polyhedra.convex_convex(table, geo, table.part[a], table.part[b], eps)
+        return hit, Found(b[hit], a[hit], x[hit], x[hit], n[hit], gap[hit], area[hit], sid_b[hit], sid_a[hit])
     if om.size:                        # only spheres with spheres or convexes: one numba pass
         ok, touch, *fields = narrow.sphere_pairs(
             np.ascontiguousarray(om, dtype=np.int64), np.ascontiguousarray(os, dtype=np.int64), table.kind,
@@ -222,10 +226,13 @@ def _store(domain, table: O.ObjectTable, cset, rows: np.ndarray, found: Found, e
     cset.base[rows] = C.local_base(found.n, eps)
     cset.gap[rows] = found.gap
     cset.area[rows] = found.area
-    cset.elem[rows, 0], cset.elem[rows, 1] = table.elem[found.om], table.elem[found.os]
-    for obj, x, field in ((found.om, found.pm, cset.mpnt), (found.os, found.ps, cset.spnt)):
-        field[rows] = per_family(domain, table.families, table.family[obj], table.row[obj], "ref_points", x,
-                                 table.elem[obj])
+    obj = np.concatenate((found.om, found.os))       # both sides in one call (entry by entry)
+    elem = table.elem[obj]
+    k = rows.size
+    cset.elem[rows, 0], cset.elem[rows, 1] = elem[:k], elem[k:]
+    ref = per_family(domain, table.families, table.family[obj], table.row[obj], "ref_points",
+                     np.concatenate((found.pm, found.ps)), elem)
+    cset.mpnt[rows], cset.spnt[rows] = ref[:k], ref[k:]
 
 
 def _update(domain, table, geo, cset, eps) -> np.ndarray:
@@ -234,8 +241,9 @@ def _update(domain, table, geo, cset, eps) -> np.ndarray:
     if rows.size == 0:
         return np.zeros(0, dtype=np.int64)
     brow = body_rows(domain, cset)
-    om = table.objects_of(cset.families, cset.family[rows, 0], brow[rows, 0], cset.elem[rows, 0])
-    os = table.objects_of(cset.families, cset.family[rows, 1], brow[rows, 1], cset.elem[rows, 1])
+    both = table.objects_of(cset.families, cset.family[rows].T.ravel(), brow[rows].T.ravel(),
+                            cset.elem[rows].T.ravel())        # masters, then slaves
+    om, os = both[: rows.size], both[rows.size:]
     known = (om >= 0) & (os >= 0)
     touch = np.zeros(rows.size, dtype=bool)
     idx = np.flatnonzero(known)

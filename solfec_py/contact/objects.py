@@ -71,6 +71,7 @@ class ObjectTable:
     body_count: int = 0                                # distinct bodies owning objects
     e_rows: np.ndarray | bool | None = None            # (E,) block rows of the ellipsoids when one
                                                        # family holds them all (False: several); first use
+    all_convex: bool = False                           # every object is a convex polyhedron
 
     @property
     def count(self) -> int:
@@ -340,6 +341,7 @@ def build(domain) -> ObjectTable:
     table = ObjectTable(families=families, first=first, unsupported=unsupported,
                         **objects.arrays(), **spheres.arrays(), **convexes.arrays(), **ellips.arrays())
     table.body_count = int(np.unique(table.bid).size)
+    table.all_convex = bool(table.kind.size) and bool((table.kind == CONVEX).all())
     return table
 
 
@@ -476,7 +478,7 @@ def _ellipsoids(domain, table: ObjectTable, lo: np.ndarray, hi: np.ndarray) -> d
 
 def current(domain, table: ObjectTable, eps: float) -> Geometry:
     """Current geometry of every object (bodies at their present configuration)."""
-    s_center = current_points(domain, table, table.s_obj, table.s_ref)
+    s_center = current_points(domain, table, table.s_obj, table.s_ref) if table.s_obj.size else np.zeros((0, 3))
     v_cur = current_points(domain, table, table.v_obj, table.v_ref)
     # face normals: sums of fan-triangle area vectors; offsets from one vertex of each face
     nf = table.f_sid.size

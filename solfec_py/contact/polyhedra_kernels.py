@@ -6,8 +6,13 @@ and no Python loop per pair. Reference: Solfec cvi.c / goc.c (convex-convex), do
 The polytope is the same as the dual-hull construction of `polyhedra.intersection` (planes
 n.y <= max(n.(x0 - p), eps) around the GJK point p); each face keeps the plane it comes from
 and is fan-triangulated from its vertex of smallest angle about the face's vertex mean, so
-that area, point and the A^2-weighted normal follow the same rule. A pair whose polygons
-outgrow the work arrays is flagged for the Qhull path (`polyhedra.convex_convex_qhull`).
+that area, point and the A^2-weighted normal follow the same rule. The faces are built plane
+by plane (`_faces_by_planes`: a square in each plane cut by the others, the nearest planes
+first); where that result is not clean (a vertex outside the pair's box, the face area
+vectors not closing to 1e-8 of the area, fewer than four triangles) the box is clipped by
+every plane in turn (`_clip`), the construction of the first compiled version. A pair whose
+polygons outgrow the work arrays is flagged for the Qhull path
+(`polyhedra.convex_convex_qhull`).
 
 numba's cache of these kernels holds the compiled `gjk.gjk` too, but is invalidated by
 changes of this file only: edit this line when gjk.py changes (last: the 3 x 3 sub-simplex
@@ -493,13 +498,16 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
     normal (from a to b), gap, area, surface id of a, of b, `redo` (pairs whose work
     arrays overflowed: to be evaluated by the Qhull path) and, when corner_tol >= 0, the
     `polygon_corners` of every contact (m, 4, 3) with their count (m,), corners kept apart
-    by at least max(corner_tol, 10 x the lens thickness along the normal)."""
+    by at least max(corner_tol, 10 x the lens thickness along the normal), and `faced`: the
+    pairs whose polytope came face by face (`_faces_by_planes`; with by_faces False, or
+    where that result is not clean, the box is clipped plane by plane, `_clip`)."""
     m = ca.size
     touch = np.zeros(m, dtype=np.bool_)
     redo = np.zeros(m, dtype=np.bool_)
     point, normal = np.zeros((m, 3)), np.zeros((m, 3))
     gap, area = np.zeros(m), np.zeros(m)
     sid_a, sid_b = np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64)
+    faced = np.zeros(m, dtype=np.bool_)
     corners = np.zeros((m if corner_tol >= 0.0 else 0, 4, 3))
     ncorner = np.zeros(m, dtype=np.int64)
     kmax = 0
@@ -564,6 +572,7 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
                 ok, total = _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, nsum, psum, closure)
                 nv = _vertices(FV, FN, nf, p, lo, hi, eps, Vbuf)
                 done = ok and nv >= 0 and total > 0.0 and np.sqrt(_dot(closure, closure)) <= _CLOSED * total
+                faced[k] = done
         if not done:
             nf = _box(FV, FN, FP, blo, bhi)
             for j in range(K):
@@ -606,4 +615,4 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
                 t = _dot(V[i], nn)
                 lo_n, hi_n = min(lo_n, t), max(hi_n, t)
             ncorner[k] = polygon_corners(V, x, nn, max(corner_tol, 10.0 * (hi_n - lo_n)), corners[k])
-    return touch, point, normal, gap, area, sid_a, sid_b, redo, corners, ncorner
+    return touch, point, normal, gap, area, sid_a, sid_b, redo, corners, ncorner, faced
