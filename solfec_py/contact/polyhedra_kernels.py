@@ -6,17 +6,12 @@ and no Python loop per pair. Reference: Solfec cvi.c / goc.c (convex-convex), do
 The polytope is the same as the dual-hull construction of `polyhedra.intersection` (planes
 n.y <= max(n.(x0 - p), eps) around the GJK point p); each face keeps the plane it comes from
 and is fan-triangulated from its vertex of smallest angle about the face's vertex mean, so
-that area, point and the A^2-weighted normal follow the same rule. The faces are built plane
-by plane (`_faces_by_planes`: a square in each plane cut by the others, the nearest planes
-first); where that result is not clean (a vertex outside the pair's box, the face area
-vectors not closing to 1e-8 of the area, fewer than four triangles) the box is clipped by
-every plane in turn (`_clip`), the construction of the first compiled version. A pair whose
-polygons outgrow the work arrays is flagged for the Qhull path
-(`polyhedra.convex_convex_qhull`).
+that area, point and the A^2-weighted normal follow the same rule. A pair whose polygons
+outgrow the work arrays is flagged for the Qhull path (`polyhedra.convex_convex_qhull`).
 
 numba's cache of these kernels holds the compiled `gjk.gjk` too, but is invalidated by
 changes of this file only: edit this line when gjk.py changes (last: the 3 x 3 sub-simplex
-solve by the adjugate instead of LAPACK, a chosen start pair, issue 13).
+solve by the adjugate instead of LAPACK, and a chosen start pair, issue 13).
 """
 from __future__ import annotations
 
@@ -28,7 +23,6 @@ import numpy as np
 from solfec_py.contact.gjk import gjk_into, gjk_work
 
 _DEDUP = 1e-12          # relative distance within which points are on a plane or merged
-_CLOSED = 1e-8          # |sum of face area vectors| / total area of a clean face-by-face polytope
 
 
 @numba.njit(cache=True, inline="always")
@@ -97,7 +91,7 @@ def _finish_into(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps, work, o
     if g < -eps:                                         # refine: depth along n
         g0, g1, g2 = g * n[0], g * n[1], g * n[2]       # va + g n, vb - g n, elementwise
         na_, nb_ = va.shape[0], vb.shape[0]
-        ia, ib, top, bottom = 0, 0, -np.inf, np.inf     # start: the extreme vertices along n
+        ia, ib, top, bottom = 0, 0, -np.inf, np.inf     # GJK starts from the extreme vertices along n
         for i in range(na_):
             sha[i, 0], sha[i, 1], sha[i, 2] = va[i, 0] + g0, va[i, 1] + g1, va[i, 2] + g2
             pr = va[i, 0] * n[0] + va[i, 1] * n[1] + va[i, 2] * n[2]
@@ -175,9 +169,10 @@ def _close(out, m, tol2):
 
 @numba.njit(cache=True, inline="always")
 def _pseudo_angle(y, x):
-    """A strictly increasing function of arctan2(y, x) on (-pi, pi] (-2 at -pi, 0 at 0, 2 at
-    pi; the sign of a zero y chooses the side of the cut as arctan2 does): 1 - x / (|x| +
-    |y|) above the x axis, x / (|x| + |y|) - 1 below, with no transcendental call."""
+    """A strictly increasing function of arctan2(y, x) on [-pi, pi] without a transcendental
+    call: 1 - x / (|x| + |y|) above the x axis (0 at angle 0, 2 at pi), x / (|x| + |y|) - 1
+    below (-2 at -pi); the sign of a zero y picks the side of the cut as arctan2 does, and
+    (0, 0) gives 0 as arctan2(0, 0) does. Only the order of the angles is used."""
     s = abs(x) + abs(y)
     if s == 0.0:
         return 0.0
@@ -187,8 +182,8 @@ def _pseudo_angle(y, x):
 
 @numba.njit(cache=True)
 def _angles(pts, m, nk, ang):
-    """Pseudo-angles (`_pseudo_angle`, ordered as the angles) of pts[:m] about their mean in
-    the axes of `_plane_axes(nk)`."""
+    """Pseudo-angles (`_pseudo_angle`: in the order of the angles) of pts[:m] about their
+    mean in the axes of `_plane_axes(nk)`."""
     u0, u1, u2, w0, w1, w2 = _plane_axes(nk)
     c0, c1, c2 = 0.0, 0.0, 0.0
     for i in range(m):
@@ -298,97 +293,12 @@ def _clip(FV, FN, FP, nf, nk, dk, k, S, tmp, cap, ang, idx, tol):
 
 
 @numba.njit(cache=True)
-def _faces_by_planes(normals, d, K, blo, bhi, FV, FN, FP, S, tmp, order, tol):
-    """The faces of the polytope {n_k.y <= d_k, k < K} one plane at a time: a square in plane
-    k (centred at the projection of the box [blo, bhi]'s centre, half-side the box diagonal,
-    counter-clockwise about n_k in the axes of `_plane_axes`, as the angle-sorted caps of
-    `_clip`) cut by every other plane (Sutherland-Hodgman; planes in `order`, the nearest
-    to the origin first, so that faces which do not reach the polytope empty early). Points
-    within tol of a plane count as on it, as in `_clip`; a face lying on an earlier plane
-    with the same outward direction is that plane's (as `_clip` leaves it). Writes
-    FV[f, :FN[f]], FP[f]; returns the face count, -1 when a work array overflows. The
-    result is the polytope of the box clipping when the box contains it (the caller checks
-    the vertices against the box and the faces' closure)."""
-    tol2 = tol * tol
-    maxp = FV.shape[1]
-    c0, c1, c2 = 0.5 * (blo[0] + bhi[0]), 0.5 * (blo[1] + bhi[1]), 0.5 * (blo[2] + bhi[2])
-    e0, e1, e2 = bhi[0] - blo[0], bhi[1] - blo[1], bhi[2] - blo[2]
-    R = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
-    nf = 0
-    for k in range(K):
-        if nf >= FV.shape[0]:
-            return -1
-        nk0, nk1, nk2 = normals[k, 0], normals[k, 1], normals[k, 2]
-        u0, u1, u2, w0, w1, w2 = _plane_axes(normals[k])
-        t = nk0 * c0 + nk1 * c1 + nk2 * c2 - d[k]
-        q0, q1, q2 = c0 - t * nk0, c1 - t * nk1, c2 - t * nk2
-        for v in range(4):
-            su = -R if v == 0 or v == 3 else R
-            sw = -R if v < 2 else R
-            FV[nf, v, 0] = q0 + su * u0 + sw * w0
-            FV[nf, v, 1] = q1 + su * u1 + sw * w1
-            FV[nf, v, 2] = q2 + su * u2 + sw * w2
-        m = 4
-        for jj in range(K):
-            j = order[jj]
-            if j == k:
-                continue
-            n0, n1, n2, dj = normals[j, 0], normals[j, 1], normals[j, 2], d[j]
-            outside, onplane = False, True
-            for v in range(m):
-                sv = FV[nf, v, 0] * n0 + FV[nf, v, 1] * n1 + FV[nf, v, 2] * n2 - dj
-                if abs(sv) <= tol:
-                    sv = 0.0
-                else:
-                    onplane = False
-                    if sv > 0.0:
-                        outside = True
-                S[nf, v] = sv
-            if onplane:                  # face k lies on plane j
-                if j < k and n0 * nk0 + n1 * nk1 + n2 * nk2 > 0.0:
-                    m = 0
-                    break
-                continue
-            if not outside:
-                continue
-            out = 0
-            for v in range(m):
-                w = v + 1 if v + 1 < m else 0
-                sp, sq = S[nf, v], S[nf, w]
-                if sp <= 0.0:
-                    out = _push(tmp, out, FV[nf, v, 0], FV[nf, v, 1], FV[nf, v, 2], tol2)
-                    if out < 0:
-                        return -1
-                if (sp < 0.0 and sq > 0.0) or (sp > 0.0 and sq < 0.0):
-                    tt = sp / (sp - sq)
-                    out = _push(tmp, out, FV[nf, v, 0] + tt * (FV[nf, w, 0] - FV[nf, v, 0]),
-                                FV[nf, v, 1] + tt * (FV[nf, w, 1] - FV[nf, v, 1]),
-                                FV[nf, v, 2] + tt * (FV[nf, w, 2] - FV[nf, v, 2]), tol2)
-                    if out < 0:
-                        return -1
-            m = _close(tmp, out, tol2)
-            if m < 3:
-                m = 0
-                break
-            if m > maxp:
-                return -1
-            for v in range(m):
-                FV[nf, v, 0], FV[nf, v, 1], FV[nf, v, 2] = tmp[v, 0], tmp[v, 1], tmp[v, 2]
-        if m >= 3:
-            FN[nf], FP[nf] = m, k
-            nf += 1
-    return nf
-
-
-@numba.njit(cache=True)
-def _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, n, point, closure):
+def _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, n, point):
     """Fan triangles of every face (from its vertex of smallest angle about the vertex
     mean, as `polyhedra._faces`): (ok, total area); the A^2-weighted normal sum and the
-    area-weighted centroid sum go into n and point (3), the sum of the faces' area vectors
-    (0 for a closed polytope) into closure (3)."""
+    area-weighted centroid sum go into n and point (3)."""
     n[0], n[1], n[2] = 0.0, 0.0, 0.0
     point[0], point[1], point[2] = 0.0, 0.0, 0.0
-    closure[0], closure[1], closure[2] = 0.0, 0.0, 0.0
     total = 0.0
     ntri = 0
     ok = True
@@ -413,29 +323,12 @@ def _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, n, point, cl
             total += a
             for j in range(3):
                 point[j] += a * (y0[j] + y1[j] + y2[j]) / 3.0
-                closure[j] += a * normals[k, j]
             if surface[k]:
                 w = a * a if owner[k] == 0 else -a * a
                 for j in range(3):
                     n[j] += w * normals[k, j]
             ntri += 1
     return ok and ntri >= 4, total
-
-
-@numba.njit(cache=True)
-def _vertices(FV, FN, nf, p, lo, hi, eps, Vbuf):
-    """The polytope's face vertices moved back by p into Vbuf[:nv]; returns nv, or -nv - 1
-    when a vertex lies outside the box [lo + p - eps, hi + p + eps]."""
-    nv = 0
-    inside = True
-    for f in range(nf):
-        for v in range(FN[f]):
-            for i in range(3):
-                Vbuf[nv, i] = FV[f, v, i] + p[i]
-                if not (Vbuf[nv, i] >= lo[i] + p[i] - eps and Vbuf[nv, i] <= hi[i] + p[i] + eps):
-                    inside = False
-            nv += 1
-    return nv if inside else -nv - 1
 
 
 @numba.njit(cache=True)
@@ -491,23 +384,20 @@ def polygon_corners(V, x, n, tol, out):
 
 @numba.njit(cache=True)
 def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f_surface, f_sid,
-                 c_tstart, tri, c_closed, lo_box, hi_box, eps, corner_tol=-1.0, by_faces=True):
+                 c_tstart, tri, c_closed, lo_box, hi_box, eps, corner_tol=-1.0):
     """Narrow phase of the convex pairs (ca[k] owns the normal; c_tstart, tri, c_closed as
     in `objects.ObjectTable`: a point strictly inside a closed convex skips its GJK check,
     `_behind_all`). Returns touch, point,
     normal (from a to b), gap, area, surface id of a, of b, `redo` (pairs whose work
     arrays overflowed: to be evaluated by the Qhull path) and, when corner_tol >= 0, the
     `polygon_corners` of every contact (m, 4, 3) with their count (m,), corners kept apart
-    by at least max(corner_tol, 10 x the lens thickness along the normal), and `faced`: the
-    pairs whose polytope came face by face (`_faces_by_planes`; with by_faces False, or
-    where that result is not clean, the box is clipped plane by plane, `_clip`)."""
+    by at least max(corner_tol, 10 x the lens thickness along the normal)."""
     m = ca.size
     touch = np.zeros(m, dtype=np.bool_)
     redo = np.zeros(m, dtype=np.bool_)
     point, normal = np.zeros((m, 3)), np.zeros((m, 3))
     gap, area = np.zeros(m), np.zeros(m)
     sid_a, sid_b = np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64)
-    faced = np.zeros(m, dtype=np.bool_)
     corners = np.zeros((m if corner_tol >= 0.0 else 0, 4, 3))
     ncorner = np.zeros(m, dtype=np.int64)
     kmax = 0
@@ -535,8 +425,7 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
     Vbuf = np.empty((maxf * maxp, 3))
     lo, hi, span = np.empty(3), np.empty(3), np.empty(3)
     blo, bhi = np.empty(3), np.empty(3)
-    nsum, psum, nn, x, closure = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
-    order = np.empty(2 * kmax, dtype=np.int64)
+    nsum, psum, nn, x = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     for k in range(m):
         a, b = ca[k], cb[k]
         va, vb = v_cur[c_vstart[a]:c_vstart[a + 1]], v_cur[c_vstart[b]:c_vstart[b + 1]]
@@ -564,30 +453,27 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
         for i in range(3):
             blo[i] = lo[i] - 0.25 * span[i] - 2.0 * eps
             bhi[i] = hi[i] + 0.25 * span[i] + 2.0 * eps
-        done = False
-        if by_faces:                         # face by face; the box clipping where not clean
-            _sort(d, K, order)
-            nf = _faces_by_planes(normals, d, K, blo, bhi, FV, FN, FP, S, tmp, order, tol)
-            if nf >= 0:
-                ok, total = _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, nsum, psum, closure)
-                nv = _vertices(FV, FN, nf, p, lo, hi, eps, Vbuf)
-                done = ok and nv >= 0 and total > 0.0 and np.sqrt(_dot(closure, closure)) <= _CLOSED * total
-                faced[k] = done
-        if not done:
-            nf = _box(FV, FN, FP, blo, bhi)
-            for j in range(K):
-                nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, S, tmp, cap, ang, idx, tol)
-                if nf < 0:
-                    break
+        nf = _box(FV, FN, FP, blo, bhi)
+        for j in range(K):
+            nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, S, tmp, cap, ang, idx, tol)
             if nf < 0:
-                redo[k] = True
-                continue
-            ok, total = _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, nsum, psum, closure)
-            nv = _vertices(FV, FN, nf, p, lo, hi, eps, Vbuf)
-            if nv < 0:
-                ok = False
-                nv = -nv - 1
+                break
+        if nf < 0:
+            redo[k] = True
+            continue
+        ok, total = _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, nsum, psum)
+        nv = 0
+        for f in range(nf):
+            nv += FN[f]
         V = Vbuf[:nv]
+        nv = 0
+        for f in range(nf):
+            for v in range(FN[f]):
+                for i in range(3):
+                    V[nv, i] = FV[f, v, i] + p[i]
+                    if not (V[nv, i] >= lo[i] + p[i] - eps and V[nv, i] <= hi[i] + p[i] + eps):
+                        ok = False
+                nv += 1
         size = np.sqrt(_dot(nsum, nsum))
         if not ok or not (total > 0.0 and size > 0.0):
             continue
@@ -615,4 +501,4 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
                 t = _dot(V[i], nn)
                 lo_n, hi_n = min(lo_n, t), max(hi_n, t)
             ncorner[k] = polygon_corners(V, x, nn, max(corner_tol, 10.0 * (hi_n - lo_n)), corners[k])
-    return touch, point, normal, gap, area, sid_a, sid_b, redo, corners, ncorner, faced
+    return touch, point, normal, gap, area, sid_a, sid_b, redo, corners, ncorner
