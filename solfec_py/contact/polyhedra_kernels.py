@@ -171,13 +171,16 @@ def _close(out, m, tol2):
 def _pseudo_angle(y, x):
     """A strictly increasing function of arctan2(y, x) on [-pi, pi] without a transcendental
     call: 1 - x / (|x| + |y|) above the x axis (0 at angle 0, 2 at pi), x / (|x| + |y|) - 1
-    below (-2 at -pi); the sign of a zero y picks the side of the cut as arctan2 does, and
-    (0, 0) gives 0 as arctan2(0, 0) does. Only the order of the angles is used."""
+    below (-2 at -pi); the signs of zeros pick the side of the cut as in arctan2 (which
+    gives +-0 at (+-0, +0) and +-pi at (+-0, -0)). Only the order of the angles is used."""
     s = abs(x) + abs(y)
+    up = math.copysign(1.0, y) > 0.0
     if s == 0.0:
-        return 0.0
+        if math.copysign(1.0, x) > 0.0:
+            return 0.0
+        return 2.0 if up else -2.0
     r = x / s
-    return 1.0 - r if math.copysign(1.0, y) > 0.0 else r - 1.0
+    return 1.0 - r if up else r - 1.0
 
 
 @numba.njit(cache=True)
