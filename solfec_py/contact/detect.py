@@ -119,6 +119,8 @@ def evaluate(table: O.ObjectTable, geo: O.Geometry, om: np.ndarray, os: np.ndarr
     if om.size and table.all_convex:   # polyhedra only: the normal owner (first argument) is the slave
         a, b = (os, om) if fixed else (om, os)
         hit, x, n, gap, area, sid_a, sid_b = polyhedra.convex_convex(table, geo, table.part[a], table.part[b], eps)
+        if hit.all():                  # (the persisting contacts of a settled scene): no copies
+            return hit, Found(b, a, x, x, n, gap, area, sid_b, sid_a)
         return hit, Found(b[hit], a[hit], x[hit], x[hit], n[hit], gap[hit], area[hit], sid_b[hit], sid_a[hit])
     if om.size:                        # only spheres with spheres or convexes: one numba pass
         ok, touch, *fields = narrow.sphere_pairs(
@@ -249,7 +251,8 @@ def _update(domain, table, geo, cset, eps) -> np.ndarray:
     idx = np.flatnonzero(known)
     found = None
     if idx.size:
-        hit, found = evaluate(table, geo, om[idx], os[idx], eps, fixed=True, prev=cset.base[rows[idx], :, 2])
+        prev = None if table.all_convex else cset.base[rows[idx], :, 2]      # (a start for ellipsoids)
+        hit, found = evaluate(table, geo, om[idx], os[idx], eps, fixed=True, prev=prev)
         touch[idx] = hit
         if PP.active(domain):
             found = PP.track(table, geo, found, cset.point[rows[idx[hit]]], eps)

@@ -401,6 +401,24 @@ def face_planes(v_cur, tri, t_face, nf):
 
 
 @njit(cache=True)
+def convex_boxes(v_cur, c_vstart, c_obj, lo, hi):
+    """lo[c_obj[c]], hi[c_obj[c]] = the least and greatest coordinates of the vertices
+    v_cur[c_vstart[c]:c_vstart[c + 1]] of every convex c (np.minimum / np.maximum.reduceat
+    in one pass, NaN propagating as there)."""
+    for c in range(c_obj.size):
+        o = c_obj[c]
+        for i in range(3):
+            a = b = v_cur[c_vstart[c], i]
+            for v in range(c_vstart[c] + 1, c_vstart[c + 1]):
+                x = v_cur[v, i]
+                if x < a or x != x:
+                    a = x
+                if x > b or x != x:
+                    b = x
+            lo[o, i], hi[o, i] = a, b
+
+
+@njit(cache=True)
 def ellipsoid_boxes(pts):
     """Ellipsoids {c + A u : |u| <= 1} from their current centre and semi-axis tips pts
     (k, 4, 3): c = pts[:, 0], column j of A = pts[:, 1 + j] - c, and their tight boxes
@@ -492,9 +510,7 @@ def current(domain, table: ObjectTable, eps: float) -> Geometry:
         r = table.s_radius[:, None]
         lo[table.s_obj], hi[table.s_obj] = s_center - r, s_center + r
     if table.c_obj.size:
-        starts = table.c_vstart[:-1]
-        lo[table.c_obj] = np.minimum.reduceat(v_cur, starts, axis=0)
-        hi[table.c_obj] = np.maximum.reduceat(v_cur, starts, axis=0)
+        convex_boxes(v_cur, table.c_vstart, table.c_obj, lo, hi)
     ell = _ellipsoids(domain, table, lo, hi) if table.e_obj.size else {}
     lo -= eps                        # inflated boxes (in place: the values of lo - eps)
     hi += eps
