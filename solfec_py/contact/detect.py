@@ -237,9 +237,9 @@ def _store(domain, table: O.ObjectTable, cset, rows: np.ndarray, found: Found, e
     cset.mpnt[rows], cset.spnt[rows] = ref[:k], ref[k:]
 
 
-def _update(domain, table, geo, cset, eps) -> np.ndarray:
-    """Re-evaluate existing contacts (docs/contact.md); returns the keys of the survivors."""
-    rows = _contact_rows(cset)
+def _update(domain, table, geo, cset, eps, rows: np.ndarray) -> np.ndarray:
+    """Re-evaluate the existing contacts `rows` (docs/contact.md); returns the keys of the
+    survivors."""
     if rows.size == 0:
         return np.zeros(0, dtype=np.int64)
     brow = body_rows(domain, cset)
@@ -264,11 +264,10 @@ def _update(domain, table, geo, cset, eps) -> np.ndarray:
     gone = rows[~touch & ~cohesive]
     live = rows[touch]
     if found is not None and live.size:
-        old = cset.spair[live].copy()
+        changed = live[(cset.spair[live, 0] != found.sid_m) | (cset.spair[live, 1] != found.sid_s)]
         _store(domain, table, cset, live, found, eps)
         cset.spair[live, 0] = found.sid_m
         cset.spair[live, 1] = found.sid_s
-        changed = live[np.any(cset.spair[live] != old, axis=1)]
         if changed.size:
             _assign_material(domain, cset, changed, cset.area[changed], initial=False)
     keep = touch | cohesive
@@ -302,12 +301,12 @@ def detect(domain) -> int:
     configuration; returns the number of new contacts."""
     table = O.table_for(domain)
     cset = domain.constraints if isinstance(domain.constraints, C.ConstraintSet) else None
-    has_contacts = cset is not None and bool((cset.kind[: cset.count] == C.CONTACT).any())
-    if table.body_count < 2 and not has_contacts:     # no pair of bodies (no self-contact)
+    rows = _contact_rows(cset) if cset is not None else np.zeros(0, dtype=np.int64)
+    if table.body_count < 2 and not rows.size:     # no pair of bodies (no self-contact)
         return 0
     eps = session.geometric_epsilon()
     geo = O.current(domain, table, eps)
-    existing = _update(domain, table, geo, cset, eps) if has_contacts else np.zeros(0, dtype=np.int64)
+    existing = _update(domain, table, geo, cset, eps, rows) if rows.size else np.zeros(0, dtype=np.int64)
     pairs = broad.overlapping_pairs(geo.lo, geo.hi, group=table.bid, flag=table.inert)
     if pairs.size and existing.size:
         pairs = pairs[~_member(_keys(pairs[:, 0], pairs[:, 1], table.count), existing)]
