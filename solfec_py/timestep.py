@@ -5,7 +5,6 @@ output, CALLBACK, STOP-file and progress hooks. Reference: Solfec-1.0 dom.c, the
 from __future__ import annotations
 
 import time as wallclock
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -24,13 +23,22 @@ class RunHooks:
     should_stop: Callable[[Domain], bool] | None = None  # e.g. a STOP file exists
 
 
-@contextmanager
-def timed(domain: Domain, name: str):
-    start = wallclock.perf_counter()
-    try:
-        yield
-    finally:
-        domain.timers[name] = domain.timers.get(name, 0.0) + wallclock.perf_counter() - start
+class timed:
+    """`with timed(domain, name):` adds the block's wall time to domain.timers[name] (a
+    plain class: cheaper than a generator context manager, five times a step)."""
+
+    __slots__ = ("domain", "name", "start")
+
+    def __init__(self, domain: Domain, name: str):
+        self.domain, self.name = domain, name
+
+    def __enter__(self):
+        self.start = wallclock.perf_counter()
+
+    def __exit__(self, *exc):
+        timers = self.domain.timers
+        timers[self.name] = timers.get(self.name, 0.0) + wallclock.perf_counter() - self.start
+        return False
 
 
 def initialize(domain: Domain) -> None:

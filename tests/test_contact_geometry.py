@@ -234,3 +234,19 @@ def test_object_table_splits_shapes_into_contact_objects(api):
     assert O.table_for(sol.domain) is table                 # cached while bodies stay
     api.BODY(sol, 'RIGID', api.SPHERE((9, 0, 0), 0.5, 1, 1), mat)
     assert O.table_for(sol.domain) is not table              # rebuilt after an insertion
+
+
+def test_convex_boxes_equal_reduceat():
+    """objects.convex_boxes (the convexes' boxes in one numba pass) against numpy's
+    minimum / maximum.reduceat over the vertex ranges, bit for bit, NaN propagating."""
+    from solfec_py.contact.objects import convex_boxes
+
+    rng = np.random.default_rng(0)
+    v = rng.normal(size=(40, 3))
+    v[7, 1] = np.nan
+    starts, obj = np.array([0, 8, 21, 40]), np.array([2, 0, 1])
+    lo, hi = np.empty((3, 3)), np.empty((3, 3))
+    convex_boxes(v, starts, obj, lo, hi)
+    assert np.array_equal(lo[obj], np.minimum.reduceat(v, starts[:-1], axis=0), equal_nan=True)
+    assert np.array_equal(hi[obj], np.maximum.reduceat(v, starts[:-1], axis=0), equal_nan=True)
+    assert np.isnan(lo[2, 1]) and np.isnan(hi[2, 1]) and not np.isnan(lo[[0, 1]]).any()

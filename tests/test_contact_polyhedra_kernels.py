@@ -132,3 +132,53 @@ def test_inside_shortcut_agrees_with_gjk(api):
     assert O.closed_surface(tri)
     assert not O.closed_surface(tri[1:])                          # a hole
     assert not O.closed_surface(np.vstack([tri, tri]))            # every side twice
+
+
+def test_pseudo_angle_orders_as_arctan2():
+    """The clipping orders cap points and picks each fan's start by `_pseudo_angle`, not
+    arctan2: the two must order alike every two directions whose arctan2 values are more
+    than 1e-15 apart (a few of arctan2's own rounding steps; closer than that arctan2 may
+    round distinct angles to one value, which the pseudo-angle keeps apart), and agree on
+    the cut at +-pi and the signed zeros. Directions: random, 65 evenly spaced with the
+    axes, their copies 1e-12 rad on (the closest cap points that survive the 1e-12 merge),
+    the axes with signed zeros."""
+    from solfec_py.contact.polyhedra_kernels import _pseudo_angle
+
+    rng = np.random.default_rng(3)
+    t = np.concatenate([rng.uniform(-np.pi, np.pi, 2000), np.linspace(-np.pi, np.pi, 65)])
+    t = np.concatenate([t, t + 1e-12])
+    r = rng.uniform(1e-3, 1e3, t.size)
+    pts = [(r_ * np.sin(a), r_ * np.cos(a)) for r_, a in zip(r, t)]
+    pts += [(y, x) for y in (0.0, -0.0, 1.0, -1.0) for x in (0.0, -0.0, 2.0, -2.0)]
+    exact = np.array([np.arctan2(y, x) for y, x in pts])
+    pseudo = np.array([_pseudo_angle(y, x) for y, x in pts])
+    i, j = np.triu_indices(len(pts), 1)
+    apart = np.abs(exact[i] - exact[j]) > 1e-15
+    assert apart.mean() > 0.99
+    assert ((exact[i] < exact[j]) == (pseudo[i] < pseudo[j]))[apart].all()
+    edges = [(0.0, -0.0, 2.0), (-0.0, -0.0, -2.0), (0.0, -2.0, 2.0), (-0.0, -2.0, -2.0),   # (y, x, value)
+             (0.0, 0.0, 0.0), (-0.0, 2.0, 0.0), (1.0, 0.0, 1.0), (-1.0, -0.0, -1.0)]
+    assert [_pseudo_angle(y, x) for y, x, _ in edges] == [v for *_, v in edges]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_gjk_start_pair_gives_the_same_distance(seed):
+    """`gjk_into(va, vb, work, i0, j0)` starts from the vertex pair va[i0] - vb[j0] (the gap
+    refinement passes the extreme vertices along the normal): from every start the distance
+    is the same to 1e-12 (GJK stops at a relative progress of 1e-13 of |v|^2) and p, q
+    satisfy the optimality certificate of tests/test_contact_polyhedra.py (1e-12)."""
+    from solfec_py.contact.gjk import gjk_into, gjk_work
+
+    rng = np.random.default_rng(seed)
+    va = rng.normal(size=(rng.integers(4, 12), 3))
+    vb = rng.normal(size=(rng.integers(4, 12), 3)) + rng.normal(size=3) * (3 if seed % 2 else 0.5)
+    work = gjk_work()
+    ref = gjk_into(va, vb, work)
+    for i0, j0 in zip(rng.integers(0, len(va), 8), rng.integers(0, len(vb), 8)):
+        d = gjk_into(va, vb, work, i0, j0)
+        assert d == pytest.approx(ref, abs=1e-12)
+        p, q = work[9].copy(), work[10].copy()
+        if d > 0:
+            v = p - q
+            assert (va @ v).min() >= v @ p - 1e-12 * (1 + abs(v @ p))
+            assert (vb @ v).max() <= v @ q + 1e-12 * (1 + abs(v @ q))

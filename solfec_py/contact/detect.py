@@ -116,6 +116,12 @@ def evaluate(table: O.ObjectTable, geo: O.Geometry, om: np.ndarray, os: np.ndarr
     otherwise they are decided by normal ownership. Returns (touching mask over the input
     pairs, the touching contacts in the order of the input pairs, so that found[j] belongs to
     pair flatnonzero(touch)[j])."""
+    if om.size and table.all_convex:   # polyhedra only: the normal owner (first argument) is the slave
+        a, b = (os, om) if fixed else (om, os)
+        hit, x, n, gap, area, sid_a, sid_b = polyhedra.convex_convex(table, geo, table.part[a], table.part[b], eps)
+        if hit.all():                  # (the persisting contacts of a settled scene): no copies
+            return hit, Found(b, a, x, x, n, gap, area, sid_b, sid_a)
+        return hit, Found(b[hit], a[hit], x[hit], x[hit], n[hit], gap[hit], area[hit], sid_b[hit], sid_a[hit])
     if om.size:                        # only spheres with spheres or convexes: one numba pass
         ok, touch, *fields = narrow.sphere_pairs(
             np.ascontiguousarray(om, dtype=np.int64), np.ascontiguousarray(os, dtype=np.int64), table.kind,
@@ -222,26 +228,31 @@ def _store(domain, table: O.ObjectTable, cset, rows: np.ndarray, found: Found, e
     cset.base[rows] = C.local_base(found.n, eps)
     cset.gap[rows] = found.gap
     cset.area[rows] = found.area
-    cset.elem[rows, 0], cset.elem[rows, 1] = table.elem[found.om], table.elem[found.os]
-    for obj, x, field in ((found.om, found.pm, cset.mpnt), (found.os, found.ps, cset.spnt)):
-        field[rows] = per_family(domain, table.families, table.family[obj], table.row[obj], "ref_points", x,
-                                 table.elem[obj])
+    obj = np.concatenate((found.om, found.os))       # both sides in one call (entry by entry)
+    elem = table.elem[obj]
+    k = rows.size
+    cset.elem[rows, 0], cset.elem[rows, 1] = elem[:k], elem[k:]
+    ref = per_family(domain, table.families, table.family[obj], table.row[obj], "ref_points",
+                     np.concatenate((found.pm, found.ps)), elem)
+    cset.mpnt[rows], cset.spnt[rows] = ref[:k], ref[k:]
 
 
-def _update(domain, table, geo, cset, eps) -> np.ndarray:
-    """Re-evaluate existing contacts (docs/contact.md); returns the keys of the survivors."""
-    rows = _contact_rows(cset)
+def _update(domain, table, geo, cset, eps, rows: np.ndarray) -> np.ndarray:
+    """Re-evaluate the existing contacts `rows` (docs/contact.md); returns the keys of the
+    survivors."""
     if rows.size == 0:
         return np.zeros(0, dtype=np.int64)
     brow = body_rows(domain, cset)
-    om = table.objects_of(cset.families, cset.family[rows, 0], brow[rows, 0], cset.elem[rows, 0])
-    os = table.objects_of(cset.families, cset.family[rows, 1], brow[rows, 1], cset.elem[rows, 1])
+    both = table.objects_of(cset.families, cset.family[rows].T.ravel(), brow[rows].T.ravel(),
+                            cset.elem[rows].T.ravel())        # masters, then slaves
+    om, os = both[: rows.size], both[rows.size:]
     known = (om >= 0) & (os >= 0)
     touch = np.zeros(rows.size, dtype=bool)
     idx = np.flatnonzero(known)
     found = None
     if idx.size:
-        hit, found = evaluate(table, geo, om[idx], os[idx], eps, fixed=True, prev=cset.base[rows[idx], :, 2])
+        prev = None if table.all_convex else cset.base[rows[idx], :, 2]      # (a start for ellipsoids)
+        hit, found = evaluate(table, geo, om[idx], os[idx], eps, fixed=True, prev=prev)
         touch[idx] = hit
         if PP.active(domain):
             found = PP.track(table, geo, found, cset.point[rows[idx[hit]]], eps)
@@ -253,11 +264,10 @@ def _update(domain, table, geo, cset, eps) -> np.ndarray:
     gone = rows[~touch & ~cohesive]
     live = rows[touch]
     if found is not None and live.size:
-        old = cset.spair[live].copy()
+        changed = live[(cset.spair[live, 0] != found.sid_m) | (cset.spair[live, 1] != found.sid_s)]
         _store(domain, table, cset, live, found, eps)
         cset.spair[live, 0] = found.sid_m
         cset.spair[live, 1] = found.sid_s
-        changed = live[np.any(cset.spair[live] != old, axis=1)]
         if changed.size:
             _assign_material(domain, cset, changed, cset.area[changed], initial=False)
     keep = touch | cohesive
@@ -291,12 +301,12 @@ def detect(domain) -> int:
     configuration; returns the number of new contacts."""
     table = O.table_for(domain)
     cset = domain.constraints if isinstance(domain.constraints, C.ConstraintSet) else None
-    has_contacts = cset is not None and bool((cset.kind[: cset.count] == C.CONTACT).any())
-    if table.body_count < 2 and not has_contacts:     # no pair of bodies (no self-contact)
+    rows = _contact_rows(cset) if cset is not None else np.zeros(0, dtype=np.int64)
+    if table.body_count < 2 and not rows.size:     # no pair of bodies (no self-contact)
         return 0
     eps = session.geometric_epsilon()
     geo = O.current(domain, table, eps)
-    existing = _update(domain, table, geo, cset, eps) if has_contacts else np.zeros(0, dtype=np.int64)
+    existing = _update(domain, table, geo, cset, eps, rows) if rows.size else np.zeros(0, dtype=np.int64)
     pairs = broad.overlapping_pairs(geo.lo, geo.hi, group=table.bid, flag=table.inert)
     if pairs.size and existing.size:
         pairs = pairs[~_member(_keys(pairs[:, 0], pairs[:, 1], table.count), existing)]

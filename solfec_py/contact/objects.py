@@ -71,6 +71,7 @@ class ObjectTable:
     body_count: int = 0                                # distinct bodies owning objects
     e_rows: np.ndarray | bool | None = None            # (E,) block rows of the ellipsoids when one
                                                        # family holds them all (False: several); first use
+    all_convex: bool = False                           # every object is a convex polyhedron
 
     @property
     def count(self) -> int:
@@ -210,6 +211,7 @@ class _ConvexRows:
     fstart: list = field(default_factory=lambda: [0])
     edges: list = field(default_factory=list)
     estart: list = field(default_factory=lambda: [0])
+    topology: dict = field(default_factory=dict)      # (closed, edges) of each triangulation seen
 
     def add(self, index: int, convex: Convex) -> int:
         """Append the convex of object `index`; its position in the convex arrays."""
@@ -225,8 +227,11 @@ class _ConvexRows:
         self.vstart.append(nv + convex.nver)
         self.fstart.append(nf + convex.surfids.size)
         self.tstart.append(nt + tr.shape[0])
-        self.closed.append(closed_surface(tr))
-        edges = face_edges(tr, owner)
+        key = (tr.shape[0], tr.tobytes(), owner.tobytes())    # the many equal elements of a model:
+        if key not in self.topology:                          # their topology once
+            self.topology[key] = (closed_surface(tr), face_edges(tr, owner))
+        closed, edges = self.topology[key]
+        self.closed.append(closed)
         self.edges.append(edges + nv)
         self.estart.append(self.estart[-1] + edges.shape[0])
         return len(self.obj) - 1
@@ -336,6 +341,7 @@ def build(domain) -> ObjectTable:
     table = ObjectTable(families=families, first=first, unsupported=unsupported,
                         **objects.arrays(), **spheres.arrays(), **convexes.arrays(), **ellips.arrays())
     table.body_count = int(np.unique(table.bid).size)
+    table.all_convex = bool(table.kind.size) and bool((table.kind == CONVEX).all())
     return table
 
 
@@ -392,6 +398,24 @@ def face_planes(v_cur, tri, t_face, nf):
         normal[f, 0], normal[f, 1], normal[f, 2] = n0, n1, n2
         offset[f] = (n0 * anchor[f, 0] + n2 * anchor[f, 2]) + n1 * anchor[f, 1]   # einsum's pairing
     return normal, offset
+
+
+@njit(cache=True)
+def convex_boxes(v_cur, c_vstart, c_obj, lo, hi):
+    """lo[c_obj[c]], hi[c_obj[c]] = the least and greatest coordinates of the vertices
+    v_cur[c_vstart[c]:c_vstart[c + 1]] of every convex c (np.minimum / np.maximum.reduceat
+    in one pass, NaN propagating as there)."""
+    for c in range(c_obj.size):
+        o = c_obj[c]
+        for i in range(3):
+            a = b = v_cur[c_vstart[c], i]
+            for v in range(c_vstart[c] + 1, c_vstart[c + 1]):
+                x = v_cur[v, i]
+                if x < a or x != x:
+                    a = x
+                if x > b or x != x:
+                    b = x
+            lo[o, i], hi[o, i] = a, b
 
 
 @njit(cache=True)
@@ -472,7 +496,7 @@ def _ellipsoids(domain, table: ObjectTable, lo: np.ndarray, hi: np.ndarray) -> d
 
 def current(domain, table: ObjectTable, eps: float) -> Geometry:
     """Current geometry of every object (bodies at their present configuration)."""
-    s_center = current_points(domain, table, table.s_obj, table.s_ref)
+    s_center = current_points(domain, table, table.s_obj, table.s_ref) if table.s_obj.size else np.zeros((0, 3))
     v_cur = current_points(domain, table, table.v_obj, table.v_ref)
     # face normals: sums of fan-triangle area vectors; offsets from one vertex of each face
     nf = table.f_sid.size
@@ -486,9 +510,7 @@ def current(domain, table: ObjectTable, eps: float) -> Geometry:
         r = table.s_radius[:, None]
         lo[table.s_obj], hi[table.s_obj] = s_center - r, s_center + r
     if table.c_obj.size:
-        starts = table.c_vstart[:-1]
-        lo[table.c_obj] = np.minimum.reduceat(v_cur, starts, axis=0)
-        hi[table.c_obj] = np.maximum.reduceat(v_cur, starts, axis=0)
+        convex_boxes(v_cur, table.c_vstart, table.c_obj, lo, hi)
     ell = _ellipsoids(domain, table, lo, hi) if table.e_obj.size else {}
     lo -= eps                        # inflated boxes (in place: the values of lo - eps)
     hi += eps

@@ -10,10 +10,12 @@ that area, point and the A^2-weighted normal follow the same rule. A pair whose 
 outgrow the work arrays is flagged for the Qhull path (`polyhedra.convex_convex_qhull`).
 
 numba's cache of these kernels holds the compiled `gjk.gjk` too, but is invalidated by
-changes of this file only: edit this line when gjk.py changes (last: gjk_into on
-reusable work arrays, issue 13).
+changes of this file only: edit this line when gjk.py changes (last: the 3 x 3 sub-simplex
+solve by the adjugate instead of LAPACK, and a chosen start pair, issue 13).
 """
 from __future__ import annotations
+
+import math
 
 import numba
 import numpy as np
@@ -89,11 +91,18 @@ def _finish_into(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps, work, o
     if g < -eps:                                         # refine: depth along n
         g0, g1, g2 = g * n[0], g * n[1], g * n[2]       # va + g n, vb - g n, elementwise
         na_, nb_ = va.shape[0], vb.shape[0]
+        ia, ib, top, bottom = 0, 0, -np.inf, np.inf     # GJK starts from the extreme vertices along n
         for i in range(na_):
             sha[i, 0], sha[i, 1], sha[i, 2] = va[i, 0] + g0, va[i, 1] + g1, va[i, 2] + g2
+            pr = va[i, 0] * n[0] + va[i, 1] * n[1] + va[i, 2] * n[2]
+            if pr > top:
+                top, ia = pr, i
         for i in range(nb_):
             shb[i, 0], shb[i, 1], shb[i, 2] = vb[i, 0] - g0, vb[i, 1] - g1, vb[i, 2] - g2
-        dd = gjk_into(sha[:na_], shb[:nb_], work)
+            pr = vb[i, 0] * n[0] + vb[i, 1] * n[1] + vb[i, 2] * n[2]
+            if pr < bottom:
+                bottom, ib = pr, i
+        dd = gjk_into(sha[:na_], shb[:nb_], work, ia, ib)
         g = min(dd + 2.0 * g, 0.0)
     g = min(g, 0.0)
     return True, g, _nearest_surface(x, na, da, sa, ida), _nearest_surface(x, nb, db, sb, idb)
@@ -158,9 +167,26 @@ def _close(out, m, tol2):
     return m
 
 
+@numba.njit(cache=True, inline="always")
+def _pseudo_angle(y, x):
+    """A strictly increasing function of arctan2(y, x) on [-pi, pi] without a transcendental
+    call: 1 - x / (|x| + |y|) above the x axis (0 at angle 0, 2 at pi), x / (|x| + |y|) - 1
+    below (-2 at -pi); the signs of zeros pick the side of the cut as in arctan2 (which
+    gives +-0 at (+-0, +0) and +-pi at (+-0, -0)). Only the order of the angles is used."""
+    s = abs(x) + abs(y)
+    up = math.copysign(1.0, y) > 0.0
+    if s == 0.0:
+        if math.copysign(1.0, x) > 0.0:
+            return 0.0
+        return 2.0 if up else -2.0
+    r = x / s
+    return 1.0 - r if up else r - 1.0
+
+
 @numba.njit(cache=True)
 def _angles(pts, m, nk, ang):
-    """Angles of pts[:m] about their mean in the axes of `_plane_axes(nk)`."""
+    """Pseudo-angles (`_pseudo_angle`: in the order of the angles) of pts[:m] about their
+    mean in the axes of `_plane_axes(nk)`."""
     u0, u1, u2, w0, w1, w2 = _plane_axes(nk)
     c0, c1, c2 = 0.0, 0.0, 0.0
     for i in range(m):
@@ -170,7 +196,7 @@ def _angles(pts, m, nk, ang):
     c0, c1, c2 = c0 / m, c1 / m, c2 / m
     for i in range(m):
         e0, e1, e2 = pts[i, 0] - c0, pts[i, 1] - c1, pts[i, 2] - c2
-        ang[i] = np.arctan2(e0 * w0 + e1 * w1 + e2 * w2, e0 * u0 + e1 * u1 + e2 * u2)
+        ang[i] = _pseudo_angle(e0 * w0 + e1 * w1 + e2 * w2, e0 * u0 + e1 * u1 + e2 * u2)
 
 
 @numba.njit(cache=True)
