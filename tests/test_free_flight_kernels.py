@@ -140,3 +140,40 @@ def test_grid_with_merged_runs_finds_every_pair_once():
         assert len(found) == pairs.shape[0]
         assert found == _swept(np.ascontiguousarray(lo), np.ascontiguousarray(hi), group, flag)
         assert pairs.shape[0] > 0
+
+
+def _percentile_rule(lo, hi, group, flag):
+    """overlapping_pairs' cell rule as it was (the reference): the 98th percentile q of the
+    box sizes (numpy's quantile), the cell the largest size up to 4 q, the grid when at most
+    2 % of the boxes are larger, else the sweep."""
+    size = (hi - lo).max(axis=1)
+    q = float(np.quantile(size, 0.98))
+    cell = float(size[size <= 4.0 * q].max()) if q > 0.0 else 0.0
+    if cell > 0.0 and np.count_nonzero(size > cell) <= 0.02 * size.size:
+        return broad._grid(lo, hi, cell, True, group, True, flag)
+    return None
+
+
+def test_cell_without_the_percentile_is_the_percentile_rule_cell():
+    """The grid's cell taken as the largest box size when fewer sizes than the percentile's
+    rank lie below a quarter of it: the same pairs in the same order as the percentile rule,
+    for equal sizes, spread sizes, a few walls, a heavy tail and sizes at the threshold."""
+    rng = np.random.default_rng(9)
+    n = broad.GRID_FROM + 100
+    rank = int(0.98 * (n - 1))
+    sizes = [np.full(n, 0.5),                                       # S1, S2: equal bodies
+             rng.uniform(0.2, 0.6, n),                              # rotating ellipsoids
+             np.concatenate([rng.uniform(0.4, 0.5, n - 40), np.full(40, 30.0)]),   # walls: the percentile
+             rng.lognormal(0.0, 1.5, n),                            # heavy tail: the percentile
+             np.concatenate([np.full(rank - 1, 0.2499), np.full(n - rank + 1, 1.0)]),  # just below the rank
+             np.concatenate([np.full(rank + 2, 0.2499), np.full(n - rank - 2, 1.0)])]  # just above it
+    for size in sizes:
+        size = rng.permutation(size)
+        c = rng.random((n, 3)) * np.array([40.0, 40.0, 4.0])
+        lo, hi = c - 0.5 * size[:, None], c + 0.5 * size[:, None]
+        group, flag = np.arange(n), rng.random(n) < 0.1
+        ref = _percentile_rule(lo, hi, group, flag)
+        pairs = broad.overlapping_pairs(lo, hi, group, flag)
+        if ref is not None:
+            assert np.array_equal(pairs, ref)
+        assert {(int(a), int(b)) for a, b in pairs} == _swept(lo, hi, group, flag)

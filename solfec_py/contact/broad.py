@@ -189,7 +189,8 @@ def _grid(lo, hi, cell, skip_group, group, skip_flag, flag):
 
 @numba.njit(cache=True)
 def _extents(lo, hi):
-    """The spread of all boxes along x, y, z and each box's largest edge."""
+    """The spread of all boxes along x, y, z, each box's largest edge, the largest of those
+    edges and how many edges are shorter than a quarter of it (-1 when an edge is not finite)."""
     n = lo.shape[0]
     spread = np.empty(3)
     size = np.empty(n)
@@ -199,9 +200,21 @@ def _extents(lo, hi):
             a = min(a, lo[i, d])
             b = max(b, hi[i, d])
         spread[d] = b - a
+    top = 0.0
+    finite = True
     for i in range(n):
-        size[i] = max(hi[i, 0] - lo[i, 0], hi[i, 1] - lo[i, 1], hi[i, 2] - lo[i, 2])
-    return spread, size
+        e = max(hi[i, 0] - lo[i, 0], hi[i, 1] - lo[i, 1], hi[i, 2] - lo[i, 2])
+        size[i] = e
+        if not np.isfinite(e):
+            finite = False
+        elif e > top:
+            top = e
+    short = 0
+    quarter = 0.25 * top
+    for i in range(n):
+        if size[i] < quarter:
+            short += 1
+    return spread, size, top, short if finite else -1
 
 
 GRID_FROM = 5000        # boxes from which the grid replaces the sweep (smaller runs keep Solfec-like pair order)
@@ -216,13 +229,18 @@ def overlapping_pairs(lo: np.ndarray, hi: np.ndarray, group: np.ndarray | None =
     if n < 2:
         return np.zeros((0, 2), dtype=np.int64)
     lo, hi = np.ascontiguousarray(lo, dtype=float), np.ascontiguousarray(hi, dtype=float)
-    spread, size = _extents(lo, hi)
+    spread, size, top, short = _extents(lo, hi)
     g = np.zeros(n, dtype=np.int64) if group is None else np.ascontiguousarray(group, dtype=np.int64)
     f = np.zeros(n, dtype=np.bool_) if flag is None else np.ascontiguousarray(flag, dtype=np.bool_)
     if n >= GRID_FROM:
+        # cells fit every box up to 4 times the 98th percentile q of the sizes: only outliers
+        # (floors, walls) are "large" and searched separately. When fewer sizes than the
+        # rank of q are below top / 4 (top the largest size), q >= top / 4 and the cell is
+        # top without the percentile (the same cell: the rank is taken one lower than
+        # numpy's interpolation index, so this shortcut never decides otherwise)
+        if top > 0.0 and 0 <= short <= int(0.98 * (n - 1)) - 1:
+            return _grid(lo, hi, top, group is not None, g, flag is not None, f)     # no box above top
         q = float(np.quantile(size, 0.98))
-        # cells fit every box up to 4 times the 98th percentile of the sizes: only outliers
-        # (floors, walls) are "large" and searched separately
         cell = float(size[size <= 4.0 * q].max()) if q > 0.0 else 0.0
         if cell > 0.0 and np.count_nonzero(size > cell) <= 0.02 * n:
             return _grid(lo, hi, cell, group is not None, g, flag is not None, f)
