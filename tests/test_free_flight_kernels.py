@@ -66,19 +66,40 @@ def test_finish_with_energies_equals_finish_then_energies():
                                     rng.normal(size=(n, 3))), axis=1) if s is a else a["conf"].copy()
         s["momentum"] = np.random.default_rng(4).normal(size=(n, 3))
         s["velo"][:, :3] = np.random.default_rng(5).normal(scale=5.0, size=(n, 3))
-    kind = np.array([K.POS, K.NEG, K.IMP, K.OTHER])[np.arange(n) % 4].astype(np.int64)
+    kinds = np.array([K.POS, K.NEG, K.IMP, K.OTHER], dtype=np.int64)
+    scheme = (np.arange(n) % 4).astype(np.int8)
+    kind = kinds[scheme]
     norot = np.arange(n) % 7 == 0
     rows = np.arange(n, dtype=np.int64)
 
-    def run(s, fused):
-        return K.finish(rows, kind, s["conf"], s["velo"], s["reaction"], s["J"], s["Jinv"], s["mass"], s["momentum"],
-                        norot, h, 50, fused, s["velo0"], s["fext"], s["obstacle"], s["energy"])
+    total = np.zeros(1)
+    half = a["conf"][:, :9].copy()
+    c = {k: v.copy() for k, v in b.items()}
 
-    assert run(a, True) == -1 and run(b, False) == -1
+    def run(s, fused):
+        every = np.zeros(0, np.int64) if fused else rows        # both ways of naming every row
+        return K.finish(n, every, scheme, kinds, s["conf"], s["velo"], s["reaction"], s["J"], s["Jinv"], s["mass"], s["momentum"],
+                        norot, h, 50, fused, s["velo0"], s["fext"], s["obstacle"], s["energy"], total)
+
+    assert run(a, True) == -1
+    # the finite-state sum: every conf and velo entry, row after row (a plain sum: to rounding)
+    assert np.isclose(total[0], a["conf"].sum() + a["velo"].sum(), rtol=1e-12,
+                      atol=1e-12 * (np.abs(a["conf"]).sum() + np.abs(a["velo"]).sum()))
+    assert run(b, False) == -1
     _step_energies(n, b["velo"], b["velo0"], b["fext"], b["reaction"], b["obstacle"], b["J"], b["mass"],
                    b["energy"], 0.5 * h)
     for key in ("conf", "velo", "momentum", "fext", "energy"):
         assert np.array_equal(a[key], b[key]), key
+    # RIG_IMP rows keep Newton's last exp[h/2 Omega]: the rotation is Lambda_half exp[h/2 Omega]
+    # of the final Omega (geometry.rotation.expmap, numpy's matmul: to rounding, 1e-14)
+    from solfec_py.geometry.rotation import expmap
+    imp = np.flatnonzero((kind == K.IMP) & ~norot)
+    R_half = half[imp].reshape(-1, 3, 3).transpose(0, 2, 1)
+    R_end = a["conf"][imp, :9].reshape(-1, 3, 3).transpose(0, 2, 1)
+    assert np.allclose(R_end, R_half @ expmap(0.5 * h * a["velo"][imp, :3]), rtol=0, atol=1e-14)
+    # a non-finite entry makes the sum non-finite
+    c["velo"][3, 4] = np.nan
+    assert run(c, True) == -1 and not np.isfinite(total[0])
 
 
 class _Block(rigid.RigidBlock):

@@ -156,6 +156,26 @@ def half_step_gravity(rows, conf, velo, J, Jinv, mass, obstacle, g, momentum, fe
 
 
 @njit(cache=True, error_model="numpy")
+def begin_half_step_gravity(n, conf, velo, J, Jinv, mass, obstacle, g, momentum, fext, h, velo0, reaction,
+                            norotation):
+    """Rows 0..n-1 in one pass: the start of the step (support._begin_rows: the angular
+    velocity of `norotation` rows zeroed, velo0 = velo, reaction = 0) then `half_step_gravity`,
+    row by row (the rows are independent: the same numbers as the two passes)."""
+    R, E, tmp = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
+    T, JO, L, Oh, JOh, v = np.zeros(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    for r in range(n):
+        if norotation[r]:
+            velo[r, 0] = velo[r, 1] = velo[r, 2] = 0.0
+        for i in range(6):
+            velo0[r, i] = velo[r, i]
+            reaction[r, i] = 0.0
+        _rotate_row(r, conf, velo, 0.5 * h, R, E, tmp)
+        m = 0.0 if obstacle[r] else mass[r]
+        _velocity_row(r, conf, velo, J, Jinv, mass, m * g[0], m * g[1], m * g[2], T, E, momentum, fext, h,
+                      JO, L, Oh, JOh, v)
+
+
+@njit(cache=True, error_model="numpy")
 def _solve_imp(J, a, s, O, E, Jr, jac, tmp, JO, res, maxiter):
     """Newton for exp[s Omega] J Omega = a from O (in place); False when not converged."""
     scale = max(1.0, np.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]))
@@ -236,24 +256,31 @@ def row_energies(k, velo, velo0, fext, reaction, obstacle, J, mass, energy, half
 
 
 @njit(cache=True, error_model="numpy")
-def finish(rows, kind, conf, velo, reaction, J, Jinv, mass, momentum, norot, h, maxiter,
-           energies, velo0, fext, obstacle, energy):
-    """The second half step of every row (kind[k]: POS, NEG, IMP or OTHER): constrained
+def finish(n, rows, scheme, kinds, conf, velo, reaction, J, Jinv, mass, momentum, norot, h, maxiter,
+           energies, velo0, fext, obstacle, energy, total):
+    """The second half step of n rows, rows[k] (rows 0..n-1 when `rows` is empty), each with
+    the finish kinds[scheme[row]] (POS, NEG, IMP or OTHER; scheme the block's codes): constrained
     velocity Omega1 = Omega + h J^-1 Tc, x(t+h) = x(t+h/2) + h/2 v(t+h), the rotation finish;
-    with `energies`, each row's `row_energies` right after it (one pass over the rows).
-    Returns the position in rows of a RIG_IMP row whose Newton solve failed, else -1."""
+    with `energies`, each row's `row_energies` right after it (one pass over the rows) and
+    total[0] = the sum of the rows' conf and velo entries (finite only if every entry is:
+    the finite-state check of the step, without another pass). RIG_IMP rows keep the
+    rotation increment of their last Newton iterate (the exp[h/2 Omega] the finish would
+    compute again from the same Omega). Returns the position in rows of a RIG_IMP row whose
+    Newton solve failed, else -1."""
     R, E, Jr, jac, tmp = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
     O, a, w, JO, res = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     s = 0.5 * h
-    for k in range(rows.size):
-        r = rows[k]
+    acc = 0.0
+    every = rows.size == 0
+    for k in range(n):
+        r = k if every else rows[k]
         m = mass[r] if mass[r] > 0.0 else 1.0
         _mv3(Jinv[r], reaction[r, 0], reaction[r, 1], reaction[r, 2], O)
         for i in range(3):
             O[i] = velo[r, i] + h * O[i]
             velo[r, 3 + i] += h / m * reaction[r, 3 + i]
             conf[r, 9 + i] += s * velo[r, 3 + i]
-        kd = kind[k]
+        kd = kinds[scheme[r]]
         if kd == NEG or kd == IMP:
             for i in range(3):
                 a[i] = momentum[r, i] + h * reaction[r, i]
@@ -263,9 +290,11 @@ def finish(rows, kind, conf, velo, reaction, J, Jinv, mass, momentum, norot, h, 
         elif kd == OTHER:
             velo[r, 0], velo[r, 1], velo[r, 2] = O[0], O[1], O[2]
         else:
-            if kd == IMP and not _solve_imp(J[r], a, s, O, E, Jr, jac, tmp, JO, res, maxiter):
-                return k
-            _exp(s * O[0], s * O[1], s * O[2], E)
+            if kd == IMP:               # converged: E = exp[s O] of the final O
+                if not _solve_imp(J[r], a, s, O, E, Jr, jac, tmp, JO, res, maxiter):
+                    return k
+            else:
+                _exp(s * O[0], s * O[1], s * O[2], E)
             _get_rot(conf, r, R)
             _put_rot_times(conf, r, R, E, tmp)
             if kd == NEG:                                   # Omega = J^-1 dR^T a
@@ -274,4 +303,11 @@ def finish(rows, kind, conf, velo, reaction, J, Jinv, mass, momentum, norot, h, 
             velo[r, 0], velo[r, 1], velo[r, 2] = O[0], O[1], O[2]
         if energies:
             row_energies(r, velo, velo0, fext, reaction, obstacle, J, mass, energy, s)
+            # (a short tree per row, one add on the chain across rows)
+            c = ((conf[r, 0] + conf[r, 1]) + (conf[r, 2] + conf[r, 3])) + ((conf[r, 4] + conf[r, 5])
+                                                                             + (conf[r, 6] + conf[r, 7]))
+            c += ((conf[r, 8] + conf[r, 9]) + (conf[r, 10] + conf[r, 11]))
+            c += ((velo[r, 0] + velo[r, 1]) + (velo[r, 2] + velo[r, 3])) + (velo[r, 4] + velo[r, 5])
+            acc += c
+    total[0] = acc
     return -1
