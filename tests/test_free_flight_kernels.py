@@ -97,6 +97,11 @@ def test_finish_with_energies_equals_finish_then_energies():
     R_half = half[imp].reshape(-1, 3, 3).transpose(0, 2, 1)
     R_end = a["conf"][imp, :9].reshape(-1, 3, 3).transpose(0, 2, 1)
     assert np.allclose(R_end, R_half @ expmap(0.5 * h * a["velo"][imp, :3]), rtol=0, atol=1e-14)
+    # and Omega solves RIG_IMP's momentum equation exp[h/2 Omega] J Omega = a (a: the stored
+    # momentum) to Newton's stopping test, 1e-13 max(1, |a|) (plus rounding of the numpy check)
+    Om, mom = a["velo"][imp, :3], a["momentum"][imp]
+    lhs = np.einsum("nij,nj->ni", expmap(0.5 * h * Om), np.einsum("nij,nj->ni", a["J"][imp], Om))
+    assert np.all(np.abs(lhs - mom).max(axis=1) <= 2e-13 * np.maximum(1.0, np.linalg.norm(mom, axis=1)))
     # a non-finite entry makes the sum non-finite
     c["velo"][3, 4] = np.nan
     assert run(c, True) == -1 and not np.isfinite(total[0])
