@@ -203,3 +203,25 @@ def test_cell_without_the_percentile_is_the_percentile_rule_cell():
         if ref is not None:
             assert np.array_equal(pairs, ref)
         assert {(int(a), int(b)) for a, b in pairs} == _swept(lo, hi, group, flag)
+
+
+def test_grid_pair_order_is_box_then_cell_key_then_box():
+    """The grid's pair order (which the contact rows inherit) is fixed: pairs (i, j) by i, then
+    by the cell key of j's low corner (cells of side `cell` from the lowest corner, z fastest),
+    then by j; built here with numpy from the sweep's pair set."""
+    rng = np.random.default_rng(10)
+    n = broad.GRID_FROM + 300
+    line = np.column_stack([np.arange(n) * 0.45, 0.05 * rng.random(n), 0.05 * rng.random(n)])
+    pile = rng.random((n, 3)) * 10.0
+    for c in (line, pile):
+        half = rng.uniform(0.1, 0.25, (n, 3))
+        lo, hi = c - half, c + half
+        group, flag = np.arange(n), rng.random(n) < 0.1
+        pairs = broad.overlapping_pairs(lo, hi, group, flag)
+        cell = (hi - lo).max()
+        cx = ((lo - lo.min(axis=0)) / cell).astype(np.int64)
+        dims = cx.max(axis=0) + 2
+        key = (cx[:, 0] * dims[1] + cx[:, 1]) * dims[2] + cx[:, 2]
+        ref = np.array(sorted(_swept(lo, hi, group, flag)), dtype=np.int64)
+        ref = ref[np.lexsort((ref[:, 1], key[ref[:, 1]], ref[:, 0]))]
+        assert pairs.shape[0] > 0 and np.array_equal(pairs, ref)
