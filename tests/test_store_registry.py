@@ -10,7 +10,7 @@ import numpy as np
 
 from solfec_py import session
 from solfec_py.api import NAMES as A
-from solfec_py.output.store import KIND_CODE
+from solfec_py.bodies import BODY_KINDS
 from solfec_py.output.store_reader import StoreReader
 
 
@@ -28,7 +28,7 @@ def _rows(path):
 
 
 def _expected(bodies):
-    return [(b.id, KIND_CODE[b.kind], float(b.block.center[b.row][0]), b.label or "") for b in bodies]
+    return [(b.id, BODY_KINDS[b.kind].code, float(b.block.center[b.row][0]), b.label or "") for b in bodies]
 
 
 def _stored(rows, text, start=0):
