@@ -66,19 +66,45 @@ def test_finish_with_energies_equals_finish_then_energies():
                                     rng.normal(size=(n, 3))), axis=1) if s is a else a["conf"].copy()
         s["momentum"] = np.random.default_rng(4).normal(size=(n, 3))
         s["velo"][:, :3] = np.random.default_rng(5).normal(scale=5.0, size=(n, 3))
-    kind = np.array([K.POS, K.NEG, K.IMP, K.OTHER])[np.arange(n) % 4].astype(np.int64)
+    kinds = np.array([K.POS, K.NEG, K.IMP, K.OTHER], dtype=np.int64)
+    scheme = (np.arange(n) % 4).astype(np.int8)
+    kind = kinds[scheme]
     norot = np.arange(n) % 7 == 0
     rows = np.arange(n, dtype=np.int64)
 
-    def run(s, fused):
-        return K.finish(rows, kind, s["conf"], s["velo"], s["reaction"], s["J"], s["Jinv"], s["mass"], s["momentum"],
-                        norot, h, 50, fused, s["velo0"], s["fext"], s["obstacle"], s["energy"])
+    total = np.zeros(1)
+    half = a["conf"][:, :9].copy()
+    c = {k: v.copy() for k, v in b.items()}
 
-    assert run(a, True) == -1 and run(b, False) == -1
+    def run(s, fused):
+        every = np.zeros(0, np.int64) if fused else rows        # both ways of naming every row
+        return K.finish(n, every, scheme, kinds, s["conf"], s["velo"], s["reaction"], s["J"], s["Jinv"], s["mass"], s["momentum"],
+                        norot, h, 50, fused, s["velo0"], s["fext"], s["obstacle"], s["energy"], total)
+
+    assert run(a, True) == -1
+    # the finite-state sum: every conf and velo entry, row after row (a plain sum: to rounding)
+    assert np.isclose(total[0], a["conf"].sum() + a["velo"].sum(), rtol=1e-12,
+                      atol=1e-12 * (np.abs(a["conf"]).sum() + np.abs(a["velo"]).sum()))
+    assert run(b, False) == -1
     _step_energies(n, b["velo"], b["velo0"], b["fext"], b["reaction"], b["obstacle"], b["J"], b["mass"],
                    b["energy"], 0.5 * h)
     for key in ("conf", "velo", "momentum", "fext", "energy"):
         assert np.array_equal(a[key], b[key]), key
+    # RIG_IMP rows keep Newton's last exp[h/2 Omega]: the rotation is Lambda_half exp[h/2 Omega]
+    # of the final Omega (geometry.rotation.expmap, numpy's matmul: to rounding, 1e-14)
+    from solfec_py.geometry.rotation import expmap
+    imp = np.flatnonzero((kind == K.IMP) & ~norot)
+    R_half = half[imp].reshape(-1, 3, 3).transpose(0, 2, 1)
+    R_end = a["conf"][imp, :9].reshape(-1, 3, 3).transpose(0, 2, 1)
+    assert np.allclose(R_end, R_half @ expmap(0.5 * h * a["velo"][imp, :3]), rtol=0, atol=1e-14)
+    # and Omega solves RIG_IMP's momentum equation exp[h/2 Omega] J Omega = a (a: the stored
+    # momentum) to Newton's stopping test, 1e-13 max(1, |a|) (plus rounding of the numpy check)
+    Om, mom = a["velo"][imp, :3], a["momentum"][imp]
+    lhs = np.einsum("nij,nj->ni", expmap(0.5 * h * Om), np.einsum("nij,nj->ni", a["J"][imp], Om))
+    assert np.all(np.abs(lhs - mom).max(axis=1) <= 2e-13 * np.maximum(1.0, np.linalg.norm(mom, axis=1)))
+    # a non-finite entry makes the sum non-finite
+    c["velo"][3, 4] = np.nan
+    assert run(c, True) == -1 and not np.isfinite(total[0])
 
 
 class _Block(rigid.RigidBlock):
@@ -140,3 +166,62 @@ def test_grid_with_merged_runs_finds_every_pair_once():
         assert len(found) == pairs.shape[0]
         assert found == _swept(np.ascontiguousarray(lo), np.ascontiguousarray(hi), group, flag)
         assert pairs.shape[0] > 0
+
+
+def _percentile_rule(lo, hi, group, flag):
+    """overlapping_pairs' cell rule as it was (the reference): the 98th percentile q of the
+    box sizes (numpy's quantile), the cell the largest size up to 4 q, the grid when at most
+    2 % of the boxes are larger, else the sweep."""
+    size = (hi - lo).max(axis=1)
+    q = float(np.quantile(size, 0.98))
+    cell = float(size[size <= 4.0 * q].max()) if q > 0.0 else 0.0
+    if cell > 0.0 and np.count_nonzero(size > cell) <= 0.02 * size.size:
+        return broad._grid(lo, hi, cell, True, group, True, flag)
+    return None
+
+
+def test_cell_without_the_percentile_is_the_percentile_rule_cell():
+    """The grid's cell taken as the largest box size when fewer sizes than the percentile's
+    rank lie below a quarter of it: the same pairs in the same order as the percentile rule,
+    for equal sizes, spread sizes, a few walls, a heavy tail and sizes at the threshold."""
+    rng = np.random.default_rng(9)
+    n = broad.GRID_FROM + 100
+    rank = int(0.98 * (n - 1))
+    sizes = [np.full(n, 0.5),                                       # S1, S2: equal bodies
+             rng.uniform(0.2, 0.6, n),                              # rotating ellipsoids
+             np.concatenate([rng.uniform(0.4, 0.5, n - 40), np.full(40, 30.0)]),   # walls: the percentile
+             rng.lognormal(0.0, 1.5, n),                            # heavy tail: the percentile
+             np.concatenate([np.full(rank - 1, 0.2499), np.full(n - rank + 1, 1.0)]),  # just below the rank
+             np.concatenate([np.full(rank + 2, 0.2499), np.full(n - rank - 2, 1.0)])]  # just above it
+    for size in sizes:
+        size = rng.permutation(size)
+        c = rng.random((n, 3)) * np.array([40.0, 40.0, 4.0])
+        lo, hi = c - 0.5 * size[:, None], c + 0.5 * size[:, None]
+        group, flag = np.arange(n), rng.random(n) < 0.1
+        ref = _percentile_rule(lo, hi, group, flag)
+        pairs = broad.overlapping_pairs(lo, hi, group, flag)
+        if ref is not None:
+            assert np.array_equal(pairs, ref)
+        assert {(int(a), int(b)) for a, b in pairs} == _swept(lo, hi, group, flag)
+
+
+def test_grid_pair_order_is_box_then_cell_key_then_box():
+    """The grid's pair order (which the contact rows inherit) is fixed: pairs (i, j) by i, then
+    by the cell key of j's low corner (cells of side `cell` from the lowest corner, z fastest),
+    then by j; built here with numpy from the sweep's pair set."""
+    rng = np.random.default_rng(10)
+    n = broad.GRID_FROM + 300
+    line = np.column_stack([np.arange(n) * 0.45, 0.05 * rng.random(n), 0.05 * rng.random(n)])
+    pile = rng.random((n, 3)) * 10.0
+    for c in (line, pile):
+        half = rng.uniform(0.1, 0.25, (n, 3))
+        lo, hi = c - half, c + half
+        group, flag = np.arange(n), rng.random(n) < 0.1
+        pairs = broad.overlapping_pairs(lo, hi, group, flag)
+        cell = (hi - lo).max()
+        cx = ((lo - lo.min(axis=0)) / cell).astype(np.int64)
+        dims = cx.max(axis=0) + 2
+        key = (cx[:, 0] * dims[1] + cx[:, 1]) * dims[2] + cx[:, 2]
+        ref = np.array(sorted(_swept(lo, hi, group, flag)), dtype=np.int64)
+        ref = ref[np.lexsort((ref[:, 1], key[ref[:, 1]], ref[:, 0]))]
+        assert pairs.shape[0] > 0 and np.array_equal(pairs, ref)

@@ -300,6 +300,15 @@ class RigidBlock(SchemeSupport, BodyBlock):
         return self.obstacle[np.asarray(rows, dtype=np.int64)].copy()
     # ============================================================ end body interface
 
+    def nonfinite_rows(self) -> np.ndarray:
+        """BodyBlock.nonfinite_rows, answered at once (no rows) when the finish of the step
+        just made found every conf and velo entry finite (`finite_after_step`, set by the
+        one-pass finish of Solfec's schemes, cleared at the start of every step and here)."""
+        if getattr(self, "finite_after_step", False):
+            self.finite_after_step = False
+            return np.zeros(0, dtype=np.int64)
+        return super().nonfinite_rows()
+
     def bounding_boxes(self):
         n = self.count
         x = self.conf[:n, CENTER]

@@ -108,22 +108,33 @@ def _grid(lo, hi, cell, skip_group, group, skip_flag, flag):
     k = 0
     run_first = np.empty(9, dtype=np.int64)
     run_last = np.empty(9, dtype=np.int64)
+    d1, d2 = dims[1], dims[2]
     for i in range(n):
         if big[i]:
             continue
+        c0, c1, c2 = cx[i, 0], cx[i, 1], cx[i, 2]
+        z0, z1 = max(c2 - 1, 0), c2 + 1
         runs = 0                 # the 9 runs of keys, adjacent ones merged (same cells, same order)
+        prev = -2
         for a in range(-1, 2):
+            x = c0 + a
+            if x < 0:
+                continue
             for b in range(-1, 2):                   # cells z-1 .. z+1 of a column are consecutive keys
-                x, y = cx[i, 0] + a, cx[i, 1] + b
-                if x < 0 or y < 0:
+                y = c1 + b
+                if y < 0:
                     continue
-                first = (x * dims[1] + y) * dims[2] + max(cx[i, 2] - 1, 0)
-                last = (x * dims[1] + y) * dims[2] + cx[i, 2] + 1
-                if runs and first == run_last[runs - 1] + 1:
-                    run_last[runs - 1] = last
+                col = (x * d1 + y) * d2
+                first = col + z0
+                if runs and first == prev + 1:
+                    run_last[runs - 1] = col + z1
                 else:
-                    run_first[runs], run_last[runs] = first, last
+                    run_first[runs], run_last[runs] = first, col + z1
                     runs += 1
+                prev = col + z1
+        li0, li1, li2 = lo[i, 0], lo[i, 1], lo[i, 2]     # (box i in scalars: `_overlap`'s tests)
+        hi0, hi1, hi2 = hi[i, 0], hi[i, 1], hi[i, 2]
+        gi, fi = group[i], flag[i]
         for q in range(runs):
             first, last = run_first[q], run_last[q]
             m0 = start[first] if dense else np.searchsorted(skey, first)
@@ -132,7 +143,13 @@ def _grid(lo, hi, cell, skip_group, group, skip_flag, flag):
                 if not dense and skey[m] > last:
                     break
                 j = order[m]
-                if j <= i or not _overlap(lo, hi, i, j, skip_group, group, skip_flag, flag):
+                if j <= i:
+                    continue
+                if skip_group and gi == group[j]:
+                    continue
+                if skip_flag and fi and flag[j]:
+                    continue
+                if lo[j, 0] > hi0 or li0 > hi[j, 0] or lo[j, 1] > hi1 or li1 > hi[j, 1] or lo[j, 2] > hi2 or li2 > hi[j, 2]:
                     continue
                 if k == out.shape[0]:
                     grown = np.empty((2 * k, 2), dtype=np.int64)
@@ -189,7 +206,8 @@ def _grid(lo, hi, cell, skip_group, group, skip_flag, flag):
 
 @numba.njit(cache=True)
 def _extents(lo, hi):
-    """The spread of all boxes along x, y, z and each box's largest edge."""
+    """The spread of all boxes along x, y, z, each box's largest edge, the largest of those
+    edges and how many edges are shorter than a quarter of it (-1 when an edge is not finite)."""
     n = lo.shape[0]
     spread = np.empty(3)
     size = np.empty(n)
@@ -199,9 +217,21 @@ def _extents(lo, hi):
             a = min(a, lo[i, d])
             b = max(b, hi[i, d])
         spread[d] = b - a
+    top = 0.0
+    finite = True
     for i in range(n):
-        size[i] = max(hi[i, 0] - lo[i, 0], hi[i, 1] - lo[i, 1], hi[i, 2] - lo[i, 2])
-    return spread, size
+        e = max(hi[i, 0] - lo[i, 0], hi[i, 1] - lo[i, 1], hi[i, 2] - lo[i, 2])
+        size[i] = e
+        if not np.isfinite(e):
+            finite = False
+        elif e > top:
+            top = e
+    short = 0
+    quarter = 0.25 * top
+    for i in range(n):
+        if size[i] < quarter:
+            short += 1
+    return spread, size, top, short if finite else -1
 
 
 GRID_FROM = 5000        # boxes from which the grid replaces the sweep (smaller runs keep Solfec-like pair order)
@@ -216,13 +246,18 @@ def overlapping_pairs(lo: np.ndarray, hi: np.ndarray, group: np.ndarray | None =
     if n < 2:
         return np.zeros((0, 2), dtype=np.int64)
     lo, hi = np.ascontiguousarray(lo, dtype=float), np.ascontiguousarray(hi, dtype=float)
-    spread, size = _extents(lo, hi)
+    spread, size, top, short = _extents(lo, hi)
     g = np.zeros(n, dtype=np.int64) if group is None else np.ascontiguousarray(group, dtype=np.int64)
     f = np.zeros(n, dtype=np.bool_) if flag is None else np.ascontiguousarray(flag, dtype=np.bool_)
     if n >= GRID_FROM:
+        # cells fit every box up to 4 times the 98th percentile q of the sizes: only outliers
+        # (floors, walls) are "large" and searched separately. When fewer sizes than the
+        # rank of q are below top / 4 (top the largest size), q >= top / 4 and the cell is
+        # top without the percentile (the same cell: the rank is taken one lower than
+        # numpy's interpolation index, so this shortcut never decides otherwise)
+        if top > 0.0 and 0 <= short <= int(0.98 * (n - 1)) - 1:
+            return _grid(lo, hi, top, group is not None, g, flag is not None, f)     # no box above top
         q = float(np.quantile(size, 0.98))
-        # cells fit every box up to 4 times the 98th percentile of the sizes: only outliers
-        # (floors, walls) are "large" and searched separately
         cell = float(size[size <= 4.0 * q].max()) if q > 0.0 else 0.0
         if cell > 0.0 and np.count_nonzero(size > cell) <= 0.02 * n:
             return _grid(lo, hi, cell, group is not None, g, flag is not None, f)

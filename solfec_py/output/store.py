@@ -33,12 +33,14 @@ import time
 import numpy as np
 
 from solfec_py.bodies import BODY_KINDS
+from solfec_py.bodies.base import BodyBlock
 from solfec_py.fem.elements import BY_CODE
 from solfec_py.errors import ResultsError
 from solfec_py.output import frames
 from solfec_py.output.store_reader import FORMAT, KINDS, VERSION, StoreReader, datasets, h5py_module, registry_dict
 
 KIND_FAMILY = {kind: spec.family for kind, spec in BODY_KINDS.items()}
+KIND_CODE = {kind: spec.code for kind, spec in BODY_KINDS.items()}
 REGISTRY_COLUMNS = ("ID", "KIND", "X0", "Y0", "Z0", "LABEL_OFF", "LABEL_LEN")
 GEOMETRY_INDEX = ("ID", "NODE_OFF", "NODE_CNT", "CELL_OFF", "CELL_CNT")
 MAXN = max(c.nnodes for c in BY_CODE)   # geometry/cells: element code, then up to MAXN nodes
@@ -139,7 +141,8 @@ class ResultsStore(StoreReader):
         self.compression = compression
         self._next: dict = {}          # dataset name -> next free row
         self._last_bodies: dict = {}   # family -> (bodies list copy, ids offset, ids)
-        self._registered: dict = {}    # body id -> (kind code, X0 tuple)
+        self._reg_kind = np.zeros(0, np.int64)   # body id -> stored kind code (0: none)
+        self._reg_x0 = np.zeros((0, 3))          # body id -> stored X0
         self._created = False
         self._flushed = -np.inf        # time.monotonic() of the last flush
         self._ds: dict = {}            # open datasets (writing) and their allocated rows
@@ -162,7 +165,8 @@ class ResultsStore(StoreReader):
         self.file = _create_file(self.path, domain, self.compression)
         self._created = True
         self._next = {name: 0 for name, _ in datasets(self.file)}
-        self._last_bodies, self._registered = {}, {}
+        self._last_bodies = {}
+        self._set_registered(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 3)))
         self._frames = np.zeros((0, len(frames.FRAME_COLUMNS)))
         self._columns = dict(frames.COL)
         self._registry = registry_dict(np.zeros((0, 7)), b"")
@@ -207,9 +211,16 @@ class ResultsStore(StoreReader):
         self._next["geometry/index"] = geo.shape[0]
         self._geometry_ids = set(geo[:, 0].tolist())
         reg = self._registry
-        self._registered = dict(zip(reg["id"].tolist(),
-                                    zip(np.asarray(reg["kind_code"]).tolist(), map(tuple, reg["X0"].tolist()))))
+        self._set_registered(reg["id"], reg["kind_code"], reg["X0"])
         self._last_bodies = {}
+
+    def _set_registered(self, ids, codes, X0) -> None:
+        """The stored registry as arrays indexed by body id: kind code (0: not stored), X0."""
+        size = int(ids.max()) + 1 if ids.size else 0
+        self._reg_kind = np.zeros(size, np.int64)
+        self._reg_x0 = np.zeros((size, 3))
+        self._reg_kind[ids] = codes
+        self._reg_x0[ids] = X0
 
     def _reserve(self, name: str, n: int) -> tuple[int, np.ndarray]:
         """Queue n rows for the end of dataset `name`: (their first row, a writable view of
@@ -266,23 +277,61 @@ class ResultsStore(StoreReader):
                 self._cap[name] = self._next[name]
 
     def register_bodies(self, domain) -> None:
-        """Registry rows for bodies not yet stored or whose kind / mass centre changed."""
-        rows, text = [], bytearray()
-        label_base = self._next["labels"]
-        for body in domain.bodies:
-            kind = BODY_KINDS[body.kind].code
-            x0 = tuple(float(v) for v in body.block.center[body.row])
-            if self._registered.get(body.id) == (kind, x0):
-                continue
-            label = (body.label or "").encode("utf-8")
-            rows.append((body.id, kind, *x0, label_base + len(text), len(label)))
-            text += label
-            self._registered[body.id] = (kind, x0)
-            self._store_geometry(body)
-        if rows:
-            self._append("labels", np.frombuffer(bytes(text), dtype=np.uint8))
-            self._append("bodies", np.array(rows, dtype=float))
+        """Registry rows for bodies not yet stored or whose kind / mass centre changed, in
+        creation order (ascending id). Bodies are compared block by block on arrays and the
+        rows built as arrays: no Python work per unchanged body."""
+        bodies, ids, codes, x0 = self._changed_bodies(domain)
+        if ids.size:
+            encoded = [(body.label or "").encode("utf-8") for body in bodies]
+            lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=ids.size)
+            table = np.empty((ids.size, len(REGISTRY_COLUMNS)))
+            table[:, 0], table[:, 1], table[:, 2:5] = ids, codes, x0
+            table[:, 5] = self._next["labels"] + np.cumsum(lengths) - lengths
+            table[:, 6] = lengths
+            top = int(ids.max()) + 1
+            if top > self._reg_kind.size:
+                grow = max(top, 2 * self._reg_kind.size)
+                kind, known = np.zeros(grow, np.int64), np.zeros((grow, 3))
+                kind[:self._reg_kind.size], known[:self._reg_kind.size] = self._reg_kind, self._reg_x0
+                self._reg_kind, self._reg_x0 = kind, known
+            self._reg_kind[ids], self._reg_x0[ids] = codes, x0
+            for body in bodies:
+                if type(body.block).stored_geometry is not BodyBlock.stored_geometry:
+                    self._store_geometry(body)
+            self._append("labels", np.frombuffer(b"".join(encoded), dtype=np.uint8))
+            self._append("bodies", table)
         self._registry_next_id = domain.next_body_id
+
+    def _changed_bodies(self, domain) -> tuple:
+        """(bodies, ids, kind codes, X0 (k, 3)) of the bodies whose registry row is missing or
+        differs (kind code or X0, compared as the floats stored), ascending id."""
+        blocks = [b for b in domain.blocks.values() if b.count]
+        if sum(b.count for b in blocks) == len(domain.bodies):
+            parts = [(block.bodies, frames.body_ids(block),
+                      np.fromiter((KIND_CODE[b.kind] for b in block.bodies), dtype=np.int64, count=block.count),
+                      np.asarray(block.center[:block.count], dtype=float)) for block in blocks]
+        else:                                   # (not every body in a block row: body by body)
+            every = list(domain.bodies)
+            parts = [(every, np.array([b.id for b in every], dtype=np.int64).reshape(-1),
+                      np.array([KIND_CODE[b.kind] for b in every], dtype=np.int64).reshape(-1),
+                      np.array([b.block.center[b.row] for b in every], dtype=float).reshape(-1, 3))]
+        bodies, ids, codes, x0 = [], [], [], []
+        for members, pid, pcode, px0 in parts:
+            known = pid < self._reg_kind.size
+            same = np.zeros(pid.size, dtype=bool)
+            k = pid[known]
+            same[known] = (self._reg_kind[k] == pcode[known]) & (self._reg_x0[k] == px0[known]).all(axis=1)
+            new = np.flatnonzero(~same)
+            if new.size:
+                bodies += [members[r] for r in new.tolist()]
+                ids.append(pid[new])
+                codes.append(pcode[new])
+                x0.append(px0[new])
+        if not bodies:
+            return [], np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 3))
+        ids, codes, x0 = np.concatenate(ids), np.concatenate(codes), np.concatenate(x0)
+        order = np.argsort(ids, kind="stable")
+        return [bodies[i] for i in order.tolist()], ids[order], codes[order], x0[order]
 
     def _store_geometry(self, body) -> None:
         """The reference mesh of a body whose block describes one (finite elements), once."""

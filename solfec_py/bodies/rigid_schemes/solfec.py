@@ -41,23 +41,40 @@ class SolfecScheme(RigidScheme):
         K.half_velocity(idx, conf, velo, block.J, block.Jinv, block.mass, np.ascontiguousarray(f),
                         np.ascontiguousarray(ts), np.ascontiguousarray(tr), block.momentum, block.fext, h)
 
+    def begin_every_row(self, block, t, h) -> bool:
+        """The start of the step (support._begin_rows) and `begin` of every row of the block
+        in one pass when gravity is the only load; False (nothing done) otherwise."""
+        if not block.gravity_only():
+            return False
+        g = np.asarray(block.domain.gravity_at(t + 0.5 * h), dtype=float)
+        K.begin_half_step_gravity(block.count, block.conf, block.velo, block.J, block.Jinv, block.mass,
+                                  block.obstacle, g, block.momentum, block.fext, h, block.velo0, block.reaction,
+                                  block.norotation)
+        return True
+
     def finish(self, block, rows, t, h):
         idx = _indices(block, rows)
-        failed = K.finish(idx, _kinds(block)[block.scheme[idx]], block.conf, block.velo, block.reaction, block.J,
-                          block.Jinv, block.mass, block.momentum, block.norotation, h, MAXITER,
-                          False, block.velo0, block.fext, block.obstacle, block.energy)
+        failed = K.finish(idx.size, idx, block.scheme, _kinds(block), block.conf, block.velo, block.reaction,
+                          block.J, block.Jinv, block.mass, block.momentum, block.norotation, h, MAXITER,
+                          False, block.velo0, block.fext, block.obstacle, block.energy, np.zeros(1))
         if failed >= 0:
             _not_converged(block, int(idx[failed]))
 
     def finish_with_energies(self, block, t, h):
         """`finish` of every row of the block, each row's end-of-step energies
-        (support.SchemeSupport.step_end) right after it: one pass over the block."""
-        idx = np.arange(block.count, dtype=np.int64)
-        failed = K.finish(idx, _kinds(block)[block.scheme[idx]], block.conf, block.velo, block.reaction, block.J,
-                          block.Jinv, block.mass, block.momentum, block.norotation, h, MAXITER,
-                          True, block.velo0, block.fext, block.obstacle, block.energy)
+        (support.SchemeSupport.step_end) right after it: one pass over the block. Whether
+        every conf and velo entry came out finite is left in block.finite_after_step (the
+        sum of them all is finite), for the step's finite-state check."""
+        total = np.zeros(1)
+        failed = K.finish(block.count, _EVERY, block.scheme, _kinds(block), block.conf, block.velo, block.reaction,
+                          block.J, block.Jinv, block.mass, block.momentum, block.norotation, h, MAXITER,
+                          True, block.velo0, block.fext, block.obstacle, block.energy, total)
         if failed >= 0:
             _not_converged(block, failed)
+        block.finite_after_step = bool(np.isfinite(total[0]))
+
+
+_EVERY = np.zeros(0, dtype=np.int64)     # K.finish's rows: every row of the block
 
 
 def _kinds(block) -> np.ndarray:

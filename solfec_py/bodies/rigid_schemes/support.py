@@ -135,8 +135,12 @@ class SchemeSupport:
     def step_begin(self, t: float, h: float) -> None:
         """Before the constraint solve: every scheme group computes its free motion
         (Solfec's half step for RIG_POS / RIG_NEG / RIG_IMP, docs/integrators.md)."""
+        self.finite_after_step = False
+        groups = self._step_groups = self._groups()
+        if len(groups) == 1 and isinstance(groups[0][1], slice) and hasattr(groups[0][0], "begin_every_row") \
+                and groups[0][0].begin_every_row(self, t, h):   # one scheme group, gravity only: one pass
+            return
         _begin_rows(self.count, self.velo, self.velo0, self.reaction, self.norotation)
-        self._step_groups = self._groups()
         for scheme, rows in self._step_groups:
             scheme.begin(self, rows, t, h)
 
