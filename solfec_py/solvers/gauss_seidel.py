@@ -109,20 +109,29 @@ def neighbour_sum(a, B, R, indptr, adj, Wadj):
 
 
 @njit(cache=True, inline="always")
-def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps, dmaxiter):
+def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps, dmaxiter,
+                     omega):
     """The common row of `solve_row` on scalars: a Signorini-Coulomb contact solved by
     SEMISMOOTH_NEWTON (diagonal.ssn_block), inlined into the sweep so that no array view is
-    made per row. The same arithmetic as solve_row, so the same bits. Returns 0, or 1 when
-    the solver failed (R and U are then untouched: solve_row redoes the row with fallbacks)."""
+    made per row. The same arithmetic as solve_row, so the same bits. With omega != 1 the
+    row is over-relaxed as `_relax` does it (the same operations on scalars). Returns 0, or
+    1 when the solver failed (R and U are then untouched: solve_row redoes the row with
+    fallbacks)."""
     b0, b1, b2 = neighbour_sum(a, B, R, indptr, adj, Wadj)
+    p0, p1, p2 = R[a, 0], R[a, 1], R[a, 2]
     it, q0, q1, q2, u0, u1, u2 = ssn_block(
         dynamic, h, par[a, 0], par[a, 1], par[a, 2], par[a, 3], rho[a],
         W[a, 0, 0], W[a, 0, 1], W[a, 0, 2], W[a, 1, 0], W[a, 1, 1], W[a, 1, 2], W[a, 2, 0], W[a, 2, 1],
-        W[a, 2, 2], b0, b1, b2, V[a, 2], U[a, 0], U[a, 1], U[a, 2], R[a, 0], R[a, 1], R[a, 2],
+        W[a, 2, 2], b0, b1, b2, V[a, 2], U[a, 0], U[a, 1], U[a, 2], p0, p1, p2,
         deps, dmaxiter)
     if it < 0 or it >= dmaxiter:
         return 1
     blast[a, 0], blast[a, 1], blast[a, 2] = b0, b1, b2
+    if omega != 1.0:
+        q0, q1, q2 = _relax_s(omega, par[a, 0], par[a, 2], p0, p1, p2, q0, q1, q2)
+        u0 = b0 + W[a, 0, 0] * q0 + W[a, 0, 1] * q1 + W[a, 0, 2] * q2
+        u1 = b1 + W[a, 1, 0] * q0 + W[a, 1, 1] * q1 + W[a, 1, 2] * q2
+        u2 = b2 + W[a, 2, 0] * q0 + W[a, 2, 1] * q1 + W[a, 2, 2] * q2
     R[a, 0], R[a, 1], R[a, 2] = q0, q1, q2
     U[a, 0], U[a, 1], U[a, 2] = u0, u1, u2
     return 0
@@ -174,21 +183,29 @@ def merit(kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force, blast, dynamic,
     return total
 
 
-@njit(cache=True)
-def _relax(a, omega, par, W, blast, R, U, Rp):
-    """Over-relaxed contact reaction R = Rp + omega (R - Rp), projected back onto the
-    (cohesion-shifted) friction cone, and its U = b + W_aa R: a fixed point of the sweep
-    (R = Rp) stays one, so the converged solution is unchanged."""
-    mu, c = par[a, 0], par[a, 2]
-    for i in range(3):
-        R[a, i] = Rp[i] + omega * (R[a, i] - Rp[i])
-    sn = max(R[a, 2] + c, 0.0)
-    t = math.sqrt(R[a, 0] * R[a, 0] + R[a, 1] * R[a, 1])
+@njit(cache=True, inline="always")
+def _relax_s(omega, mu, c, p0, p1, p2, q0, q1, q2):
+    """Over-relaxed contact reaction r = p + omega (q - p) from the previous reaction p and
+    the row's solution q, projected back onto the (cohesion-shifted) friction cone: the
+    normal part clipped at -c, then the tangential part scaled into the cone. A fixed point
+    of the sweep (q = p) stays one, so the converged solution is unchanged."""
+    r0 = p0 + omega * (q0 - p0)
+    r1 = p1 + omega * (q1 - p1)
+    r2 = p2 + omega * (q2 - p2)
+    sn = max(r2 + c, 0.0)
+    t = math.sqrt(r0 * r0 + r1 * r1)
     if t > mu * sn:
         f = mu * sn / t
-        R[a, 0] *= f
-        R[a, 1] *= f
-    R[a, 2] = sn - c
+        r0 *= f
+        r1 *= f
+    return r0, r1, sn - c
+
+
+@njit(cache=True, inline="always")
+def _relax(a, omega, par, W, blast, R, U, Rp):
+    """`_relax_s` on the arrays of row a, and its U = b + W_aa R."""
+    R[a, 0], R[a, 1], R[a, 2] = _relax_s(omega, par[a, 0], par[a, 2], Rp[0], Rp[1], Rp[2],
+                                         R[a, 0], R[a, 1], R[a, 2])
     for i in range(3):
         U[a, i] = blast[a, i] + W[a, i, 0] * R[a, 0] + W[a, i, 1] * R[a, 1] + W[a, i, 2] * R[a, 2]
 
@@ -223,10 +240,15 @@ def iterate(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force
             if (ssn and kind[a] == CONTACT and int(par[a, 4]) != SPRING_DASHPOT
                     and not (dynamic and par[a, 3] > 0.0)):
                 st = _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h,
-                                      deps, dmaxiter)
-            if st != 0:
-                st = solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
-                               dynamic, h, dsolver, deps, dmaxiter, ws, A, b, R0, U0)
+                                      deps, dmaxiter, omega)          # relaxed inside when omega != 1
+                if st == 0:
+                    for i in range(3):
+                        d = R[a, i] - Rp[i]
+                        up += d * d
+                        lo += R[a, i] * R[a, i]
+                    continue
+            st = solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+                           dynamic, h, dsolver, deps, dmaxiter, ws, A, b, R0, U0)
             if st != 0:
                 if code == 0:
                     code = st
