@@ -7,6 +7,10 @@ One iteration sweeps every block (newest constraint first; alternating direction
 `reverse`), each block solving its own kind's equation with b = B_a + sum W_ab R_b (latest
 R), and ends with error = |R - R_prev| / |R| (1 when R = 0) and, when meritval < 1, the
 merit g(R). It stops when iters >= maxiter or (error <= epsilon and merit <= meritval).
+With over-relaxation (omega != 1, contact rows of the Signorini-Coulomb model) R - R_prev
+in the error is each row's own Gauss-Seidel update, before it is relaxed: the residual of
+the plain sweep at the current iterate, the quantity the test measures at omega = 1 (the
+relaxed change is about omega times it; bench/README.md, "S1 Gauss-Seidel sweeps").
 SPRING forces come from a Python function, so with springs the kernel is run one sweep at
 a time and the forces are re-evaluated between sweeps from the velocities of the sweep.
 The common row, a Signorini-Coulomb contact solved by SEMISMOOTH_NEWTON, is solved on
@@ -114,9 +118,10 @@ def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynam
     """The common row of `solve_row` on scalars: a Signorini-Coulomb contact solved by
     SEMISMOOTH_NEWTON (diagonal.ssn_block), inlined into the sweep so that no array view is
     made per row. The same arithmetic as solve_row, so the same bits. With omega != 1 the
-    row is over-relaxed as `_relax` does it (the same operations on scalars). Returns 0, or
-    1 when the solver failed (R and U are then untouched: solve_row redoes the row with
-    fallbacks)."""
+    row is over-relaxed as `_relax` does it (the same operations on scalars). Returns
+    (0, q - p): the row's own (unrelaxed) update of the reaction p it started from, which
+    the stopping test measures; or (1, 0, 0, 0) when the solver failed (R and U are then
+    untouched: solve_row redoes the row with fallbacks)."""
     b0, b1, b2 = neighbour_sum(a, B, R, indptr, adj, Wadj)
     p0, p1, p2 = R[a, 0], R[a, 1], R[a, 2]
     it, q0, q1, q2, u0, u1, u2 = ssn_block(
@@ -125,8 +130,9 @@ def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynam
         W[a, 2, 2], b0, b1, b2, V[a, 2], U[a, 0], U[a, 1], U[a, 2], p0, p1, p2,
         deps, dmaxiter)
     if it < 0 or it >= dmaxiter:
-        return 1
+        return 1, 0.0, 0.0, 0.0
     blast[a, 0], blast[a, 1], blast[a, 2] = b0, b1, b2
+    d0, d1, d2 = q0 - p0, q1 - p1, q2 - p2
     if omega != 1.0:
         q0, q1, q2 = _relax_s(omega, par[a, 0], par[a, 2], p0, p1, p2, q0, q1, q2)
         u0 = b0 + W[a, 0, 0] * q0 + W[a, 0, 1] * q1 + W[a, 0, 2] * q2
@@ -134,7 +140,7 @@ def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynam
         u2 = b2 + W[a, 2, 0] * q0 + W[a, 2, 1] * q1 + W[a, 2, 2] * q2
     R[a, 0], R[a, 1], R[a, 2] = q0, q1, q2
     U[a, 0], U[a, 1], U[a, 2] = u0, u1, u2
-    return 0
+    return 0, d0, d1, d2
 
 
 @njit(cache=True)
@@ -236,19 +242,22 @@ def iterate(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force
         for m in range(n):
             a = order[n - 1 - m] if backward else order[m]
             Rp[0], Rp[1], Rp[2] = R[a, 0], R[a, 1], R[a, 2]
-            st = -1
             if (ssn and kind[a] == CONTACT and int(par[a, 4]) != SPRING_DASHPOT
                     and not (dynamic and par[a, 3] > 0.0)):
-                st = _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h,
-                                      deps, dmaxiter, omega)          # relaxed inside when omega != 1
+                st, d0, d1, d2 = _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast,
+                                                  dynamic, h, deps, dmaxiter, omega)   # relaxed inside
                 if st == 0:
+                    up += d0 * d0
+                    up += d1 * d1
+                    up += d2 * d2
                     for i in range(3):
-                        d = R[a, i] - Rp[i]
-                        up += d * d
                         lo += R[a, i] * R[a, i]
                     continue
             st = solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
                            dynamic, h, dsolver, deps, dmaxiter, ws, A, b, R0, U0)
+            for i in range(3):                 # the row's own update (before any relaxation)
+                d = R[a, i] - Rp[i]
+                up += d * d
             if st != 0:
                 if code == 0:
                     code = st
@@ -257,8 +266,6 @@ def iterate(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force
             elif omega != 1.0 and kind[a] == CONTACT and par[a, 4] == 0.0:
                 _relax(a, omega, par, W, blast, R, U, Rp)
             for i in range(3):
-                d = R[a, i] - Rp[i]
-                up += d * d
                 lo += R[a, i] * R[a, i]
         error = math.sqrt(up) / (math.sqrt(lo) if lo > 0.0 else 1.0)
         mer = 0.0
