@@ -113,12 +113,30 @@ def neighbour_sum(a, B, R, indptr, adj, Wadj):
 
 
 @njit(cache=True, inline="always")
-def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps, dmaxiter,
-                     omega):
+def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps, dmaxiter):
     """The common row of `solve_row` on scalars: a Signorini-Coulomb contact solved by
     SEMISMOOTH_NEWTON (diagonal.ssn_block), inlined into the sweep so that no array view is
-    made per row. The same arithmetic as solve_row, so the same bits. With omega != 1 the
-    row is over-relaxed as `_relax` does it (the same operations on scalars). Returns
+    made per row. The same arithmetic as solve_row, so the same bits. Returns 0, or 1 when
+    the solver failed (R and U are then untouched: solve_row redoes the row with fallbacks)."""
+    b0, b1, b2 = neighbour_sum(a, B, R, indptr, adj, Wadj)
+    it, q0, q1, q2, u0, u1, u2 = ssn_block(
+        dynamic, h, par[a, 0], par[a, 1], par[a, 2], par[a, 3], rho[a],
+        W[a, 0, 0], W[a, 0, 1], W[a, 0, 2], W[a, 1, 0], W[a, 1, 1], W[a, 1, 2], W[a, 2, 0], W[a, 2, 1],
+        W[a, 2, 2], b0, b1, b2, V[a, 2], U[a, 0], U[a, 1], U[a, 2], R[a, 0], R[a, 1], R[a, 2],
+        deps, dmaxiter)
+    if it < 0 or it >= dmaxiter:
+        return 1
+    blast[a, 0], blast[a, 1], blast[a, 2] = b0, b1, b2
+    R[a, 0], R[a, 1], R[a, 2] = q0, q1, q2
+    U[a, 0], U[a, 1], U[a, 2] = u0, u1, u2
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _contact_row_ssn_relaxed(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps, dmaxiter,
+                     omega):
+    """`_contact_row_ssn` over-relaxed by omega as `_relax` does it (the same operations on
+    scalars, so the same bits as solve_row followed by _relax). Returns
     (0, q - p): the row's own (unrelaxed) update of the reaction p it started from, which
     the stopping test measures; or (1, 0, 0, 0) when the solver failed (R and U are then
     untouched: solve_row redoes the row with fallbacks)."""
@@ -133,11 +151,10 @@ def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynam
         return 1, 0.0, 0.0, 0.0
     blast[a, 0], blast[a, 1], blast[a, 2] = b0, b1, b2
     d0, d1, d2 = q0 - p0, q1 - p1, q2 - p2
-    if omega != 1.0:
-        q0, q1, q2 = _relax_s(omega, par[a, 0], par[a, 2], p0, p1, p2, q0, q1, q2)
-        u0 = b0 + W[a, 0, 0] * q0 + W[a, 0, 1] * q1 + W[a, 0, 2] * q2
-        u1 = b1 + W[a, 1, 0] * q0 + W[a, 1, 1] * q1 + W[a, 1, 2] * q2
-        u2 = b2 + W[a, 2, 0] * q0 + W[a, 2, 1] * q1 + W[a, 2, 2] * q2
+    q0, q1, q2 = _relax_s(omega, par[a, 0], par[a, 2], p0, p1, p2, q0, q1, q2)
+    u0 = b0 + W[a, 0, 0] * q0 + W[a, 0, 1] * q1 + W[a, 0, 2] * q2
+    u1 = b1 + W[a, 1, 0] * q0 + W[a, 1, 1] * q1 + W[a, 1, 2] * q2
+    u2 = b2 + W[a, 2, 0] * q0 + W[a, 2, 1] * q1 + W[a, 2, 2] * q2
     R[a, 0], R[a, 1], R[a, 2] = q0, q1, q2
     U[a, 0], U[a, 1], U[a, 2] = u0, u1, u2
     return 0, d0, d1, d2
@@ -217,56 +234,110 @@ def _relax(a, omega, par, W, blast, R, U, Rp):
 
 
 @njit(cache=True)
+def _sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h,
+           dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0):
+    """One plain Gauss-Seidel sweep over `order` (backward: in reverse); returns (sum of
+    |R - R_prev|^2, sum of |R|^2, the first diagonal error code, aborted by failure='EXIT')."""
+    n = order.size
+    ssn = dsolver == SEMISMOOTH_NEWTON
+    up = 0.0
+    lo = 0.0
+    for m in range(n):
+        a = order[n - 1 - m] if backward else order[m]
+        p0, p1, p2 = R[a, 0], R[a, 1], R[a, 2]
+        st = -1
+        if (ssn and kind[a] == CONTACT and int(par[a, 4]) != SPRING_DASHPOT
+                and not (dynamic and par[a, 3] > 0.0)):
+            st = _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps, dmaxiter)
+        if st != 0:
+            st = solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+                           dynamic, h, dsolver, deps, dmaxiter, ws, A, b, R0, U0)
+        if st != 0:
+            if code == 0:
+                code = st
+            if stop_on_fail:
+                return up, lo, code, True
+        d = R[a, 0] - p0
+        up += d * d
+        lo += R[a, 0] * R[a, 0]
+        d = R[a, 1] - p1
+        up += d * d
+        lo += R[a, 1] * R[a, 1]
+        d = R[a, 2] - p2
+        up += d * d
+        lo += R[a, 2] * R[a, 2]
+    return up, lo, code, False
+
+
+@njit(cache=True)
+def _sweep_relaxed(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+                   dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0, omega):
+    """`_sweep` with the Signorini-Coulomb contact rows over-relaxed by omega; the first sum
+    is of each row's own update before relaxation (the stopping test's residual)."""
+    n = order.size
+    ssn = dsolver == SEMISMOOTH_NEWTON
+    Rp = np.empty(3)
+    up = 0.0
+    lo = 0.0
+    for m in range(n):
+        a = order[n - 1 - m] if backward else order[m]
+        Rp[0], Rp[1], Rp[2] = R[a, 0], R[a, 1], R[a, 2]
+        if (ssn and kind[a] == CONTACT and int(par[a, 4]) != SPRING_DASHPOT
+                and not (dynamic and par[a, 3] > 0.0)):
+            st, d0, d1, d2 = _contact_row_ssn_relaxed(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast,
+                                                      dynamic, h, deps, dmaxiter, omega)
+            if st == 0:
+                up += d0 * d0
+                up += d1 * d1
+                up += d2 * d2
+                for i in range(3):
+                    lo += R[a, i] * R[a, i]
+                continue
+        st = solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+                       dynamic, h, dsolver, deps, dmaxiter, ws, A, b, R0, U0)
+        for i in range(3):                 # the row's own update (before relaxation)
+            d = R[a, i] - Rp[i]
+            up += d * d
+        if st != 0:
+            if code == 0:
+                code = st
+            if stop_on_fail:
+                return up, lo, code, True
+        elif kind[a] == CONTACT and par[a, 4] == 0.0:
+            _relax(a, omega, par, W, blast, R, U, Rp)
+        for i in range(3):
+            lo += R[a, i] * R[a, i]
+    return up, lo, code, False
+
+
+@njit(cache=True)
 def iterate(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
             dynamic, h, epsilon, maxiter, meritval, dsolver, deps, dmaxiter, reverse, stop_on_fail,
             efree, it0, nsweeps, rerhist, merhist, num, Ut, omega=1.0):
     """Up to `nsweeps` Gauss-Seidel iterations starting at iteration count it0; contact
     rows of the Signorini-Coulomb model over-relaxed by `omega` (1: plain Gauss-Seidel).
     Returns (iterations done in total, converged, last error, diagonal error code)."""
-    n = order.size
     ws = np.empty((9, 3))
     A = np.empty((3, 3))
     b = np.empty(3)
     R0 = np.empty(3)
     U0 = np.empty(3)
-    Rp = np.empty(3)
     it = it0
     code = 0
     error = 0.0
     converged = False
-    ssn = dsolver == SEMISMOOTH_NEWTON
     for _ in range(nsweeps):
-        up = 0.0
-        lo = 0.0
         backward = reverse and (it % 2 == 1)
-        for m in range(n):
-            a = order[n - 1 - m] if backward else order[m]
-            Rp[0], Rp[1], Rp[2] = R[a, 0], R[a, 1], R[a, 2]
-            if (ssn and kind[a] == CONTACT and int(par[a, 4]) != SPRING_DASHPOT
-                    and not (dynamic and par[a, 3] > 0.0)):
-                st, d0, d1, d2 = _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast,
-                                                  dynamic, h, deps, dmaxiter, omega)   # relaxed inside
-                if st == 0:
-                    up += d0 * d0
-                    up += d1 * d1
-                    up += d2 * d2
-                    for i in range(3):
-                        lo += R[a, i] * R[a, i]
-                    continue
-            st = solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
-                           dynamic, h, dsolver, deps, dmaxiter, ws, A, b, R0, U0)
-            for i in range(3):                 # the row's own update (before any relaxation)
-                d = R[a, i] - Rp[i]
-                up += d * d
-            if st != 0:
-                if code == 0:
-                    code = st
-                if stop_on_fail:               # failure='EXIT': abort in the sweep
-                    return it, False, error, code
-            elif omega != 1.0 and kind[a] == CONTACT and par[a, 4] == 0.0:
-                _relax(a, omega, par, W, blast, R, U, Rp)
-            for i in range(3):
-                lo += R[a, i] * R[a, i]
+        if omega == 1.0:
+            up, lo, code, abort = _sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj,
+                                         par, force, blast, dynamic, h, dsolver, deps, dmaxiter, stop_on_fail,
+                                         code, ws, A, b, R0, U0)
+        else:
+            up, lo, code, abort = _sweep_relaxed(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj,
+                                                 Wadj, par, force, blast, dynamic, h, dsolver, deps, dmaxiter,
+                                                 stop_on_fail, code, ws, A, b, R0, U0, omega)
+        if abort:                              # failure='EXIT': aborted in the sweep
+            return it, False, error, code
         error = math.sqrt(up) / (math.sqrt(lo) if lo > 0.0 else 1.0)
         mer = 0.0
         if meritval < 1.0:
