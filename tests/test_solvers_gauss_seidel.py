@@ -318,9 +318,9 @@ def test_scalar_contact_row_is_the_array_row():
     assert np.sum(loaded & on_cone) >= 1 and np.sum(loaded & ~on_cone) >= 1     # slip and stick rows
 
 
-def test_relaxed_scalar_row_is_the_array_row_and_the_error_is_the_row_update():
+def test_relaxed_row_is_the_array_row_and_the_error_is_the_row_update():
     """Over-relaxed sweeps (omega 1.5) solve SEMISMOOTH_NEWTON contact rows inline on
-    scalars (_contact_row_ssn with _relax_s); the array row (solve_row) followed by _relax
+    scalars (_contact_row_ssn, then _relax); the array row (solve_row) followed by _relax
     must give the same bits over 20 sweeps of a coupled random contact problem. The error of
     each sweep is the row's own Gauss-Seidel update before relaxation, |q - R_prev| / |R|,
     accumulated in row order (compared exactly), and is smaller than the relaxed change

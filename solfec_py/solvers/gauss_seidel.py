@@ -132,34 +132,6 @@ def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynam
     return 0
 
 
-@njit(cache=True, inline="always")
-def _contact_row_ssn_relaxed(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps, dmaxiter,
-                     omega):
-    """`_contact_row_ssn` over-relaxed by omega as `_relax` does it (the same operations on
-    scalars, so the same bits as solve_row followed by _relax). Returns
-    (0, q - p): the row's own (unrelaxed) update of the reaction p it started from, which
-    the stopping test measures; or (1, 0, 0, 0) when the solver failed (R and U are then
-    untouched: solve_row redoes the row with fallbacks)."""
-    b0, b1, b2 = neighbour_sum(a, B, R, indptr, adj, Wadj)
-    p0, p1, p2 = R[a, 0], R[a, 1], R[a, 2]
-    it, q0, q1, q2, u0, u1, u2 = ssn_block(
-        dynamic, h, par[a, 0], par[a, 1], par[a, 2], par[a, 3], rho[a],
-        W[a, 0, 0], W[a, 0, 1], W[a, 0, 2], W[a, 1, 0], W[a, 1, 1], W[a, 1, 2], W[a, 2, 0], W[a, 2, 1],
-        W[a, 2, 2], b0, b1, b2, V[a, 2], U[a, 0], U[a, 1], U[a, 2], p0, p1, p2,
-        deps, dmaxiter)
-    if it < 0 or it >= dmaxiter:
-        return 1, 0.0, 0.0, 0.0
-    blast[a, 0], blast[a, 1], blast[a, 2] = b0, b1, b2
-    d0, d1, d2 = q0 - p0, q1 - p1, q2 - p2
-    q0, q1, q2 = _relax_s(omega, par[a, 0], par[a, 2], p0, p1, p2, q0, q1, q2)
-    u0 = b0 + W[a, 0, 0] * q0 + W[a, 0, 1] * q1 + W[a, 0, 2] * q2
-    u1 = b1 + W[a, 1, 0] * q0 + W[a, 1, 1] * q1 + W[a, 1, 2] * q2
-    u2 = b2 + W[a, 2, 0] * q0 + W[a, 2, 1] * q1 + W[a, 2, 2] * q2
-    R[a, 0], R[a, 1], R[a, 2] = q0, q1, q2
-    U[a, 0], U[a, 1], U[a, 2] = u0, u1, u2
-    return 0, d0, d1, d2
-
-
 @njit(cache=True)
 def merit(kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force, blast, dynamic, h, efree, num, Ut, ws):
     """g(R) = 1/2 sum C_a W_aa^-1 C_a / E_free with U = B + W R recomputed (Solfec-1.0 mrf.c, merit function);
@@ -224,9 +196,11 @@ def _relax_s(omega, mu, c, p0, p1, p2, q0, q1, q2):
     return r0, r1, sn - c
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _relax(a, omega, par, W, blast, R, U, Rp):
-    """`_relax_s` on the arrays of row a, and its U = b + W_aa R."""
+    """`_relax_s` on the arrays of row a, and its U = b + W_aa R. A call of its own, not
+    inlined into the sweep: inlined (and so the whole relaxed row on scalars) the relaxed
+    sweep ran 2 - 7 % slower (bench/README.md, "S1 Gauss-Seidel sweeps and over-relaxation")."""
     R[a, 0], R[a, 1], R[a, 2] = _relax_s(omega, par[a, 0], par[a, 2], Rp[0], Rp[1], Rp[2],
                                          R[a, 0], R[a, 1], R[a, 2])
     for i in range(3):
@@ -284,12 +258,12 @@ def _sweep_relaxed(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj,
         Rp[0], Rp[1], Rp[2] = R[a, 0], R[a, 1], R[a, 2]
         if (ssn and kind[a] == CONTACT and int(par[a, 4]) != SPRING_DASHPOT
                 and not (dynamic and par[a, 3] > 0.0)):
-            st, d0, d1, d2 = _contact_row_ssn_relaxed(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast,
-                                                      dynamic, h, deps, dmaxiter, omega)
-            if st == 0:
-                up += d0 * d0
-                up += d1 * d1
-                up += d2 * d2
+            if _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps,
+                                dmaxiter) == 0:
+                for i in range(3):
+                    d = R[a, i] - Rp[i]
+                    up += d * d
+                _relax(a, omega, par, W, blast, R, U, Rp)
                 for i in range(3):
                     lo += R[a, i] * R[a, i]
                 continue
