@@ -271,3 +271,26 @@ def test_rigid_local_velocity_equals_the_einsum_form():
     ref = np.einsum("kij,kj->ki", H, velo[rows])
     out = rigid._local_velocity(rows, H, velo)
     assert_numpy_rounding(out, ref)
+
+
+def test_pair_blocks_equal_the_numpy_expression():
+    """K.pair_blocks against the numpy expression local_dynamics.assemble had: blocks =
+    (h s_e s_f) Wef, pairs of one constraint summed as blocks + blocks^T onto the diagonal,
+    the others as entries [(c_e, c_f, blocks), (c_f, c_e, blocks^T)]; equal bit for bit
+    (the same products and sums), signs of zeros included."""
+    rng = np.random.default_rng(11)
+    E, entries, h = 500, 120, 1e-3
+    con = rng.integers(0, 60, entries)                   # several entries per constraint
+    sign = np.where(rng.random(entries) < 0.5, 1.0, -1.0)
+    e, f = rng.integers(0, entries, E), rng.integers(0, entries, E)
+    Wef = _signed_random(rng, E, 3, 3)
+    blocks = (h * (sign[e] * sign[f]))[:, None, None] * Wef
+    trans = blocks.transpose(0, 2, 1)
+    same = con[e] == con[f]
+    assert 0 < same.sum() < E
+    drow, dval, a, b, val = K.pair_blocks(h, sign, con, e, f, Wef)
+    other = ~same
+    ref = (con[e[same]], blocks[same] + trans[same], np.concatenate((con[e[other]], con[f[other]])),
+           np.concatenate((con[f[other]], con[e[other]])), np.concatenate((blocks[other], trans[other])))
+    for x, y in zip((drow, dval, a, b, val), ref):
+        assert np.array_equal(x, y) and np.array_equal(np.signbit(x), np.signbit(y))

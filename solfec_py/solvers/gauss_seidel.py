@@ -7,6 +7,10 @@ One iteration sweeps every block (newest constraint first; alternating direction
 `reverse`), each block solving its own kind's equation with b = B_a + sum W_ab R_b (latest
 R), and ends with error = |R - R_prev| / |R| (1 when R = 0) and, when meritval < 1, the
 merit g(R). It stops when iters >= maxiter or (error <= epsilon and merit <= meritval).
+With over-relaxation (omega != 1, contact rows of the Signorini-Coulomb model) R - R_prev
+in the error is each row's own Gauss-Seidel update, before it is relaxed: the residual of
+the plain sweep at the current iterate, the quantity the test measures at omega = 1 (the
+relaxed change is about omega times it; bench/README.md, "S1 Gauss-Seidel sweeps").
 SPRING forces come from a Python function, so with springs the kernel is run one sweep at
 a time and the forces are re-evaluated between sweeps from the velocities of the sweep.
 The common row, a Signorini-Coulomb contact solved by SEMISMOOTH_NEWTON, is solved on
@@ -174,23 +178,110 @@ def merit(kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force, blast, dynamic,
     return total
 
 
-@njit(cache=True)
-def _relax(a, omega, par, W, blast, R, U, Rp):
-    """Over-relaxed contact reaction R = Rp + omega (R - Rp), projected back onto the
-    (cohesion-shifted) friction cone, and its U = b + W_aa R: a fixed point of the sweep
-    (R = Rp) stays one, so the converged solution is unchanged."""
-    mu, c = par[a, 0], par[a, 2]
-    for i in range(3):
-        R[a, i] = Rp[i] + omega * (R[a, i] - Rp[i])
-    sn = max(R[a, 2] + c, 0.0)
-    t = math.sqrt(R[a, 0] * R[a, 0] + R[a, 1] * R[a, 1])
+@njit(cache=True, inline="always")
+def _relax_s(omega, mu, c, p0, p1, p2, q0, q1, q2):
+    """Over-relaxed contact reaction r = p + omega (q - p) from the previous reaction p and
+    the row's solution q, projected back onto the (cohesion-shifted) friction cone: the
+    normal part clipped at -c, then the tangential part scaled into the cone. A fixed point
+    of the sweep (q = p) stays one, so the converged solution is unchanged."""
+    r0 = p0 + omega * (q0 - p0)
+    r1 = p1 + omega * (q1 - p1)
+    r2 = p2 + omega * (q2 - p2)
+    sn = max(r2 + c, 0.0)
+    t = math.sqrt(r0 * r0 + r1 * r1)
     if t > mu * sn:
         f = mu * sn / t
-        R[a, 0] *= f
-        R[a, 1] *= f
-    R[a, 2] = sn - c
+        r0 *= f
+        r1 *= f
+    return r0, r1, sn - c
+
+
+@njit(cache=True)
+def _relax(a, omega, par, W, blast, R, U, Rp):
+    """`_relax_s` on the arrays of row a, and its U = b + W_aa R. A call of its own, not
+    inlined into the sweep: inlined (and so the whole relaxed row on scalars) the relaxed
+    sweep ran 2 - 7 % slower (bench/README.md, "S1 Gauss-Seidel sweeps and over-relaxation")."""
+    R[a, 0], R[a, 1], R[a, 2] = _relax_s(omega, par[a, 0], par[a, 2], Rp[0], Rp[1], Rp[2],
+                                         R[a, 0], R[a, 1], R[a, 2])
     for i in range(3):
         U[a, i] = blast[a, i] + W[a, i, 0] * R[a, 0] + W[a, i, 1] * R[a, 1] + W[a, i, 2] * R[a, 2]
+
+
+@njit(cache=True)
+def _sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h,
+           dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0):
+    """One plain Gauss-Seidel sweep over `order` (backward: in reverse); returns (sum of
+    |R - R_prev|^2, sum of |R|^2, the first diagonal error code, aborted by failure='EXIT')."""
+    n = order.size
+    ssn = dsolver == SEMISMOOTH_NEWTON
+    up = 0.0
+    lo = 0.0
+    for m in range(n):
+        a = order[n - 1 - m] if backward else order[m]
+        p0, p1, p2 = R[a, 0], R[a, 1], R[a, 2]
+        st = -1
+        if (ssn and kind[a] == CONTACT and int(par[a, 4]) != SPRING_DASHPOT
+                and not (dynamic and par[a, 3] > 0.0)):
+            st = _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps, dmaxiter)
+        if st != 0:
+            st = solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+                           dynamic, h, dsolver, deps, dmaxiter, ws, A, b, R0, U0)
+        if st != 0:
+            if code == 0:
+                code = st
+            if stop_on_fail:
+                return up, lo, code, True
+        d = R[a, 0] - p0
+        up += d * d
+        lo += R[a, 0] * R[a, 0]
+        d = R[a, 1] - p1
+        up += d * d
+        lo += R[a, 1] * R[a, 1]
+        d = R[a, 2] - p2
+        up += d * d
+        lo += R[a, 2] * R[a, 2]
+    return up, lo, code, False
+
+
+@njit(cache=True)
+def _sweep_relaxed(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+                   dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0, omega):
+    """`_sweep` with the Signorini-Coulomb contact rows over-relaxed by omega; the first sum
+    is of each row's own update before relaxation (the stopping test's residual)."""
+    n = order.size
+    ssn = dsolver == SEMISMOOTH_NEWTON
+    Rp = np.empty(3)
+    up = 0.0
+    lo = 0.0
+    for m in range(n):
+        a = order[n - 1 - m] if backward else order[m]
+        Rp[0], Rp[1], Rp[2] = R[a, 0], R[a, 1], R[a, 2]
+        if (ssn and kind[a] == CONTACT and int(par[a, 4]) != SPRING_DASHPOT
+                and not (dynamic and par[a, 3] > 0.0)):
+            if _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps,
+                                dmaxiter) == 0:
+                for i in range(3):
+                    d = R[a, i] - Rp[i]
+                    up += d * d
+                _relax(a, omega, par, W, blast, R, U, Rp)
+                for i in range(3):
+                    lo += R[a, i] * R[a, i]
+                continue
+        st = solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+                       dynamic, h, dsolver, deps, dmaxiter, ws, A, b, R0, U0)
+        for i in range(3):                 # the row's own update (before relaxation)
+            d = R[a, i] - Rp[i]
+            up += d * d
+        if st != 0:
+            if code == 0:
+                code = st
+            if stop_on_fail:
+                return up, lo, code, True
+        elif kind[a] == CONTACT and par[a, 4] == 0.0:
+            _relax(a, omega, par, W, blast, R, U, Rp)
+        for i in range(3):
+            lo += R[a, i] * R[a, i]
+    return up, lo, code, False
 
 
 @njit(cache=True)
@@ -200,44 +291,27 @@ def iterate(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force
     """Up to `nsweeps` Gauss-Seidel iterations starting at iteration count it0; contact
     rows of the Signorini-Coulomb model over-relaxed by `omega` (1: plain Gauss-Seidel).
     Returns (iterations done in total, converged, last error, diagonal error code)."""
-    n = order.size
     ws = np.empty((9, 3))
     A = np.empty((3, 3))
     b = np.empty(3)
     R0 = np.empty(3)
     U0 = np.empty(3)
-    Rp = np.empty(3)
     it = it0
     code = 0
     error = 0.0
     converged = False
-    ssn = dsolver == SEMISMOOTH_NEWTON
     for _ in range(nsweeps):
-        up = 0.0
-        lo = 0.0
         backward = reverse and (it % 2 == 1)
-        for m in range(n):
-            a = order[n - 1 - m] if backward else order[m]
-            Rp[0], Rp[1], Rp[2] = R[a, 0], R[a, 1], R[a, 2]
-            st = -1
-            if (ssn and kind[a] == CONTACT and int(par[a, 4]) != SPRING_DASHPOT
-                    and not (dynamic and par[a, 3] > 0.0)):
-                st = _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h,
-                                      deps, dmaxiter)
-            if st != 0:
-                st = solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
-                               dynamic, h, dsolver, deps, dmaxiter, ws, A, b, R0, U0)
-            if st != 0:
-                if code == 0:
-                    code = st
-                if stop_on_fail:               # failure='EXIT': abort in the sweep
-                    return it, False, error, code
-            elif omega != 1.0 and kind[a] == CONTACT and par[a, 4] == 0.0:
-                _relax(a, omega, par, W, blast, R, U, Rp)
-            for i in range(3):
-                d = R[a, i] - Rp[i]
-                up += d * d
-                lo += R[a, i] * R[a, i]
+        if omega == 1.0:
+            up, lo, code, abort = _sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj,
+                                         par, force, blast, dynamic, h, dsolver, deps, dmaxiter, stop_on_fail,
+                                         code, ws, A, b, R0, U0)
+        else:
+            up, lo, code, abort = _sweep_relaxed(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj,
+                                                 Wadj, par, force, blast, dynamic, h, dsolver, deps, dmaxiter,
+                                                 stop_on_fail, code, ws, A, b, R0, U0, omega)
+        if abort:                              # failure='EXIT': aborted in the sweep
+            return it, False, error, code
         error = math.sqrt(up) / (math.sqrt(lo) if lo > 0.0 else 1.0)
         mer = 0.0
         if meritval < 1.0:

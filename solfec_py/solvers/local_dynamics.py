@@ -219,24 +219,24 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
         groups = block.coupling_groups(rw)                   # e.g. links of one joint tree
         e, f = unordered_pairs(rw if groups is None else groups, c)   # W_fe = W_ef^T (A symmetric)
         if e.size:
-            near = block.couples(rw[e], Hl[e], Hl[f])       # e.g. FE points without common nodes
+            re, He, Hf = rw[e], Hl[e], Hl[f]
+            near = block.couples(re, He, Hf)        # e.g. FE points without common nodes
             if near is not None:
                 e, f = e[near], f[near]
+                re, He, Hf = rw[e], Hl[e], Hl[f]
         if e.size:
-            Wef = (block.delassus(rw[e], Hl[e], Hl[f]) if groups is None
-                   else block.delassus(rw[e], Hl[e], Hl[f], rw[f]))
-            blocks = (h * (sg[e] * sg[f]))[:, None, None] * Wef
-            trans = blocks.transpose(0, 2, 1)
-            same = c[e] == c[f]                     # both ends of one constraint on one body
-            if same.any():
-                diag_idx.append(c[e[same]])
-                diag_val.append(blocks[same] + trans[same])
-            other = ~same
-            if offdiag and other.any():
-                ce, cf = c[e[other]], c[f[other]]
-                off_a += [ce, cf]
-                off_b += [cf, ce]
-                off_val += [blocks[other], trans[other]]
+            Wef = (block.delassus(re, He, Hf) if groups is None
+                   else block.delassus(re, He, Hf, rw[f]))
+            # h s_e s_f Wef split into pairs of one constraint (both ends on one body: a
+            # diagonal contribution W_ef + W_ef^T) and off-diagonal entries (W_ef, W_fe = W_ef^T)
+            drow, dval, a, b, val = K.pair_blocks(float(h), sg, c, e, f, np.ascontiguousarray(Wef, dtype=float))
+            if drow.size:
+                diag_idx.append(drow)
+                diag_val.append(dval)
+            if offdiag and a.size:
+                off_a.append(a)
+                off_b.append(b)
+                off_val.append(val)
     W = segment_sum(np.concatenate(diag_idx), np.concatenate(diag_val), n) if diag_idx else np.zeros((n, 3, 3))
     indptr, adj, Wadj = _csr(n, off_a, off_b, off_val)
     Winv, rho = _inverse_and_rho(W)
@@ -259,6 +259,9 @@ def unordered_pairs(rows: np.ndarray, con: np.ndarray):
 def _csr(n, off_a, off_b, off_val):
     if not off_a:
         return np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 3, 3))
+    if len(off_a) == 1:                     # one body family: no copy
+        return K.off_diagonal_csr(n, np.asarray(off_a[0], dtype=np.int64), np.asarray(off_b[0], dtype=np.int64),
+                                  np.ascontiguousarray(off_val[0], dtype=float))
     a = np.concatenate(off_a).astype(np.int64)
     b = np.concatenate(off_b).astype(np.int64)
     return K.off_diagonal_csr(n, a, b, np.ascontiguousarray(np.concatenate(off_val), dtype=float))

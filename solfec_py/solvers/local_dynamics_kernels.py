@@ -281,3 +281,45 @@ def off_diagonal_csr(n, a, b, values):
     for i in range(n):
         indptr[i + 1] += indptr[i]
     return indptr, adj, W
+
+
+@njit(cache=True)
+def pair_blocks(h, sign, con, e, f, Wef):
+    """The scaled blocks W_ef = h s_e s_f Wef[k] of the unordered entry pairs (e[k], f[k]) of
+    one body family, split as local_dynamics.assemble uses them: pairs of one constraint
+    (both ends on one body) as diagonal contributions (rows, W_ef + W_ef^T), the others as
+    off-diagonal entries (a, b, block) in the order [(c_e, c_f, W_ef) for each pair, then
+    (c_f, c_e, W_ef^T) for each pair] - the numpy expression's order, without its
+    temporaries."""
+    E = e.size
+    nsame = 0
+    for k in range(E):
+        if con[e[k]] == con[f[k]]:
+            nsame += 1
+    m = E - nsame
+    drow = np.empty(nsame, dtype=np.int64)
+    dval = np.empty((nsame, 3, 3))
+    a = np.empty(2 * m, dtype=np.int64)
+    b = np.empty(2 * m, dtype=np.int64)
+    val = np.empty((2 * m, 3, 3))
+    p = 0
+    q = 0
+    for k in range(E):
+        ce, cf = con[e[k]], con[f[k]]
+        s = h * (sign[e[k]] * sign[f[k]])
+        if ce == cf:
+            drow[q] = ce
+            for i in range(3):
+                for j in range(3):
+                    dval[q, i, j] = s * Wef[k, i, j] + s * Wef[k, j, i]
+            q += 1
+        else:
+            a[p], b[p] = ce, cf
+            a[m + p], b[m + p] = cf, ce
+            for i in range(3):
+                for j in range(3):
+                    x = s * Wef[k, i, j]
+                    val[p, i, j] = x
+                    val[m + p, j, i] = x
+            p += 1
+    return drow, dval, a, b, val
