@@ -247,12 +247,17 @@ def _update(domain, table, geo, cset, eps, rows: np.ndarray) -> np.ndarray:
                             cset.elem[rows].T.ravel())        # masters, then slaves
     om, os = both[: rows.size], both[rows.size:]
     known = (om >= 0) & (os >= 0)
+    every = bool(known.all())
     touch = np.zeros(rows.size, dtype=bool)
-    idx = np.flatnonzero(known)
+    idx = np.arange(rows.size) if every else np.flatnonzero(known)
     found = None
     if idx.size:
         prev = None if table.all_convex else cset.base[rows[idx], :, 2]      # (a start for ellipsoids)
-        hit, found = evaluate(table, geo, om[idx], os[idx], eps, fixed=True, prev=prev)
+        hit, found = evaluate(table, geo, om if every else om[idx], os if every else os[idx], eps, fixed=True,
+                              prev=prev)
+        if every and hit.all() and not PP.active(domain):   # every contact persists (a settled
+            _persisting(domain, table, cset, eps, rows, found)  # scene): no masks
+            return _keys(om, os, table.count)
         touch[idx] = hit
         if PP.active(domain):
             found = PP.track(table, geo, found, cset.point[rows[idx[hit]]], eps)
@@ -274,6 +279,28 @@ def _update(domain, table, geo, cset, eps, rows: np.ndarray) -> np.ndarray:
     keys = _keys(om[keep], os[keep], table.count)
     cset.remove_rows(gone)
     return keys
+
+
+def _persisting(domain, table, cset, eps, rows: np.ndarray, found: Found) -> None:
+    """`_update`'s stores when every contact row (sorted, distinct) touches again, `found`
+    row for row with the rows' own objects (so their `elem` stay); a run of consecutive
+    rows is written through a slice."""
+    k = rows.size
+    at = slice(int(rows[0]), int(rows[0]) + k) if int(rows[-1]) - int(rows[0]) + 1 == k else rows
+    changed = (cset.spair[at, 0] != found.sid_m) | (cset.spair[at, 1] != found.sid_s)
+    cset.point[at] = found.pm
+    cset.base[at] = C.local_base(found.n, eps)
+    cset.gap[at] = found.gap
+    cset.area[at] = found.area
+    obj = np.concatenate((found.om, found.os))
+    ref = per_family(domain, table.families, table.family[obj], table.row[obj], "ref_points",
+                     np.concatenate((found.pm, found.ps)), table.elem[obj])
+    cset.mpnt[at], cset.spnt[at] = ref[:k], ref[k:]
+    if changed.any():
+        cset.spair[at, 0] = found.sid_m
+        cset.spair[at, 1] = found.sid_s
+        changed = rows[changed]
+        _assign_material(domain, cset, changed, cset.area[changed], initial=False)
 
 
 def _member(keys: np.ndarray, known: np.ndarray) -> np.ndarray:
