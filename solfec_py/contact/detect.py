@@ -292,9 +292,8 @@ def _persisting(domain, table, cset, eps, rows: np.ndarray, found: Found) -> Non
     cset.base[at] = C.local_base(found.n, eps)
     cset.gap[at] = found.gap
     cset.area[at] = found.area
-    obj = np.concatenate((found.om, found.os))
-    ref = per_family(domain, table.families, table.family[obj], table.row[obj], "ref_points",
-                     np.concatenate((found.pm, found.ps)), table.elem[obj])
+    ref = O.map_points(domain, table, "ref_points", np.concatenate((found.om, found.os)),
+                       np.concatenate((found.pm, found.ps)))
     cset.mpnt[at], cset.spnt[at] = ref[:k], ref[k:]
     if changed.any():
         cset.spair[at, 0] = found.sid_m
