@@ -361,8 +361,12 @@ class Geometry:
     f_offset: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
-    e_center: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
-    e_A: np.ndarray = field(default_factory=lambda: np.zeros((0, 3, 3)))
+    e_center: np.ndarray = field(default_factory=lambda: _NO_CENTRES)
+    e_A: np.ndarray = field(default_factory=lambda: _NO_AXES)
+
+
+_NO_CENTRES, _NO_AXES = np.zeros((0, 3)), np.zeros((0, 3, 3))       # (shared, read-only: no ellipsoids)
+_NO_CENTRES.flags.writeable = _NO_AXES.flags.writeable = False
 
 
 def map_points(domain, table: ObjectTable, method: str, obj: np.ndarray, X: np.ndarray,
