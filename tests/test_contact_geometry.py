@@ -238,7 +238,8 @@ def test_object_table_splits_shapes_into_contact_objects(api):
 
 def test_convex_boxes_equal_reduceat():
     """objects.convex_boxes (the convexes' boxes in one numba pass) against numpy's
-    minimum / maximum.reduceat over the vertex ranges, bit for bit, NaN propagating."""
+    minimum / maximum.reduceat over the vertex ranges, bit for bit, NaN propagating, and
+    with the inflation by eps folded in, against reduceat -/+ eps."""
     from solfec_py.contact.objects import convex_boxes
 
     rng = np.random.default_rng(0)
@@ -246,7 +247,11 @@ def test_convex_boxes_equal_reduceat():
     v[7, 1] = np.nan
     starts, obj = np.array([0, 8, 21, 40]), np.array([2, 0, 1])
     lo, hi = np.empty((3, 3)), np.empty((3, 3))
-    convex_boxes(v, starts, obj, lo, hi)
+    convex_boxes(v, starts, obj, lo, hi, 0.0)
     assert np.array_equal(lo[obj], np.minimum.reduceat(v, starts[:-1], axis=0), equal_nan=True)
     assert np.array_equal(hi[obj], np.maximum.reduceat(v, starts[:-1], axis=0), equal_nan=True)
     assert np.isnan(lo[2, 1]) and np.isnan(hi[2, 1]) and not np.isnan(lo[[0, 1]]).any()
+    # inflated in the same pass: the values of the boxes less / plus eps (objects.current)
+    convex_boxes(v, starts, obj, lo, hi, 1e-3)
+    assert np.array_equal(lo[obj], np.minimum.reduceat(v, starts[:-1], axis=0) - 1e-3, equal_nan=True)
+    assert np.array_equal(hi[obj], np.maximum.reduceat(v, starts[:-1], axis=0) + 1e-3, equal_nan=True)

@@ -9,6 +9,7 @@ cohesive contact survives separation and keeps its referential points.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -237,22 +238,47 @@ def _store(domain, table: O.ObjectTable, cset, rows: np.ndarray, found: Found, e
     cset.mpnt[rows], cset.spnt[rows] = ref[:k], ref[k:]
 
 
+_ROW_OBJECTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _row_objects(domain, table: O.ObjectTable, cset, rows: np.ndarray) -> np.ndarray:
+    """(2 k,) table objects of the masters, then the slaves, of the contact rows `rows`
+    (-1 where not in the table). Read-only: kept per constraint set while its `version`
+    (rows added, removed or moved), the rows' block rows (`body_rows`, the same array while
+    no block's bodies changed) and the table are those it was computed for; a row's `elem`
+    changes only with its objects, i.e. when it is inserted."""
+    brow = body_rows(domain, cset)
+    key = (cset.version, cset.count, rows.size)
+    cached = _ROW_OBJECTS.get(cset)
+    if cached is not None and cached[0] == key and cached[1] is brow and cached[2] is table:
+        return cached[3]
+    both = table.objects_of(cset.families, cset.family[rows].T.ravel(), brow[rows].T.ravel(),
+                            cset.elem[rows].T.ravel())
+    both.flags.writeable = False
+    _ROW_OBJECTS[cset] = (key, brow, table, both)
+    return both
+
+
 def _update(domain, table, geo, cset, eps, rows: np.ndarray) -> np.ndarray:
     """Re-evaluate the existing contacts `rows` (docs/contact.md); returns the keys of the
     survivors."""
     if rows.size == 0:
         return np.zeros(0, dtype=np.int64)
-    brow = body_rows(domain, cset)
-    both = table.objects_of(cset.families, cset.family[rows].T.ravel(), brow[rows].T.ravel(),
-                            cset.elem[rows].T.ravel())        # masters, then slaves
+    both = _row_objects(domain, table, cset, rows)               # masters, then slaves
     om, os = both[: rows.size], both[rows.size:]
-    known = (om >= 0) & (os >= 0)
-    touch = np.zeros(rows.size, dtype=bool)
-    idx = np.flatnonzero(known)
+    every = bool(both.min() >= 0)
+    known = np.ones(rows.size, dtype=bool) if every else (om >= 0) & (os >= 0)
+    idx = np.arange(rows.size) if every else np.flatnonzero(known)
     found = None
     if idx.size:
         prev = None if table.all_convex else cset.base[rows[idx], :, 2]      # (a start for ellipsoids)
-        hit, found = evaluate(table, geo, om[idx], os[idx], eps, fixed=True, prev=prev)
+        hit, found = evaluate(table, geo, om if every else om[idx], os if every else os[idx], eps, fixed=True,
+                              prev=prev)
+        if every and hit.all() and not PP.active(domain):   # every contact persists (a settled
+            _persisting(domain, table, cset, eps, rows, found)  # scene): no masks
+            return _keys(om, os, table.count)
+    touch = np.zeros(rows.size, dtype=bool)
+    if idx.size:
         touch[idx] = hit
         if PP.active(domain):
             found = PP.track(table, geo, found, cset.point[rows[idx[hit]]], eps)
@@ -274,6 +300,27 @@ def _update(domain, table, geo, cset, eps, rows: np.ndarray) -> np.ndarray:
     keys = _keys(om[keep], os[keep], table.count)
     cset.remove_rows(gone)
     return keys
+
+
+def _persisting(domain, table, cset, eps, rows: np.ndarray, found: Found) -> None:
+    """`_update`'s stores when every contact row (sorted, distinct) touches again, `found`
+    row for row with the rows' own objects (so their `elem` stay); a run of consecutive
+    rows is written through a slice."""
+    k = rows.size
+    at = slice(int(rows[0]), int(rows[0]) + k) if int(rows[-1]) - int(rows[0]) + 1 == k else rows
+    changed = (cset.spair[at, 0] != found.sid_m) | (cset.spair[at, 1] != found.sid_s)
+    cset.point[at] = found.pm
+    cset.base[at] = C.local_base(found.n, eps)
+    cset.gap[at] = found.gap
+    cset.area[at] = found.area
+    ref = O.map_points(domain, table, "ref_points", np.concatenate((found.om, found.os)),
+                       np.concatenate((found.pm, found.ps)))
+    cset.mpnt[at], cset.spnt[at] = ref[:k], ref[k:]
+    if changed.any():
+        cset.spair[at, 0] = found.sid_m
+        cset.spair[at, 1] = found.sid_s
+        changed = rows[changed]
+        _assign_material(domain, cset, changed, cset.area[changed], initial=False)
 
 
 def _member(keys: np.ndarray, known: np.ndarray) -> np.ndarray:

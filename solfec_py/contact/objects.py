@@ -72,6 +72,8 @@ class ObjectTable:
     e_rows: np.ndarray | bool | None = None            # (E,) block rows of the ellipsoids when one
                                                        # family holds them all (False: several); first use
     all_convex: bool = False                           # every object is a convex polyhedron
+    single_family: int = -1                            # the family code of every object (-1: several)
+    v_row: np.ndarray | None = None                    # (V,) block rows of the vertices' bodies, first use
 
     @property
     def count(self) -> int:
@@ -342,6 +344,8 @@ def build(domain) -> ObjectTable:
                         **objects.arrays(), **spheres.arrays(), **convexes.arrays(), **ellips.arrays())
     table.body_count = int(np.unique(table.bid).size)
     table.all_convex = bool(table.kind.size) and bool((table.kind == CONVEX).all())
+    if table.family.size and bool((table.family == table.family[0]).all()):
+        table.single_family = int(table.family[0])
     return table
 
 
@@ -357,14 +361,30 @@ class Geometry:
     f_offset: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
-    e_center: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
-    e_A: np.ndarray = field(default_factory=lambda: np.zeros((0, 3, 3)))
+    e_center: np.ndarray = field(default_factory=lambda: _NO_CENTRES)
+    e_A: np.ndarray = field(default_factory=lambda: _NO_AXES)
+
+
+_NO_CENTRES, _NO_AXES = np.zeros((0, 3)), np.zeros((0, 3, 3))       # (shared, read-only: no ellipsoids)
+_NO_CENTRES.flags.writeable = _NO_AXES.flags.writeable = False
+
+
+def map_points(domain, table: ObjectTable, method: str, obj: np.ndarray, X: np.ndarray,
+               rows: np.ndarray | None = None) -> np.ndarray:
+    """`bodies.points.per_family` of the block method `method` ("cur_points", "ref_points")
+    for points X[k] of objects obj[k]; `rows` = table.row[obj] when the caller has them. A
+    table of one family calls its block directly (what per_family does for one family)."""
+    rows = table.row[obj] if rows is None else rows
+    code = table.single_family
+    if code >= 0 and obj.size:
+        block = domain.blocks[table.families[code]]
+        return np.asarray(getattr(block, method)(rows, X, table.elem[obj]), dtype=float).reshape(obj.size, 3)
+    return per_family(domain, table.families, table.family[obj], rows, method, X, table.elem[obj])
 
 
 def current_points(domain, table: ObjectTable, obj: np.ndarray, X: np.ndarray) -> np.ndarray:
     """Current places of referential points X[k] of objects obj[k] (family by family)."""
-    return per_family(domain, table.families, table.family[obj], table.row[obj], "cur_points", X,
-                      table.elem[obj])
+    return map_points(domain, table, "cur_points", obj, X)
 
 
 @njit(cache=True)
@@ -401,10 +421,11 @@ def face_planes(v_cur, tri, t_face, nf):
 
 
 @njit(cache=True)
-def convex_boxes(v_cur, c_vstart, c_obj, lo, hi):
+def convex_boxes(v_cur, c_vstart, c_obj, lo, hi, eps):
     """lo[c_obj[c]], hi[c_obj[c]] = the least and greatest coordinates of the vertices
     v_cur[c_vstart[c]:c_vstart[c + 1]] of every convex c (np.minimum / np.maximum.reduceat
-    in one pass, NaN propagating as there)."""
+    in one pass, NaN propagating as there), less and plus `eps` (eps = 0: the bounds, but
+    for hi = -0.0, which becomes +0.0, as `current`'s later hi += eps makes it anyway)."""
     for c in range(c_obj.size):
         o = c_obj[c]
         for i in range(3):
@@ -415,7 +436,7 @@ def convex_boxes(v_cur, c_vstart, c_obj, lo, hi):
                     a = x
                 if x > b or x != x:
                     b = x
-            lo[o, i], hi[o, i] = a, b
+            lo[o, i], hi[o, i] = a - eps, b + eps
 
 
 @njit(cache=True)
@@ -497,7 +518,9 @@ def _ellipsoids(domain, table: ObjectTable, lo: np.ndarray, hi: np.ndarray) -> d
 def current(domain, table: ObjectTable, eps: float) -> Geometry:
     """Current geometry of every object (bodies at their present configuration)."""
     s_center = current_points(domain, table, table.s_obj, table.s_ref) if table.s_obj.size else np.zeros((0, 3))
-    v_cur = current_points(domain, table, table.v_obj, table.v_ref)
+    if table.v_row is None:
+        table.v_row = table.row[table.v_obj]
+    v_cur = map_points(domain, table, "cur_points", table.v_obj, table.v_ref, table.v_row)
     # face normals: sums of fan-triangle area vectors; offsets from one vertex of each face
     nf = table.f_sid.size
     if table.tri.size:
@@ -509,8 +532,11 @@ def current(domain, table: ObjectTable, eps: float) -> Geometry:
     if table.s_obj.size:
         r = table.s_radius[:, None]
         lo[table.s_obj], hi[table.s_obj] = s_center - r, s_center + r
+    if table.all_convex:             # every box from the vertices, inflated in the same pass
+        convex_boxes(v_cur, table.c_vstart, table.c_obj, lo, hi, eps)
+        return Geometry(s_center, v_cur, normal, offset, lo, hi)
     if table.c_obj.size:
-        convex_boxes(v_cur, table.c_vstart, table.c_obj, lo, hi)
+        convex_boxes(v_cur, table.c_vstart, table.c_obj, lo, hi, 0.0)
     ell = _ellipsoids(domain, table, lo, hi) if table.e_obj.size else {}
     lo -= eps                        # inflated boxes (in place: the values of lo - eps)
     hi += eps

@@ -78,11 +78,17 @@ _EVERY = np.zeros(0, dtype=np.int64)     # K.finish's rows: every row of the blo
 
 
 def _kinds(block) -> np.ndarray:
-    """The finish kind (solfec_kernels POS, NEG, IMP or OTHER) of every scheme code."""
+    """The finish kind (solfec_kernels POS, NEG, IMP or OTHER) of every scheme code (kept on
+    the block while its scheme objects are the same ones: integrators.py may replace one)."""
+    key = tuple(block.schemes)
+    cached = getattr(block, "_finish_kinds", None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
     kinds = np.full(len(block.schemes), K.OTHER, dtype=np.int64)
     for code, scheme in block.scheme_table():
         if isinstance(scheme, SolfecScheme):
             kinds[code] = scheme.KIND
+    block._finish_kinds = (key, kinds)
     return kinds
 
 
