@@ -157,18 +157,24 @@ def half_step_gravity(rows, conf, velo, J, Jinv, mass, obstacle, g, momentum, fe
         _velocity_row(r, velo, J, Jinv, mass, m * g[0], m * g[1], m * g[2], 0.0, 0.0, 0.0, E, momentum, fext, h)
 
 
+@njit(cache=True, inline="always")
+def begin_row(r, velo, velo0, reaction, norotation):
+    """The start of the step for row r: the angular velocity of a `norotation` row zeroed,
+    velo0 = velo, reaction = 0."""
+    if norotation[r]:
+        velo[r, 0] = velo[r, 1] = velo[r, 2] = 0.0
+    for i in range(6):
+        velo0[r, i] = velo[r, i]
+        reaction[r, i] = 0.0
+
+
 @njit(cache=True, error_model="numpy")
 def begin_half_step_gravity(n, conf, velo, J, Jinv, mass, obstacle, g, momentum, fext, h, velo0, reaction,
                             norotation):
-    """Rows 0..n-1 in one pass: the start of the step (support._begin_rows: the angular
-    velocity of `norotation` rows zeroed, velo0 = velo, reaction = 0) then `half_step_gravity`,
+    """Rows 0..n-1 in one pass: the start of the step (`begin_row`) then `half_step_gravity`,
     row by row (the rows are independent: the same numbers as the two passes)."""
     for r in range(n):
-        if norotation[r]:
-            velo[r, 0] = velo[r, 1] = velo[r, 2] = 0.0
-        for i in range(6):
-            velo0[r, i] = velo[r, i]
-            reaction[r, i] = 0.0
+        begin_row(r, velo, velo0, reaction, norotation)
         E = _rotate_row(r, conf, velo, 0.5 * h)
         m = 0.0 if obstacle[r] else mass[r]
         _velocity_row(r, velo, J, Jinv, mass, m * g[0], m * g[1], m * g[2], 0.0, 0.0, 0.0, E, momentum, fext, h)

@@ -10,7 +10,7 @@ import numpy as np
 
 from solfec_py.bodies.rigid_schemes import CARRY_WIDTH, SCHEME_CODES, SCHEME_LIST
 from solfec_py.bodies.rigid_schemes.base import mv
-from solfec_py.bodies.rigid_schemes.solfec_kernels import row_energies
+from solfec_py.bodies.rigid_schemes.solfec_kernels import begin_row, row_energies
 from solfec_py.errors import InputError
 
 _GROUP_KEYS = list(dict.fromkeys(s.GROUP or s.name for s in SCHEME_LIST))
@@ -162,11 +162,7 @@ def _begin_rows(n, velo, velo0, reaction, norotation):
     """Rows 0..n-1 in one pass: the angular velocity of `norotation` rows zeroed, velo0 = velo,
     reaction = 0."""
     for k in range(n):
-        if norotation[k]:
-            velo[k, 0] = velo[k, 1] = velo[k, 2] = 0.0
-        for i in range(6):
-            velo0[k, i] = velo[k, i]
-            reaction[k, i] = 0.0
+        begin_row(k, velo, velo0, reaction, norotation)
 
 
 @numba.njit(cache=True, error_model="numpy")
