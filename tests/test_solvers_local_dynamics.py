@@ -183,3 +183,31 @@ def test_pair_and_csr_kernels_against_brute_force():
         got = {(i, adj[u]): W[u] for i in range(n) for u in range(indptr[i], indptr[i + 1])}
         assert sorted(got) == sorted(dense) and all(np.array_equal(got[key], dense[key]) for key in dense)
         assert all(np.all(np.diff(adj[indptr[i]:indptr[i + 1]]) > 0) for i in range(n))
+
+
+@pytest.mark.parametrize("inert_rows", [(), (1,), (0, 2)])
+def test_indexed_delassus_assembles_the_gathered_arrays(prepared, monkeypatch, inert_rows):
+    """Rigid blocks read H in place at index arrays (RigidBlock.delassus ia / ib, taken by
+    assemble when `delassus_indexed`): the local dynamics must be the arrays of the gathered
+    calls bit for bit (same products in the same order: tolerance 0), with every entry live
+    and with some bodies' entries inert (a partial `live`)."""
+    from solfec_py.bodies.rigid import RigidBlock
+
+    sol, cset, _, _ = prepared
+    domain = sol.domain
+    block = domain.bodies[0].block
+    assert isinstance(block, RigidBlock) and block.delassus_indexed
+    inert = np.zeros(block.count, dtype=bool)
+    inert[list(inert_rows)] = True
+    monkeypatch.setattr(block, "contact_inert", lambda rows: inert[np.asarray(rows)])
+    got = assemble(domain, cset, H)
+    monkeypatch.setattr(block, "delassus_indexed", False)
+    want = assemble(domain, cset, H)
+    for name in ("W", "Winv", "rho", "B", "V", "indptr", "adj", "Wadj"):
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name
+    # the kernel itself: random index pairs against the gathered call
+    rng = np.random.default_rng(7)
+    side = got.sides[0]
+    ia, ib = rng.integers(0, side.rows.size, 40), rng.integers(0, side.rows.size, 40)
+    gathered = block.delassus(side.rows[ia], side.H[ia], side.H[ib])
+    assert np.array_equal(block.delassus(side.rows, side.H, side.H, ia=ia, ib=ib), gathered)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solfec_py import constraints as C
+from solfec_py.bodies.base import BodyBlock
 from solfec_py.solvers import local_dynamics_kernels as K
 
 NPAR = 8   # per-constraint parameter columns of the kernels (see solvers/diagonal.py)
@@ -213,20 +214,34 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
         live = np.flatnonzero(~inert)
         if live.size == 0:
             continue
-        c, sg, rw, Hl = con[live], sign[live], rows[live], H[live]
+        c, sg, rw = con[live], sign[live], rows[live]
+        if getattr(block, "delassus_indexed", False):
+            # the block reads H in place at index arrays (bodies/rigid.py): no gathered
+            # (k, 3, 6) copies of the live entries or of the pairs
+            whole = live.size == con.size
+            diag_val.append(h * (block.delassus(rows, H, H) if whole else block.delassus(rows, H, H, ia=live, ib=live)))
+            Hl = None
+        else:
+            Hl = H[live]
+            diag_val.append(h * block.delassus(rw, Hl, Hl))
         diag_idx.append(c)
-        diag_val.append(h * block.delassus(rw, Hl, Hl))
         groups = block.coupling_groups(rw)                   # e.g. links of one joint tree
         e, f = unordered_pairs(rw if groups is None else groups, c)   # W_fe = W_ef^T (A symmetric)
-        if e.size:
+        if e.size and Hl is None and type(block).couples is not BodyBlock.couples:
+            Hl = H[live]                            # the block's own couples reads gathered rows
+        if e.size and Hl is not None:
             re, He, Hf = rw[e], Hl[e], Hl[f]
             near = block.couples(re, He, Hf)        # e.g. FE points without common nodes
             if near is not None:
                 e, f = e[near], f[near]
                 re, He, Hf = rw[e], Hl[e], Hl[f]
-        if e.size:
+        if e.size and Hl is None:
+            ie, jf = live[e], live[f]
+            Wef = block.delassus(rows, H, H, None if groups is None else rows, ia=ie, ib=jf)
+        elif e.size:
             Wef = (block.delassus(re, He, Hf) if groups is None
                    else block.delassus(re, He, Hf, rw[f]))
+        if e.size:
             # h s_e s_f Wef split into pairs of one constraint (both ends on one body: a
             # diagonal contribution W_ef + W_ef^T) and off-diagonal entries (W_ef, W_fe = W_ef^T)
             drow, dval, a, b, val = K.pair_blocks(float(h), sg, c, e, f, np.ascontiguousarray(Wef, dtype=float))
