@@ -211,3 +211,32 @@ def test_indexed_delassus_assembles_the_gathered_arrays(prepared, monkeypatch, i
     ia, ib = rng.integers(0, side.rows.size, 40), rng.integers(0, side.rows.size, 40)
     gathered = block.delassus(side.rows[ia], side.H[ia], side.H[ib])
     assert np.array_equal(block.delassus(side.rows, side.H, side.H, ia=ia, ib=ib), gathered)
+
+
+def test_reused_buffers_never_overwrite_live_local_dynamics(prepared):
+    """assemble writes the off-diagonal CSR and the pair blocks into module buffers kept from
+    call to call (local_dynamics._buffer); a LocalDynamics still referenced must keep its
+    arrays (a second assemble then takes new memory), and a later assemble after it is gone
+    reuses the memory with the same numbers (tolerance 0: the same arithmetic)."""
+    from solfec_py.solvers import local_dynamics as LD
+    from solfec_py.solvers import local_dynamics_kernels as K
+
+    sol, cset, first, _ = prepared
+    keep = [first.indptr.copy(), first.adj.copy(), first.Wadj.copy()]
+    rng = np.random.default_rng(11)
+    n = 30
+    for _ in range(3):                      # other CSR builds while `first` is alive
+        E = int(rng.integers(50, 400))
+        a, b, v = rng.integers(0, n, E), rng.integers(0, n, E), rng.normal(size=(E, 3, 3))
+        got = LD._csr(n, [a], [b], [v])
+        want = K.off_diagonal_csr(n, a, b, v)
+        assert all(np.array_equal(x, y) for x, y in zip(got, want))
+        assert all(np.array_equal(x, y) for x, y in zip((first.indptr, first.adj, first.Wadj), keep))
+        assert not np.shares_memory(got[2], first.Wadj)
+    del got
+    again = assemble(sol.domain, cset, H)
+    address = again.Wadj.base.ctypes.data
+    del again
+    later = assemble(sol.domain, cset, H)
+    assert later.Wadj.base.ctypes.data == address       # the freed buffer is taken again
+    assert all(np.array_equal(x, y) for x, y in zip((later.indptr, later.adj, later.Wadj), keep))

@@ -78,9 +78,9 @@ def _point_velocities(rows, X, conf, velo, center):
 
 
 @numba.njit(cache=True)
-def _delassus(rows, Ha, Hb, ia, ib, Jinv, mass):
-    """Entry k: rows[ia[k]], Ha[ia[k]], Hb[ib[k]] (indices instead of gathered copies)."""
-    out = np.empty((ia.size, 3, 3))
+def _delassus(rows, Ha, Hb, ia, ib, Jinv, mass, out):
+    """Entry k (of out[:ia.size]): rows[ia[k]], Ha[ia[k]], Hb[ib[k]] (indices instead of
+    gathered copies)."""
     for k in range(ia.size):
         a, b = ia[k], ib[k]
         r = rows[a]
@@ -95,7 +95,6 @@ def _delassus(rows, Ha, Hb, ia, ib, Jinv, mass):
                 ang = t0 * Hb[b, j, 0] + t1 * Hb[b, j, 1] + t2 * Hb[b, j, 2]
                 lin = Ha[a, i, 3] * Hb[b, j, 3] + Ha[a, i, 4] * Hb[b, j, 4] + Ha[a, i, 5] * Hb[b, j, 5]
                 out[k, i, j] = ang + inv_m * lin
-    return out
 
 
 @numba.njit(cache=True)
@@ -274,19 +273,21 @@ class RigidBlock(SchemeSupport, BodyBlock):
 
     delassus_indexed = True     # delassus takes ia / ib (solvers/local_dynamics.py)
 
-    def delassus(self, rows, Ha, Hb, rows_b=None, ia=None, ib=None):
+    def delassus(self, rows, Ha, Hb, rows_b=None, ia=None, ib=None, out=None):
         """Ha A^-1 Hb^T per entry: Ha_ang J^-1 Hb_ang^T + Ha_lin Hb_lin^T / m (numba); for
         links of articulated trees (JOINT) the tree's inverse inertia between the two links
         (bodies/articulated/system.py). With index arrays ia, ib entry k is rows[ia[k]],
         Ha[ia[k]], Hb[ib[k]] (and rows_b[ib[k]]), read in place: the same numbers as the
-        gathered call, without copying the (k, 3, 6) rows."""
+        gathered call, without copying the (k, 3, 6) rows; `out` a (k, 3, 3) array to
+        fill (e.g. reused memory) instead of a new one."""
         rows = np.asarray(rows, dtype=np.int64)
         Ha, Hb = np.ascontiguousarray(Ha), np.ascontiguousarray(Hb)
         if ia is None:
             ia = ib = np.arange(rows.size)
         else:
             ia, ib = np.asarray(ia, dtype=np.int64), np.asarray(ib, dtype=np.int64)
-        out = _delassus(rows, Ha, Hb, ia, ib, self.Jinv, self.mass)
+        out = np.empty((ia.size, 3, 3)) if out is None else out
+        _delassus(rows, Ha, Hb, ia, ib, self.Jinv, self.mass, out)
         system = self._articulated()
         if system is not None:
             rb = rows if rows_b is None else np.asarray(rows_b, dtype=np.int64)
