@@ -183,3 +183,60 @@ def test_pair_and_csr_kernels_against_brute_force():
         got = {(i, adj[u]): W[u] for i in range(n) for u in range(indptr[i], indptr[i + 1])}
         assert sorted(got) == sorted(dense) and all(np.array_equal(got[key], dense[key]) for key in dense)
         assert all(np.all(np.diff(adj[indptr[i]:indptr[i + 1]]) > 0) for i in range(n))
+
+
+@pytest.mark.parametrize("inert_rows", [(), (1,), (0, 2)])
+def test_indexed_delassus_assembles_the_gathered_arrays(prepared, monkeypatch, inert_rows):
+    """Rigid blocks read H in place at index arrays (RigidBlock.delassus ia / ib, taken by
+    assemble when `delassus_indexed`): the local dynamics must be the arrays of the gathered
+    calls bit for bit (same products in the same order: tolerance 0), with every entry live
+    and with some bodies' entries inert (a partial `live`)."""
+    from solfec_py.bodies.rigid import RigidBlock
+
+    sol, cset, _, _ = prepared
+    domain = sol.domain
+    block = domain.bodies[0].block
+    assert isinstance(block, RigidBlock) and block.delassus_indexed
+    inert = np.zeros(block.count, dtype=bool)
+    inert[list(inert_rows)] = True
+    monkeypatch.setattr(block, "contact_inert", lambda rows: inert[np.asarray(rows)])
+    got = assemble(domain, cset, H)
+    monkeypatch.setattr(block, "delassus_indexed", False)
+    want = assemble(domain, cset, H)
+    for name in ("W", "Winv", "rho", "B", "V", "indptr", "adj", "Wadj"):
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name
+    # the kernel itself: random index pairs against the gathered call
+    rng = np.random.default_rng(7)
+    side = got.sides[0]
+    ia, ib = rng.integers(0, side.rows.size, 40), rng.integers(0, side.rows.size, 40)
+    gathered = block.delassus(side.rows[ia], side.H[ia], side.H[ib])
+    assert np.array_equal(block.delassus(side.rows, side.H, side.H, ia=ia, ib=ib), gathered)
+
+
+def test_reused_buffers_never_overwrite_live_local_dynamics(prepared):
+    """assemble writes the off-diagonal CSR and the pair blocks into module buffers kept from
+    call to call (local_dynamics._buffer); a LocalDynamics still referenced must keep its
+    arrays (a second assemble then takes new memory), and a later assemble after it is gone
+    reuses the memory with the same numbers (tolerance 0: the same arithmetic)."""
+    from solfec_py.solvers import local_dynamics as LD
+    from solfec_py.solvers import local_dynamics_kernels as K
+
+    sol, cset, first, _ = prepared
+    keep = [first.indptr.copy(), first.adj.copy(), first.Wadj.copy()]
+    rng = np.random.default_rng(11)
+    n = 30
+    for _ in range(3):                      # other CSR builds while `first` is alive
+        E = int(rng.integers(50, 400))
+        a, b, v = rng.integers(0, n, E), rng.integers(0, n, E), rng.normal(size=(E, 3, 3))
+        got = LD._csr(n, [a], [b], [v])
+        want = K.off_diagonal_csr(n, a, b, v)
+        assert all(np.array_equal(x, y) for x, y in zip(got, want))
+        assert all(np.array_equal(x, y) for x, y in zip((first.indptr, first.adj, first.Wadj), keep))
+        assert not np.shares_memory(got[2], first.Wadj)
+    del got
+    again = assemble(sol.domain, cset, H)
+    address = again.Wadj.base.ctypes.data
+    del again
+    later = assemble(sol.domain, cset, H)
+    assert later.Wadj.base.ctypes.data == address       # the freed buffer is taken again
+    assert all(np.array_equal(x, y) for x, y in zip((later.indptr, later.adj, later.Wadj), keep))

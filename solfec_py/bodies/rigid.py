@@ -92,22 +92,23 @@ def _point_velocities(rows, X, conf, velo, center):
 
 
 @numba.njit(cache=True)
-def _delassus(rows, Ha, Hb, Jinv, mass):
-    out = np.empty((rows.size, 3, 3))
-    for k in range(rows.size):
-        r = rows[k]
+def _delassus(rows, Ha, Hb, ia, ib, Jinv, mass, out):
+    """Entry k (of out[:ia.size]): rows[ia[k]], Ha[ia[k]], Hb[ib[k]] (indices instead of
+    gathered copies)."""
+    for k in range(ia.size):
+        a, b = ia[k], ib[k]
+        r = rows[a]
         m = mass[r]
         inv_m = 1.0 / m if m > 0.0 else 0.0
         # T = Ha_ang J^-1 (3 x 3), then T Hb_ang^T + inv_m Ha_lin Hb_lin^T
         for i in range(3):
-            t0 = Ha[k, i, 0] * Jinv[r, 0, 0] + Ha[k, i, 1] * Jinv[r, 1, 0] + Ha[k, i, 2] * Jinv[r, 2, 0]
-            t1 = Ha[k, i, 0] * Jinv[r, 0, 1] + Ha[k, i, 1] * Jinv[r, 1, 1] + Ha[k, i, 2] * Jinv[r, 2, 1]
-            t2 = Ha[k, i, 0] * Jinv[r, 0, 2] + Ha[k, i, 1] * Jinv[r, 1, 2] + Ha[k, i, 2] * Jinv[r, 2, 2]
+            t0 = Ha[a, i, 0] * Jinv[r, 0, 0] + Ha[a, i, 1] * Jinv[r, 1, 0] + Ha[a, i, 2] * Jinv[r, 2, 0]
+            t1 = Ha[a, i, 0] * Jinv[r, 0, 1] + Ha[a, i, 1] * Jinv[r, 1, 1] + Ha[a, i, 2] * Jinv[r, 2, 1]
+            t2 = Ha[a, i, 0] * Jinv[r, 0, 2] + Ha[a, i, 1] * Jinv[r, 1, 2] + Ha[a, i, 2] * Jinv[r, 2, 2]
             for j in range(3):
-                ang = t0 * Hb[k, j, 0] + t1 * Hb[k, j, 1] + t2 * Hb[k, j, 2]
-                lin = Ha[k, i, 3] * Hb[k, j, 3] + Ha[k, i, 4] * Hb[k, j, 4] + Ha[k, i, 5] * Hb[k, j, 5]
+                ang = t0 * Hb[b, j, 0] + t1 * Hb[b, j, 1] + t2 * Hb[b, j, 2]
+                lin = Ha[a, i, 3] * Hb[b, j, 3] + Ha[a, i, 4] * Hb[b, j, 4] + Ha[a, i, 5] * Hb[b, j, 5]
                 out[k, i, j] = ang + inv_m * lin
-    return out
 
 
 @numba.njit(cache=True)
@@ -285,15 +286,30 @@ class RigidBlock(SchemeSupport, BodyBlock):
         return _local_velocity(np.asarray(rows, dtype=np.int64).reshape(-1), np.ascontiguousarray(H, dtype=float),
                                self.velo0 if which == "start" else self.velo)
 
-    def delassus(self, rows, Ha, Hb, rows_b=None):
+    delassus_indexed = True     # delassus takes ia / ib (solvers/local_dynamics.py)
+
+    def delassus(self, rows, Ha, Hb, rows_b=None, ia=None, ib=None, out=None):
         """Ha A^-1 Hb^T per entry: Ha_ang J^-1 Hb_ang^T + Ha_lin Hb_lin^T / m (numba); for
         links of articulated trees (JOINT) the tree's inverse inertia between the two links
-        (bodies/articulated/system.py)."""
+        (bodies/articulated/system.py). With index arrays ia, ib entry k is rows[ia[k]],
+        Ha[ia[k]], Hb[ib[k]] (and rows_b[ib[k]]), read in place: the same numbers as the
+        gathered call, without copying the (k, 3, 6) rows; `out` a (k, 3, 3) array to
+        fill (e.g. reused memory) instead of a new one."""
         rows = np.asarray(rows, dtype=np.int64)
-        out = _delassus(rows, np.ascontiguousarray(Ha), np.ascontiguousarray(Hb), self.Jinv, self.mass)
+        Ha, Hb = np.ascontiguousarray(Ha), np.ascontiguousarray(Hb)
+        if ia is None:
+            ia = ib = np.arange(rows.size)
+        else:
+            ia, ib = np.asarray(ia, dtype=np.int64), np.asarray(ib, dtype=np.int64)
+        out = np.empty((ia.size, 3, 3)) if out is None else out
+        _delassus(rows, Ha, Hb, ia, ib, self.Jinv, self.mass, out)
         system = self._articulated()
         if system is not None:
-            system.delassus(rows, rows if rows_b is None else np.asarray(rows_b, dtype=np.int64), Ha, Hb, out)
+            rb = rows if rows_b is None else np.asarray(rows_b, dtype=np.int64)
+            if ia is ib:
+                system.delassus(rows, rb, Ha, Hb, out)
+            else:
+                system.delassus(rows[ia], rb[ib] if rows_b is not None else rows[ia], Ha[ia], Hb[ib], out)
         return out
 
     def coupling_groups(self, rows):

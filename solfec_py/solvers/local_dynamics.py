@@ -16,12 +16,14 @@ so W_ba = W_ab^T. No assumption on the number of body dofs is made here.
 """
 from __future__ import annotations
 
+import sys
 import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from solfec_py import constraints as C
+from solfec_py.bodies.base import BodyBlock
 from solfec_py.solvers import local_dynamics_kernels as K
 
 NPAR = 8   # per-constraint parameter columns of the kernels (see solvers/diagonal.py)
@@ -213,23 +215,43 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
         live = np.flatnonzero(~inert)
         if live.size == 0:
             continue
-        c, sg, rw, Hl = con[live], sign[live], rows[live], H[live]
+        c, sg, rw = con[live], sign[live], rows[live]
+        if getattr(block, "delassus_indexed", False):
+            # the block reads H in place at index arrays (bodies/rigid.py): no gathered
+            # (k, 3, 6) copies of the live entries or of the pairs
+            whole = live.size == con.size
+            diag_val.append(h * (block.delassus(rows, H, H) if whole else block.delassus(rows, H, H, ia=live, ib=live)))
+            Hl = None
+        else:
+            Hl = H[live]
+            diag_val.append(h * block.delassus(rw, Hl, Hl))
         diag_idx.append(c)
-        diag_val.append(h * block.delassus(rw, Hl, Hl))
         groups = block.coupling_groups(rw)                   # e.g. links of one joint tree
         e, f = unordered_pairs(rw if groups is None else groups, c)   # W_fe = W_ef^T (A symmetric)
-        if e.size:
+        if e.size and Hl is None and type(block).couples is not BodyBlock.couples:
+            Hl = H[live]                            # the block's own couples reads gathered rows
+        if e.size and Hl is not None:
             re, He, Hf = rw[e], Hl[e], Hl[f]
             near = block.couples(re, He, Hf)        # e.g. FE points without common nodes
             if near is not None:
                 e, f = e[near], f[near]
                 re, He, Hf = rw[e], Hl[e], Hl[f]
-        if e.size:
+        if e.size and Hl is None:
+            ie, jf = live[e], live[f]
+            Wef = block.delassus(rows, H, H, None if groups is None else rows, ia=ie, ib=jf,
+                                 out=_buffer("Wef", e.size, (3, 3)))
+        elif e.size:
             Wef = (block.delassus(re, He, Hf) if groups is None
                    else block.delassus(re, He, Hf, rw[f]))
+        if e.size:
             # h s_e s_f Wef split into pairs of one constraint (both ends on one body: a
             # diagonal contribution W_ef + W_ef^T) and off-diagonal entries (W_ef, W_fe = W_ef^T)
-            drow, dval, a, b, val = K.pair_blocks(float(h), sg, c, e, f, np.ascontiguousarray(Wef, dtype=float))
+            E = e.size
+            drow, dval = _buffer("drow", E, (), np.int64), _buffer("dval", E, (3, 3))
+            a, b, val = _buffer("a", 2 * E, (), np.int64), _buffer("b", 2 * E, (), np.int64), _buffer("val", 2 * E, (3, 3))
+            same, m2 = K.pair_blocks_into(float(h), sg, c, e, f, np.ascontiguousarray(Wef, dtype=float),
+                                          drow, dval, a, b, val)
+            drow, dval, a, b, val = drow[:same], dval[:same], a[:m2], b[:m2], val[:m2]
             if drow.size:
                 diag_idx.append(drow)
                 diag_val.append(dval)
@@ -256,15 +278,43 @@ def unordered_pairs(rows: np.ndarray, con: np.ndarray):
     return K.unordered_pairs(np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(con, dtype=np.int64))
 
 
+_BUFFERS: dict = {}
+
+
+def _buffer(name: str, size: int, shape=(), dtype=float) -> np.ndarray:
+    """buffer[:size] of a module-wide array kept from call to call (grown by 1/4 when too
+    small), reused only when nothing else refers to it: a LocalDynamics still alive that holds
+    a view of it keeps it, and a new array takes its place. Reused memory is mapped already;
+    fresh ~1 MB arrays cost page faults at every step (bench/README.md, S1 assembly buffers)."""
+    if name not in _BUFFERS or _BUFFERS[name].shape[0] < size or _references(name) > _UNUSED:
+        _BUFFERS[name] = np.empty((max(size, 16) + max(size, 16) // 4,) + tuple(shape), dtype=dtype)
+    return _BUFFERS[name][:size]
+
+
+def _references(name: str) -> int:
+    return sys.getrefcount(_BUFFERS[name])
+
+
+_BUFFERS["probe"] = np.empty(0)
+_UNUSED = _references("probe")      # the count of a buffer nothing else refers to (this interpreter's)
+del _BUFFERS["probe"]
+
+
 def _csr(n, off_a, off_b, off_val):
     if not off_a:
         return np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 3, 3))
     if len(off_a) == 1:                     # one body family: no copy
-        return K.off_diagonal_csr(n, np.asarray(off_a[0], dtype=np.int64), np.asarray(off_b[0], dtype=np.int64),
-                                  np.ascontiguousarray(off_val[0], dtype=float))
-    a = np.concatenate(off_a).astype(np.int64)
-    b = np.concatenate(off_b).astype(np.int64)
-    return K.off_diagonal_csr(n, a, b, np.ascontiguousarray(np.concatenate(off_val), dtype=float))
+        a, b = np.asarray(off_a[0], dtype=np.int64), np.asarray(off_b[0], dtype=np.int64)
+        val = np.ascontiguousarray(off_val[0], dtype=float)
+    else:
+        a = np.concatenate(off_a).astype(np.int64)
+        b = np.concatenate(off_b).astype(np.int64)
+        val = np.ascontiguousarray(np.concatenate(off_val), dtype=float)
+    E = a.size
+    indptr, adj, W = _buffer("indptr", n + 1, (), np.int64), _buffer("adj", E, (), np.int64), _buffer("W", E, (3, 3))
+    m = K.off_diagonal_csr_into(n, a, b, val, _buffer("start", n + 1, (), np.int64), _buffer("order", E, (), np.int64),
+                                _buffer("inv", E, (), np.int64), indptr, adj, W)
+    return indptr, adj[:m], W[:m]
 
 
 _KERNEL_BLOCKS = 192    # below this many blocks the kernel beats numpy's batched calls (bench/README.md)

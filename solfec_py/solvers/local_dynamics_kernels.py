@@ -230,16 +230,34 @@ def off_diagonal_csr(n, a, b, values):
     equal (a, b) added in the order of k; returns (indptr (n + 1), column of each block,
     blocks), blocks sorted by a * n + b (np.unique's order, as local_dynamics._csr's numpy
     expression had it). Rows by a stable counting sort on a, columns within a row by a stable
-    insertion sort on b (a merge sort in rows of more than 32 blocks).
+    insertion sort on b (a merge sort in rows of more than 32 blocks); off_diagonal_csr_into
+    on freshly allocated arrays.
     """
     E = a.size
-    start = np.zeros(n + 1, dtype=np.int64)
+    indptr = np.empty(n + 1, dtype=np.int64)
+    adj = np.empty(E, dtype=np.int64)
+    W = np.empty((E, 3, 3))
+    m = off_diagonal_csr_into(n, a, b, values, np.empty(n + 1, dtype=np.int64), np.empty(E, dtype=np.int64),
+                              np.empty(E, dtype=np.int64), indptr, adj, W)
+    return indptr, adj[:m].copy(), W[:m].copy()
+
+
+@njit(cache=True)
+def off_diagonal_csr_into(n, a, b, values, start, order, inv, indptr, adj, W):
+    """off_diagonal_csr writing into given arrays (local_dynamics reuses them from step to
+    step: freshly mapped memory costs page faults, bench/README.md): scratch start (>= n + 1),
+    order and inv (>= E), outputs indptr (>= n + 1), adj (>= E) and W (>= E blocks); returns
+    the number m of distinct blocks, written to adj[:m], W[:m] and indptr[:n + 1]."""
+    E = a.size
+    for i in range(n + 1):
+        start[i] = 0
     for k in range(E):
         start[a[k] + 1] += 1
     for i in range(n):
         start[i + 1] += start[i]
-    fill = start[:-1].copy()
-    order = np.empty(E, dtype=np.int64)
+    fill = indptr                           # indptr is set only after the sorts
+    for i in range(n):
+        fill[i] = start[i]
     for k in range(E):
         order[fill[a[k]]] = k
         fill[a[k]] += 1
@@ -257,14 +275,8 @@ def off_diagonal_csr(n, a, b, values):
                 order[q + 1] = order[q]
                 q -= 1
             order[q + 1] = k
-    m = 0
-    for p in range(E):
-        if p == 0 or a[order[p]] != a[order[p - 1]] or b[order[p]] != b[order[p - 1]]:
-            m += 1
-    W = np.zeros((m, 3, 3))
-    adj = np.empty(m, dtype=np.int64)
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    inv = np.empty(E, dtype=np.int64)
+    for i in range(n + 1):
+        indptr[i] = 0
     u = -1
     for p in range(E):
         k = order[p]
@@ -272,15 +284,18 @@ def off_diagonal_csr(n, a, b, values):
             u += 1
             adj[u] = b[k]
             indptr[a[k] + 1] += 1
+            for i in range(3):
+                for j in range(3):
+                    W[u, i, j] = 0.0
         inv[k] = u
     for k in range(E):                      # duplicates added in the order of k
-        u = inv[k]
+        w = inv[k]
         for i in range(3):
             for j in range(3):
-                W[u, i, j] += values[k, i, j]
+                W[w, i, j] += values[k, i, j]
     for i in range(n):
         indptr[i + 1] += indptr[i]
-    return indptr, adj, W
+    return u + 1
 
 
 @njit(cache=True)
@@ -302,6 +317,21 @@ def pair_blocks(h, sign, con, e, f, Wef):
     a = np.empty(2 * m, dtype=np.int64)
     b = np.empty(2 * m, dtype=np.int64)
     val = np.empty((2 * m, 3, 3))
+    pair_blocks_into(h, sign, con, e, f, Wef, drow, dval, a, b, val)
+    return drow, dval, a, b, val
+
+
+@njit(cache=True)
+def pair_blocks_into(h, sign, con, e, f, Wef, drow, dval, a, b, val):
+    """pair_blocks writing into given arrays (reused from step to step by local_dynamics):
+    drow, dval of at least nsame entries, a, b, val of at least 2 (E - nsame); returns
+    (nsame, 2 (E - nsame)), the lengths written."""
+    E = e.size
+    nsame = 0
+    for k in range(E):
+        if con[e[k]] == con[f[k]]:
+            nsame += 1
+    m = E - nsame
     p = 0
     q = 0
     for k in range(E):
@@ -322,4 +352,4 @@ def pair_blocks(h, sign, con, e, f, Wef):
                     val[p, i, j] = x
                     val[m + p, j, i] = x
             p += 1
-    return drow, dval, a, b, val
+    return nsame, 2 * m
