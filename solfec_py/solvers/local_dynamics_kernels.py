@@ -33,14 +33,35 @@ def segment_sum_flat(index, values, n):
 
 
 @njit(cache=True)
+def _stable_order(keys, order):
+    """order re-sorted stably by keys[order] (counting sort of non-negative int keys): the
+    permutation np.argsort(keys[order], kind="mergesort") applied to order, in O(E + max key)."""
+    E = order.size
+    count = np.zeros(keys.max() + 2, dtype=np.int64)
+    for i in range(E):
+        count[keys[order[i]] + 1] += 1
+    for v in range(1, count.size):
+        count[v] += count[v - 1]
+    out = np.empty(E, dtype=np.int64)
+    for i in range(E):
+        k = order[i]
+        out[count[keys[k]]] = k
+        count[keys[k]] += 1
+    return out
+
+
+@njit(cache=True)
 def unordered_pairs(rows, con):
     """All unordered pairs (e, f), e != f, of entries with equal rows: the entries sorted by
     (rows, con, entry) (np.lexsort's stable order), then for each sorted position its later
     partners of the same row, in order: the pairs and order of the numpy expression in
     local_dynamics.unordered_pairs, without its temporaries."""
     E = rows.size
-    order = np.argsort(con, kind="mergesort")
-    order = order[np.argsort(rows[order], kind="mergesort")]
+    if E and rows.min() >= 0 and con.min() >= 0 and rows.max() < 4 * E + 1024 and con.max() < 4 * E + 1024:
+        order = _stable_order(rows, _stable_order(con, np.arange(E)))
+    else:
+        order = np.argsort(con, kind="mergesort")
+        order = order[np.argsort(rows[order], kind="mergesort")]
     total = 0
     start = 0
     for i in range(1, E + 1):
