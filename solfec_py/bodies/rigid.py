@@ -167,6 +167,25 @@ def _add_reactions(reaction, rows, H, R):
             reaction[r, j] += acc
 
 
+@numba.njit(cache=True)
+def _add_signed_reactions(reaction, rows, H, con, sign, R, inert):
+    """_add_reactions of the entries k not `inert`, with R[k] = sign[k] R[con[k]] formed
+    in place (the gathered, masked numpy arguments it replaces; same products and order)."""
+    Rk = np.empty(3)
+    for k in range(rows.size):
+        if inert[k]:
+            continue
+        c = con[k]
+        for i in range(3):
+            Rk[i] = sign[k] * R[c, i]
+        r = rows[k]
+        for j in range(H.shape[2]):
+            acc = 0.0
+            for i in range(3):
+                acc += H[k, i, j] * Rk[i]
+            reaction[r, j] += acc
+
+
 class RigidBlock(SchemeSupport, BodyBlock):
     CONF_SIZE = 12
     VELO_SIZE = 6
@@ -326,6 +345,13 @@ class RigidBlock(SchemeSupport, BodyBlock):
         """reaction += H^T R per entry (numba, bit for bit the einsum / np.add.at form)."""
         _add_reactions(self.reaction, np.asarray(rows, dtype=np.int64).reshape(-1), np.ascontiguousarray(H, dtype=float),
                        np.ascontiguousarray(R, dtype=float))
+
+    def add_signed_reactions(self, rows, H, con, sign, R, inert):
+        """add_reactions(rows[live], H[live], sign[live, None] * R[con[live]]) for the live
+        (not `inert`) entries, without the gathered copies (solvers/local_dynamics.py)."""
+        _add_signed_reactions(self.reaction, np.asarray(rows, dtype=np.int64), np.ascontiguousarray(H, dtype=float),
+                              np.asarray(con, dtype=np.int64), np.ascontiguousarray(sign, dtype=float),
+                              np.ascontiguousarray(R, dtype=float), np.asarray(inert, dtype=np.bool_))
 
     def contact_inert(self, rows):
         return self.obstacle[np.asarray(rows, dtype=np.int64)].copy()

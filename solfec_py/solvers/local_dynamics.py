@@ -145,6 +145,10 @@ class LocalDynamics:
     def scatter_reactions(self) -> None:
         """Add s H^T R to the generalised reaction of every body (Solfec-1.0 ldy.c, velocity update)."""
         for side in self.sides:
+            fused = getattr(side.block, "add_signed_reactions", None)
+            if fused is not None:           # the block gathers and masks in place (bodies/rigid.py)
+                fused(side.rows, side.H, side.con, side.sign, self.R, side.inert)
+                continue
             live = ~side.inert
             if live.all():
                 side.block.add_reactions(side.rows, side.H, side.sign[:, None] * self.R[side.con])
