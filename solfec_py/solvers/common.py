@@ -12,7 +12,7 @@ import numpy as np
 from solfec_py import constraints as C
 from solfec_py.errors import InputTypeError
 from solfec_py.solvers.local_dynamics import LocalDynamics, assemble
-from solfec_py.solvers.local_dynamics_kernels import contact_work
+from solfec_py.solvers.local_dynamics_kernels import contact_work_live
 
 __all__ = ["timed_assemble", "spring_forces", "finish"]
 
@@ -52,7 +52,7 @@ def spring_forces(cset, ld: LocalDynamics):
 def finish(domain, cset, ld: LocalDynamics, result=None) -> None:
     """Store R, U, V, B (and merit) in the constraint set, add the reactions to the bodies,
     accumulate contact and friction work (dynamic runs) and update cohesion."""
-    r = ld.crow
+    r = slice(0, ld.n) if ld.whole else ld.crow
     cset.R[r], cset.U[r], cset.V[r], cset.B[r] = ld.R, ld.U, ld.V, ld.B
     if result is not None:
         cset.merit[r] = result.num
@@ -67,11 +67,9 @@ def finish(domain, cset, ld: LocalDynamics, result=None) -> None:
 def _contact_work(ld: LocalDynamics) -> None:
     """CONTWORK += h/2 (U_N + V_N) R_N, FRICWORK += h/2 (U_T + V_T) R_T on both bodies of a
     contact (obstacles excluded), docs/results.md."""
-    for side in ld.sides:
-        m = (ld.kind[side.con] == C.CONTACT) & ~side.inert
-        if not m.any():
-            continue
-        contact_work(side.block.energy, side.rows[m], side.con[m], ld.U, ld.V, ld.R, 0.5 * ld.h)
+    for side in ld.sides:              # the masking in the kernel (contact_work of the live contact entries)
+        contact_work_live(side.block.energy, side.rows, side.con, ld.kind, side.inert, ld.U, ld.V, ld.R,
+                          0.5 * ld.h, C.CONTACT)
 
 
 def _cohesion(cset, ld: LocalDynamics, contact: np.ndarray) -> None:

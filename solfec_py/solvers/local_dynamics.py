@@ -118,6 +118,7 @@ class LocalDynamics:
     dynamic: bool
     h: float
     sides: list = field(default_factory=list)
+    whole: bool = False    # crow is arange(count): every row of the set, in order
 
     @property
     def n(self) -> int:
@@ -163,6 +164,10 @@ def parameters(cset, crow: np.ndarray, dynamic: bool) -> np.ndarray:
     par = np.zeros((n, NPAR))
     kind = cset.kind[crow]
     m = kind == C.CONTACT
+    if m.all():                         # contacts only (the other kinds' masks need not be made)
+        K.contact_parameters(par, np.arange(n), crow, cset.friction, cset.restitution, cset.cohesion, cset.gap,
+                             cset.model, cset.spring, cset.dashpot, cset.hpow)
+        return par
     if m.any():
         r = crow[m]
         K.contact_parameters(par, np.flatnonzero(m), r, cset.friction, cset.restitution, cset.cohesion, cset.gap,
@@ -187,12 +192,14 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
              brow: np.ndarray | None = None) -> LocalDynamics:
     """Local dynamics of the constraint-set rows `crow` (all by default) at the current
     (mid-step) configuration; off-diagonal blocks only among `crow` when `offdiag`."""
+    whole = False
     if crow is None:
         crow = np.arange(cset.count)
         taken = [b.absorbed(cset) for b in domain.active_blocks()]
         taken = np.concatenate(taken) if taken else np.zeros(0, dtype=np.int64)
         if taken.size:
             crow = np.setdiff1d(crow, taken)
+        whole = crow.size == cset.count
     crow = np.asarray(crow, dtype=np.int64)
     n = crow.size
     if brow is None:
@@ -267,9 +274,9 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
     indptr, adj, Wadj = _csr(n, off_a, off_b, off_val)
     Winv, rho = _inverse_and_rho(W)
     return LocalDynamics(crow=crow, kind=kind, W=W, Winv=Winv, rho=rho, B=B, V=V,
-                         U=cset.U[crow].copy(), R=cset.R[crow].copy(),
+                         U=cset.U[:n].copy() if whole else cset.U[crow], R=cset.R[:n].copy() if whole else cset.R[crow],
                          par=parameters(cset, crow, domain.dynamic), indptr=indptr, adj=adj,
-                         Wadj=Wadj, dynamic=domain.dynamic, h=h, sides=sides)
+                         Wadj=Wadj, dynamic=domain.dynamic, h=h, sides=sides, whole=whole)
 
 
 def unordered_pairs(rows: np.ndarray, con: np.ndarray):

@@ -193,6 +193,27 @@ def contact_work(energy, rows, con, U, V, R, half_h):
 
 
 @njit(cache=True)
+def contact_work_live(energy, rows, con, kind, inert, U, V, R, half_h, contact):
+    """contact_work of the entries k with kind[con[k]] == contact and not inert[k] (the
+    masked arguments it replaces; same entries, order and products)."""
+    for k in range(con.size):
+        c = con[k]
+        if inert[k] or kind[c] != contact:
+            continue
+        s0, s1, s2 = U[c, 0] + V[c, 0], U[c, 1] + V[c, 1], U[c, 2] + V[c, 2]
+        energy[rows[k], 2] += half_h * s2 * R[c, 2]
+    for k in range(con.size):
+        c = con[k]
+        if inert[k] or kind[c] != contact:
+            continue
+        s0, s1 = U[c, 0] + V[c, 0], U[c, 1] + V[c, 1]
+        t = 0.0
+        t += s0 * R[c, 0]
+        t += s1 * R[c, 1]
+        energy[rows[k], 3] += half_h * t
+
+
+@njit(cache=True)
 def family_entries(code, crow, family, brow, mpnt, spnt, elem, base):
     """The entries (constraint, side) of one body family among the local-dynamics rows:
     master points first, then slave points, each in row order (the flatnonzero /
