@@ -294,3 +294,47 @@ def test_pair_blocks_equal_the_numpy_expression():
            np.concatenate((con[f[other]], con[e[other]])), np.concatenate((blocks[other], trans[other])))
     for x, y in zip((drow, dval, a, b, val), ref):
         assert np.array_equal(x, y) and np.array_equal(np.signbit(x), np.signbit(y))
+
+
+def test_masked_and_in_place_kernels_equal_their_gathered_forms():
+    """The kernels that take the masks and index arrays themselves against the kernels on
+    the gathered, masked arguments they replace (the same additions in the same order, so
+    bit for bit): unordered_pairs by counting sorts against the lexsort order (the numpy
+    expression it replaced), contact_work_live against contact_work, rigid
+    _add_signed_reactions against _add_reactions."""
+    rng = np.random.default_rng(12)
+    n, E = 300, 1500
+    rows, con = rng.integers(0, 80, E), rng.integers(0, n, E)
+    order = np.lexsort((np.arange(E), con, rows))
+    ref_e, ref_f = [], []
+    for r in np.unique(rows):
+        members = order[rows[order] == r]
+        for i in range(members.size):
+            ref_e.extend(members[i] for _ in range(i + 1, members.size))
+            ref_f.extend(members[i + 1:])
+    e, f = K.unordered_pairs(rows, con)
+    assert np.array_equal(e, ref_e) and np.array_equal(f, ref_f)
+    kind = np.where(rng.random(n) < 0.8, C.CONTACT, C.FIXPNT).astype(np.int64)
+    inert = rng.random(E) < 0.1
+    U, V, R = _signed_random(rng, n, 3), _signed_random(rng, n, 3), _signed_random(rng, n, 3)
+    live = (kind[con] == C.CONTACT) & ~inert
+    ref = _signed_random(rng, 80, 5)
+    out = ref.copy()
+    K.contact_work(ref, rows[live], con[live], U, V, R, 5e-4)
+    K.contact_work_live(out, rows, con, kind, inert, U, V, R, 5e-4, C.CONTACT)
+    assert np.array_equal(out, ref)
+    H, sign = _signed_random(rng, E, 3, 6), np.where(rng.random(E) < 0.5, 1.0, -1.0)
+    ref = _signed_random(rng, 80, 6)
+    out = ref.copy()
+    rigid._add_reactions(ref, rows[~inert], H[~inert], sign[~inert, None] * R[con[~inert]])
+    rigid._add_signed_reactions(out, rows, H, con, sign, R, inert)
+    assert np.array_equal(out, ref) and np.array_equal(np.signbit(out), np.signbit(ref))
+
+
+@pytest.mark.parametrize("n", [1, 500, 910, 911, 2000, 5000])     # one einsum buffer and several
+def test_quadratic_sum_equals_numpy_einsum(n):
+    """K.quadratic_sum against np.einsum("ki,kij,kj->") bit for bit (free energy of the local
+    dynamics): fails when numpy changes its summation order."""
+    rng = np.random.default_rng(13)
+    B, Winv = _signed_random(rng, n, 3), _signed_random(rng, n, 3, 3)
+    assert K.quadratic_sum(B, Winv) == np.einsum("ki,kij,kj->", B, Winv, B)

@@ -126,7 +126,12 @@ class LocalDynamics:
 
     def free_energy(self) -> float:
         """E_free = 1/2 sum B W^-1 B + 1/2 sum (W^-1)_NN v^2 over prescribed velocities."""
-        e = 0.5 * np.einsum("ki,kij,kj->", self.B, self.Winv, self.B)
+        B, Winv = self.B, self.Winv
+        if (B.dtype == np.float64 and Winv.dtype == np.float64 and B.flags.c_contiguous
+                and Winv.flags.c_contiguous and B.shape[1:] == (3,) and Winv.shape[1:] == (3, 3)):
+            e = 0.5 * K.quadratic_sum(B, Winv)      # the einsum below, its order, without its setup
+        else:
+            e = 0.5 * np.einsum("ki,kij,kj->", B, Winv, B)
         vel = self.kind == C.VELODIR
         if vel.any():
             e += 0.5 * float(np.sum(self.Winv[vel, 2, 2] * self.par[vel, 2] ** 2))

@@ -192,6 +192,30 @@ def contact_work(energy, rows, con, U, V, R, half_h):
         energy[rows[k], 3] += half_h * t
 
 
+EINSUM_CHUNK = 8190     # numpy's einsum buffer (8192 elements) cut to whole (3, 3) blocks
+
+
+@njit(cache=True)
+def quadratic_sum(B, Winv):
+    """sum over k, i, j of B[k, i] Winv[k, i, j] B[k, j] as numpy's np.einsum("ki,kij,kj->")
+    adds it (C-contiguous float64 operands): products in index order, summed from zero
+    in chunks of EINSUM_CHUNK products, each chunk added to the running total
+    (tests/test_step_kernels.py checks the bits against np.einsum)."""
+    out = 0.0
+    acc = 0.0
+    m = 0
+    for k in range(B.shape[0]):
+        for i in range(3):
+            for j in range(3):
+                acc += B[k, i] * Winv[k, i, j] * B[k, j]
+                m += 1
+                if m == EINSUM_CHUNK:
+                    out = acc + out
+                    acc = 0.0
+                    m = 0
+    return acc + out
+
+
 @njit(cache=True)
 def contact_work_live(energy, rows, con, kind, inert, U, V, R, half_h, contact):
     """contact_work of the entries k with kind[con[k]] == contact and not inert[k] (the
