@@ -11,6 +11,7 @@ with a few array operations.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -120,24 +121,37 @@ def _kind_table(kinds) -> np.ndarray:
 _REFRESH_TABLES = tuple((_kind_table(kinds), bodies, refresh) for kinds, bodies, refresh in REFRESH)
 
 
+# constraint set -> (version, count, body rows, refreshes of the kinds present) of the last
+# check for rows whose bodies are gone: while the set's rows (`version`) and the body rows
+# (the cached body_rows array, rebuilt when a block's bodies change) stay the same, no
+# row has lost a body and the kinds present are the same
+_CHECKED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def update(domain, t: float, h: float) -> np.ndarray:
     """Refresh all constraints for the step [t, t + h] with the bodies at the mid-step;
     returns the body rows (count, 2) used (input of local_dynamics.assemble)."""
     cset = C.constraint_set(domain)
     brow = body_rows(domain, cset)
     n = cset.count
-    lost = ((cset.bid[:n] > 0) & (brow < 0)).any(axis=1)
-    if lost.any():                                  # a body was DELETEd or left the extents
-        cset.remove_rows(np.flatnonzero(lost))
-        brow = body_rows(domain, cset)
-        n = cset.count
+    checked = _CHECKED.get(cset)
+    if checked is not None and checked[0] == cset.version and checked[1] == n and checked[2] is brow:
+        refreshes = checked[3]      # same rows, kinds and body rows as at the last check
+    else:
+        lost = ((cset.bid[:n] > 0) & (brow < 0)).any(axis=1)
+        if lost.any():                              # a body was DELETEd or left the extents
+            cset.remove_rows(np.flatnonzero(lost))
+            brow = body_rows(domain, cset)
+            n = cset.count
+        present = np.bincount(cset.kind[:n], minlength=len(C.KINDS)).astype(bool)   # kinds in the set
+        refreshes = tuple(entry for entry in _REFRESH_TABLES if (entry[0] & present).any())
+        _CHECKED[cset] = (cset.version, n, brow, refreshes)
+    if not refreshes:                               # e.g. a set of contacts only
+        return brow
     kind = cset.kind[:n]
     two = cset.bid[:n, 1] > 0
-    present = np.bincount(kind, minlength=len(C.KINDS)).astype(bool)   # kinds in the set
     step = None
-    for table, bodies, refresh in _REFRESH_TABLES:
-        if not (table & present).any():             # e.g. a set of contacts only
-            continue
+    for table, bodies, refresh in refreshes:
         if step is None:
             step = _Step(domain, cset, brow, kind, two, t + h, session.geometric_epsilon())
         rows = table[kind]
