@@ -348,7 +348,12 @@ class RigidBlock(SchemeSupport, BodyBlock):
 
     def add_signed_reactions(self, rows, H, con, sign, R, inert):
         """add_reactions(rows[live], H[live], sign[live, None] * R[con[live]]) for the live
-        (not `inert`) entries, without the gathered copies (solvers/local_dynamics.py)."""
+        (not `inert`) entries, without the gathered copies (solvers/local_dynamics.py); a
+        subclass with its own add_reactions gets the gathered call."""
+        if type(self).add_reactions is not RigidBlock.add_reactions:
+            live = ~np.asarray(inert, dtype=bool)
+            self.add_reactions(rows[live], H[live], sign[live, None] * R[con[live]])
+            return
         _add_signed_reactions(self.reaction, np.asarray(rows, dtype=np.int64), np.ascontiguousarray(H, dtype=float),
                               np.asarray(con, dtype=np.int64), np.ascontiguousarray(sign, dtype=float),
                               np.ascontiguousarray(R, dtype=float), np.asarray(inert, dtype=np.bool_))
