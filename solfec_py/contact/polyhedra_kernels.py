@@ -184,10 +184,10 @@ def _pseudo_angle(y, x):
 
 
 @numba.njit(cache=True)
-def _angles(pts, m, nk, ang):
+def _angles(pts, m, ax, ang):
     """Pseudo-angles (`_pseudo_angle`: in the order of the angles) of pts[:m] about their
-    mean in the axes of `_plane_axes(nk)`."""
-    u0, u1, u2, w0, w1, w2 = _plane_axes(nk)
+    mean in the in-plane axes ax = `_plane_axes(nk)` (six scalars) of the plane's normal."""
+    u0, u1, u2, w0, w1, w2 = ax[0], ax[1], ax[2], ax[3], ax[4], ax[5]
     c0, c1, c2 = 0.0, 0.0, 0.0
     for i in range(m):
         c0 += pts[i, 0]
@@ -213,10 +213,11 @@ def _sort(ang, m, idx):
 
 
 @numba.njit(cache=True)
-def _clip(FV, FN, FP, nf, nk, dk, k, S, tmp, cap, ang, idx, tol):
+def _clip(FV, FN, FP, nf, nk, dk, k, ax, S, tmp, cap, ang, idx, tol):
     """Cut the polytope (faces FV[f, :FN[f]], planes FP) by n.y <= d (vertices within tol
-    of the plane count as on it); the cut face gets tag k. Returns the new face count, or
-    -1 when a work array overflows. S is a work array shaped as FV[..., 0]."""
+    of the plane count as on it); the cut face gets tag k (in-plane axes ax, `_plane_axes`).
+    Returns the new face count, or -1 when a work array overflows. S is a work array shaped
+    as FV[..., 0]."""
     tol2 = tol * tol
     outside = False
     n0, n1, n2 = nk[0], nk[1], nk[2]
@@ -278,7 +279,7 @@ def _clip(FV, FN, FP, nf, nk, dk, k, S, tmp, cap, ang, idx, tol):
     if nc >= 3:
         if g >= FV.shape[0]:
             return -1
-        _angles(cap, nc, nk, ang)
+        _angles(cap, nc, ax, ang)
         _sort(ang, nc, idx)
         out = 0
         for i in range(nc):
@@ -296,7 +297,7 @@ def _clip(FV, FN, FP, nf, nk, dk, k, S, tmp, cap, ang, idx, tol):
 
 
 @numba.njit(cache=True)
-def _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, n, point):
+def _polytope_summary(FV, FN, FP, nf, normals, axes, owner, surface, ang, n, point):
     """Fan triangles of every face (from its vertex of smallest angle about the vertex
     mean, as `polyhedra._faces`): (ok, total area); the A^2-weighted normal sum and the
     area-weighted centroid sum go into n and point (3)."""
@@ -311,7 +312,7 @@ def _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, n, point):
         if k < 0:                      # a face of the start box survived: unbounded input
             ok = False
             continue
-        _angles(FV[f], m, normals[k], ang)
+        _angles(FV[f], m, axes[k], ang)
         s = 0
         for v in range(1, m):
             if ang[v] < ang[s]:
@@ -417,6 +418,9 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
     ang = np.empty(max(2 * maxp * maxf, maxp))
     idx = np.empty(ang.size, dtype=np.int64)
     normals = np.empty((2 * kmax, 3))
+    axes = np.empty((2 * kmax, 6))           # in-plane axes of the pair's planes (`_plane_axes`)
+    f_axes = np.empty((f_normal.shape[0], 6))  # of every face, computed on its first use in this call
+    f_done = np.zeros(f_normal.shape[0], dtype=np.bool_)
     d = np.empty(2 * kmax)
     owner = np.empty(2 * kmax, dtype=np.int64)
     surface = np.empty(2 * kmax, dtype=np.bool_)
@@ -446,6 +450,14 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
             normals[K], owner[K], surface[K] = f_normal[f], 1, f_surface[f]
             d[K] = max(f_offset[f] - _dot(f_normal[f], p), eps)
             K += 1
+        for j in range(K):
+            f = fa0 + j if j < fa1 - fa0 else fb0 + j - (fa1 - fa0)
+            if not f_done[f]:
+                f_axes[f, 0], f_axes[f, 1], f_axes[f, 2], f_axes[f, 3], f_axes[f, 4], f_axes[f, 5] = \
+                    _plane_axes(f_normal[f])
+                f_done[f] = True
+            for i in range(6):
+                axes[j, i] = f_axes[f, i]
         oa, ob = c_obj[a], c_obj[b]
         for i in range(3):                   # elementwise as the array expressions they replace
             lo[i] = min(lo_box[oa, i], lo_box[ob, i]) - p[i]
@@ -458,13 +470,13 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
             bhi[i] = hi[i] + 0.25 * span[i] + 2.0 * eps
         nf = _box(FV, FN, FP, blo, bhi)
         for j in range(K):
-            nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, S, tmp, cap, ang, idx, tol)
+            nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, axes[j], S, tmp, cap, ang, idx, tol)
             if nf < 0:
                 break
         if nf < 0:
             redo[k] = True
             continue
-        ok, total = _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, nsum, psum)
+        ok, total = _polytope_summary(FV, FN, FP, nf, normals, axes, owner, surface, ang, nsum, psum)
         nv = 0
         for f in range(nf):
             nv += FN[f]
