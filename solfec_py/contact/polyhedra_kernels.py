@@ -10,8 +10,13 @@ that area, point and the A^2-weighted normal follow the same rule. A pair whose 
 outgrow the work arrays is flagged for the Qhull path (`polyhedra.convex_convex_qhull`).
 
 numba's cache of these kernels holds the compiled `gjk.gjk` too, but is invalidated by
-changes of this file only: edit this line when gjk.py changes (last: the 3 x 3 sub-simplex
-solve by the adjugate instead of LAPACK, and a chosen start pair, issue 13).
+changes of this file only: edit this line when gjk.py changes (last: error_model="numpy",
+issue 13).
+
+The kernels here and in gjk.py are compiled with numba's error_model="numpy": no check for
+a division by zero before each division (every division is guarded by its own test or has a
+divisor that cannot vanish, so the results are those of the default model, which would
+raise instead).
 """
 from __future__ import annotations
 
@@ -25,12 +30,12 @@ from solfec_py.contact.gjk import gjk_into, gjk_work
 _DEDUP = 1e-12          # relative distance within which points are on a plane or merged
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _dot(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _nearest_surface(point, normals, offsets, surface, sid):
     """Surface id of the surface plane nearest to the point (|signed distance| minimal; all
     planes count when none is a surface plane)."""
@@ -44,7 +49,7 @@ def _nearest_surface(point, normals, offsets, surface, sid):
     return sid[k if k >= 0 else k_any]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _behind_all(v_cur, tri, t0, t1, x):
     """Is x strictly behind every triangle tri[t0:t1] (outward (b - a) x (c - a)), each
     by more than the rounding bound 1e-12 |b - a|_1 |c - a|_1 |x - a|_1 of its triple
@@ -65,7 +70,7 @@ def _behind_all(v_cur, tri, t0, t1, x):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _finish(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps):
     """Steps 3-6 after the intersection polytope: reject a point farther than eps from
     either object; gap from the vertex spread along n, refined by GJK when deeper than eps;
@@ -75,7 +80,7 @@ def _finish(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps):
                         np.empty_like(va), np.empty_like(vb), False, False)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _finish_into(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps, work, one, sha, shb, in_a, in_b):
     """`_finish` on reusable work arrays: `work` of `gjk.gjk_work`, one (1, 3), sha and shb
     at least as long as va and vb (the shifted copies of the refinement). in_a (in_b): x is
@@ -108,7 +113,7 @@ def _finish_into(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps, work, o
     return True, g, _nearest_surface(x, na, da, sa, ida), _nearest_surface(x, nb, db, sb, idb)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _plane_axes(nk):
     """The in-plane unit vectors u, w = n x u of `polyhedra._faces` for normal nk, as the
     six scalars u0, u1, u2, w0, w1, w2."""
@@ -131,7 +136,7 @@ _QUADS = np.array([[0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1], [1, 0, 0, 1, 0, 1, 1, 1
                    [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0], [0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 0, 1]], dtype=np.int64)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _box(FV, FN, FP, lo, hi):
     """The six faces of the box [lo, hi] (tagged -1: not an input plane); returns 6."""
     for f in range(6):
@@ -143,7 +148,7 @@ def _box(FV, FN, FP, lo, hi):
     return 6
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _push(out, m, x0, x1, x2, tol2):
     """Append x to out[:m] unless it repeats out[m - 1] within sqrt(tol2); returns m (-1
     when out is full)."""
@@ -157,7 +162,7 @@ def _push(out, m, x0, x1, x2, tol2):
     return m + 1
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _close(out, m, tol2):
     """Drop a closing repeat of the first point of the polygon out[:m]; returns m."""
     if m > 1:
@@ -167,7 +172,7 @@ def _close(out, m, tol2):
     return m
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _pseudo_angle(y, x):
     """A strictly increasing function of arctan2(y, x) on [-pi, pi] without a transcendental
     call: 1 - x / (|x| + |y|) above the x axis (0 at angle 0, 2 at pi), x / (|x| + |y|) - 1
@@ -183,7 +188,7 @@ def _pseudo_angle(y, x):
     return 1.0 - r if up else r - 1.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _angles(pts, m, ax, ang):
     """Pseudo-angles (`_pseudo_angle`: in the order of the angles) of pts[:m] about their
     mean in the in-plane axes ax = `_plane_axes(nk)` (six scalars) of the plane's normal."""
@@ -199,7 +204,7 @@ def _angles(pts, m, ax, ang):
         ang[i] = _pseudo_angle(e0 * w0 + e1 * w1 + e2 * w2, e0 * u0 + e1 * u1 + e2 * u2)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _sort(ang, m, idx):
     """idx[:m] = the stable ascending order of ang[:m] (insertion sort; m is small)."""
     for i in range(m):
@@ -212,7 +217,7 @@ def _sort(ang, m, idx):
         idx[j] = t
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _clip(FV, FN, FP, nf, nk, dk, k, ax, S, tmp, cap, ang, idx, tol):
     """Cut the polytope (faces FV[f, :FN[f]], planes FP) by n.y <= d (vertices within tol
     of the plane count as on it); the cut face gets tag k (in-plane axes ax, `_plane_axes`).
@@ -296,7 +301,7 @@ def _clip(FV, FN, FP, nf, nk, dk, k, ax, S, tmp, cap, ang, idx, tol):
     return g
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _polytope_summary(FV, FN, FP, nf, normals, axes, owner, surface, ang, n, point):
     """Fan triangles of every face (from its vertex of smallest angle about the vertex
     mean, as `polyhedra._faces`): (ok, total area); the A^2-weighted normal sum and the
@@ -335,7 +340,7 @@ def _polytope_summary(FV, FN, FP, nf, normals, axes, owner, surface, ang, n, poi
     return ok and ntri >= 4, total
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _far(Y, c):
     """Index of the row of Y farthest from the point c."""
     best, j = -1.0, 0
@@ -347,7 +352,7 @@ def _far(Y, c):
     return j, np.sqrt(best)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def polygon_corners(V, x, n, tol, out):
     """Up to four points spanning the contact polygon: the vertices V projected onto the
     plane through x normal to n; P0 the farthest from x, P1 the farthest from P0, P2 and P3
@@ -386,7 +391,7 @@ def polygon_corners(V, x, n, tol, out):
     return k
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f_surface, f_sid,
                  c_tstart, tri, c_closed, lo_box, hi_box, eps, corner_tol=-1.0):
     """Narrow phase of the convex pairs (ca[k] owns the normal; c_tstart, tri, c_closed as
