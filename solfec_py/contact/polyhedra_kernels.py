@@ -323,8 +323,11 @@ def _polytope_summary(FV, FN, FP, nf, normals, axes, owner, surface, ang, n, poi
             if ang[v] < ang[s]:
                 s = v
         y0 = FV[f, s]
+        i1 = s + 1 if s + 1 < m else 0       # (s + i) mod m and its successor, without a division
         for i in range(1, m - 1):
-            y1, y2 = FV[f, (s + i) % m], FV[f, (s + i + 1) % m]
+            i2 = i1 + 1 if i1 + 1 < m else 0
+            y1, y2 = FV[f, i1], FV[f, i2]
+            i1 = i2
             a0, a1, a2 = y1[0] - y0[0], y1[1] - y0[1], y1[2] - y0[2]
             b0, b1, b2 = y2[0] - y0[0], y2[1] - y0[1], y2[2] - y0[2]
             c0, c1, c2 = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
