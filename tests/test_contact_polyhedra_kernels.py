@@ -182,3 +182,22 @@ def test_gjk_start_pair_gives_the_same_distance(seed):
             v = p - q
             assert (va @ v).min() >= v @ p - 1e-12 * (1 + abs(v @ p))
             assert (vb @ v).max() <= v @ q + 1e-12 * (1 + abs(v @ q))
+
+
+def test_pairs_sharing_objects_match_pairs_evaluated_alone(api):
+    """The kernel keeps per-call values of each face (its in-plane axes) for the pairs that
+    share an object; a batch where every object is in several pairs, on either side, gives
+    bit for bit the results of one call per pair (reference: the lone pair, whose call holds
+    no value from another pair)."""
+    rng = np.random.default_rng(7)
+    hulls = [(_box((0, 0, 0), rng.uniform(0.4, 1.0, 3)) - 0.3) @ _rotation(rng).T + rng.uniform(-0.3, 0.3, 3)
+             for _ in range(5)]
+    table, geo = _table(api, hulls)
+    ca, cb = np.triu_indices(len(hulls), 1)
+    ca, cb = np.concatenate((ca, cb)), np.concatenate((cb, ca))        # both sides of each pair
+    batch = P.convex_convex(table, geo, ca, cb, EPS)
+    assert batch[0].sum() > 10
+    for k in range(ca.size):
+        alone = P.convex_convex(table, geo, ca[k:k + 1], cb[k:k + 1], EPS)
+        for a, b in zip(batch, alone):
+            assert a[k:k + 1].tobytes() == b.tobytes()

@@ -10,8 +10,13 @@ that area, point and the A^2-weighted normal follow the same rule. A pair whose 
 outgrow the work arrays is flagged for the Qhull path (`polyhedra.convex_convex_qhull`).
 
 numba's cache of these kernels holds the compiled `gjk.gjk` too, but is invalidated by
-changes of this file only: edit this line when gjk.py changes (last: the 3 x 3 sub-simplex
-solve by the adjugate instead of LAPACK, and a chosen start pair, issue 13).
+changes of this file only: edit this line when gjk.py changes (last: error_model="numpy",
+issue 13).
+
+The kernels here and in gjk.py are compiled with numba's error_model="numpy": no check for
+a division by zero before each division (every division is guarded by its own test or has a
+divisor that cannot vanish, so the results are those of the default model, which would
+raise instead).
 """
 from __future__ import annotations
 
@@ -25,12 +30,12 @@ from solfec_py.contact.gjk import gjk_into, gjk_work
 _DEDUP = 1e-12          # relative distance within which points are on a plane or merged
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _dot(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _nearest_surface(point, normals, offsets, surface, sid):
     """Surface id of the surface plane nearest to the point (|signed distance| minimal; all
     planes count when none is a surface plane)."""
@@ -44,7 +49,7 @@ def _nearest_surface(point, normals, offsets, surface, sid):
     return sid[k if k >= 0 else k_any]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _behind_all(v_cur, tri, t0, t1, x):
     """Is x strictly behind every triangle tri[t0:t1] (outward (b - a) x (c - a)), each
     by more than the rounding bound 1e-12 |b - a|_1 |c - a|_1 |x - a|_1 of its triple
@@ -65,7 +70,7 @@ def _behind_all(v_cur, tri, t0, t1, x):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _finish(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps):
     """Steps 3-6 after the intersection polytope: reject a point farther than eps from
     either object; gap from the vertex spread along n, refined by GJK when deeper than eps;
@@ -75,7 +80,7 @@ def _finish(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps):
                         np.empty_like(va), np.empty_like(vb), False, False)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _finish_into(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps, work, one, sha, shb, in_a, in_b):
     """`_finish` on reusable work arrays: `work` of `gjk.gjk_work`, one (1, 3), sha and shb
     at least as long as va and vb (the shifted copies of the refinement). in_a (in_b): x is
@@ -108,7 +113,7 @@ def _finish_into(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps, work, o
     return True, g, _nearest_surface(x, na, da, sa, ida), _nearest_surface(x, nb, db, sb, idb)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _plane_axes(nk):
     """The in-plane unit vectors u, w = n x u of `polyhedra._faces` for normal nk, as the
     six scalars u0, u1, u2, w0, w1, w2."""
@@ -131,7 +136,7 @@ _QUADS = np.array([[0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1], [1, 0, 0, 1, 0, 1, 1, 1
                    [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0], [0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 0, 1]], dtype=np.int64)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _box(FV, FN, FP, lo, hi):
     """The six faces of the box [lo, hi] (tagged -1: not an input plane); returns 6."""
     for f in range(6):
@@ -143,7 +148,7 @@ def _box(FV, FN, FP, lo, hi):
     return 6
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _push(out, m, x0, x1, x2, tol2):
     """Append x to out[:m] unless it repeats out[m - 1] within sqrt(tol2); returns m (-1
     when out is full)."""
@@ -157,7 +162,7 @@ def _push(out, m, x0, x1, x2, tol2):
     return m + 1
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _close(out, m, tol2):
     """Drop a closing repeat of the first point of the polygon out[:m]; returns m."""
     if m > 1:
@@ -167,7 +172,7 @@ def _close(out, m, tol2):
     return m
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _pseudo_angle(y, x):
     """A strictly increasing function of arctan2(y, x) on [-pi, pi] without a transcendental
     call: 1 - x / (|x| + |y|) above the x axis (0 at angle 0, 2 at pi), x / (|x| + |y|) - 1
@@ -183,11 +188,11 @@ def _pseudo_angle(y, x):
     return 1.0 - r if up else r - 1.0
 
 
-@numba.njit(cache=True)
-def _angles(pts, m, nk, ang):
+@numba.njit(cache=True, error_model="numpy")
+def _angles(pts, m, ax, ang):
     """Pseudo-angles (`_pseudo_angle`: in the order of the angles) of pts[:m] about their
-    mean in the axes of `_plane_axes(nk)`."""
-    u0, u1, u2, w0, w1, w2 = _plane_axes(nk)
+    mean in the in-plane axes ax = `_plane_axes(nk)` (six scalars) of the plane's normal."""
+    u0, u1, u2, w0, w1, w2 = ax[0], ax[1], ax[2], ax[3], ax[4], ax[5]
     c0, c1, c2 = 0.0, 0.0, 0.0
     for i in range(m):
         c0 += pts[i, 0]
@@ -199,7 +204,7 @@ def _angles(pts, m, nk, ang):
         ang[i] = _pseudo_angle(e0 * w0 + e1 * w1 + e2 * w2, e0 * u0 + e1 * u1 + e2 * u2)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _sort(ang, m, idx):
     """idx[:m] = the stable ascending order of ang[:m] (insertion sort; m is small)."""
     for i in range(m):
@@ -212,11 +217,12 @@ def _sort(ang, m, idx):
         idx[j] = t
 
 
-@numba.njit(cache=True)
-def _clip(FV, FN, FP, nf, nk, dk, k, S, tmp, cap, ang, idx, tol):
+@numba.njit(cache=True, error_model="numpy")
+def _clip(FV, FN, FP, nf, nk, dk, k, ax, S, tmp, cap, ang, idx, tol):
     """Cut the polytope (faces FV[f, :FN[f]], planes FP) by n.y <= d (vertices within tol
-    of the plane count as on it); the cut face gets tag k. Returns the new face count, or
-    -1 when a work array overflows. S is a work array shaped as FV[..., 0]."""
+    of the plane count as on it); the cut face gets tag k (in-plane axes ax, `_plane_axes`).
+    Returns the new face count, or -1 when a work array overflows. S is a work array shaped
+    as FV[..., 0]."""
     tol2 = tol * tol
     outside = False
     n0, n1, n2 = nk[0], nk[1], nk[2]
@@ -278,7 +284,7 @@ def _clip(FV, FN, FP, nf, nk, dk, k, S, tmp, cap, ang, idx, tol):
     if nc >= 3:
         if g >= FV.shape[0]:
             return -1
-        _angles(cap, nc, nk, ang)
+        _angles(cap, nc, ax, ang)
         _sort(ang, nc, idx)
         out = 0
         for i in range(nc):
@@ -295,8 +301,8 @@ def _clip(FV, FN, FP, nf, nk, dk, k, S, tmp, cap, ang, idx, tol):
     return g
 
 
-@numba.njit(cache=True)
-def _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, n, point):
+@numba.njit(cache=True, error_model="numpy")
+def _polytope_summary(FV, FN, FP, nf, normals, axes, owner, surface, ang, n, point):
     """Fan triangles of every face (from its vertex of smallest angle about the vertex
     mean, as `polyhedra._faces`): (ok, total area); the A^2-weighted normal sum and the
     area-weighted centroid sum go into n and point (3)."""
@@ -311,14 +317,17 @@ def _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, n, point):
         if k < 0:                      # a face of the start box survived: unbounded input
             ok = False
             continue
-        _angles(FV[f], m, normals[k], ang)
+        _angles(FV[f], m, axes[k], ang)
         s = 0
         for v in range(1, m):
             if ang[v] < ang[s]:
                 s = v
         y0 = FV[f, s]
+        i1 = s + 1 if s + 1 < m else 0       # (s + i) mod m and its successor, without a division
         for i in range(1, m - 1):
-            y1, y2 = FV[f, (s + i) % m], FV[f, (s + i + 1) % m]
+            i2 = i1 + 1 if i1 + 1 < m else 0
+            y1, y2 = FV[f, i1], FV[f, i2]
+            i1 = i2
             a0, a1, a2 = y1[0] - y0[0], y1[1] - y0[1], y1[2] - y0[2]
             b0, b1, b2 = y2[0] - y0[0], y2[1] - y0[1], y2[2] - y0[2]
             c0, c1, c2 = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
@@ -334,7 +343,7 @@ def _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, n, point):
     return ok and ntri >= 4, total
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _far(Y, c):
     """Index of the row of Y farthest from the point c."""
     best, j = -1.0, 0
@@ -346,7 +355,7 @@ def _far(Y, c):
     return j, np.sqrt(best)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def polygon_corners(V, x, n, tol, out):
     """Up to four points spanning the contact polygon: the vertices V projected onto the
     plane through x normal to n; P0 the farthest from x, P1 the farthest from P0, P2 and P3
@@ -385,7 +394,7 @@ def polygon_corners(V, x, n, tol, out):
     return k
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f_surface, f_sid,
                  c_tstart, tri, c_closed, lo_box, hi_box, eps, corner_tol=-1.0):
     """Narrow phase of the convex pairs (ca[k] owns the normal; c_tstart, tri, c_closed as
@@ -417,6 +426,9 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
     ang = np.empty(max(2 * maxp * maxf, maxp))
     idx = np.empty(ang.size, dtype=np.int64)
     normals = np.empty((2 * kmax, 3))
+    axes = np.empty((2 * kmax, 6))           # in-plane axes of the pair's planes (`_plane_axes`)
+    f_axes = np.empty((f_normal.shape[0], 6))  # of every face, computed on its first use in this call
+    f_done = np.zeros(f_normal.shape[0], dtype=np.bool_)
     d = np.empty(2 * kmax)
     owner = np.empty(2 * kmax, dtype=np.int64)
     surface = np.empty(2 * kmax, dtype=np.bool_)
@@ -446,6 +458,14 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
             normals[K], owner[K], surface[K] = f_normal[f], 1, f_surface[f]
             d[K] = max(f_offset[f] - _dot(f_normal[f], p), eps)
             K += 1
+        for j in range(K):
+            f = fa0 + j if j < fa1 - fa0 else fb0 + j - (fa1 - fa0)
+            if not f_done[f]:
+                f_axes[f, 0], f_axes[f, 1], f_axes[f, 2], f_axes[f, 3], f_axes[f, 4], f_axes[f, 5] = \
+                    _plane_axes(f_normal[f])
+                f_done[f] = True
+            for i in range(6):
+                axes[j, i] = f_axes[f, i]
         oa, ob = c_obj[a], c_obj[b]
         for i in range(3):                   # elementwise as the array expressions they replace
             lo[i] = min(lo_box[oa, i], lo_box[ob, i]) - p[i]
@@ -458,13 +478,13 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
             bhi[i] = hi[i] + 0.25 * span[i] + 2.0 * eps
         nf = _box(FV, FN, FP, blo, bhi)
         for j in range(K):
-            nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, S, tmp, cap, ang, idx, tol)
+            nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, axes[j], S, tmp, cap, ang, idx, tol)
             if nf < 0:
                 break
         if nf < 0:
             redo[k] = True
             continue
-        ok, total = _polytope_summary(FV, FN, FP, nf, normals, owner, surface, ang, nsum, psum)
+        ok, total = _polytope_summary(FV, FN, FP, nf, normals, axes, owner, surface, ang, nsum, psum)
         nv = 0
         for f in range(nf):
             nv += FN[f]
