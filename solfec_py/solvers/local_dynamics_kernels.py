@@ -364,6 +364,16 @@ def off_diagonal_csr_into(n, a, b, values, start, order, inv, indptr, adj, W):
     return u + 1
 
 
+@njit(cache=True, inline="always")
+def same_constraint_pairs(con, e, f):
+    """How many entry pairs (e[k], f[k]) belong to one constraint (both ends on one body)."""
+    nsame = 0
+    for k in range(e.size):
+        if con[e[k]] == con[f[k]]:
+            nsame += 1
+    return nsame
+
+
 @njit(cache=True)
 def pair_blocks(h, sign, con, e, f, Wef):
     """The scaled blocks W_ef = h s_e s_f Wef[k] of the unordered entry pairs (e[k], f[k]) of
@@ -373,10 +383,7 @@ def pair_blocks(h, sign, con, e, f, Wef):
     (c_f, c_e, W_ef^T) for each pair] - the numpy expression's order, without its
     temporaries."""
     E = e.size
-    nsame = 0
-    for k in range(E):
-        if con[e[k]] == con[f[k]]:
-            nsame += 1
+    nsame = same_constraint_pairs(con, e, f)
     m = E - nsame
     drow = np.empty(nsame, dtype=np.int64)
     dval = np.empty((nsame, 3, 3))
@@ -393,10 +400,7 @@ def pair_blocks_into(h, sign, con, e, f, Wef, drow, dval, a, b, val):
     drow, dval of at least nsame entries, a, b, val of at least 2 (E - nsame); returns
     (nsame, 2 (E - nsame)), the lengths written."""
     E = e.size
-    nsame = 0
-    for k in range(E):
-        if con[e[k]] == con[f[k]]:
-            nsame += 1
+    nsame = same_constraint_pairs(con, e, f)
     m = E - nsame
     p = 0
     q = 0
