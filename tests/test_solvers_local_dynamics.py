@@ -240,3 +240,22 @@ def test_reused_buffers_never_overwrite_live_local_dynamics(prepared):
     later = assemble(sol.domain, cset, H)
     assert later.Wadj.base.ctypes.data == address       # the freed buffer is taken again
     assert all(np.array_equal(x, y) for x, y in zip((later.indptr, later.adj, later.Wadj), keep))
+
+
+def test_rows_taken_by_a_block_are_left_out_of_the_local_dynamics(prepared, monkeypatch):
+    """Rows a block takes over (`absorbed`, e.g. FE pins eliminated from the body's equations)
+    are not rows of the local dynamics: its U and R must be those of the remaining rows, in
+    order, and finish must not store them by slice (`whole` False), even when every entry of
+    every body side is live (the rigid blocks' indexed Delassus path)."""
+    sol, cset, _, _ = prepared
+    domain = sol.domain
+    block = domain.bodies[0].block
+    taken = np.array([0, 2])
+    monkeypatch.setattr(block, "absorbed", lambda cs: taken)
+    cset.U[:cset.count] = np.arange(3 * cset.count, dtype=float).reshape(-1, 3)   # rows told apart
+    cset.R[:cset.count] = -cset.U[:cset.count]
+    ld = assemble(domain, cset, H)
+    rest = np.setdiff1d(np.arange(cset.count), taken)
+    assert not ld.whole
+    assert np.array_equal(ld.crow, rest)
+    assert np.array_equal(ld.U, cset.U[rest]) and np.array_equal(ld.R, cset.R[rest])

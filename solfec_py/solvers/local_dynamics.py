@@ -235,8 +235,8 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
         if getattr(block, "delassus_indexed", False):
             # the block reads H in place at index arrays (bodies/rigid.py): no gathered
             # (k, 3, 6) copies of the live entries or of the pairs
-            whole = live.size == con.size
-            diag_val.append(h * (block.delassus(rows, H, H) if whole else block.delassus(rows, H, H, ia=live, ib=live)))
+            every = live.size == con.size
+            diag_val.append(h * (block.delassus(rows, H, H) if every else block.delassus(rows, H, H, ia=live, ib=live)))
             Hl = None
         else:
             Hl = H[live]
