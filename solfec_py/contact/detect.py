@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from solfec_py import constraints as C, session
-from solfec_py.bodies.points import per_family
 from solfec_py.contact import broad, ellipsoids as EL, narrow, objects as O, polygon_points as PP, polyhedra, sparsify as SP
 from solfec_py.errors import SimulationError
 from solfec_py.solvers.local_dynamics import body_rows
@@ -223,18 +222,19 @@ def _assign_material(domain, cset, rows: np.ndarray, area: np.ndarray, initial: 
         cset.cohesion[rows] = cohesion * area if initial else 0.0
 
 
-def _store(domain, table: O.ObjectTable, cset, rows: np.ndarray, found: Found, eps: float) -> None:
-    """Geometric fields of contact rows from the narrow-phase results."""
+def _store(domain, table: O.ObjectTable, cset, rows, found: Found, eps: float, elem: bool = True) -> None:
+    """Geometric fields of contact rows (an index array or a slice) from the narrow-phase
+    results; `elem` False keeps the rows' element numbers (found with the rows' own objects)."""
     cset.point[rows] = found.pm
     cset.base[rows] = C.local_base(found.n, eps)
     cset.gap[rows] = found.gap
     cset.area[rows] = found.area
     obj = np.concatenate((found.om, found.os))       # both sides in one call (entry by entry)
-    elem = table.elem[obj]
-    k = rows.size
-    cset.elem[rows, 0], cset.elem[rows, 1] = elem[:k], elem[k:]
-    ref = per_family(domain, table.families, table.family[obj], table.row[obj], "ref_points",
-                     np.concatenate((found.pm, found.ps)), elem)
+    k = found.om.size
+    if elem:
+        e = table.elem[obj]
+        cset.elem[rows, 0], cset.elem[rows, 1] = e[:k], e[k:]
+    ref = O.map_points(domain, table, "ref_points", obj, np.concatenate((found.pm, found.ps)))
     cset.mpnt[rows], cset.spnt[rows] = ref[:k], ref[k:]
 
 
@@ -309,13 +309,7 @@ def _persisting(domain, table, cset, eps, rows: np.ndarray, found: Found) -> Non
     k = rows.size
     at = slice(int(rows[0]), int(rows[0]) + k) if int(rows[-1]) - int(rows[0]) + 1 == k else rows
     changed = (cset.spair[at, 0] != found.sid_m) | (cset.spair[at, 1] != found.sid_s)
-    cset.point[at] = found.pm
-    cset.base[at] = C.local_base(found.n, eps)
-    cset.gap[at] = found.gap
-    cset.area[at] = found.area
-    ref = O.map_points(domain, table, "ref_points", np.concatenate((found.om, found.os)),
-                       np.concatenate((found.pm, found.ps)))
-    cset.mpnt[at], cset.spnt[at] = ref[:k], ref[k:]
+    _store(domain, table, cset, at, found, eps, elem=False)
     if changed.any():
         cset.spair[at, 0] = found.sid_m
         cset.spair[at, 1] = found.sid_s
