@@ -67,3 +67,18 @@ def test_registry_rows_for_new_and_changed_bodies_only(tmp_path):
     assert reg["kind"] == [b.kind for b in everyone]
     assert reg["label"] == [b.label or "" for b in everyone]
     np.testing.assert_array_equal(reg["X0"], [b.block.center[b.row] for b in everyone])
+
+
+def test_lazy_registry_lists_answer_get_and_in():
+    """registry_dict makes the kind names and labels on first use; `get` and `in` must see
+    them as ordinary keys (dict.get alone would skip __missing__ and answer None)."""
+    import numpy as np
+    from solfec_py.output.store_reader import KINDS, registry_dict
+
+    rows = np.array([[3, 2, 0, 0, 0, 0, 2], [5, 1, 1, 1, 1, 2, 0], [3, 2, 0, 0, 1, 2, 0]], dtype=float)
+    reg = registry_dict(rows, b"ab")
+    assert "label" in reg and "kind" in reg and "nothing" not in reg
+    assert reg.get("label") == ["", ""]                 # body 3's last row has no label
+    assert reg.get("kind") == [KINDS[1], KINDS[0]]
+    assert reg.get("nothing", 7) == 7
+    assert reg["id"].tolist() == [3, 5]

@@ -367,6 +367,16 @@ class Registry(dict):
         self[key] = value
         return value
 
+    def __contains__(self, key) -> bool:
+        return key in _LAZY or dict.__contains__(self, key)
+
+    def get(self, key, default=None):
+        """dict.get that makes the lazy lists too (dict.get does not call __missing__)."""
+        return self[key] if key in self else default
+
+
+_LAZY = ("kind", "label")
+
 
 def _labels(text: bytes, spans: np.ndarray) -> list:
     """The labels text[off:off + n] (utf-8) of the (off, n) rows of spans."""
