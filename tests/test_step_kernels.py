@@ -224,10 +224,9 @@ def test_assembly_and_finish_kernels_equal_their_numpy_forms():
     U, V, h = _signed_random(rng, n, 3), _signed_random(rng, n, 3), 1e-3
     ref = _signed_random(rng, 50, 5)
     out = ref.copy()
-    s = U[con] + V[con]
-    np.add.at(ref[:, 2], rows, 0.5 * h * s[:, 2] * R[con, 2])
-    np.add.at(ref[:, 3], rows, 0.5 * h * np.einsum("ki,ki->k", s[:, :2], R[con, :2]))
-    K.contact_work(out, rows, con, U, V, R, 0.5 * h)
+    _contact_work_numpy(ref, rows, con, U, V, R, 0.5 * h)
+    K.contact_work_live(out, rows, con, np.full(n, C.CONTACT, dtype=np.int64), np.zeros(E, dtype=np.bool_),
+                        U, V, R, 0.5 * h, C.CONTACT)
     assert np.array_equal(out, ref)
     H, Rk = _signed_random(rng, E, 3, 6), _signed_random(rng, E, 3)
     ref = _signed_random(rng, 50, 6)
@@ -235,6 +234,13 @@ def test_assembly_and_finish_kernels_equal_their_numpy_forms():
     np.add.at(ref, rows, np.einsum("kij,ki->kj", H, Rk))
     rigid._add_reactions(out, rows, H, Rk)
     assert_numpy_rounding(out, ref)
+
+
+def _contact_work_numpy(energy, rows, con, U, V, R, half_h):
+    """The numpy expressions contact work replaced: np.add.at in entry order."""
+    s = U[con] + V[con]
+    np.add.at(energy[:, 2], rows, half_h * s[:, 2] * R[con, 2])
+    np.add.at(energy[:, 3], rows, half_h * np.einsum("ki,ki->k", s[:, :2], R[con, :2]))
 
 
 def _csr_numpy(n, a, b, values):
@@ -300,7 +306,7 @@ def test_masked_and_in_place_kernels_equal_their_gathered_forms():
     """The kernels that take the masks and index arrays themselves against the kernels on
     the gathered, masked arguments they replace (the same additions in the same order, so
     bit for bit): unordered_pairs by counting sorts against the lexsort order (the numpy
-    expression it replaced), contact_work_live against contact_work, rigid
+    expression it replaced), contact_work_live against the numpy expression on the masked entries, rigid
     _add_signed_reactions against _add_reactions."""
     rng = np.random.default_rng(12)
     n, E = 300, 1500
@@ -320,7 +326,7 @@ def test_masked_and_in_place_kernels_equal_their_gathered_forms():
     live = (kind[con] == C.CONTACT) & ~inert
     ref = _signed_random(rng, 80, 5)
     out = ref.copy()
-    K.contact_work(ref, rows[live], con[live], U, V, R, 5e-4)
+    _contact_work_numpy(ref, rows[live], con[live], U, V, R, 5e-4)
     K.contact_work_live(out, rows, con, kind, inert, U, V, R, 5e-4, C.CONTACT)
     assert np.array_equal(out, ref)
     H, sign = _signed_random(rng, E, 3, 6), np.where(rng.random(E) < 0.5, 1.0, -1.0)

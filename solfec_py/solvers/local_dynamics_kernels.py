@@ -174,24 +174,6 @@ def coupled(B, R, indptr, adj, Wadj):
     return out
 
 
-@njit(cache=True)
-def contact_work(energy, rows, con, U, V, R, half_h):
-    """energy[rows[k], 2] += half_h (U_N + V_N) R_N, energy[rows[k], 3] += half_h (U_T + V_T) . R_T
-    for the entries k (row con[k] of U, V, R), added in entry order as np.add.at does; the
-    products in the order of the numpy expressions they replace."""
-    for k in range(con.size):
-        c = con[k]
-        s0, s1, s2 = U[c, 0] + V[c, 0], U[c, 1] + V[c, 1], U[c, 2] + V[c, 2]
-        energy[rows[k], 2] += half_h * s2 * R[c, 2]
-    for k in range(con.size):
-        c = con[k]
-        s0, s1 = U[c, 0] + V[c, 0], U[c, 1] + V[c, 1]
-        t = 0.0
-        t += s0 * R[c, 0]
-        t += s1 * R[c, 1]
-        energy[rows[k], 3] += half_h * t
-
-
 EINSUM_CHUNK = 8190     # numpy's einsum buffer (8192 elements) cut to whole (3, 3) blocks
 
 
@@ -200,7 +182,8 @@ def quadratic_sum(B, Winv):
     """sum over k, i, j of B[k, i] Winv[k, i, j] B[k, j] as numpy's np.einsum("ki,kij,kj->")
     adds it (C-contiguous float64 operands): products in index order, summed from zero
     in chunks of EINSUM_CHUNK products, each chunk added to the running total
-    (tests/test_step_kernels.py checks the bits against np.einsum)."""
+    (equal to np.einsum bit for bit where it was written; tests/test_step_kernels.py
+    checks it within the summation error bound, as einsum's order depends on the build)."""
     out = 0.0
     acc = 0.0
     m = 0
@@ -218,22 +201,22 @@ def quadratic_sum(B, Winv):
 
 @njit(cache=True)
 def contact_work_live(energy, rows, con, kind, inert, U, V, R, half_h, contact):
-    """contact_work of the entries k with kind[con[k]] == contact and not inert[k] (the
-    masked arguments it replaces; same entries, order and products)."""
+    """energy[rows[k], 2] += half_h (U_N + V_N) R_N, energy[rows[k], 3] += half_h (U_T + V_T) . R_T
+    for the entries k (row con[k] of U, V, R) with kind[con[k]] == contact and not inert[k],
+    added in entry order as np.add.at does; the products in the order of the numpy
+    expressions they replace."""
     for k in range(con.size):
         c = con[k]
         if inert[k] or kind[c] != contact:
             continue
-        s0, s1, s2 = U[c, 0] + V[c, 0], U[c, 1] + V[c, 1], U[c, 2] + V[c, 2]
-        energy[rows[k], 2] += half_h * s2 * R[c, 2]
+        energy[rows[k], 2] += half_h * (U[c, 2] + V[c, 2]) * R[c, 2]
     for k in range(con.size):
         c = con[k]
         if inert[k] or kind[c] != contact:
             continue
-        s0, s1 = U[c, 0] + V[c, 0], U[c, 1] + V[c, 1]
         t = 0.0
-        t += s0 * R[c, 0]
-        t += s1 * R[c, 1]
+        t += (U[c, 0] + V[c, 0]) * R[c, 0]
+        t += (U[c, 1] + V[c, 1]) * R[c, 1]
         energy[rows[k], 3] += half_h * t
 
 
