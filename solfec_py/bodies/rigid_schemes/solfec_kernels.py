@@ -147,14 +147,21 @@ def half_velocity(rows, conf, velo, J, Jinv, mass, f, ts, tr, momentum, fext, h)
                       T[2] + tr[k, 2], E, momentum, fext, h)
 
 
+@njit(cache=True, inline="always", error_model="numpy")
+def _gravity_row(r, conf, velo, J, Jinv, mass, obstacle, g, momentum, fext, h):
+    """`_rotate_row` then `_velocity_row` of row r under gravity g alone (the force m g; none
+    on obstacles)."""
+    E = _rotate_row(r, conf, velo, 0.5 * h)
+    m = 0.0 if obstacle[r] else mass[r]
+    _velocity_row(r, velo, J, Jinv, mass, m * g[0], m * g[1], m * g[2], 0.0, 0.0, 0.0, E, momentum, fext, h)
+
+
 @njit(cache=True, error_model="numpy")
 def half_step_gravity(rows, conf, velo, J, Jinv, mass, obstacle, g, momentum, fext, h):
     """`half_rotate` and `half_velocity` in one pass when the only load is gravity g (the
     force m g; none on obstacles, as bodies.loads.rigid_loads)."""
     for r in rows:
-        E = _rotate_row(r, conf, velo, 0.5 * h)
-        m = 0.0 if obstacle[r] else mass[r]
-        _velocity_row(r, velo, J, Jinv, mass, m * g[0], m * g[1], m * g[2], 0.0, 0.0, 0.0, E, momentum, fext, h)
+        _gravity_row(r, conf, velo, J, Jinv, mass, obstacle, g, momentum, fext, h)
 
 
 @njit(cache=True, inline="always")
@@ -175,9 +182,7 @@ def begin_half_step_gravity(n, conf, velo, J, Jinv, mass, obstacle, g, momentum,
     row by row (the rows are independent: the same numbers as the two passes)."""
     for r in range(n):
         begin_row(r, velo, velo0, reaction, norotation)
-        E = _rotate_row(r, conf, velo, 0.5 * h)
-        m = 0.0 if obstacle[r] else mass[r]
-        _velocity_row(r, velo, J, Jinv, mass, m * g[0], m * g[1], m * g[2], 0.0, 0.0, 0.0, E, momentum, fext, h)
+        _gravity_row(r, conf, velo, J, Jinv, mass, obstacle, g, momentum, fext, h)
 
 
 @njit(cache=True, inline="always", error_model="numpy")
