@@ -8,6 +8,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from solfec_py.geometry.linalg3 import adjugate_solve3
+
 _TINY = 1e-28          # squared distance below which GJK reports an intersection
 
 
@@ -66,18 +68,8 @@ def _simplex_closest(W, n, lam, out, G, r, mu, idx):
                 if det <= 1e-10 * scale * scale * scale or det <= 0.0:
                     ok = False
                 else:
-                    c00 = G[1, 1] * G[2, 2] - G[1, 2] * G[2, 1]     # Cramer's rule on the
-                    c01 = G[0, 2] * G[2, 1] - G[0, 1] * G[2, 2]     # adjugate of G
-                    c02 = G[0, 1] * G[1, 2] - G[0, 2] * G[1, 1]
-                    c10 = G[1, 2] * G[2, 0] - G[1, 0] * G[2, 2]
-                    c11 = G[0, 0] * G[2, 2] - G[0, 2] * G[2, 0]
-                    c12 = G[0, 2] * G[1, 0] - G[0, 0] * G[1, 2]
-                    c20 = G[1, 0] * G[2, 1] - G[1, 1] * G[2, 0]
-                    c21 = G[0, 1] * G[2, 0] - G[0, 0] * G[2, 1]
-                    c22 = G[0, 0] * G[1, 1] - G[0, 1] * G[1, 0]
-                    mu[0] = (c00 * r[0] + c01 * r[1] + c02 * r[2]) / det
-                    mu[1] = (c10 * r[0] + c11 * r[1] + c12 * r[2]) / det
-                    mu[2] = (c20 * r[0] + c21 * r[1] + c22 * r[2]) / det
+                    mu[0], mu[1], mu[2] = adjugate_solve3(G[0, 0], G[0, 1], G[0, 2], G[1, 0], G[1, 1], G[1, 2],
+                                                          G[2, 0], G[2, 1], G[2, 2], det, r[0], r[1], r[2])
         if not ok:
             continue
         l0 = 1.0

@@ -10,8 +10,8 @@ that area, point and the A^2-weighted normal follow the same rule. A pair whose 
 outgrow the work arrays is flagged for the Qhull path (`polyhedra.convex_convex_qhull`).
 
 numba's cache of these kernels holds the compiled `gjk.gjk` too, but is invalidated by
-changes of this file only: edit this line when gjk.py changes (last: error_model="numpy",
-issue 13).
+changes of this file only: edit this line when gjk.py changes (last: the 3 x 3 solve from
+geometry/linalg3.py, issue 13).
 
 The kernels here and in gjk.py are compiled with numba's error_model="numpy": no check for
 a division by zero before each division (every division is guarded by its own test or has a

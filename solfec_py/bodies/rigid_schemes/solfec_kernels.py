@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from solfec_py.geometry.linalg3 import adjugate_solve3
 from solfec_py.geometry.rotation import _A, _B, _SMALL, _coefficients_scalar
 
 POS, NEG, IMP, OTHER = 0, 1, 2, -1          # finish kinds (OTHER: keep the half-step rotation)
@@ -217,19 +218,11 @@ def _solve_imp9(J, a0, a1, a2, s, O0, O1, O2, maxiter):
         j20 = ((0.0 + E[6] * K0[0]) + E[7] * K1[0]) + E[8] * K2[0]
         j21 = ((0.0 + E[6] * K0[1]) + E[7] * K1[1]) + E[8] * K2[1]
         j22 = ((0.0 + E[6] * K0[2]) + E[7] * K1[2]) + E[8] * K2[2]
-        c00 = j11 * j22 - j12 * j21
-        c01 = j02 * j21 - j01 * j22
-        c02 = j01 * j12 - j02 * j11
-        c10 = j12 * j20 - j10 * j22
-        c11 = j00 * j22 - j02 * j20
-        c12 = j02 * j10 - j00 * j12
-        c20 = j10 * j21 - j11 * j20
-        c21 = j01 * j20 - j00 * j21
-        c22 = j00 * j11 - j01 * j10
-        det = j00 * c00 + j01 * c10 + j02 * c20
-        O0 -= (c00 * r0 + c01 * r1 + c02 * r2) / det
-        O1 -= (c10 * r0 + c11 * r1 + c12 * r2) / det
-        O2 -= (c20 * r0 + c21 * r1 + c22 * r2) / det
+        det = j00 * (j11 * j22 - j12 * j21) + j01 * (j12 * j20 - j10 * j22) + j02 * (j10 * j21 - j11 * j20)
+        x0, x1, x2 = adjugate_solve3(j00, j01, j02, j10, j11, j12, j20, j21, j22, det, r0, r1, r2)
+        O0 -= x0
+        O1 -= x1
+        O2 -= x2
     return False, O0, O1, O2, _iss9(0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
