@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numba import njit
 from scipy.spatial.transform import Rotation
 
 from solfec_py import constraints as C
 from solfec_py.bodies import rigid
 from solfec_py.contact import objects as O
 from solfec_py.contact.detect import _member
+from solfec_py.geometry import linalg3
 from solfec_py.solvers import local_dynamics as LD, local_dynamics_kernels as K
 
 
@@ -41,10 +43,9 @@ def test_block_inverses_and_rho_equal_lapack_through_numpy(count):
     regular = lam[:, 0] > 1e-14 * np.maximum(lam[:, -1], 1e-300)
     rho_ref = np.where(lam[:, -1] > 0, 1.0 / np.where(lam[:, -1] > 0, lam[:, -1], 1.0), 0.0)
     assert regular.sum() == count - 2
-    # the kernels call LAPACK through numba (scipy's build) where numpy calls its own: equal
-    # bit for bit on the machine they were written on, to rounding anywhere
-    Winv_b, rho_b, reg_b, done = K.blocks_inverse_and_rho(np.ascontiguousarray(W), 1e-14)
-    assert done.all() and np.array_equal(reg_b, regular)
+    # closed forms (the kernel) against LAPACK (numpy): equal to rounding
+    Winv_b, rho_b, reg_b = K.blocks_inverse_and_rho(np.ascontiguousarray(W), 1e-14)
+    assert np.array_equal(reg_b, regular)
     assert_numpy_rounding(rho_b, rho_ref)
     assert_inverse_rounding(Winv_b[regular], np.linalg.inv(W[regular]), W[regular])
     Winv, rho = LD._inverse_and_rho(W)
@@ -55,6 +56,86 @@ def test_block_inverses_and_rho_equal_lapack_through_numpy(count):
     ok = cond < 1e3
     assert ok.sum() > 0.5 * count
     assert np.abs(W[regular][ok] @ Winv[regular][ok] - np.eye(3)).max() < 1e-12
+
+
+def hard_blocks(rng, count):
+    """3x3 blocks Q diag(lam) Q^T (random rotations Q) with spectra that challenge closed
+    forms: well separated, all equal or nearly (identity multiples), a nearly repeated top
+    or bottom pair (splits 0 to 1e-6: the trigonometric formula alone loses half the digits
+    there), one or two small eigenvalues down to 1e-16 (nearly singular), rank one or zero;
+    half of them scaled by 10^+-150, a third given a non-symmetric perturbation of 1e-16
+    ||W||; then diagonal blocks, identity multiples and extreme diagonals."""
+    Q, _ = np.linalg.qr(rng.normal(size=(count, 3, 3)))
+    lam = rng.uniform(0.1, 10.0, (count, 3))
+    split = rng.choice([0.0, 1e-16, 1e-13, 1e-10, 1e-6], count)
+    small = 10.0 ** -rng.uniform(0, 16, count)
+    kind = np.arange(count) % 7
+    lam[kind == 1] = (rng.uniform(0.5, 2.0, count)[:, None] * (1.0 + np.outer(split, [0, 0, 1])))[kind == 1]
+    lam[kind == 2] = np.column_stack([np.ones(count), 2.0 + 0 * split, 2.0 + split])[kind == 2]
+    lam[kind == 3] = np.column_stack([np.ones(count), 1.0 + split, 3.0 + 0 * split])[kind == 3]
+    lam[kind == 4] = np.column_stack([small, np.ones(count), 2.0 * np.ones(count)])[kind == 4]
+    lam[kind == 5] = np.column_stack([small, small * rng.uniform(1, 2, count), np.ones(count)])[kind == 5]
+    lam[kind == 6] = np.outer(rng.uniform(0, 1, count) * (rng.uniform(size=count) < 0.8), [0, 0, 1])[kind == 6]
+    W = np.einsum("kij,kj,klj->kil", Q, lam, Q)
+    W *= np.where(np.arange(count) % 2 == 0, 1.0, 10.0 ** rng.uniform(-150, 150, count))[:, None, None]
+    skew = rng.uniform(size=count) < 0.3
+    W[skew] += 1e-16 * rng.normal(size=(skew.sum(), 3, 3)) * np.abs(W[skew]).max(axis=(1, 2))[:, None, None]
+    diag = [np.diag([3.0, 1.0, 2.0]), 7.0 * np.eye(3), 1e-300 * np.eye(3), np.zeros((3, 3)),
+            np.diag([1e200, 1.0, 1e-200]), np.diag([-1.0, 2.0, 0.5]), 0.1 * np.eye(3)]
+    return np.concatenate([W, np.array(diag)])
+
+
+@njit(cache=True)
+def _extremes(S):
+    out = np.empty((S.shape[0], 2))
+    for k in range(S.shape[0]):
+        out[k, 0], out[k, 1] = linalg3.symmetric3_extremes(S[k, 0, 0], S[k, 0, 1], S[k, 0, 2], S[k, 1, 1],
+                                                           S[k, 1, 2], S[k, 2, 2])
+    return out
+
+
+def test_closed_form_blocks_equal_lapack_to_rounding():
+    """The closed-form extreme eigenvalues (geometry/linalg3.symmetric3_extremes) and the
+    pivoted 3x3 inverse (linalg3.lu_inverse3, through blocks_inverse_and_rho) against
+    np.linalg.eigvalsh / inv (LAPACK) on hard_blocks. Tolerances: both eigenvalue methods
+    err by at most a few eps ||W||_2 (LAPACK Users' Guide, 4.7: p(n) eps ||A||_2; the
+    closed form is computed on the shifted, normalised matrix, same order), so their
+    difference is allowed 16 eps ||W||_2 (7.2 was the largest in 2e5 blocks); both inverses
+    are backward stable, so their difference is allowed 10 eps cond(W) |W^-1| and W W^-1 - I
+    10 eps cond(W) (1.4 and 1.4 the largest measured; LAPACK's own residual 1.9). Diagonal
+    blocks give their diagonal exactly (as LAPACK does), so rho of those is bit-equal. The
+    regularity test lambda_min > 1e-14 lambda_max decides as with LAPACK's eigenvalues,
+    except within the eigenvalue tolerance of the threshold."""
+    rng = np.random.default_rng(11)
+    W = hard_blocks(rng, 7000)
+    eps = np.finfo(float).eps
+    S = 0.5 * (W + W.transpose(0, 2, 1))
+    lam = np.linalg.eigvalsh(S)
+    norm = np.abs(lam).max(axis=1)
+    ext = _extremes(S)
+    assert np.all(np.abs(ext[:, 0] - lam[:, 0]) <= 16 * eps * norm)
+    assert np.all(np.abs(ext[:, 1] - lam[:, -1]) <= 16 * eps * norm)
+    d = np.all(S == S * np.eye(3), axis=(1, 2))
+    diagonal = np.diagonal(S[d], axis1=1, axis2=2)
+    assert d.sum() >= 7 and np.array_equal(ext[d], np.column_stack([diagonal.min(axis=1), diagonal.max(axis=1)]))
+    Winv, rho, regular = K.blocks_inverse_and_rho(W, 1e-14)
+    big = lam[:, -1]
+    top = diagonal.max(axis=1)
+    assert np.array_equal(rho[d], np.where(top > 0, 1.0 / np.where(top > 0, top, 1.0), 0.0))
+    assert_numpy_rounding(rho * big, (big > 0).astype(float))
+    reg_ref = lam[:, 0] > 1e-14 * np.maximum(big, 1e-300)
+    near = np.abs(lam[:, 0] - 1e-14 * big) <= 32 * eps * norm
+    assert np.array_equal(regular[~near], reg_ref[~near])
+    assert 0.5 * W.shape[0] < regular.sum() < W.shape[0]       # both branches taken
+    r = regular
+    cond = np.linalg.cond(W[r])
+    ref = np.linalg.inv(W[r])
+    assert_inverse_rounding(Winv[r], ref, W[r])
+    assert np.all(np.abs(W[r] @ Winv[r] - np.eye(3)).max(axis=(1, 2)) <= 10 * eps * cond)
+    assert np.all(Winv[~r] == 0.0)
+    Winv2, rho2 = LD._inverse_and_rho(W)                        # singular blocks: pinv
+    assert np.array_equal(Winv2[r], Winv[r]) and np.array_equal(rho2, rho)
+    assert np.allclose(Winv2[~r], np.linalg.pinv(W[~r]), rtol=1e-12, atol=0)
 
 
 def test_block_inverses_of_non_finite_blocks_go_through_numpy():

@@ -333,28 +333,22 @@ def _csr(n, off_a, off_b, off_val):
     return indptr, adj[:m], W[:m]
 
 
-_KERNEL_BLOCKS = 192    # below this many blocks the kernel beats numpy's batched calls (bench/README.md)
-
-
 def _inverse_and_rho(W: np.ndarray):
     """W^-1 (pseudo-inverse of singular blocks) and rho = 1 / lambda_max of the symmetric
-    parts of the 3x3 blocks W. Fewer than _KERNEL_BLOCKS blocks:
-    local_dynamics_kernels.blocks_inverse_and_rho (LAPACK's ?syevd and ?gesv per block on
-    reused buffers, without numpy's fixed cost per call; bench/README.md 'Local dynamics
-    assembly (issue 13, third pass)'); more blocks (where LAPACK's own cost per block, about
-    1 us, dominates and numpy's batched calls are a little faster), W not finite (LAPACK in
-    the kernel would not report it) or a block's eigenvalue iteration failed: numpy's batched
-    calls. Both give the same numbers (tests/test_step_kernels.py)."""
+    parts of the 3x3 blocks W: local_dynamics_kernels.blocks_inverse_and_rho (closed-form
+    extreme eigenvalues and a pivoted 3x3 elimination, equal to numpy's LAPACK calls to
+    rounding; tests/test_step_kernels.py), the singular blocks by np.linalg.pinv. W not
+    finite: numpy's batched calls (which report it)."""
     n = W.shape[0]
     if n == 0:
         return np.zeros((0, 3, 3)), np.zeros(0)
-    if n < _KERNEL_BLOCKS and np.isfinite(W).all():
-        Winv, rho, regular, done = K.blocks_inverse_and_rho(np.ascontiguousarray(W), 1e-14)
-        if done.all():
-            if not regular.all():
-                Winv[~regular] = np.linalg.pinv(W[~regular])
-            return Winv, rho
-    return _numpy_inverse_and_rho(W)
+    W = np.ascontiguousarray(W, dtype=float)
+    if not K.all_finite(W):
+        return _numpy_inverse_and_rho(W)
+    Winv, rho, regular = K.blocks_inverse_and_rho(W, 1e-14)
+    if not regular.all():
+        Winv[~regular] = np.linalg.pinv(W[~regular])
+    return Winv, rho
 
 
 def _numpy_inverse_and_rho(W: np.ndarray):

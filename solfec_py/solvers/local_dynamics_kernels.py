@@ -8,15 +8,16 @@ Reference: Solfec-1.0 ldy.c, local dynamics (the diagonal blocks and their inver
 Each reproduces the numpy expression it replaces bit for bit (tests/test_step_kernels.py):
 segment sums add in entry order, as np.bincount / np.add.at do; einsum sums are formed in
 the order numpy's einsum forms them (bench/README.md, 'Local dynamics assembly (issue 13,
-third pass)'); the blocks use LAPACK's symmetric eigenvalue routine and its LU solve with
-the identity (what np.linalg.eigvalsh and np.linalg.inv call), only without numpy's
-per-call overhead on a few small blocks.
+third pass)'). The diagonal blocks' eigenvalues and inverses are closed forms equal to
+LAPACK's (np.linalg.eigvalsh / inv) to rounding, not bit for bit (bench/README.md, 'S2 M = 8:
+closed-form diagonal blocks and step overhead (session 25)').
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.np.linalg import _LAPACK, _LAPACK_ILP64
+from numba import njit
+
+from solfec_py.geometry.linalg3 import lu_inverse3, symmetric3_extremes
 
 
 @njit(cache=True)
@@ -83,59 +84,47 @@ def unordered_pairs(rows, con):
     return e, f
 
 
-# LAPACK's symmetric eigenvalue routine (?syevd, jobz 'N', uplo 'L') and LU solve (?gesv) as
-# numba's np.linalg.eigvalsh and np.linalg.solve call them (the library numba binds), here on
-# buffers allocated once per call of blocks_inverse_and_rho
-_EVD = _LAPACK().numba_ez_xxxevd(types.float64)
-_GESV = _LAPACK().numba_xgesv(types.float64)
-_KIND_D = ord("d")
-_JOBZ_N = ord("N")
-_UPLO_L = ord("L")
-_F_INT = np.int64 if _LAPACK_ILP64 else np.int32
+@njit(cache=True)
+def all_finite(W):
+    """True when no entry of W is NaN or infinite (np.isfinite(W).all() without its mask)."""
+    for x in W.ravel():
+        if not np.isfinite(x):
+            return False
+    return True
 
 
 @njit(cache=True)
 def blocks_inverse_and_rho(W, tiny):
-    """For every 3x3 block W[k]: the eigenvalues of its symmetric part (ascending), rho =
-    1 / lambda_max (0 unless lambda_max > 0), and W^-1 where the block is regular (lambda_min
-    > tiny * max(lambda_max, 1e-300)); returns (Winv, rho, regular, done), Winv zero where not
-    regular (the caller fills those with pseudo-inverses). The LAPACK calls of numba's
-    np.linalg.eigvalsh / solve on column-major copies, with the symmetric part, eigenvalue and
-    solve buffers reused across blocks instead of allocated per block. A block whose ?gesv reports a zero
-    pivot is marked not regular (the caller gives it a pseudo-inverse); `done` is False where
-    ?syevd did not converge (the caller redoes those blocks with numpy)."""
+    """For every 3x3 block W[k]: the extreme eigenvalues of its symmetric part (0.5 (W +
+    W^T), formed as numpy forms it) in closed form (geometry/linalg3.symmetric3_extremes),
+    rho = 1 / lambda_max (0 unless lambda_max > 0) and W^-1 by Gaussian elimination with
+    partial pivoting (linalg3.lu_inverse3) where the block is regular: lambda_min > tiny *
+    max(lambda_max, 1e-300) and no pivot is zero. Returns (Winv, rho, regular), Winv zero
+    where not regular (the caller fills those with pseudo-inverses). Both agree with
+    LAPACK's ?syevd / ?gesv (np.linalg.eigvalsh / inv) to rounding: eigenvalues within a
+    few eps ||W||, inverses within a few eps cond(W) (tests/test_step_kernels.py). W must be
+    finite (the caller checks)."""
     n = W.shape[0]
     Winv = np.zeros((n, 3, 3))
     rho = np.zeros(n)
     regular = np.zeros(n, dtype=np.bool_)
-    done = np.ones(n, dtype=np.bool_)
-    a = np.empty(9)          # column-major 3 x 3
-    lam = np.empty(3)
-    rhs = np.empty(9)
-    ipiv = np.empty(3, dtype=_F_INT)
     for k in range(n):
-        for j in range(3):
-            for i in range(3):
-                a[i + 3 * j] = 0.5 * (W[k, i, j] + W[k, j, i])
-        r = _EVD(_KIND_D, _JOBZ_N, _UPLO_L, 3, a.ctypes, 3, lam.ctypes)
-        if r != 0:
-            done[k] = False   # ?syevd did not converge: the caller re-does the block with numpy
-            continue
-        big = lam[2]
+        w00, w01, w02 = W[k, 0, 0], W[k, 0, 1], W[k, 0, 2]
+        w10, w11, w12 = W[k, 1, 0], W[k, 1, 1], W[k, 1, 2]
+        w20, w21, w22 = W[k, 2, 0], W[k, 2, 1], W[k, 2, 2]
+        lo, big = symmetric3_extremes(0.5 * (w00 + w00), 0.5 * (w01 + w10), 0.5 * (w02 + w20),
+                                      0.5 * (w11 + w11), 0.5 * (w12 + w21), 0.5 * (w22 + w22))
         if big > 0:
             rho[k] = 1.0 / big
-        if lam[0] > tiny * max(big, 1e-300):
-            for j in range(3):
-                for i in range(3):
-                    a[i + 3 * j] = W[k, i, j]
-                    rhs[i + 3 * j] = 1.0 if i == j else 0.0
-            r = _GESV(_KIND_D, 3, 3, a.ctypes, 3, ipiv.ctypes, rhs.ctypes, 3)
-            if r == 0:
+        if lo > tiny * max(big, 1e-300):
+            ok, x00, x01, x02, x10, x11, x12, x20, x21, x22 = lu_inverse3(w00, w01, w02, w10, w11, w12,
+                                                                           w20, w21, w22)
+            if ok:
                 regular[k] = True
-                for j in range(3):
-                    for i in range(3):
-                        Winv[k, i, j] = rhs[i + 3 * j]
-    return Winv, rho, regular, done
+                Winv[k, 0, 0], Winv[k, 0, 1], Winv[k, 0, 2] = x00, x01, x02
+                Winv[k, 1, 0], Winv[k, 1, 1], Winv[k, 1, 2] = x10, x11, x12
+                Winv[k, 2, 0], Winv[k, 2, 1], Winv[k, 2, 2] = x20, x21, x22
+    return Winv, rho, regular
 
 
 @njit(cache=True)
