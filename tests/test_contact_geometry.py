@@ -47,6 +47,29 @@ def test_sweep_filters_same_group_and_double_flags():
     assert got == want
 
 
+def test_sweep_lists_pairs_in_sweep_order():
+    """Below broad.GRID_FROM boxes the pairs come in the order of the sweep (contacts are
+    created in that order, so the solver's row order and results depend on it): boxes
+    sorted stably by their low end on the axis of largest spread, each box's pairs with the
+    later boxes in that order, each pair as (smaller, larger index). The reference is that
+    double loop over all sorted positions (no early exit)."""
+    rng = np.random.default_rng(7)
+    for n in (2, 40, 400):
+        lo = np.round(rng.uniform(0, 10, size=(n, 3)) * np.array([1.0, 0.7, 0.4]), 1)
+        hi = lo + np.round(rng.uniform(0, 1.5, size=(n, 3)), 1)
+        hi[0] = lo.max(axis=0) + 1.0                           # one box over all
+        group = rng.integers(0, n // 3 + 1, size=n)
+        flag = rng.random(n) < 0.2
+        spread = hi.max(axis=0) - lo.min(axis=0)
+        order = np.argsort(lo[:, int(np.argmax(spread))], kind="stable")
+        want = [(min(i, j), max(i, j)) for a, i in enumerate(order) for j in order[a + 1:]
+                if np.all(lo[i] <= hi[j]) and np.all(lo[j] <= hi[i]) and group[i] != group[j]
+                and not (flag[i] and flag[j])]
+        got = broad.overlapping_pairs(lo, hi, group, flag)
+        assert got.tolist() == [list(p) for p in want]
+        assert n < 40 or len(want) > n // 10
+
+
 def test_grid_reports_the_pairs_of_the_sweep():
     """The grid broad phase of many boxes (a dense 3-D pile of unit boxes, a few large
     ones such as walls and a floor, touching pairs, groups and flags) finds exactly the pairs

@@ -15,28 +15,35 @@ import numpy as np
 @numba.njit(cache=True)
 def _sweep(lo, hi, order, axis, skip_group, group, skip_flag, flag):
     """Pairs (i, j), i < j, of boxes overlapping on all axes; pairs with equal `group`
-    (when skip_group) or both `flag` (when skip_flag) are left out."""
+    (when skip_group) or both `flag` (when skip_flag) are left out. Listed by the sorted
+    position of the earlier box, then of the later one. The bounds are copied in sorted
+    order (contiguous, the sweep axis first) and the box tests come before the group and
+    flag tests: the same pairs in the same order as testing them in the other order on
+    lo / hi in place."""
     n = order.size
+    e, f = (axis + 1) % 3, (axis + 2) % 3
+    s = np.empty((6, n))
+    for a in range(n):
+        i = order[a]
+        s[0, a], s[1, a] = lo[i, axis], hi[i, axis]
+        s[2, a], s[3, a] = lo[i, e], hi[i, e]
+        s[4, a], s[5, a] = lo[i, f], hi[i, f]
+    lo0, hi0, lo1, hi1, lo2, hi2 = s[0], s[1], s[2], s[3], s[4], s[5]
     cap = max(16, 4 * n)
     out = np.empty((cap, 2), dtype=np.int64)
     k = 0
     for a in range(n):
+        top, l1, h1, l2, h2 = hi0[a], lo1[a], hi1[a], lo2[a], hi2[a]
         i = order[a]
-        top = hi[i, axis]
         for b in range(a + 1, n):
-            j = order[b]
-            if lo[j, axis] > top:
+            if lo0[b] > top:
                 break
+            if lo1[b] > h1 or l1 > hi1[b] or lo2[b] > h2 or l2 > hi2[b]:
+                continue
+            j = order[b]
             if skip_group and group[i] == group[j]:
                 continue
             if skip_flag and flag[i] and flag[j]:
-                continue
-            ok = True
-            for d in range(3):
-                if d != axis and (lo[j, d] > hi[i, d] or lo[i, d] > hi[j, d]):
-                    ok = False
-                    break
-            if not ok:
                 continue
             if k == out.shape[0]:
                 grown = np.empty((2 * k, 2), dtype=np.int64)
