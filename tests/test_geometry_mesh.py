@@ -115,6 +115,29 @@ def test_explicit_surface_ids_matched_by_node_set():
     assert (sids == -2147483647).sum() == 2 * 3       # 3 shared faces, seen from both elements
 
 
+def test_meshes_of_equal_connectivity_share_one_topology():
+    """Small meshes with the same element types and connectivity (copies of one shape in a
+    scene) share one topology, read-only, equal to one derived on its own; their surface
+    ids stay their own (the mesh's gid and listed faces, here those of
+    test_explicit_surface_ids_matched_by_node_set), and moved nodes do not matter."""
+    from solfec_py.geometry.mesh import _Topology
+
+    elements = [(0, 3, 7, 4, 6), (0, 4, 5, 1, 6), (0, 1, 2, 3, 6)]
+    a = Mesh(UNIT, [5, 5, 5], elements, 1, gid=9, face_nodes=[(6, 5, 1), (2, 6, 1)], face_sids=[3, 3])
+    b = Mesh(UNIT + 2.0, [5, 5, 5], elements, 1, gid=7)
+    c = cube_as_six_tetrahedra()
+    assert a.topology is b.topology and c.topology is not a.topology
+    own = _Topology(a.etype, a.conn)
+    for name in ("elem", "local", "size", "nodes", "keys", "group", "count", "boundary", "pairs", "shared"):
+        np.testing.assert_array_equal(getattr(a.topology, name), getattr(own, name))
+        assert not getattr(a.topology, name).flags.writeable
+    np.testing.assert_array_equal(a.nodes_on_surface(3), [1, 2, 5, 6])
+    np.testing.assert_array_equal(b.nodes_on_surface(7), np.arange(8))
+    assert b.nodes_on_surface(3).size == 0 and a.nodes_on_surface(7).size == 0
+    a2 = Mesh(UNIT, [5, 5, 5], elements, 1, gid=9, face_nodes=[(6, 5, 1), (2, 6, 1)], face_sids=[3, 3])
+    assert a2.boundary_faces()[2] is a.boundary_faces()[2]          # same ids: derived once
+
+
 def test_element_polyhedra_carry_ids():
     mesh = cube_as_two_wedges()
     cvx = mesh.element_polyhedra()

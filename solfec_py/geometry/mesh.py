@@ -121,6 +121,31 @@ class _Topology:
         pair = np.column_stack([order[two], order[two + 1]])           # i < j: the sort is stable
         self.pairs = pair[np.argsort(pair[:, 0])]                      # (i, j) entries of each shared face
         self.shared = self.pairs[:, 0]                                 # first occurrence of each shared face
+        self.surface_ids: dict = {}    # boundary-face surface ids by (gid, listed faces, their ids): Mesh.boundary_faces
+
+
+_TOPOLOGIES: dict = {}     # (etype, conn) bytes of a small mesh -> its _Topology (arrays read-only)
+_SHARED_UP_TO = 64         # elements of the meshes whose topology is shared by connectivity
+_SHARED_COUNT = 256        # topologies kept (the oldest dropped first)
+
+
+def _topology_of(etype: np.ndarray, conn: np.ndarray) -> _Topology:
+    """The topology of (etype, conn); small meshes of equal connectivity (the many copies of
+    one shape in a scene: 512 cubes, each meshed for contact and for output) share one,
+    derived once (bench/README.md, S2 M = 8 session 25)."""
+    if etype.size > _SHARED_UP_TO:
+        return _Topology(etype, conn)
+    key = (etype.tobytes(), conn.tobytes())
+    topo = _TOPOLOGIES.get(key)
+    if topo is None:
+        topo = _Topology(etype, conn)
+        for value in vars(topo).values():
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+        if len(_TOPOLOGIES) >= _SHARED_COUNT:
+            del _TOPOLOGIES[next(iter(_TOPOLOGIES))]
+        _TOPOLOGIES[key] = topo
+    return topo
 
 
 # counter-clockwise triangles of a quadratic face through its corners c0.. and mid-edge
@@ -211,7 +236,7 @@ class Mesh(PointSetMotion):
     @property
     def topology(self) -> _Topology:
         if self._topo is None:
-            self._topo = _Topology(self.etype, self.conn)
+            self._topo = _topology_of(self.etype, self.conn)
         return self._topo
 
     def boundary_faces(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -219,10 +244,17 @@ class Mesh(PointSetMotion):
         t = self.topology
         b = t.boundary
         if self._bsurf is None:
-            sids = np.full(b.size, self.gid, dtype=np.int64)
-            if self.face_sids.size:
-                hit = match_rows(t.keys[b], face_keys(self.face_nodes))
-                sids[hit >= 0] = self.face_sids[hit[hit >= 0]]
+            # kept with the topology (shared by meshes of equal connectivity) per surface ids
+            key = (self.gid, self.face_nodes.tobytes(), self.face_sids.tobytes())
+            sids = t.surface_ids.get(key)
+            if sids is None:
+                sids = np.full(b.size, self.gid, dtype=np.int64)
+                if self.face_sids.size:
+                    hit = match_rows(t.keys[b], face_keys(self.face_nodes))
+                    sids[hit >= 0] = self.face_sids[hit[hit >= 0]]
+                sids.flags.writeable = False
+                if len(t.surface_ids) < 16:
+                    t.surface_ids[key] = sids
             self._bsurf = sids
         return t.nodes[b], t.size[b], self._bsurf, t.elem[b]
 
