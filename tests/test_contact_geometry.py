@@ -70,26 +70,6 @@ def test_sweep_lists_pairs_in_sweep_order():
         assert n < 40 or len(want) > n // 10
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_grid_in_sweep_order_is_the_sweep_output(seed, monkeypatch):
-    """From broad.SORTED_GRID_FROM boxes the grid's pairs are sorted into the sweep's order:
-    the array must equal the sweep's (compared with the sweep forced by raising the
-    threshold), with and without groups and flags, with a box over all the others."""
-    rng = np.random.default_rng(seed)
-    n = 1500
-    lo = np.round(rng.uniform(0, 1, (n, 3)) * np.array([3.0, 1.0, 0.5]), 2)
-    hi = lo + np.round(rng.uniform(0, 0.06, (n, 3)) * rng.choice([1.0, 0.2, 4.0], (n, 1)), 2)
-    lo[5], hi[5] = -1.0, 4.0
-    group = rng.integers(0, n // 2, n)
-    flag = rng.random(n) < 0.05
-    for args in ((), (group, flag)):
-        grid = broad.overlapping_pairs(lo, hi, *args)
-        with monkeypatch.context() as m:
-            m.setattr(broad, "SORTED_GRID_FROM", 10 ** 9)
-            sweep = broad.overlapping_pairs(lo, hi, *args)
-        assert sweep.shape[0] > n and np.array_equal(grid, sweep)
-
-
 def test_grid_reports_the_pairs_of_the_sweep():
     """The grid broad phase of many boxes (a dense 3-D pile of unit boxes, a few large
     ones such as walls and a floor, touching pairs, groups and flags) finds exactly the pairs

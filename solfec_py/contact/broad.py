@@ -242,41 +242,13 @@ def _extents(lo, hi):
 
 
 GRID_FROM = 5000        # boxes from which the grid replaces the sweep (smaller runs keep Solfec-like pair order)
-SORTED_GRID_FROM = 1000  # boxes from which the grid's pairs, put in the sweep's order, replace the sweep
-# (measured, bench/README.md session 25: the sweep is 2-3 x faster at 513 boxes of S2 M = 8,
-# the grid and the sort 1.3 x faster at 1005 boxes of S1 n = 1000)
-
-
-@numba.njit(cache=True)
-def _in_sweep_order(pairs, lo, axis):
-    """The pairs (i < j) listed as the sweep lists them: boxes sorted stably by lo[:, axis],
-    pairs by the sorted position of their earlier box, then of the later one (positions are
-    distinct, so the keys are). Every pair of overlapping boxes is in the sweep's list, so
-    the grid's pairs in this order are exactly the sweep's output."""
-    n = lo.shape[0]
-    order = np.argsort(lo[:, axis], kind="mergesort")
-    pos = np.empty(n, dtype=np.int64)
-    for a in range(n):
-        pos[order[a]] = a
-    m = pairs.shape[0]
-    key = np.empty(m, dtype=np.int64)
-    for k in range(m):
-        a, b = pos[pairs[k, 0]], pos[pairs[k, 1]]
-        key[k] = min(a, b) * n + max(a, b)
-    perm = np.argsort(key)
-    out = np.empty((m, 2), dtype=np.int64)
-    for k in range(m):
-        out[k, 0], out[k, 1] = pairs[perm[k], 0], pairs[perm[k], 1]
-    return out
 
 
 def overlapping_pairs(lo: np.ndarray, hi: np.ndarray, group: np.ndarray | None = None,
                       flag: np.ndarray | None = None) -> np.ndarray:
     """(k, 2) index pairs i < j of boxes [lo, hi] (n, 3) that overlap (closed intervals),
     excluding pairs in the same `group` (e.g. the same body) and pairs with both `flag`s
-    set (e.g. two obstacles). Below GRID_FROM boxes the pairs come in the sweep's order
-    (from SORTED_GRID_FROM boxes found by the grid and then sorted into that order: the same
-    array, faster when many boxes share a stretch of the sweep axis)."""
+    set (e.g. two obstacles)."""
     n = lo.shape[0]
     if n < 2:
         return np.zeros((0, 2), dtype=np.int64)
@@ -284,22 +256,18 @@ def overlapping_pairs(lo: np.ndarray, hi: np.ndarray, group: np.ndarray | None =
     spread, size, top, short = _extents(lo, hi)
     g = np.zeros(n, dtype=np.int64) if group is None else np.ascontiguousarray(group, dtype=np.int64)
     f = np.zeros(n, dtype=np.bool_) if flag is None else np.ascontiguousarray(flag, dtype=np.bool_)
-    axis = int(np.argmax(spread))
-    if n >= SORTED_GRID_FROM:
+    if n >= GRID_FROM:
         # cells fit every box up to 4 times the 98th percentile q of the sizes: only outliers
         # (floors, walls) are "large" and searched separately. When fewer sizes than the
         # rank of q are below top / 4 (top the largest size), q >= top / 4 and the cell is
         # top without the percentile (the same cell: the rank is taken one lower than
         # numpy's interpolation index, so this shortcut never decides otherwise)
-        pairs = None
         if top > 0.0 and 0 <= short <= int(0.98 * (n - 1)) - 1:
-            pairs = _grid(lo, hi, top, group is not None, g, flag is not None, f)     # no box above top
-        else:
-            q = float(np.quantile(size, 0.98))
-            cell = float(size[size <= 4.0 * q].max()) if q > 0.0 else 0.0
-            if cell > 0.0 and np.count_nonzero(size > cell) <= 0.02 * n:
-                pairs = _grid(lo, hi, cell, group is not None, g, flag is not None, f)
-        if pairs is not None:
-            return pairs if n >= GRID_FROM else _in_sweep_order(pairs, lo, axis)
+            return _grid(lo, hi, top, group is not None, g, flag is not None, f)     # no box above top
+        q = float(np.quantile(size, 0.98))
+        cell = float(size[size <= 4.0 * q].max()) if q > 0.0 else 0.0
+        if cell > 0.0 and np.count_nonzero(size > cell) <= 0.02 * n:
+            return _grid(lo, hi, cell, group is not None, g, flag is not None, f)
+    axis = int(np.argmax(spread))
     order = np.argsort(lo[:, axis], kind="stable").astype(np.int64)
     return _sweep(lo, hi, order, axis, group is not None, g, flag is not None, f)
