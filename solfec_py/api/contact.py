@@ -171,8 +171,9 @@ def OVERLAP_CORRECTION(solfec, fraction=V.MISSING, slop=V.MISSING):
     ----------
     solfec : SOLFEC
     fraction : float, optional
-        Share of the overlap removed per step, in [0, 1] (default 0.2, the Baumgarte factor
-        Box2D and Bullet use; 0 switches the correction off).
+        Share of the overlap removed per step, in [0, 1] (default 0.5: on the S2 cube
+        stacks 0.1 and 0.2, the factors Box2D and Bullet use, left a rocking mode growing
+        at M = 8 and 1.0 overshoots; bench/README.md, session 25). 0 switches it off.
     slop : float, optional
         Overlap left alone, >= 0 (default 0.0, in length units: the whole overlap is
         corrected).
@@ -191,7 +192,7 @@ def OVERLAP_CORRECTION(solfec, fraction=V.MISSING, slop=V.MISSING):
 
     Examples
     --------
-    >>> OVERLAP_CORRECTION(sol)                      # fraction 0.2, slop 0
+    >>> OVERLAP_CORRECTION(sol)                      # fraction 0.5, slop 0
     >>> OVERLAP_CORRECTION(sol, fraction=0.5, slop=1e-5)
     >>> OVERLAP_CORRECTION(sol, 0.0)                 # off (Solfec's behaviour)
     """
