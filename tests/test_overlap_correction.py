@@ -16,6 +16,7 @@ References and tolerances:
   for some 200 steps; 1e-6 m is GEOMETRIC_EPSILON, the contact detection's own resolution),
   while without it the column sits lower by more than 2e-5 m (the overlaps of the landings,
   docs/contact.md);
+* a PSEUDO_RIGID cube's overlap decays in the same way (to 1e-7 m: its elastic deformation);
 * argument checks name the argument, the expectation and the value.
 """
 from __future__ import annotations
@@ -155,3 +156,18 @@ def test_finite_element_bodies_are_refused(api):
     _cube(api, sol, mat, (0.0, 0.0, 0.0), kind='FINITE_ELEMENT')
     with pytest.raises(NotAvailableError, match="FINITE_ELEMENT"):
         api.OVERLAP_CORRECTION(sol)
+
+
+def test_pseudo_rigid_overlap_decays_geometrically(api):
+    """A PSEUDO_RIGID cube (conf updated linearly, conf += h u') with overlap d0 = 1 mm: the
+    contact gap found at each step is -d0 (1 - f)^k to 1e-7 m (the cube also deforms
+    elastically under its weight and the contact, m g / (E A) x edge = 5e-8 m)."""
+    d0, f, steps = 1e-3, 0.5, 8
+    sol, mat = _floor_scene(api, "pseudo_rigid")
+    cube = _cube(api, sol, mat, (-0.05, -0.05, -d0), kind='PSEUDO_RIGID')
+    cube.scheme, cube.damping = 'DEF_LIM', 1e-3
+    api.OVERLAP_CORRECTION(sol, f)
+    gaps = []
+    api.CALLBACK(sol, 1e-3, (), lambda: gaps.append([c for c in cube.constraints if c.kind == 'CONTACT'][0].gap) or 1)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 1000), steps * 1e-3)
+    assert np.array(gaps[:steps]) == pytest.approx(-d0 * (1 - f) ** np.arange(steps), abs=1e-7)

@@ -40,7 +40,9 @@ from solfec_py.bodies.rigid import RigidBlock
 from solfec_py.bodies.rigid_schemes import SCHEME_LIST
 from solfec_py.errors import NotAvailableError
 from solfec_py.geometry.rotation import _coefficients_scalar
-from solfec_py.solvers.local_dynamics import assemble
+from solfec_py.bodies.base import BodyBlock
+from solfec_py.solvers import local_dynamics_kernels as LK
+from solfec_py.solvers.local_dynamics import LocalDynamics, Side, _buffer, _csr, body_rows, segment_sum, unordered_pairs
 
 __all__ = ["Settings", "correct", "normal_pgs", "check_kinds", "TIMER"]
 
@@ -61,10 +63,11 @@ class Settings:
     slop: float = 0.0
     epsilon: float = 1e-5
     maxiter: int = 1000
+    omega: float = 1.0
 
 
 @njit(cache=True)
-def normal_pgs(Wnn, indptr, adj, Wadj, target, R, epsilon, maxiter):
+def normal_pgs(Wnn, indptr, adj, Wadj, target, R, epsilon, maxiter, omega):
     """Projected Gauss-Seidel for 0 <= R _|_ W R - target >= 0 on the normal components:
     diagonal Wnn (m,), off-diagonal blocks Wadj (E, 3, 3) of row a at indptr[a]:indptr[a+1]
     with neighbours adj (their [2, 2] entries). R (m,) is the start and the result. Each row
@@ -83,7 +86,7 @@ def normal_pgs(Wnn, indptr, adj, Wadj, target, R, epsilon, maxiter):
             s = target[a]
             for j in range(indptr[a], indptr[a + 1]):
                 s -= Wadj[j, 2, 2] * R[adj[j]]
-            r = s / w
+            r = R[a] + omega * (s / w - R[a])
             if r < 0.0:
                 r = 0.0
             d = r - R[a]
@@ -154,15 +157,88 @@ def _correct(domain, cset, h: float, settings: Settings) -> int:
     if not (target > 0.0).any():
         return 0
     check_kinds(domain, cset, rows)
-    ld = assemble(domain, cset, h, crow=rows)          # W at the end-of-step configuration
-    R = np.zeros(rows.size)
-    sweeps = normal_pgs(np.ascontiguousarray(ld.W[:, 2, 2]), ld.indptr, ld.adj, ld.Wadj, target, R,
-                        settings.epsilon, settings.maxiter)
+    ld = NormalDynamics(domain, cset, h, rows)        # W at the end-of-step configuration
+    R = _warm_start(domain, cset.id[rows])
+    sweeps = normal_pgs(ld.Wnn, ld.indptr, ld.adj, ld.Wadj, target, R, settings.epsilon, settings.maxiter,
+                        settings.omega)
+    domain._overlap_warm = (cset.id[rows].copy(), R.copy())
     pseudo = np.zeros((rows.size, 3))
     pseudo[:, 2] = R
     for block, force in _generalised(ld, pseudo).items():
         _move(block, force, h)
     return int(sweeps)
+
+
+def _warm_start(domain, ids: np.ndarray) -> np.ndarray:
+    """The last correction's R' of the contacts (by constraint id) that persist, 0 for new ones."""
+    last = getattr(domain, "_overlap_warm", None)
+    R = np.zeros(ids.size)
+    if last is None or last[0].size == 0:
+        return R
+    prev_ids, prev_R = last
+    order = np.argsort(prev_ids, kind="stable")
+    k = np.searchsorted(prev_ids, ids, sorter=order)
+    k = np.minimum(k, prev_ids.size - 1)
+    hit = prev_ids[order[k]] == ids
+    R[hit] = prev_R[order[k[hit]]]
+    return R
+
+
+class NormalDynamics:
+    """What the correction needs of the local dynamics of the contact rows `crow`: the sides
+    (points, H, inert flags, as LocalDynamics.sides), the diagonal normal entries Wnn and the
+    off-diagonal 3 x 3 blocks in CSR form. Built as local_dynamics.assemble builds them, from
+    the same pieces (family_entries, local_operator, delassus, unordered_pairs,
+    pair_blocks_into, segment_sum, _csr), without what the correction does not use (free and
+    initial velocities, block inverses and rho, kernel parameters)."""
+
+    def __init__(self, domain, cset, h: float, crow: np.ndarray):
+        n = crow.size
+        brow = body_rows(domain, cset)
+        kind = cset.kind[crow].astype(np.int64)
+        diag_idx, diag_val, off_a, off_b, off_val = [], [], [], [], []
+        self.sides = []
+        self.R = None
+        for code, name in enumerate(cset.families):
+            block = domain.blocks.get(name)
+            con, sign, rows, X, elem, base = LK.family_entries(code, crow, cset.family, brow, cset.mpnt, cset.spnt,
+                                                               cset.elem, cset.base)
+            if con.size == 0:
+                continue
+            H = block.local_operator(rows, X, base, elem, kind[con] == C.CONTACT)
+            inert = block.contact_inert(rows)          # contacts: obstacles take no reaction
+            self.sides.append(Side(block, con, sign, rows, H, inert))
+            live = np.flatnonzero(~inert)
+            if live.size == 0:
+                continue
+            c, sg, rw, Hl = con[live], sign[live], rows[live], H[live]
+            diag_val.append(h * block.delassus(rw, Hl, Hl))
+            diag_idx.append(c)
+            e, f = unordered_pairs(rw, c)
+            if e.size and type(block).couples is not BodyBlock.couples:
+                near = block.couples(rw[e], Hl[e], Hl[f])
+                if near is not None:
+                    e, f = e[near], f[near]
+            if e.size:
+                Wef = block.delassus(rw[e], Hl[e], Hl[f])
+                E = e.size
+                drow, dval = _buffer("ovl_drow", E, (), np.int64), _buffer("ovl_dval", E, (3, 3))
+                a, b = _buffer("ovl_a", 2 * E, (), np.int64), _buffer("ovl_b", 2 * E, (), np.int64)
+                val = _buffer("ovl_val", 2 * E, (3, 3))
+                same, m2 = LK.pair_blocks_into(float(h), sg, c, e, f, np.ascontiguousarray(Wef, dtype=float),
+                                               drow, dval, a, b, val)
+                if same:
+                    diag_idx.append(drow[:same].copy())
+                    diag_val.append(dval[:same].copy())
+                if m2:
+                    off_a.append(a[:m2].copy())
+                    off_b.append(b[:m2].copy())
+                    off_val.append(val[:m2].copy())
+        W = segment_sum(np.concatenate(diag_idx), np.concatenate(diag_val), n) if diag_idx else np.zeros((n, 3, 3))
+        self.Wnn = np.ascontiguousarray(W[:, 2, 2])
+        self.indptr, self.adj, self.Wadj = _csr(n, off_a, off_b, off_val)
+
+    scatter_reactions = LocalDynamics.scatter_reactions     # s H^T R of the sides, the blocks' own scatter
 
 
 def _generalised(ld, pseudo: np.ndarray) -> dict:
