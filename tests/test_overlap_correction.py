@@ -171,3 +171,22 @@ def test_pseudo_rigid_overlap_decays_geometrically(api):
     api.CALLBACK(sol, 1e-3, (), lambda: gaps.append([c for c in cube.constraints if c.kind == 'CONTACT'][0].gap) or 1)
     api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 1000), steps * 1e-3)
     assert np.array(gaps[:steps]) == pytest.approx(-d0 * (1 - f) ** np.arange(steps), abs=1e-7)
+
+
+@pytest.mark.parametrize("omega", [1.0, 1.8])
+def test_normal_pgs_solves_small_complementarity_problems(omega):
+    """W = [[2, -1], [-1, 2]] (normal entries of 3 x 3 blocks): t = (1, 1) has both rows
+    active, R = W^-1 t = (1, 1); t = (1, -5) has row 2 inactive, R = (1/2, 0) with
+    (W R - t)_2 = 4.5 >= 0. Tolerance 1e-8: the relative stop test at epsilon 1e-12."""
+    from solfec_py.solvers.overlap_correction import normal_pgs
+
+    Wnn = np.array([2.0, 2.0])
+    indptr = np.array([0, 1, 2])
+    adj = np.array([1, 0])
+    Wadj = np.zeros((2, 3, 3))
+    Wadj[:, 2, 2] = -1.0
+    for t, expected in (((1.0, 1.0), (1.0, 1.0)), ((1.0, -5.0), (0.5, 0.0))):
+        R = np.zeros(2)
+        sweeps = normal_pgs(Wnn, indptr, adj, Wadj, np.array(t), R, 1e-12, 1000, omega)
+        assert sweeps < 1000
+        assert R == pytest.approx(expected, abs=1e-8)

@@ -12,7 +12,10 @@ the contacts,
 
 with g = gap + h/2 U_N the contact gap linearised to the end of the step (the gap is
 evaluated at the mid-step, U_N is the local velocity of the step), by projected
-Gauss-Seidel over the CSR blocks of solvers/local_dynamics.py (`normal_pgs`, numba). The
+Gauss-Seidel (`normal_pgs`, numba; warm-started with the last step's R' of persisting
+contacts) over the diagonal W_NN and the CSR off-diagonal blocks of the contacts, assembled
+at the end-of-step configuration from the pieces solvers/local_dynamics.py uses
+(`NormalDynamics`; the solve's own W is not kept by the solver). The
 generalised pseudo-velocity u' = h A^-1 H^T R' (the step's A, the same operator as in W) moves
 the CONFIGURATION only, q <- q + h u' (a rigid body: centre += h v', rotation Lambda <-
 Lambda expmap(h Omega')); the velocities are not touched, so neither the kinetic energy nor
@@ -35,12 +38,12 @@ from numba import njit
 
 from solfec_py import constraints as C
 from solfec_py.bodies import pseudo_rigid_kernels as PK
+from solfec_py.bodies.base import BodyBlock
 from solfec_py.bodies.pseudo_rigid import PseudoRigidBlock
 from solfec_py.bodies.rigid import RigidBlock
 from solfec_py.bodies.rigid_schemes import SCHEME_LIST
 from solfec_py.errors import NotAvailableError
 from solfec_py.geometry.rotation import _coefficients_scalar
-from solfec_py.bodies.base import BodyBlock
 from solfec_py.solvers import local_dynamics_kernels as LK
 from solfec_py.solvers.local_dynamics import LocalDynamics, Side, _buffer, _csr, body_rows, segment_sum, unordered_pairs
 
@@ -57,7 +60,8 @@ _ARTICULATED = np.array([s.GROUP == "articulated" or "ARTICULATED" in s.name.upp
 class Settings:
     """OVERLAP_CORRECTION's parameters (api/contact.py): the fraction of the overlap removed
     per step, the overlap left alone (slop), and the projected Gauss-Seidel's relative
-    tolerance and sweep limit."""
+    tolerance, sweep limit and relaxation (omega = 1: plain PGS; projected SOR with omega
+    1.8 needs a quarter of the sweeps on S2's columns but was not kept, bench/README.md)."""
 
     fraction: float = 0.5
     slop: float = 0.0
@@ -71,8 +75,8 @@ def normal_pgs(Wnn, indptr, adj, Wadj, target, R, epsilon, maxiter, omega):
     """Projected Gauss-Seidel for 0 <= R _|_ W R - target >= 0 on the normal components:
     diagonal Wnn (m,), off-diagonal blocks Wadj (E, 3, 3) of row a at indptr[a]:indptr[a+1]
     with neighbours adj (their [2, 2] entries). R (m,) is the start and the result. Each row
-    is solved exactly for its neighbours' latest values, R_a = max(0, (t_a - sum W_ab R_b) /
-    W_aa); stops when |R - R_prev| <= epsilon |R| (2-norms) or after maxiter sweeps; returns
+    takes R_a = max(0, R_a + omega ((t_a - sum W_ab R_b) / W_aa - R_a)) for its neighbours'
+    latest values (omega = 1: the row solved exactly); stops when |R - R_prev| <= epsilon |R| (2-norms) or after maxiter sweeps; returns
     the sweeps made. Rows with W_aa <= 0 (no mobile body) keep R_a = 0."""
     m = target.size
     for it in range(maxiter):
