@@ -171,12 +171,14 @@ def OVERLAP_CORRECTION(solfec, fraction=V.MISSING, slop=V.MISSING):
     ----------
     solfec : SOLFEC
     fraction : float, optional
-        Share of the overlap removed per step, in [0, 1] (default 0.5: on the S2 cube
-        stacks 0.1 and 0.2, the factors Box2D and Bullet use, left a rocking mode growing
-        at M = 8 and 1.0 overshoots; bench/README.md, session 25). 0 switches it off.
+        Share of the overlap removed per step, in [0, 1] (default 0.5, measured on S2's
+        cube stacks; 1.0 overshoots; bench/README.md, session 25). 0 switches it off.
     slop : float, optional
-        Overlap left alone, >= 0 (default 0.0, in length units: the whole overlap is
-        corrected).
+        Overlap left alone, >= 0 (a length; default 0.0: the whole overlap is corrected).
+        Bodies resting on single contact points (CONTACT_POINTS 'CENTROID', e.g. HEX 1x1x1
+        boxes) carry rocking moments through their overlap; without a slop the correction
+        feeds their rocking, so give them a slop of the order of that overlap (3e-5 m for
+        0.1 m cubes; docs/contact.md).
 
     Returns
     -------
@@ -193,7 +195,7 @@ def OVERLAP_CORRECTION(solfec, fraction=V.MISSING, slop=V.MISSING):
     Examples
     --------
     >>> OVERLAP_CORRECTION(sol)                      # fraction 0.5, slop 0
-    >>> OVERLAP_CORRECTION(sol, fraction=0.5, slop=1e-5)
+    >>> OVERLAP_CORRECTION(sol, fraction=0.5, slop=3e-5)     # stacks of 0.1 m boxes
     >>> OVERLAP_CORRECTION(sol, 0.0)                 # off (Solfec's behaviour)
     """
     domain = require_solfec("solfec", solfec)
