@@ -10,14 +10,17 @@ height against the ideal stacked height (centres at 0.05 + 0.1 k), the most nega
 contacts (mean / final), kinetic energy at the end, the phase timers (domain.timers; LOCDYN is
 part of CONSOL) and peak RSS.
 
-    python bench/array_of_cubes.py [M ...] [--steps K] [--dt H] [--profile FILE] [--relax W] [--warmup K] [--kifo RG|PR|TL|BC] [--mesh N]
+    python bench/array_of_cubes.py [M ...] [--steps K] [--dt H] [--profile FILE] [--relax W] [--warmup K] [--kifo RG|PR|TL|BC] [--mesh N] [--correct FRACTION] [--slop S]
 
 M is the array edge (3, 5, 8, 10; default 3 5). --steps K runs K steps instead of 1 s.
 --profile writes cProfile statistics of the run to FILE (the last M given). --kifo is the
 cubes' kinematics as in Solfec's example: RG rigid (default), PR pseudo-rigid, TL
 total-Lagrangian and BC body co-rotational finite elements (both DEF_LIM, damping = h, young 1e9, poisson 0.25, as
 Solfec's array-of-cubes.py sets them). --mesh N
-makes each cube a HEX N x N x N (default 1; Solfec's example uses 2).
+makes each cube a HEX N x N x N (default 1; Solfec's example uses 2). --correct FRACTION
+switches on solfec-py's opt-in OVERLAP_CORRECTION(sol, FRACTION, S) (docs/contact.md; 0, the
+default, is Solfec's contact law unchanged; --slop S the overlap left, default 0); the record
+then has `correction`, `slop` and the correction's time `ovlcor_s` (part of the CPU time).
 
 Observed (2-core machine): the arrays settle within about 40 steps, then a slow rocking mode grows
 (e-folding about 50 steps) and saturates near 1e-4 J (M = 5), because a HEX 1x1x1 face pair gets
@@ -83,7 +86,7 @@ def build(A, side: int, h: float, outdir: str, kifo: str = "RG", mesh: int = 1):
 
 
 def scene(side: int, h: float, steps: int | None, profile: str | None = None, kifo: str = "RG",
-          mesh: int = 1, relax: float = 1.0) -> dict:
+          mesh: int = 1, relax: float = 1.0, correct: float = 0.0, slop: float = 0.0) -> dict:
     from solfec_py import session, timestep
     from solfec_py.api import NAMES as A
 
@@ -93,12 +96,15 @@ def scene(side: int, h: float, steps: int | None, profile: str | None = None, ki
     with tempfile.TemporaryDirectory() as tmp:
         sol, cubes, layer = build(A, side, h, f"{tmp}/out", kifo, mesh)
         domain = sol.domain
+        if correct:
+            A["OVERLAP_CORRECTION"](sol, correct, slop)
         timestep.initialize(domain)
         block = cubes[0].block
         rows = np.array([b.row for b in cubes])
         c0 = centres(cubes)
         z_start, xy_start = c0[:, 2], c0[:, :2]
         run = observed_run(A, sol, steps, h, profile, relax)
+        ovlcor = domain.timers.get("OVLCOR", 0.0)
         c1 = centres(cubes)
         z = c1[:, 2]
         ideal = 0.5 * EDGE + EDGE * layer                   # centres of a perfectly stacked array
@@ -113,10 +119,13 @@ def scene(side: int, h: float, steps: int | None, profile: str | None = None, ki
                   below_ideal_min=float(f"{(z - ideal).min():.3e}"),
                   xy_drift_max=float(f"{drift:.3e}"),
                   kinetic_energy=float(f"{kinetic:.4e}"), potential_drop=float(f"{drop:.4e}"),
-                  deleted=lost)
+                  deleted=lost, **({"correction": correct, "slop": slop, "ovlcor_s": round(ovlcor, 3)} if correct else {}))
 
 
 if __name__ == "__main__":
     main(scene, "M", [3, 5], __doc__, options={
         "--kifo": {"choices": sorted(KINDS), "default": "RG", "help": "cube kinematics (Solfec's kifo)"},
-        "--mesh": {"type": int, "default": 1, "help": "HEX N x N x N per cube"}})
+        "--mesh": {"type": int, "default": 1, "help": "HEX N x N x N per cube"},
+        "--correct": {"type": float, "default": 0.0, "metavar": "FRACTION",
+                      "help": "OVERLAP_CORRECTION fraction (solfec-py, opt-in; default 0: off)"},
+        "--slop": {"type": float, "default": 0.0, "help": "OVERLAP_CORRECTION slop in m (default 0)"}})

@@ -11,6 +11,7 @@ from typing import Callable
 from solfec_py import constraints as C, contact, solvers
 from solfec_py.domain import Domain
 from solfec_py.errors import InputTypeError, SimulationError
+from solfec_py.solvers.overlap_correction import correct as correct_overlaps
 
 TIMERS = ("TIMINT", "CONUPD", "CONDET", "LOCDYN", "CONSOL")
 
@@ -78,6 +79,7 @@ def step(domain: Domain, solver=None) -> float:
     with timed(domain, "TIMINT"):
         for block in blocks:
             (block.step_end if domain.dynamic else block.qs_step_end)(t, h)
+    correct_overlaps(domain, h)         # OVERLAP_CORRECTION (opt-in; configuration only, docs/contact.md)
     if domain.constraints:
         solvers.delete_overstressed(domain)   # broken links / fixed points (Solfec-1.0 ldy.c, constraint kinds)
     domain.steps_done += 1

@@ -1,5 +1,5 @@
 """Contact detection settings of a deck (layer 7): CONTACT_EXCLUDE_BODIES,
-CONTACT_EXCLUDE_SURFACES, CONTACT_SPARSIFY and solfec-py's CONTACT_POINTS. Reference: Solfec-1.0 user manual,
+CONTACT_EXCLUDE_SURFACES, CONTACT_SPARSIFY and solfec-py's CONTACT_POINTS and OVERLAP_CORRECTION. Reference: Solfec-1.0 user manual,
 utilities (Solfec lng.c CONTACT_EXCLUDE_*), docs/contact.md (body pairs filtered before the narrow phase,
 surface pairs after it; contact points).
 """
@@ -11,8 +11,10 @@ from solfec_py.api.solfec import require_solfec
 from solfec_py.contact.polygon_points import MODES as POINT_MODES
 from solfec_py.contact.sparsify import Settings
 from solfec_py.errors import InputError
+from solfec_py.solvers import overlap_correction as OC
 
-__all__ = ["CONTACT_EXCLUDE_BODIES", "CONTACT_EXCLUDE_SURFACES", "CONTACT_SPARSIFY", "CONTACT_POINTS"]
+__all__ = ["CONTACT_EXCLUDE_BODIES", "CONTACT_EXCLUDE_SURFACES", "CONTACT_SPARSIFY", "CONTACT_POINTS",
+           "OVERLAP_CORRECTION"]
 
 
 @V.command
@@ -145,3 +147,67 @@ def CONTACT_POINTS(solfec, mode=V.MISSING):
     if V.given(mode):
         domain.contact_points = V.choice("mode", mode, POINT_MODES, what="contact points mode")
     return domain.contact_points
+
+
+@V.command
+def OVERLAP_CORRECTION(solfec, fraction=V.MISSING, slop=V.MISSING):
+    """Remove contact overlaps by moving bodies, without changing velocities (a solfec-py command).
+
+    ``OVERLAP_CORRECTION(solfec | fraction, slop)``: after every dynamic step, a frictionless
+    normal-only complementarity problem on the step's local dynamics W finds pseudo-reactions
+    R' >= 0 with (W R')_N >= fraction max(-g - slop, 0) / h at every contact (g the gap at the
+    end of the step), and the bodies' configurations move by h M^-1 H^T R' (positions and
+    rotations; the velocities, the kinetic energy and the momentum are not changed). Each step
+    thus removes about ``fraction`` of every overlap deeper than ``slop``: an overlap decays
+    as (1 - fraction)^k. Solfec's velocity-level contact law stops the approach of
+    overlapping bodies but never removes their overlap, so stacks settle lower than they
+    should by the overlaps of their landings (docs/contact.md, "Overlap correction"). This is
+    not Solfec's method and is off by default; ``fraction = 0`` switches it off again.
+    RIGID and PSEUDO_RIGID bodies are corrected; a step with FINITE_ELEMENT bodies or links
+    of JOINT trees in overlapping contact raises NotAvailableError. Quasi-static runs ignore
+    it (their Signorini law already closes the gap).
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    fraction : float, optional
+        Share of the overlap removed per step, in [0, 1] (default 0.5, measured on S2's
+        cube stacks; 1.0 overshoots; bench/README.md, session 25). 0 switches it off.
+    slop : float, optional
+        Overlap left alone, >= 0 (a length; default 0.0: the whole overlap is corrected).
+        Bodies resting on single contact points (CONTACT_POINTS 'CENTROID', e.g. HEX 1x1x1
+        boxes) carry rocking moments through their overlap; without a slop the correction
+        feeds their rocking, so give them a slop of the order of that overlap (3e-5 m for
+        0.1 m cubes; docs/contact.md).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    InputTypeError, InputError
+        Not a SOLFEC object; ``fraction`` not a number in [0, 1]; ``slop`` negative or not a
+        number.
+    NotAvailableError
+        FINITE_ELEMENT bodies (or JOINT trees) already in the domain.
+
+    Examples
+    --------
+    >>> OVERLAP_CORRECTION(sol)                      # fraction 0.5, slop 0
+    >>> OVERLAP_CORRECTION(sol, fraction=0.5, slop=3e-5)     # stacks of 0.1 m boxes
+    >>> OVERLAP_CORRECTION(sol, 0.0)                 # off (Solfec's behaviour)
+    """
+    domain = require_solfec("solfec", solfec)
+    default = OC.Settings()
+    value = V.number("fraction", fraction) if V.given(fraction) else default.fraction
+    if not 0.0 <= value <= 1.0:
+        raise InputError(f"'fraction' must be a number in [0, 1] (the share of an overlap removed per step),"
+                         f" got {value!r}")
+    gap = V.nonnegative("slop", slop) if V.given(slop) else default.slop
+    if value == 0.0:
+        domain.overlap_correction = None
+        return None
+    OC.check_kinds(domain)
+    domain.overlap_correction = OC.Settings(fraction=value, slop=gap)
+    return None
