@@ -395,8 +395,82 @@ def polygon_corners(V, x, n, tol, out):
 
 
 @numba.njit(cache=True, error_model="numpy")
+def _own_faces(c, c_vstart, c_fstart, c_tstart, tri, t_face, c_closed, v_cur, f_normal, f_offset, lo_box, hi_box,
+               c_obj, f_pstart, f_pn, pool, maxp):
+    """Can convex c's polytope {n_f.x <= d_f} start a pair's clipping as its own vertices and
+    faces? Yes when its surface is closed (`objects.closed_surface`), every face is one fan
+    of triangles (the table's order: `convex.fan_triangles`) of at most maxp vertices, each
+    face's vertices are on its plane and every vertex is inside every plane, both within
+    1e-12 of the object's box diagonal. Writes each face's polygon (vertex indices, the
+    face's order: counter-clockwise seen from outside) to pool[f_pstart[f]:][:f_pn[f]]."""
+    f0, f1 = c_fstart[c], c_fstart[c + 1]
+    if not c_closed[c] or f1 - f0 < 4:
+        return False
+    for f in range(f0, f1):
+        f_pn[f] = 0
+    prev = f0 - 1
+    for t in range(c_tstart[c], c_tstart[c + 1]):
+        f = t_face[t]
+        if f != prev:                        # the first triangle (v0, v1, v2) of face f
+            if f != prev + 1:
+                return False
+            prev = f
+            s = t + 2 * f                   # faces of m vertices, m - 2 triangles: pool is dense
+            f_pstart[f] = s
+            pool[s], pool[s + 1], pool[s + 2] = tri[t, 0], tri[t, 1], tri[t, 2]
+            f_pn[f] = 3
+        else:                                # (v0, v_i, v_i+1)
+            s, m = f_pstart[f], f_pn[f]
+            if tri[t, 0] != pool[s] or tri[t, 1] != pool[s + m - 1] or m >= maxp:
+                return False
+            pool[s + m] = tri[t, 2]
+            f_pn[f] = m + 1
+    if prev != f1 - 1:
+        return False
+    o = c_obj[c]
+    e0, e1, e2 = hi_box[o, 0] - lo_box[o, 0], hi_box[o, 1] - lo_box[o, 1], hi_box[o, 2] - lo_box[o, 2]
+    tol = _DEDUP * np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
+    for f in range(f0, f1):
+        for i in range(f_pn[f]):
+            v = pool[f_pstart[f] + i]
+            if abs(_dot(f_normal[f], v_cur[v]) - f_offset[f]) > tol:
+                return False
+    for v in range(c_vstart[c], c_vstart[c + 1]):
+        for f in range(f0, f1):
+            if _dot(f_normal[f], v_cur[v]) - f_offset[f] > tol:
+                return False
+    return True
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _own_polytope(FV, FN, FP, f0, f1, f_pstart, f_pn, pool, v_cur, p):
+    """The faces of a convex accepted by `_own_faces` (tags 0, 1, ...), around p; returns
+    their count."""
+    for f in range(f0, f1):
+        g = f - f0
+        s, m = f_pstart[f], f_pn[f]
+        for i in range(m):
+            v = pool[s + i]
+            FV[g, i, 0], FV[g, i, 1], FV[g, i, 2] = v_cur[v, 0] - p[0], v_cur[v, 1] - p[1], v_cur[v, 2] - p[2]
+        FN[g], FP[g] = m, g
+    return f1 - f0
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _reaches(v_cur, v0, v1, p, nk, dk):
+    """The largest signed distance n.(x - p) - d of the vertices v_cur[v0:v1] (computed as
+    `_clip` computes it for a vertex x - p of the polytope)."""
+    n0, n1, n2 = nk[0], nk[1], nk[2]
+    top = -np.inf
+    for v in range(v0, v1):
+        sv = (v_cur[v, 0] - p[0]) * n0 + (v_cur[v, 1] - p[1]) * n1 + (v_cur[v, 2] - p[2]) * n2 - dk
+        top = max(top, sv)
+    return top
+
+
+@numba.njit(cache=True, error_model="numpy")
 def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f_surface, f_sid,
-                 c_tstart, tri, c_closed, lo_box, hi_box, eps, corner_tol=-1.0):
+                 c_tstart, tri, t_face, c_closed, lo_box, hi_box, eps, corner_tol=-1.0):
     """Narrow phase of the convex pairs (ca[k] owns the normal; c_tstart, tri, c_closed as
     in `objects.ObjectTable`: a point strictly inside a closed convex skips its GJK check,
     `_behind_all`). Returns touch, point,
@@ -432,6 +506,10 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
     d = np.empty(2 * kmax)
     owner = np.empty(2 * kmax, dtype=np.int64)
     surface = np.empty(2 * kmax, dtype=np.bool_)
+    c_state = np.zeros(c_fstart.size - 1, dtype=np.int8)   # 0: not seen, 1 / 2: `_own_faces` true / false
+    f_pstart = np.empty(f_normal.shape[0], dtype=np.int64)
+    f_pn = np.zeros(f_normal.shape[0], dtype=np.int64)
+    pool = np.empty(tri.shape[0] + 2 * f_normal.shape[0], dtype=np.int64)
     work = gjk_work()                        # work arrays reused by every pair
     vmax = 0
     for c in range(c_vstart.size - 1):
@@ -450,9 +528,12 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
         p = work[9]
         fa0, fa1, fb0, fb1 = c_fstart[a], c_fstart[a + 1], c_fstart[b], c_fstart[b + 1]
         K = 0
+        own = True                           # no plane of a swollen: a's own faces start the polytope
         for f in range(fa0, fa1):
             normals[K], owner[K], surface[K] = f_normal[f], 0, f_surface[f]
-            d[K] = max(f_offset[f] - _dot(f_normal[f], p), eps)
+            r = f_offset[f] - _dot(f_normal[f], p)
+            own = own and r > eps
+            d[K] = max(r, eps)
             K += 1
         for f in range(fb0, fb1):
             normals[K], owner[K], surface[K] = f_normal[f], 1, f_surface[f]
@@ -476,11 +557,27 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
         for i in range(3):
             blo[i] = lo[i] - 0.25 * span[i] - 2.0 * eps
             bhi[i] = hi[i] + 0.25 * span[i] + 2.0 * eps
-        nf = _box(FV, FN, FP, blo, bhi)
-        for j in range(K):
+        if own:
+            if c_state[a] == 0:
+                c_state[a] = 1 if _own_faces(a, c_vstart, c_fstart, c_tstart, tri, t_face, c_closed, v_cur, f_normal,
+                                             f_offset, lo_box, hi_box, c_obj, f_pstart, f_pn, pool, maxp) else 2
+            own = c_state[a] == 1
+        if own:
+            nf = _own_polytope(FV, FN, FP, fa0, fa1, f_pstart, f_pn, pool, v_cur, p)
+            j0 = fa1 - fa0
+        else:
+            nf = _box(FV, FN, FP, blo, bhi)
+            j0 = 0
+        cut = False
+        for j in range(j0, K):
+            if own:                          # a plane that leaves all of a's vertices inside cuts nothing
+                top = _reaches(v_cur, c_vstart[a], c_vstart[a + 1], p, normals[j], d[j])
+                if top <= (0.5 * tol if cut else tol):
+                    continue
             nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, axes[j], S, tmp, cap, ang, idx, tol)
             if nf < 0:
                 break
+            cut = True
         if nf < 0:
             redo[k] = True
             continue
