@@ -36,11 +36,11 @@ def _dot(a, b):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _nearest_surface(point, normals, offsets, surface, sid):
-    """Surface id of the surface plane nearest to the point (|signed distance| minimal; all
-    planes count when none is a surface plane)."""
-    best, best_any, k, k_any = np.inf, np.inf, -1, 0
-    for f in range(normals.shape[0]):
+def _nearest_surface(point, normals, offsets, surface, sid, f0, f1):
+    """Surface id of the surface plane f0 <= f < f1 nearest to the point (|signed distance|
+    minimal; all planes count when none is a surface plane)."""
+    best, best_any, k, k_any = np.inf, np.inf, -1, f0
+    for f in range(f0, f1):
         dist = abs(normals[f, 0] * point[0] + normals[f, 1] * point[1] + normals[f, 2] * point[2] - offsets[f])
         if surface[f] and dist < best:
             best, k = dist, f
@@ -75,19 +75,24 @@ def _finish(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps):
     """Steps 3-6 after the intersection polytope: reject a point farther than eps from
     either object; gap from the vertex spread along n, refined by GJK when deeper than eps;
     the surface ids of the planes nearest to the point. Returns (ok, gap, sid a, sid b).
-    (`_finish_into` with work arrays of its own.)"""
-    return _finish_into(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps, gjk_work(), np.empty((1, 3)),
-                        np.empty_like(va), np.empty_like(vb), False, False)
+    (`_gap_into` with work arrays of its own, and `_nearest_surface`.)"""
+    ok, g = _gap_into(va, vb, x, n, V, eps, gjk_work(), np.empty((1, 3)), np.empty_like(va), np.empty_like(vb),
+                      False, False)
+    if not ok:
+        return False, 0.0, 0, 0
+    return True, g, _nearest_surface(x, na, da, sa, ida, 0, na.shape[0]), _nearest_surface(x, nb, db, sb, idb, 0,
+                                                                                          nb.shape[0])
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _finish_into(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps, work, one, sha, shb, in_a, in_b):
-    """`_finish` on reusable work arrays: `work` of `gjk.gjk_work`, one (1, 3), sha and shb
-    at least as long as va and vb (the shifted copies of the refinement). in_a (in_b): x is
-    known to be inside a (b), whose GJK distance check (0 <= eps) is then skipped."""
+def _gap_into(va, vb, x, n, V, eps, work, one, sha, shb, in_a, in_b):
+    """`_finish`'s point check and gap, (ok, gap), on reusable work arrays: `work` of
+    `gjk.gjk_work`, one (1, 3), sha and shb at least as long as va and vb (the shifted
+    copies of the refinement). in_a (in_b): x is known to be inside a (b), whose GJK
+    distance check (0 <= eps) is then skipped."""
     one[0, 0], one[0, 1], one[0, 2] = x[0], x[1], x[2]
     if (not in_a and gjk_into(va, one, work) > eps) or (not in_b and gjk_into(vb, one, work) > eps):
-        return False, 0.0, 0, 0
+        return False, 0.0
     lo, hi = np.inf, -np.inf
     for v in range(V.shape[0]):
         pr = V[v, 0] * n[0] + V[v, 1] * n[1] + V[v, 2] * n[2]
@@ -109,8 +114,7 @@ def _finish_into(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps, work, o
                 bottom, ib = pr, i
         dd = gjk_into(sha[:na_], shb[:nb_], work, ia, ib)
         g = min(dd + 2.0 * g, 0.0)
-    g = min(g, 0.0)
-    return True, g, _nearest_surface(x, na, da, sa, ida), _nearest_surface(x, nb, db, sb, idb)
+    return True, min(g, 0.0)
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -131,14 +135,15 @@ def _plane_axes(nk):
     return u0, u1, u2, nk[1] * u2 - nk[2] * u1, nk[2] * u0 - nk[0] * u2, nk[0] * u1 - nk[1] * u0
 
 
-_QUADS = np.array([[0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1], [1, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 0],
-                   [0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 0, 0], [0, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1],
-                   [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0], [0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 0, 1]], dtype=np.int64)
+_QUADS = np.array([[0, 0, 0, 0, 0, 1, 0, 1, 1, 0, 1, 0], [1, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1],
+                   [0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 1], [0, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0],
+                   [0, 0, 0, 0, 1, 0, 1, 1, 0, 1, 0, 0], [0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]], dtype=np.int64)
 
 
 @numba.njit(cache=True, error_model="numpy")
 def _box(FV, FN, FP, lo, hi):
-    """The six faces of the box [lo, hi] (tagged -1: not an input plane); returns 6."""
+    """The six faces of the box [lo, hi] (tagged -1: not an input plane), counter-clockwise
+    seen from outside as every face of the clipping (`_clip`); returns 6."""
     for f in range(6):
         FP[f] = -1
         FN[f] = 4
@@ -273,8 +278,9 @@ def _clip(FV, FN, FP, nf, nk, dk, k, ax, S, tmp, cap, ang, idx, tol):
                 out = _push(tmp, out, x0, x1, x2, tol2)
                 if out < 0 or nc >= cap.shape[0]:
                     return -1
-                cap[nc, 0], cap[nc, 1], cap[nc, 2] = x0, x1, x2
-                nc += 1
+                if sp < 0.0:                 # the edge's other face crosses it outwards-in: once
+                    cap[nc, 0], cap[nc, 1], cap[nc, 2] = x0, x1, x2
+                    nc += 1
         out = _close(tmp, out, tol2)
         if out >= 3:
             for v in range(out):
@@ -530,13 +536,15 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
         K = 0
         own = True                           # no plane of a swollen: a's own faces start the polytope
         for f in range(fa0, fa1):
-            normals[K], owner[K], surface[K] = f_normal[f], 0, f_surface[f]
+            normals[K, 0], normals[K, 1], normals[K, 2] = f_normal[f, 0], f_normal[f, 1], f_normal[f, 2]
+            owner[K], surface[K] = 0, f_surface[f]
             r = f_offset[f] - _dot(f_normal[f], p)
             own = own and r > eps
             d[K] = max(r, eps)
             K += 1
         for f in range(fb0, fb1):
-            normals[K], owner[K], surface[K] = f_normal[f], 1, f_surface[f]
+            normals[K, 0], normals[K, 1], normals[K, 2] = f_normal[f, 0], f_normal[f, 1], f_normal[f, 2]
+            owner[K], surface[K] = 1, f_surface[f]
             d[K] = max(f_offset[f] - _dot(f_normal[f], p), eps)
             K += 1
         for j in range(K):
@@ -605,13 +613,13 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
                 finite = False
         if not finite:
             continue
-        hit, g, sa, sb = _finish_into(va, vb, x, nn, V, f_normal[fa0:fa1], f_offset[fa0:fa1], f_surface[fa0:fa1],
-                                      f_sid[fa0:fa1], f_normal[fb0:fb1], f_offset[fb0:fb1], f_surface[fb0:fb1],
-                                      f_sid[fb0:fb1], eps, work, one, sha, shb,
-                                      c_closed[a] and _behind_all(v_cur, tri, c_tstart[a], c_tstart[a + 1], x),
-                                      c_closed[b] and _behind_all(v_cur, tri, c_tstart[b], c_tstart[b + 1], x))
+        hit, g = _gap_into(va, vb, x, nn, V, eps, work, one, sha, shb,
+                           c_closed[a] and _behind_all(v_cur, tri, c_tstart[a], c_tstart[a + 1], x),
+                           c_closed[b] and _behind_all(v_cur, tri, c_tstart[b], c_tstart[b + 1], x))
         if not hit:
             continue
+        sa = _nearest_surface(x, f_normal, f_offset, f_surface, f_sid, fa0, fa1)
+        sb = _nearest_surface(x, f_normal, f_offset, f_surface, f_sid, fb0, fb1)
         touch[k] = True
         point[k], normal[k], gap[k], area[k] = x, nn, g, 0.5 * total
         sid_a[k], sid_b[k] = sa, sb
