@@ -26,6 +26,7 @@ import numba
 import numpy as np
 
 from solfec_py.contact.gjk import gjk_into, gjk_work
+from solfec_py.geometry.linalg3 import adjugate_solve3
 
 _DEDUP = 1e-12          # relative distance within which points are on a plane or merged
 
@@ -402,16 +403,19 @@ def polygon_corners(V, x, n, tol, out):
 
 @numba.njit(cache=True, error_model="numpy")
 def _own_faces(c, c_vstart, c_fstart, c_tstart, tri, t_face, c_closed, v_cur, f_normal, f_offset, lo_box, hi_box,
-               c_obj, f_pstart, f_pn, pool, maxp):
+               c_obj, f_pstart, f_pn, pool, maxp, v_deg, v_face):
     """Can convex c's polytope {n_f.x <= d_f} start a pair's clipping as its own vertices and
     faces? Yes when its surface is closed (`objects.closed_surface`), every face is one fan
     of triangles (the table's order: `convex.fan_triangles`) of at most maxp vertices, each
     face's vertices are on its plane and every vertex is inside every plane, both within
     1e-12 of the object's box diagonal. Writes each face's polygon (vertex indices, the
-    face's order: counter-clockwise seen from outside) to pool[f_pstart[f]:][:f_pn[f]]."""
+    face's order: counter-clockwise seen from outside) to pool[f_pstart[f]:][:f_pn[f]] and
+    the faces of each vertex v to v_face[v, :v_deg[v]] (at most 3 kept). Returns 2 (no),
+    3 (yes, and every vertex of a face is on exactly three faces: a swollen plane can be
+    moved by moving its vertices, `_own_vertices`) or 1 (yes, not so)."""
     f0, f1 = c_fstart[c], c_fstart[c + 1]
     if not c_closed[c] or f1 - f0 < 4:
-        return False
+        return 2
     for f in range(f0, f1):
         f_pn[f] = 0
     prev = f0 - 1
@@ -419,7 +423,7 @@ def _own_faces(c, c_vstart, c_fstart, c_tstart, tri, t_face, c_closed, v_cur, f_
         f = t_face[t]
         if f != prev:                        # the first triangle (v0, v1, v2) of face f
             if f != prev + 1:
-                return False
+                return 2
             prev = f
             s = t + 2 * f                   # faces of m vertices, m - 2 triangles: pool is dense
             f_pstart[f] = s
@@ -428,48 +432,93 @@ def _own_faces(c, c_vstart, c_fstart, c_tstart, tri, t_face, c_closed, v_cur, f_
         else:                                # (v0, v_i, v_i+1)
             s, m = f_pstart[f], f_pn[f]
             if tri[t, 0] != pool[s] or tri[t, 1] != pool[s + m - 1] or m >= maxp:
-                return False
+                return 2
             pool[s + m] = tri[t, 2]
             f_pn[f] = m + 1
     if prev != f1 - 1:
-        return False
+        return 2
     o = c_obj[c]
     e0, e1, e2 = hi_box[o, 0] - lo_box[o, 0], hi_box[o, 1] - lo_box[o, 1], hi_box[o, 2] - lo_box[o, 2]
     tol = _DEDUP * np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
+    for v in range(c_vstart[c], c_vstart[c + 1]):
+        v_deg[v] = 0
     for f in range(f0, f1):
         for i in range(f_pn[f]):
             v = pool[f_pstart[f] + i]
             if abs(_dot(f_normal[f], v_cur[v]) - f_offset[f]) > tol:
-                return False
+                return 2
+            if v_deg[v] < 3:
+                v_face[v, v_deg[v]] = f
+            v_deg[v] += 1
+    simple = True
     for v in range(c_vstart[c], c_vstart[c + 1]):
+        simple = simple and (v_deg[v] == 3 or v_deg[v] == 0)
         for f in range(f0, f1):
             if _dot(f_normal[f], v_cur[v]) - f_offset[f] > tol:
+                return 2
+    return 3 if simple else 1
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _own_vertices(Y, v_cur, v0, v1, p, fa0, ka, v_deg, v_face, normals, d, shift, moved, tol):
+    """Y[:v1 - v0] = the vertices v_cur[v0:v1] of a convex accepted by `_own_faces`, around
+    p. When some of its planes are swollen (`moved`; shift[j] = d[j] - (offset - n.p) > 0
+    for its local face j), each vertex on a swollen plane goes to the meeting point of its
+    three planes at their offsets d (the adjugate solve for the shifts: the face polygons
+    stay those of the convex). Returns False (the pair is then clipped from a box) where a vertex
+    with a swollen plane is not on three faces, its three normals are nearly dependent
+    (|det| <= 1e-6), or a moved vertex is outside a plane j < ka by more than tol."""
+    for v in range(v0, v1):
+        Y[v - v0, 0], Y[v - v0, 1], Y[v - v0, 2] = v_cur[v, 0] - p[0], v_cur[v, 1] - p[1], v_cur[v, 2] - p[2]
+    if not moved:
+        return True
+    for v in range(v0, v1):
+        if v_deg[v] == 0:
+            continue
+        if v_deg[v] != 3:
+            return False
+        j0, j1, j2 = v_face[v, 0] - fa0, v_face[v, 1] - fa0, v_face[v, 2] - fa0
+        r0, r1, r2 = shift[j0], shift[j1], shift[j2]
+        if r0 == 0.0 and r1 == 0.0 and r2 == 0.0:
+            continue
+        a00, a01, a02 = normals[j0, 0], normals[j0, 1], normals[j0, 2]
+        a10, a11, a12 = normals[j1, 0], normals[j1, 1], normals[j1, 2]
+        a20, a21, a22 = normals[j2, 0], normals[j2, 1], normals[j2, 2]
+        det = a00 * (a11 * a22 - a12 * a21) - a01 * (a10 * a22 - a12 * a20) + a02 * (a10 * a21 - a11 * a20)
+        if not abs(det) > 1e-6:
+            return False
+        x0, x1, x2 = adjugate_solve3(a00, a01, a02, a10, a11, a12, a20, a21, a22, det, r0, r1, r2)
+        i = v - v0
+        y0, y1, y2 = Y[i, 0] + x0, Y[i, 1] + x1, Y[i, 2] + x2
+        Y[i, 0], Y[i, 1], Y[i, 2] = y0, y1, y2
+        for j in range(ka):
+            if y0 * normals[j, 0] + y1 * normals[j, 1] + y2 * normals[j, 2] - d[j] > tol:
                 return False
     return True
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _own_polytope(FV, FN, FP, f0, f1, f_pstart, f_pn, pool, v_cur, p):
-    """The faces of a convex accepted by `_own_faces` (tags 0, 1, ...), around p; returns
-    their count."""
+def _own_polytope(FV, FN, FP, f0, f1, f_pstart, f_pn, pool, Y, v0):
+    """The faces of a convex accepted by `_own_faces` (tags 0, 1, ...) on the vertices Y
+    (`_own_vertices`: row v - v0 for vertex v); returns their count."""
     for f in range(f0, f1):
         g = f - f0
         s, m = f_pstart[f], f_pn[f]
         for i in range(m):
-            v = pool[s + i]
-            FV[g, i, 0], FV[g, i, 1], FV[g, i, 2] = v_cur[v, 0] - p[0], v_cur[v, 1] - p[1], v_cur[v, 2] - p[2]
+            v = pool[s + i] - v0
+            FV[g, i, 0], FV[g, i, 1], FV[g, i, 2] = Y[v, 0], Y[v, 1], Y[v, 2]
         FN[g], FP[g] = m, g
     return f1 - f0
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _reaches(v_cur, v0, v1, p, nk, dk):
-    """The largest signed distance n.(x - p) - d of the vertices v_cur[v0:v1] (computed as
-    `_clip` computes it for a vertex x - p of the polytope)."""
+def _reaches(Y, nv, nk, dk):
+    """The largest signed distance n.y - d of the vertices Y[:nv] (computed as `_clip`
+    computes it for a vertex y of the polytope)."""
     n0, n1, n2 = nk[0], nk[1], nk[2]
     top = -np.inf
-    for v in range(v0, v1):
-        sv = (v_cur[v, 0] - p[0]) * n0 + (v_cur[v, 1] - p[1]) * n1 + (v_cur[v, 2] - p[2]) * n2 - dk
+    for v in range(nv):
+        sv = Y[v, 0] * n0 + Y[v, 1] * n1 + Y[v, 2] * n2 - dk
         top = max(top, sv)
     return top
 
@@ -512,7 +561,10 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
     d = np.empty(2 * kmax)
     owner = np.empty(2 * kmax, dtype=np.int64)
     surface = np.empty(2 * kmax, dtype=np.bool_)
-    c_state = np.zeros(c_fstart.size - 1, dtype=np.int8)   # 0: not seen, 1 / 2: `_own_faces` true / false
+    c_state = np.zeros(c_fstart.size - 1, dtype=np.int8)   # 0: not seen, else `_own_faces`
+    v_deg = np.zeros(v_cur.shape[0], dtype=np.int64)
+    v_face = np.empty((v_cur.shape[0], 3), dtype=np.int64)
+    shift = np.empty(kmax)
     f_pstart = np.empty(f_normal.shape[0], dtype=np.int64)
     f_pn = np.zeros(f_normal.shape[0], dtype=np.int64)
     pool = np.empty(tri.shape[0] + 2 * f_normal.shape[0], dtype=np.int64)
@@ -521,6 +573,7 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
     for c in range(c_vstart.size - 1):
         vmax = max(vmax, c_vstart[c + 1] - c_vstart[c])
     one, sha, shb = np.empty((1, 3)), np.empty((vmax, 3)), np.empty((vmax, 3))
+    Y = np.empty((vmax, 3))                  # a's vertices around p (`_own_vertices`)
     Vbuf = np.empty((maxf * maxp, 3))
     lo, hi, span = np.empty(3), np.empty(3), np.empty(3)
     blo, bhi = np.empty(3), np.empty(3)
@@ -534,13 +587,14 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
         p = work[9]
         fa0, fa1, fb0, fb1 = c_fstart[a], c_fstart[a + 1], c_fstart[b], c_fstart[b + 1]
         K = 0
-        own = True                           # no plane of a swollen: a's own faces start the polytope
+        moved = False                        # a plane of a swollen
         for f in range(fa0, fa1):
             normals[K, 0], normals[K, 1], normals[K, 2] = f_normal[f, 0], f_normal[f, 1], f_normal[f, 2]
             owner[K], surface[K] = 0, f_surface[f]
             r = f_offset[f] - _dot(f_normal[f], p)
-            own = own and r > eps
             d[K] = max(r, eps)
+            shift[K] = d[K] - r if r < eps else 0.0
+            moved = moved or r < eps
             K += 1
         for f in range(fb0, fb1):
             normals[K, 0], normals[K, 1], normals[K, 2] = f_normal[f, 0], f_normal[f, 1], f_normal[f, 2]
@@ -565,13 +619,16 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
         for i in range(3):
             blo[i] = lo[i] - 0.25 * span[i] - 2.0 * eps
             bhi[i] = hi[i] + 0.25 * span[i] + 2.0 * eps
+        if c_state[a] == 0:                  # a's own faces and vertices start the polytope
+            c_state[a] = _own_faces(a, c_vstart, c_fstart, c_tstart, tri, t_face, c_closed, v_cur, f_normal, f_offset,
+                                    lo_box, hi_box, c_obj, f_pstart, f_pn, pool, maxp, v_deg, v_face)
+        va0, nva = c_vstart[a], c_vstart[a + 1] - c_vstart[a]
+        own = (c_state[a] == 1 and not moved) or c_state[a] == 3
         if own:
-            if c_state[a] == 0:
-                c_state[a] = 1 if _own_faces(a, c_vstart, c_fstart, c_tstart, tri, t_face, c_closed, v_cur, f_normal,
-                                             f_offset, lo_box, hi_box, c_obj, f_pstart, f_pn, pool, maxp) else 2
-            own = c_state[a] == 1
+            own = _own_vertices(Y, v_cur, va0, va0 + nva, p, fa0, fa1 - fa0, v_deg, v_face, normals, d, shift, moved,
+                                tol)
         if own:
-            nf = _own_polytope(FV, FN, FP, fa0, fa1, f_pstart, f_pn, pool, v_cur, p)
+            nf = _own_polytope(FV, FN, FP, fa0, fa1, f_pstart, f_pn, pool, Y, va0)
             j0 = fa1 - fa0
         else:
             nf = _box(FV, FN, FP, blo, bhi)
@@ -579,7 +636,7 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
         cut = False
         for j in range(j0, K):
             if own:                          # a plane that leaves all of a's vertices inside cuts nothing
-                top = _reaches(v_cur, c_vstart[a], c_vstart[a + 1], p, normals[j], d[j])
+                top = _reaches(Y, nva, normals[j], d[j])
                 if top <= (0.5 * tol if cut else tol):
                     continue
             nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, axes[j], S, tmp, cap, ang, idx, tol)
