@@ -402,59 +402,35 @@ def polygon_corners(V, x, n, tol, out):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _own_faces(c, c_vstart, c_fstart, c_tstart, tri, t_face, c_closed, v_cur, f_normal, f_offset, lo_box, hi_box,
-               c_obj, f_pstart, f_pn, pool, maxp, v_deg, v_face):
+def _own_faces(c, c_vstart, c_fstart, c_closed, f_vstart, f_vert, v_deg, v_cur, f_normal, f_offset, lo_box, hi_box,
+               c_obj, maxp):
     """Can convex c's polytope {n_f.x <= d_f} start a pair's clipping as its own vertices and
-    faces? Yes when its surface is closed (`objects.closed_surface`), every face is one fan
-    of triangles (the table's order: `convex.fan_triangles`) of at most maxp vertices, each
-    face's vertices are on its plane and every vertex is inside every plane, both within
-    1e-12 of the object's box diagonal. Writes each face's polygon (vertex indices, the
-    face's order: counter-clockwise seen from outside) to pool[f_pstart[f]:][:f_pn[f]] and
-    the faces of each vertex v to v_face[v, :v_deg[v]] (at most 3 kept). Returns 2 (no),
-    3 (yes, and every vertex of a face is on exactly three faces: a swollen plane can be
-    moved by moving its vertices, `_own_vertices`) or 1 (yes, not so)."""
+    faces (`objects.face_polygons`)? Yes when its surface is closed
+    (`objects.closed_surface`), every face has 3 to maxp vertices, each face's vertices are
+    on its plane and every vertex is inside every plane, both within 1e-12 of the object's
+    box diagonal. Returns 2 (no), 3 (yes, and every vertex of a face is on exactly three
+    faces: a swollen plane can be moved by moving its vertices, `_own_vertices`) or 1 (yes,
+    not so)."""
     f0, f1 = c_fstart[c], c_fstart[c + 1]
     if not c_closed[c] or f1 - f0 < 4:
-        return 2
-    for f in range(f0, f1):
-        f_pn[f] = 0
-    prev = f0 - 1
-    for t in range(c_tstart[c], c_tstart[c + 1]):
-        f = t_face[t]
-        if f != prev:                        # the first triangle (v0, v1, v2) of face f
-            if f != prev + 1:
-                return 2
-            prev = f
-            s = t + 2 * f                   # faces of m vertices, m - 2 triangles: pool is dense
-            f_pstart[f] = s
-            pool[s], pool[s + 1], pool[s + 2] = tri[t, 0], tri[t, 1], tri[t, 2]
-            f_pn[f] = 3
-        else:                                # (v0, v_i, v_i+1)
-            s, m = f_pstart[f], f_pn[f]
-            if tri[t, 0] != pool[s] or tri[t, 1] != pool[s + m - 1] or m >= maxp:
-                return 2
-            pool[s + m] = tri[t, 2]
-            f_pn[f] = m + 1
-    if prev != f1 - 1:
         return 2
     o = c_obj[c]
     e0, e1, e2 = hi_box[o, 0] - lo_box[o, 0], hi_box[o, 1] - lo_box[o, 1], hi_box[o, 2] - lo_box[o, 2]
     tol = _DEDUP * np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
-    for v in range(c_vstart[c], c_vstart[c + 1]):
-        v_deg[v] = 0
     for f in range(f0, f1):
-        for i in range(f_pn[f]):
-            v = pool[f_pstart[f] + i]
-            if abs(_dot(f_normal[f], v_cur[v]) - f_offset[f]) > tol:
+        if f_vstart[f + 1] - f_vstart[f] < 3 or f_vstart[f + 1] - f_vstart[f] > maxp:
+            return 2
+        n0, n1, n2, df = f_normal[f, 0], f_normal[f, 1], f_normal[f, 2], f_offset[f]
+        for i in range(f_vstart[f], f_vstart[f + 1]):
+            v = f_vert[i]
+            if abs(n0 * v_cur[v, 0] + n1 * v_cur[v, 1] + n2 * v_cur[v, 2] - df) > tol:
                 return 2
-            if v_deg[v] < 3:
-                v_face[v, v_deg[v]] = f
-            v_deg[v] += 1
     simple = True
     for v in range(c_vstart[c], c_vstart[c + 1]):
         simple = simple and (v_deg[v] == 3 or v_deg[v] == 0)
+        x0, x1, x2 = v_cur[v, 0], v_cur[v, 1], v_cur[v, 2]
         for f in range(f0, f1):
-            if _dot(f_normal[f], v_cur[v]) - f_offset[f] > tol:
+            if f_normal[f, 0] * x0 + f_normal[f, 1] * x1 + f_normal[f, 2] * x2 - f_offset[f] > tol:
                 return 2
     return 3 if simple else 1
 
@@ -498,14 +474,14 @@ def _own_vertices(Y, v_cur, v0, v1, p, fa0, ka, v_deg, v_face, normals, d, shift
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _own_polytope(FV, FN, FP, f0, f1, f_pstart, f_pn, pool, Y, v0):
+def _own_polytope(FV, FN, FP, f0, f1, f_vstart, f_vert, Y, v0):
     """The faces of a convex accepted by `_own_faces` (tags 0, 1, ...) on the vertices Y
     (`_own_vertices`: row v - v0 for vertex v); returns their count."""
     for f in range(f0, f1):
         g = f - f0
-        s, m = f_pstart[f], f_pn[f]
+        s, m = f_vstart[f], f_vstart[f + 1] - f_vstart[f]
         for i in range(m):
-            v = pool[s + i] - v0
+            v = f_vert[s + i] - v0
             FV[g, i, 0], FV[g, i, 1], FV[g, i, 2] = Y[v, 0], Y[v, 1], Y[v, 2]
         FN[g], FP[g] = m, g
     return f1 - f0
@@ -525,7 +501,7 @@ def _reaches(Y, nv, nk, dk):
 
 @numba.njit(cache=True, error_model="numpy")
 def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f_surface, f_sid,
-                 c_tstart, tri, t_face, c_closed, lo_box, hi_box, eps, corner_tol=-1.0):
+                 c_tstart, tri, c_closed, f_vstart, f_vert, v_face, v_deg, lo_box, hi_box, eps, corner_tol=-1.0):
     """Narrow phase of the convex pairs (ca[k] owns the normal; c_tstart, tri, c_closed as
     in `objects.ObjectTable`: a point strictly inside a closed convex skips its GJK check,
     `_behind_all`). Returns touch, point,
@@ -562,12 +538,7 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
     owner = np.empty(2 * kmax, dtype=np.int64)
     surface = np.empty(2 * kmax, dtype=np.bool_)
     c_state = np.zeros(c_fstart.size - 1, dtype=np.int8)   # 0: not seen, else `_own_faces`
-    v_deg = np.zeros(v_cur.shape[0], dtype=np.int64)
-    v_face = np.empty((v_cur.shape[0], 3), dtype=np.int64)
     shift = np.empty(kmax)
-    f_pstart = np.empty(f_normal.shape[0], dtype=np.int64)
-    f_pn = np.zeros(f_normal.shape[0], dtype=np.int64)
-    pool = np.empty(tri.shape[0] + 2 * f_normal.shape[0], dtype=np.int64)
     work = gjk_work()                        # work arrays reused by every pair
     vmax = 0
     for c in range(c_vstart.size - 1):
@@ -620,15 +591,15 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
             blo[i] = lo[i] - 0.25 * span[i] - 2.0 * eps
             bhi[i] = hi[i] + 0.25 * span[i] + 2.0 * eps
         if c_state[a] == 0:                  # a's own faces and vertices start the polytope
-            c_state[a] = _own_faces(a, c_vstart, c_fstart, c_tstart, tri, t_face, c_closed, v_cur, f_normal, f_offset,
-                                    lo_box, hi_box, c_obj, f_pstart, f_pn, pool, maxp, v_deg, v_face)
+            c_state[a] = _own_faces(a, c_vstart, c_fstart, c_closed, f_vstart, f_vert, v_deg, v_cur, f_normal,
+                                    f_offset, lo_box, hi_box, c_obj, maxp)
         va0, nva = c_vstart[a], c_vstart[a + 1] - c_vstart[a]
         own = (c_state[a] == 1 and not moved) or c_state[a] == 3
         if own:
             own = _own_vertices(Y, v_cur, va0, va0 + nva, p, fa0, fa1 - fa0, v_deg, v_face, normals, d, shift, moved,
                                 tol)
         if own:
-            nf = _own_polytope(FV, FN, FP, fa0, fa1, f_pstart, f_pn, pool, Y, va0)
+            nf = _own_polytope(FV, FN, FP, fa0, fa1, f_vstart, f_vert, Y, va0)
             j0 = fa1 - fa0
         else:
             nf = _box(FV, FN, FP, blo, bhi)
