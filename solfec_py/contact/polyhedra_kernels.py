@@ -309,10 +309,10 @@ def _clip(FV, FN, FP, nf, nk, dk, k, ax, S, tmp, cap, ang, idx, tol):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _polytope_summary(FV, FN, FP, nf, normals, axes, owner, surface, ang, n, point):
+def _polytope_summary(FV, FN, FP, nf, normals, axes, gf, owner, surface, ang, n, point):
     """Fan triangles of every face (from its vertex of smallest angle about the vertex
-    mean, as `polyhedra._faces`): (ok, total area); the A^2-weighted normal sum and the
-    area-weighted centroid sum go into n and point (3)."""
+    mean, as `polyhedra._faces`; in-plane axes axes[gf[k]] for tag k): (ok, total area);
+    the A^2-weighted normal sum and the area-weighted centroid sum go into n and point (3)."""
     n[0], n[1], n[2] = 0.0, 0.0, 0.0
     point[0], point[1], point[2] = 0.0, 0.0, 0.0
     total = 0.0
@@ -324,7 +324,7 @@ def _polytope_summary(FV, FN, FP, nf, normals, axes, owner, surface, ang, n, poi
         if k < 0:                      # a face of the start box survived: unbounded input
             ok = False
             continue
-        _angles(FV[f], m, axes[k], ang)
+        _angles(FV[f], m, axes[gf[k]], ang)
         s = 0
         for v in range(1, m):
             if ang[v] < ang[s]:
@@ -531,7 +531,7 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
     ang = np.empty(max(2 * maxp * maxf, maxp))
     idx = np.empty(ang.size, dtype=np.int64)
     normals = np.empty((2 * kmax, 3))
-    axes = np.empty((2 * kmax, 6))           # in-plane axes of the pair's planes (`_plane_axes`)
+    gf = np.empty(2 * kmax, dtype=np.int64)  # the pair's planes as global face indices
     f_axes = np.empty((f_normal.shape[0], 6))  # of every face, computed on its first use in this call
     f_done = np.zeros(f_normal.shape[0], dtype=np.bool_)
     d = np.empty(2 * kmax)
@@ -578,8 +578,7 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
                 f_axes[f, 0], f_axes[f, 1], f_axes[f, 2], f_axes[f, 3], f_axes[f, 4], f_axes[f, 5] = \
                     _plane_axes(f_normal[f])
                 f_done[f] = True
-            for i in range(6):
-                axes[j, i] = f_axes[f, i]
+            gf[j] = f
         oa, ob = c_obj[a], c_obj[b]
         for i in range(3):                   # elementwise as the array expressions they replace
             lo[i] = min(lo_box[oa, i], lo_box[ob, i]) - p[i]
@@ -610,14 +609,14 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
                 top = _reaches(Y, nva, normals[j], d[j])
                 if top <= (0.5 * tol if cut else tol):
                     continue
-            nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, axes[j], S, tmp, cap, ang, idx, tol)
+            nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, f_axes[gf[j]], S, tmp, cap, ang, idx, tol)
             if nf < 0:
                 break
             cut = True
         if nf < 0:
             redo[k] = True
             continue
-        ok, total = _polytope_summary(FV, FN, FP, nf, normals, axes, owner, surface, ang, nsum, psum)
+        ok, total = _polytope_summary(FV, FN, FP, nf, normals, f_axes, gf, owner, surface, ang, nsum, psum)
         nv = 0
         for f in range(nf):
             nv += FN[f]
