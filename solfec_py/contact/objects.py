@@ -237,8 +237,8 @@ class _ConvexRows:
         self.vstart.append(nv + convex.nver)
         self.fstart.append(nf + convex.surfids.size)
         self.tstart.append(nt + tr.shape[0])
-        key = (tr.shape[0], tr.tobytes(), owner.tobytes(), convex.nver, len(convex.faces))  # the many equal elements of a
-        if key not in self.topology:                                      # model: their topology once
+        key = (tr.shape[0], tr.tobytes(), owner.tobytes(), convex.nver, len(convex.faces))
+        if key not in self.topology:             # the many equal elements of a model: their topology once
             self.topology[key] = (closed_surface(tr), face_edges(tr, owner)) + face_polygons(convex.faces,
                                                                                               convex.nver)
         closed, edges, f_vert, f_vcount, v_face, v_deg = self.topology[key]

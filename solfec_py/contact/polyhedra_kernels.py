@@ -1,17 +1,21 @@
 """Compiled narrow phase of convex polyhedron pairs (layer 5): one numba call over all pairs
 of a step — GJK, the intersection polytope of the two (swollen) plane sets by successive
-clipping of a box, and its summary (point, normal, area, gap, surface pair) — with no Qhull
-and no Python loop per pair. Reference: Solfec cvi.c / goc.c (convex-convex), docs/contact.md.
+clipping, and its summary (point, normal, area, gap, surface pair) — with no Qhull and no
+Python loop per pair. Reference: Solfec cvi.c / goc.c (convex-convex), docs/contact.md.
 
 The polytope is the same as the dual-hull construction of `polyhedra.intersection` (planes
 n.y <= max(n.(x0 - p), eps) around the GJK point p); each face keeps the plane it comes from
 and is fan-triangulated from its vertex of smallest angle about the face's vertex mean, so
-that area, point and the A^2-weighted normal follow the same rule. A pair whose polygons
-outgrow the work arrays is flagged for the Qhull path (`polyhedra.convex_convex_qhull`).
+that area, point and the A^2-weighted normal follow the same rule. The clipping starts from
+a's own faces and vertices (`_own_faces`, `_own_vertices`; swollen planes of a move their
+vertices) where a's planes and vertices agree, else from a box cut by a's planes; b's
+planes then cut it. A pair whose polygons outgrow the work arrays is flagged for the Qhull
+path (`polyhedra.convex_convex_qhull`).
 
-numba's cache of these kernels holds the compiled `gjk.gjk` too, but is invalidated by
-changes of this file only: edit this line when gjk.py changes (last: the 3 x 3 solve from
-geometry/linalg3.py, issue 13).
+numba's cache of these kernels holds the compiled `gjk.gjk` and
+`geometry.linalg3.adjugate_solve3` too, but is invalidated by changes of this file only:
+edit this line when gjk.py or linalg3.py changes (last: the 3 x 3 solve from
+geometry/linalg3.py, issue 13; this file: own-face start, session 25).
 
 The kernels here and in gjk.py are compiled with numba's error_model="numpy": no check for
 a division by zero before each division (every division is guarded by its own test or has a
@@ -504,7 +508,8 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
                  c_tstart, tri, c_closed, f_vstart, f_vert, v_face, v_deg, lo_box, hi_box, eps, corner_tol=-1.0):
     """Narrow phase of the convex pairs (ca[k] owns the normal; c_tstart, tri, c_closed as
     in `objects.ObjectTable`: a point strictly inside a closed convex skips its GJK check,
-    `_behind_all`). Returns touch, point,
+    `_behind_all`; f_vstart, f_vert, v_face, v_deg: the table's face polygons and vertex
+    faces, from which a's own polytope starts the clipping, `_own_faces`). Returns touch, point,
     normal (from a to b), gap, area, surface id of a, of b, `redo` (pairs whose work
     arrays overflowed: to be evaluated by the Qhull path) and, when corner_tol >= 0, the
     `polygon_corners` of every contact (m, 4, 3) with their count (m,), corners kept apart
