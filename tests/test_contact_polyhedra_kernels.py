@@ -227,16 +227,15 @@ def _shape_table(api, shapes):
 
 def _own_state(table, geo, c):
     from solfec_py.contact.polyhedra_kernels import _own_faces
-    return _own_faces(c, table.c_vstart, table.c_fstart, table.c_closed, table.f_vstart, table.f_vert, table.v_deg,
+    return _own_faces(c, table.c_vstart, table.c_fstart, table.c_closed, table.f_vstart, table.f_vert,
                       geo.v_cur, geo.f_normal, geo.f_offset, geo.lo, geo.hi, table.c_obj, 64)
 
 
 def test_own_faces_accepts_flat_convex_faces_only(api):
-    """`_own_faces`: a rotated box (quadrilateral faces, three at every vertex) starts from
-    its own faces, also with swollen planes (3); a square pyramid (four faces at the apex)
-    only without (1); a HEX whose top face is warped by 1e-3 (its vertices 1e-3 / 4 off the
-    face's plane, far beyond the 1e-12 tolerance) and a non-convex HEX never (2): those are
-    clipped from a box."""
+    """`_own_faces`: a rotated box and a square pyramid (a vertex of four faces) start from
+    their own faces (1); a HEX whose top face is warped by 1e-3 (its vertices 1e-3 / 4 off
+    the face's plane, far beyond the 1e-12 tolerance) and a non-convex HEX do not (2): those
+    are clipped from a box."""
     rng = np.random.default_rng(5)
     warped, dent = _hex((0, 0, 0), (1, 1, 1)), _hex((0, 0, 0), (1, 1, 1))
     warped[6, 2] += 1e-3
@@ -245,53 +244,16 @@ def test_own_faces_accepts_flat_convex_faces_only(api):
               ("HULL", [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0.5, 0.5, 1)]),
               ("HEX", warped), ("HEX", dent)]
     table, geo = _shape_table(api, shapes)
-    assert [_own_state(table, geo, c) for c in range(4)] == [3, 1, 2, 2]
-
-
-def test_own_vertices_meet_their_swollen_planes(api):
-    """`_own_vertices` moves each vertex on a swollen plane to the meeting point of its three
-    planes at the new offsets: against numpy's solve of the three plane equations of every
-    vertex (planes through the vertex found from the geometry, within 1e-9), to 1e-12
-    (a few rounding steps of unit-size data); unmoved vertices are copied exactly. A shift
-    that makes a face vanish (the bevel of a bevelled cube pushed past its corner) puts a
-    moved vertex outside a plane: refused."""
-    from solfec_py.contact.polyhedra_kernels import _own_vertices
-
-    rng = np.random.default_rng(11)
-    bevel = [(x, y, z) for x in (0, 1) for y in (0, 1) for z in (0, 1) if not (x == 1 and z == 1)]
-    bevel += [(0.9, 0, 1), (0.9, 1, 1), (1, 0, 0.9), (1, 1, 0.9)]
-    table, geo = _shape_table(api, [("HEX", _hex((0, 0, 0), (1, 2, 3)) @ _rotation(rng).T), ("HULL", bevel)])
-    for c, shifts in ((0, [2e-6, 0, 0, 1e-3, 0, 0.1]), (0, [0, 1e-6, 0, 0, 0, 0]), (1, None)):
-        v0, v1, f0, f1 = table.c_vstart[c], table.c_vstart[c + 1], table.c_fstart[c], table.c_fstart[c + 1]
-        assert _own_state(table, geo, c) == 3
-        n, off = geo.f_normal[f0:f1], geo.f_offset[f0:f1]
-        p = geo.v_cur[v0:v1].mean(axis=0)
-        if shifts is None:                     # the bevel x + z <= 1.9 out by 0.1 > its 0.0707 from the edge
-            shifts = 0.1 * (np.abs(n @ np.array([1, 0, 1]) / np.sqrt(2) - 1) < 1e-9)
-        shift = np.array(shifts, float)
-        d = off - n @ p + shift
-        Y = np.empty((v1 - v0, 3))
-        ok = _own_vertices(Y, geo.v_cur, v0, v1, p, f0, f1 - f0, table.v_deg, table.v_face, np.ascontiguousarray(n),
-                           d, shift, bool(shift.any()), 1e-12)
-        x = geo.v_cur[v0:v1] - p
-        on = np.abs(x @ n.T - (off - n @ p)) < 1e-9
-        assert (on.sum(axis=1) == 3).all()
-        ref = np.array([np.linalg.solve(n[row], d[row]) for row in on])
-        if c == 1:                                        # the bevel (face 6 of the hull) pushed out
-            assert not ok and (ref @ n.T - d).max() > 1e-3
-            continue
-        assert ok
-        assert np.abs(Y - ref).max() <= 1e-12
-        still = ~(on & (shift > 0)).any(axis=1)       # vertices on no swollen plane: as they were
-        assert (Y[still] == x[still]).all() and still.sum() == (4 if np.count_nonzero(shift) == 1 else 0)
+    assert [_own_state(table, geo, c) for c in range(4)] == [1, 1, 2, 2]
 
 
 @pytest.mark.parametrize("sink", [0.0, 0.5 * EPS, 1e-4, 1e-2])
 def test_own_faces_start_matches_the_qhull_path(api, sink):
     """HEX boxes (slightly rotated, stacked `sink` deep, side by side within eps), square
-    pyramids on them and warped HEX boxes: the kernel (own faces, moved swollen planes, box
-    fallback) against the Qhull path at the tolerances of the module docstring. The swollen
-    case is checked to occur: some pairs have a plane of a within eps of the GJK point.
+    pyramids on them and warped HEX boxes: the kernel (own faces; the box where a is warped
+    or has a swollen plane) against the Qhull path at the tolerances of the module
+    docstring. Both starts are checked to occur: some pairs have a plane of a within eps of
+    the GJK point, some not.
     (Side planes tilted 1e-6 rad apart: the sliver faces between nearly coincident planes
     amplify rounding by about 1 / angle, so at 1e-8 rad both this kernel and main's
     differ from Qhull's area by 1.3e-9, beyond the 1e-9 of the comparison.)"""

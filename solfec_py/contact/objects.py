@@ -60,8 +60,6 @@ class ObjectTable:
     c_fstart: np.ndarray               # (C + 1,)
     f_vert: np.ndarray                 # global vertex indices of the faces' polygons (as listed: outward)
     f_vstart: np.ndarray               # (F + 1,) range of each face in f_vert
-    v_face: np.ndarray                 # (V, 3) the first three faces holding each vertex (-1: fewer)
-    v_deg: np.ndarray                  # (V,) number of faces holding each vertex
     edges: np.ndarray                  # (K, 2) global vertex indices of the convexes' edges
     c_estart: np.ndarray               # (C + 1,)
     # ellipsoids: centre and the tips of the three semi-axes, as referential points
@@ -217,8 +215,6 @@ class _ConvexRows:
     fstart: list = field(default_factory=lambda: [0])
     f_vert: list = field(default_factory=list)
     f_vcount: list = field(default_factory=list)
-    v_face: list = field(default_factory=list)
-    v_deg: list = field(default_factory=list)
     edges: list = field(default_factory=list)
     estart: list = field(default_factory=lambda: [0])
     topology: dict = field(default_factory=dict)      # (closed, edges, face_polygons) of each triangulation
@@ -239,13 +235,10 @@ class _ConvexRows:
         self.tstart.append(nt + tr.shape[0])
         key = (tr.shape[0], tr.tobytes(), owner.tobytes(), convex.nver, len(convex.faces))
         if key not in self.topology:             # the many equal elements of a model: their topology once
-            self.topology[key] = (closed_surface(tr), face_edges(tr, owner)) + face_polygons(convex.faces,
-                                                                                              convex.nver)
-        closed, edges, f_vert, f_vcount, v_face, v_deg = self.topology[key]
+            self.topology[key] = (closed_surface(tr), face_edges(tr, owner)) + face_polygons(convex.faces)
+        closed, edges, f_vert, f_vcount = self.topology[key]
         self.f_vert.append(f_vert + nv)
         self.f_vcount.append(f_vcount)
-        self.v_face.append(np.where(v_face >= 0, v_face + nf, -1))
-        self.v_deg.append(v_deg)
         self.closed.append(closed)
         self.edges.append(edges + nv)
         self.estart.append(self.estart[-1] + edges.shape[0])
@@ -260,7 +253,6 @@ class _ConvexRows:
                 "f_surface": _joined(self.f_surface, bool), "c_fstart": np.asarray(self.fstart, np.int64),
                 "f_vert": _joined(self.f_vert, np.int64),
                 "f_vstart": np.concatenate(([0], np.cumsum(_joined(self.f_vcount, np.int64)))).astype(np.int64),
-                "v_face": _joined(self.v_face, np.int64, (0, 3)), "v_deg": _joined(self.v_deg, np.int64),
                 "edges": _joined(self.edges, np.int64, (0, 2)), "c_estart": np.asarray(self.estart, np.int64)}
 
 
@@ -279,20 +271,13 @@ def closed_surface(tri: np.ndarray) -> bool:
     return len(fwd) == side.shape[0] and all((j, i) in fwd for i, j in fwd)
 
 
-def face_polygons(faces: list, nver: int) -> tuple:
-    """The faces' polygons as (flat vertex indices, vertex count of each face) and, for
-    each of the nver vertices, the first three faces holding it ((nver, 3), -1 where
-    fewer) and their number (nver,): the topology that lets the pair kernel start from
-    a convex's own faces (`polyhedra_kernels._own_faces`)."""
+def face_polygons(faces: list) -> tuple:
+    """The faces' polygons (vertex indices, as listed: counter-clockwise seen from outside)
+    as (flat vertex indices, vertex count of each face): the topology from which the pair
+    kernel starts a convex's own polytope (`polyhedra_kernels._own_faces`)."""
     count = np.array([len(f) for f in faces], dtype=np.int64)
     flat = np.concatenate([np.asarray(f, dtype=np.int64) for f in faces]) if faces else np.zeros(0, np.int64)
-    v_face, v_deg = np.full((nver, 3), -1, dtype=np.int64), np.zeros(nver, dtype=np.int64)
-    for f, face in enumerate(faces):
-        for v in np.asarray(face, dtype=np.int64).tolist():
-            if v_deg[v] < 3:
-                v_face[v, v_deg[v]] = f
-            v_deg[v] += 1
-    return flat, count, v_face, v_deg
+    return flat, count
 
 
 def face_edges(tri: np.ndarray, owner: np.ndarray) -> np.ndarray:

@@ -7,14 +7,13 @@ The polytope is the same as the dual-hull construction of `polyhedra.intersectio
 n.y <= max(n.(x0 - p), eps) around the GJK point p); each face keeps the plane it comes from
 and is fan-triangulated from its vertex of smallest angle about the face's vertex mean, so
 that area, point and the A^2-weighted normal follow the same rule. The clipping starts from
-a's own faces and vertices (`_own_faces`, `_own_vertices`; swollen planes of a move their
-vertices) where a's planes and vertices agree, else from a box cut by a's planes; b's
-planes then cut it. A pair whose polygons outgrow the work arrays is flagged for the Qhull
-path (`polyhedra.convex_convex_qhull`).
+a's own faces and vertices (`_own_faces`) where a's planes and vertices agree and no plane
+of a is swollen, else from a box cut by a's planes; b's planes then cut it. A pair whose
+polygons outgrow the work arrays is flagged for the Qhull path
+(`polyhedra.convex_convex_qhull`).
 
-numba's cache of these kernels holds the compiled `gjk.gjk` and
-`geometry.linalg3.adjugate_solve3` too, but is invalidated by changes of this file only:
-edit this line when gjk.py or linalg3.py changes (last: the 3 x 3 solve from
+numba's cache of these kernels holds the compiled `gjk.gjk` too, but is invalidated by
+changes of this file only: edit this line when gjk.py changes (last: the 3 x 3 solve from
 geometry/linalg3.py, issue 13; this file: own-face start, session 25).
 
 The kernels here and in gjk.py are compiled with numba's error_model="numpy": no check for
@@ -30,7 +29,6 @@ import numba
 import numpy as np
 
 from solfec_py.contact.gjk import gjk_into, gjk_work
-from solfec_py.geometry.linalg3 import adjugate_solve3
 
 _DEDUP = 1e-12          # relative distance within which points are on a plane or merged
 
@@ -406,15 +404,13 @@ def polygon_corners(V, x, n, tol, out):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _own_faces(c, c_vstart, c_fstart, c_closed, f_vstart, f_vert, v_deg, v_cur, f_normal, f_offset, lo_box, hi_box,
+def _own_faces(c, c_vstart, c_fstart, c_closed, f_vstart, f_vert, v_cur, f_normal, f_offset, lo_box, hi_box,
                c_obj, maxp):
     """Can convex c's polytope {n_f.x <= d_f} start a pair's clipping as its own vertices and
     faces (`objects.face_polygons`)? Yes when its surface is closed
     (`objects.closed_surface`), every face has 3 to maxp vertices, each face's vertices are
     on its plane and every vertex is inside every plane, both within 1e-12 of the object's
-    box diagonal. Returns 2 (no), 3 (yes, and every vertex of a face is on exactly three
-    faces: a swollen plane can be moved by moving its vertices, `_own_vertices`) or 1 (yes,
-    not so)."""
+    box diagonal. Returns 1 (yes) or 2 (no)."""
     f0, f1 = c_fstart[c], c_fstart[c + 1]
     if not c_closed[c] or f1 - f0 < 4:
         return 2
@@ -429,52 +425,20 @@ def _own_faces(c, c_vstart, c_fstart, c_closed, f_vstart, f_vert, v_deg, v_cur, 
             v = f_vert[i]
             if abs(n0 * v_cur[v, 0] + n1 * v_cur[v, 1] + n2 * v_cur[v, 2] - df) > tol:
                 return 2
-    simple = True
     for v in range(c_vstart[c], c_vstart[c + 1]):
-        simple = simple and (v_deg[v] == 3 or v_deg[v] == 0)
         x0, x1, x2 = v_cur[v, 0], v_cur[v, 1], v_cur[v, 2]
         for f in range(f0, f1):
             if f_normal[f, 0] * x0 + f_normal[f, 1] * x1 + f_normal[f, 2] * x2 - f_offset[f] > tol:
                 return 2
-    return 3 if simple else 1
+    return 1
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _own_vertices(Y, v_cur, v0, v1, p, fa0, ka, v_deg, v_face, normals, d, shift, moved, tol):
-    """Y[:v1 - v0] = the vertices v_cur[v0:v1] of a convex accepted by `_own_faces`, around
-    p. When some of its planes are swollen (`moved`; shift[j] = d[j] - (offset - n.p) > 0
-    for its local face j), each vertex on a swollen plane goes to the meeting point of its
-    three planes at their offsets d (the adjugate solve for the shifts: the face polygons
-    stay those of the convex). Returns False (the pair is then clipped from a box) where a vertex
-    with a swollen plane is not on three faces, its three normals are nearly dependent
-    (|det| <= 1e-6), or a moved vertex is outside a plane j < ka by more than tol."""
+def _own_vertices(Y, v_cur, v0, v1, p):
+    """Y[:v1 - v0] = the vertices v_cur[v0:v1] around p (the start polytope's vertices,
+    computed as every copy of them)."""
     for v in range(v0, v1):
         Y[v - v0, 0], Y[v - v0, 1], Y[v - v0, 2] = v_cur[v, 0] - p[0], v_cur[v, 1] - p[1], v_cur[v, 2] - p[2]
-    if not moved:
-        return True
-    for v in range(v0, v1):
-        if v_deg[v] == 0:
-            continue
-        if v_deg[v] != 3:
-            return False
-        j0, j1, j2 = v_face[v, 0] - fa0, v_face[v, 1] - fa0, v_face[v, 2] - fa0
-        r0, r1, r2 = shift[j0], shift[j1], shift[j2]
-        if r0 == 0.0 and r1 == 0.0 and r2 == 0.0:
-            continue
-        a00, a01, a02 = normals[j0, 0], normals[j0, 1], normals[j0, 2]
-        a10, a11, a12 = normals[j1, 0], normals[j1, 1], normals[j1, 2]
-        a20, a21, a22 = normals[j2, 0], normals[j2, 1], normals[j2, 2]
-        det = a00 * (a11 * a22 - a12 * a21) - a01 * (a10 * a22 - a12 * a20) + a02 * (a10 * a21 - a11 * a20)
-        if not abs(det) > 1e-6:
-            return False
-        x0, x1, x2 = adjugate_solve3(a00, a01, a02, a10, a11, a12, a20, a21, a22, det, r0, r1, r2)
-        i = v - v0
-        y0, y1, y2 = Y[i, 0] + x0, Y[i, 1] + x1, Y[i, 2] + x2
-        Y[i, 0], Y[i, 1], Y[i, 2] = y0, y1, y2
-        for j in range(ka):
-            if y0 * normals[j, 0] + y1 * normals[j, 1] + y2 * normals[j, 2] - d[j] > tol:
-                return False
-    return True
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -505,11 +469,11 @@ def _reaches(Y, nv, nk, dk):
 
 @numba.njit(cache=True, error_model="numpy")
 def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f_surface, f_sid,
-                 c_tstart, tri, c_closed, f_vstart, f_vert, v_face, v_deg, lo_box, hi_box, eps, corner_tol=-1.0):
+                 c_tstart, tri, c_closed, f_vstart, f_vert, lo_box, hi_box, eps, corner_tol=-1.0):
     """Narrow phase of the convex pairs (ca[k] owns the normal; c_tstart, tri, c_closed as
     in `objects.ObjectTable`: a point strictly inside a closed convex skips its GJK check,
-    `_behind_all`; f_vstart, f_vert, v_face, v_deg: the table's face polygons and vertex
-    faces, from which a's own polytope starts the clipping, `_own_faces`). Returns touch, point,
+    `_behind_all`; f_vstart, f_vert: the table's face polygons, from which a's own polytope
+    starts the clipping, `_own_faces`). Returns touch, point,
     normal (from a to b), gap, area, surface id of a, of b, `redo` (pairs whose work
     arrays overflowed: to be evaluated by the Qhull path) and, when corner_tol >= 0, the
     `polygon_corners` of every contact (m, 4, 3) with their count (m,), corners kept apart
@@ -542,8 +506,7 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
     d = np.empty(2 * kmax)
     owner = np.empty(2 * kmax, dtype=np.int64)
     surface = np.empty(2 * kmax, dtype=np.bool_)
-    c_state = np.zeros(c_fstart.size - 1, dtype=np.int8)   # 0: not seen, else `_own_faces`
-    shift = np.empty(kmax)
+    c_state = np.zeros(c_fstart.size - 1, dtype=np.int8)   # 0: not seen, 1 / 2: `_own_faces` true / false
     work = gjk_work()                        # work arrays reused by every pair
     vmax = 0
     for c in range(c_vstart.size - 1):
@@ -569,7 +532,6 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
             owner[K], surface[K] = 0, f_surface[f]
             r = f_offset[f] - _dot(f_normal[f], p)
             d[K] = max(r, eps)
-            shift[K] = d[K] - r if r < eps else 0.0
             moved = moved or r < eps
             K += 1
         for f in range(fb0, fb1):
@@ -594,15 +556,15 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
         for i in range(3):
             blo[i] = lo[i] - 0.25 * span[i] - 2.0 * eps
             bhi[i] = hi[i] + 0.25 * span[i] + 2.0 * eps
-        if c_state[a] == 0:                  # a's own faces and vertices start the polytope
-            c_state[a] = _own_faces(a, c_vstart, c_fstart, c_closed, f_vstart, f_vert, v_deg, v_cur, f_normal,
-                                    f_offset, lo_box, hi_box, c_obj, maxp)
+        own = False                          # a's own faces and vertices start the polytope
+        if not moved:
+            if c_state[a] == 0:
+                c_state[a] = _own_faces(a, c_vstart, c_fstart, c_closed, f_vstart, f_vert, v_cur, f_normal,
+                                        f_offset, lo_box, hi_box, c_obj, maxp)
+            own = c_state[a] == 1
         va0, nva = c_vstart[a], c_vstart[a + 1] - c_vstart[a]
-        own = (c_state[a] == 1 and not moved) or c_state[a] == 3
         if own:
-            own = _own_vertices(Y, v_cur, va0, va0 + nva, p, fa0, fa1 - fa0, v_deg, v_face, normals, d, shift, moved,
-                                tol)
-        if own:
+            _own_vertices(Y, v_cur, va0, va0 + nva, p)
             nf = _own_polytope(FV, FN, FP, fa0, fa1, f_vstart, f_vert, Y, va0)
             j0 = fa1 - fa0
         else:
