@@ -526,13 +526,13 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
         p = work[9]
         fa0, fa1, fb0, fb1 = c_fstart[a], c_fstart[a + 1], c_fstart[b], c_fstart[b + 1]
         K = 0
-        moved = False                        # a plane of a swollen
+        swollen = False                      # a plane of a swollen by the eps clamp
         for f in range(fa0, fa1):
             normals[K, 0], normals[K, 1], normals[K, 2] = f_normal[f, 0], f_normal[f, 1], f_normal[f, 2]
             owner[K], surface[K] = 0, f_surface[f]
             r = f_offset[f] - _dot(f_normal[f], p)
             d[K] = max(r, eps)
-            moved = moved or r < eps
+            swollen = swollen or r < eps
             K += 1
         for f in range(fb0, fb1):
             normals[K, 0], normals[K, 1], normals[K, 2] = f_normal[f, 0], f_normal[f, 1], f_normal[f, 2]
@@ -557,7 +557,7 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
             blo[i] = lo[i] - 0.25 * span[i] - 2.0 * eps
             bhi[i] = hi[i] + 0.25 * span[i] + 2.0 * eps
         own = False                          # a's own faces and vertices start the polytope
-        if not moved:
+        if not swollen:
             if c_state[a] == 0:
                 c_state[a] = _own_faces(a, c_vstart, c_fstart, c_closed, f_vstart, f_vert, v_cur, f_normal,
                                         f_offset, lo_box, hi_box, c_obj, maxp)
