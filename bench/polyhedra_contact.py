@@ -1,6 +1,7 @@
 """Benchmark: the polyhedron-polyhedron narrow phase (contact/polyhedra.py) on N pairs of
-overlapping unit cubes (random small rotations and offsets); prints one JSON line with the
-time per pair of the GJK batch alone and of the whole evaluation (GJK + Qhull + post).
+overlapping unit cubes (random rotations and offsets); prints one JSON line with the CPU
+time per pair (best of 3) of the GJK batch alone and of the whole evaluation (the compiled
+pair kernel `polyhedra_kernels.convex_pairs`: GJK, intersection polytope, summary, gap).
 
 Run:  python bench/polyhedra_contact.py [N]
 """
@@ -40,13 +41,18 @@ def main(argv=None) -> dict:
         geo = O.current(sol.domain, table, eps)
         ca, cb = table.part[0::2], table.part[1::2]
         P.convex_convex(table, geo, ca[:2], cb[:2], eps)            # compile / load the kernels
-        t0 = time.perf_counter()
-        P.gjk_pairs(ca, cb, table.c_vstart, geo.v_cur)
-        t1 = time.perf_counter()
-        touch = P.convex_convex(table, geo, ca, cb, eps)[0]
-        t2 = time.perf_counter()
+        P.gjk_pairs(ca[:2], cb[:2], table.c_vstart, geo.v_cur)
+        gjk_s, eval_s = [], []
+        for _ in range(3):                                             # CPU time, best of 3
+            t0 = time.process_time()
+            P.gjk_pairs(ca, cb, table.c_vstart, geo.v_cur)
+            t1 = time.process_time()
+            touch = P.convex_convex(table, geo, ca, cb, eps)[0]
+            t2 = time.process_time()
+            gjk_s.append(t1 - t0)
+            eval_s.append(t2 - t1)
     out = {"code": "solfec-py", "scene": "cube pairs", "n": n, "touching": int(touch.sum()),
-           "gjk_us_per_pair": 1e6 * (t1 - t0) / n, "eval_us_per_pair": 1e6 * (t2 - t1) / n}
+           "gjk_us_per_pair": 1e6 * min(gjk_s) / n, "eval_us_per_pair": 1e6 * min(eval_s) / n}
     print(json.dumps(out))
     return out
 

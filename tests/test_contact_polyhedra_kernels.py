@@ -201,3 +201,87 @@ def test_pairs_sharing_objects_match_pairs_evaluated_alone(api):
         alone = P.convex_convex(table, geo, ca[k:k + 1], cb[k:k + 1], EPS)
         for a, b in zip(batch, alone):
             assert a[k:k + 1].tobytes() == b.tobytes()
+
+
+# ----------------------------------------------- the polytope started from a's own faces
+
+def _hex(lo, hi):
+    """HEX corner nodes of the box [lo, hi] (Solfec's node order)."""
+    (x0, y0, z0), (x1, y1, z1) = lo, hi
+    return np.array([(x0, y0, z0), (x1, y0, z0), (x1, y1, z0), (x0, y1, z0),
+                     (x0, y0, z1), (x1, y0, z1), (x1, y1, z1), (x0, y1, z1)], float)
+
+
+def _shape_table(api, shapes):
+    """Object table and geometry of rigid bodies of ('HEX' | 'HULL', vertices) shapes."""
+    sol = api.SOLFEC('DYNAMIC', 1e-3, "out/kern-own")
+    sol.verbose = 'OFF'
+    mat = api.BULK_MATERIAL(sol, density=1000.0)
+    for i, (kind, v) in enumerate(shapes):
+        flat = list(np.asarray(v, float).ravel())
+        shape = api.HEX(flat, 1, 1, 1, 0, [i + 1] * 6) if kind == "HEX" else api.HULL(flat, 1, i + 1)
+        api.BODY(sol, 'RIGID', shape, mat)
+    table = O.table_for(sol.domain)
+    return table, O.current(sol.domain, table, EPS)
+
+
+def _own_state(table, geo, c):
+    from solfec_py.contact.polyhedra_kernels import _own_faces
+    return _own_faces(c, table.c_vstart, table.c_fstart, table.c_closed, table.f_vstart, table.f_vert,
+                      geo.v_cur, geo.f_normal, geo.f_offset, geo.lo, geo.hi, table.c_obj, 64)
+
+
+def test_own_faces_accepts_flat_convex_faces_only(api):
+    """`_own_faces`: a rotated box and a square pyramid (a vertex of four faces) start from
+    their own faces (1); a HEX whose top face is warped by 1e-3 (its vertices 1e-3 / 4 off
+    the face's plane, far beyond the 1e-12 tolerance) and a non-convex HEX do not (2): those
+    are clipped from a box."""
+    rng = np.random.default_rng(5)
+    warped, dent = _hex((0, 0, 0), (1, 1, 1)), _hex((0, 0, 0), (1, 1, 1))
+    warped[6, 2] += 1e-3
+    dent[6] -= 0.3                                    # a corner pushed inwards: a reflex edge
+    shapes = [("HEX", _hex((0, 0, 0), (1, 2, 3)) @ _rotation(rng).T),
+              ("HULL", [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0.5, 0.5, 1)]),
+              ("HEX", warped), ("HEX", dent)]
+    table, geo = _shape_table(api, shapes)
+    assert [_own_state(table, geo, c) for c in range(4)] == [1, 1, 2, 2]
+
+
+@pytest.mark.parametrize("sink", [0.0, 0.5 * EPS, 1e-4, 1e-2])
+def test_own_faces_start_matches_the_qhull_path(api, sink):
+    """HEX boxes (slightly rotated, stacked `sink` deep, side by side within eps), square
+    pyramids on them and warped HEX boxes: the kernel (own faces; the box where a is warped
+    or has a swollen plane) against the Qhull path at the tolerances of the module
+    docstring. Both starts are checked to occur: some pairs have a plane of a within eps of
+    the GJK point, some not.
+    (Side planes tilted 1e-6 rad apart: the sliver faces between nearly coincident planes
+    amplify rounding by about 1 / angle, so at 1e-8 rad both this kernel and main's
+    differ from Qhull's area by 1.3e-9, beyond the 1e-9 of the comparison.)"""
+    from solfec_py.contact.gjk import gjk_pairs
+
+    rng = np.random.default_rng(int(sink * 1e6) + 3)
+    shapes = []
+    for col in range(3):
+        for lev in range(3):
+            lo = np.array([1.0 * col + 0.5 * EPS * col, 0.0, lev * (1.0 - sink)])
+            box = _hex(lo, lo + 1.0)
+            c = lo + 0.5
+            if col < 2:                                   # tilted by 1e-3 and 1e-6 rad (near-coincident sides)
+                t = (1e-3 if col == 0 else 1e-6) * rng.normal(size=3)
+                R = np.array([[1, -t[2], t[1]], [t[2], 1, -t[0]], [-t[1], t[0], 1]])
+                box = (box - c) @ np.linalg.qr(R)[0].T * np.sign(np.linalg.qr(R)[0][0, 0]) + c
+            if col == 2 and lev == 1:
+                box[6, 2] += 1e-3                         # warped top face
+            shapes.append(("HEX", box))
+    top = np.array([0.0, 0.0, 3 * (1.0 - sink)])
+    shapes.append(("HULL", [top, top + (1, 0, 0), top + (1, 1, 0), top + (0, 1, 0), top + (0.5, 0.5, 1 - sink)]))
+    table, geo = _shape_table(api, shapes)
+    ca = [0, 1, 3, 4, 6, 7, 0, 1, 2, 3, 4, 5, 9, 2]
+    cb = [1, 2, 4, 5, 7, 8, 3, 4, 5, 6, 7, 8, 2, 9]
+    ca, cb = np.array(ca), np.array(cb)
+    assert _compare(table, geo, ca, cb, exact_normal=False) >= 12
+    P_, _, D = gjk_pairs(ca, cb, table.c_vstart, geo.v_cur)
+    swollen = [((geo.f_offset[table.c_fstart[a]:table.c_fstart[a + 1]]
+                 - geo.f_normal[table.c_fstart[a]:table.c_fstart[a + 1]] @ P_[i]) < EPS).any()
+               for i, a in enumerate(ca) if D[i] <= EPS]
+    assert any(swollen) and not all(swollen)

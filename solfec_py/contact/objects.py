@@ -58,6 +58,8 @@ class ObjectTable:
     f_sid: np.ndarray                  # (F,) surface id of each face
     f_surface: np.ndarray              # (F,) True for true surface faces (not mesh-interior)
     c_fstart: np.ndarray               # (C + 1,)
+    f_vert: np.ndarray                 # global vertex indices of the faces' polygons (as listed: outward)
+    f_vstart: np.ndarray               # (F + 1,) range of each face in f_vert
     edges: np.ndarray                  # (K, 2) global vertex indices of the convexes' edges
     c_estart: np.ndarray               # (C + 1,)
     # ellipsoids: centre and the tips of the three semi-axes, as referential points
@@ -211,9 +213,11 @@ class _ConvexRows:
     tstart: list = field(default_factory=lambda: [0])
     closed: list = field(default_factory=list)
     fstart: list = field(default_factory=lambda: [0])
+    f_vert: list = field(default_factory=list)
+    f_vcount: list = field(default_factory=list)
     edges: list = field(default_factory=list)
     estart: list = field(default_factory=lambda: [0])
-    topology: dict = field(default_factory=dict)      # (closed, edges) of each triangulation seen
+    topology: dict = field(default_factory=dict)      # (closed, edges, face_polygons) of each triangulation
 
     def add(self, index: int, convex: Convex) -> int:
         """Append the convex of object `index`; its position in the convex arrays."""
@@ -229,10 +233,12 @@ class _ConvexRows:
         self.vstart.append(nv + convex.nver)
         self.fstart.append(nf + convex.surfids.size)
         self.tstart.append(nt + tr.shape[0])
-        key = (tr.shape[0], tr.tobytes(), owner.tobytes())    # the many equal elements of a model:
-        if key not in self.topology:                          # their topology once
-            self.topology[key] = (closed_surface(tr), face_edges(tr, owner))
-        closed, edges = self.topology[key]
+        key = (tr.shape[0], tr.tobytes(), owner.tobytes(), convex.nver, len(convex.faces))
+        if key not in self.topology:             # the many equal elements of a model: their topology once
+            self.topology[key] = (closed_surface(tr), face_edges(tr, owner)) + face_polygons(convex.faces)
+        closed, edges, f_vert, f_vcount = self.topology[key]
+        self.f_vert.append(f_vert + nv)
+        self.f_vcount.append(f_vcount)
         self.closed.append(closed)
         self.edges.append(edges + nv)
         self.estart.append(self.estart[-1] + edges.shape[0])
@@ -245,6 +251,8 @@ class _ConvexRows:
                 "c_tstart": np.asarray(self.tstart, np.int64), "c_closed": _array(self.closed, bool),
                 "f_sid": _joined(self.f_sid, np.int64),
                 "f_surface": _joined(self.f_surface, bool), "c_fstart": np.asarray(self.fstart, np.int64),
+                "f_vert": _joined(self.f_vert, np.int64),
+                "f_vstart": np.concatenate(([0], np.cumsum(_joined(self.f_vcount, np.int64)))).astype(np.int64),
                 "edges": _joined(self.edges, np.int64, (0, 2)), "c_estart": np.asarray(self.estart, np.int64)}
 
 
@@ -261,6 +269,15 @@ def closed_surface(tri: np.ndarray) -> bool:
         return False
     fwd = {(int(i), int(j)) for i, j in side.tolist()}
     return len(fwd) == side.shape[0] and all((j, i) in fwd for i, j in fwd)
+
+
+def face_polygons(faces: list) -> tuple:
+    """The faces' polygons (vertex indices, as listed: counter-clockwise seen from outside)
+    as (flat vertex indices, vertex count of each face): the topology from which the pair
+    kernel starts a convex's own polytope (`polyhedra_kernels._own_faces`)."""
+    count = np.array([len(f) for f in faces], dtype=np.int64)
+    flat = np.concatenate([np.asarray(f, dtype=np.int64) for f in faces]) if faces else np.zeros(0, np.int64)
+    return flat, count
 
 
 def face_edges(tri: np.ndarray, owner: np.ndarray) -> np.ndarray:

@@ -34,7 +34,8 @@ def _corners(table: O.ObjectTable, geo: O.Geometry, found, eps: float):
     cb = np.ascontiguousarray(table.part[found.om[k]], dtype=np.int64)
     res = convex_pairs(ca, cb, table.c_vstart, table.c_fstart, table.c_obj, geo.v_cur, geo.f_normal,
                        geo.f_offset, table.f_surface, table.f_sid, table.c_tstart, table.tri,
-                       table.c_closed, geo.lo, geo.hi, eps, 2.0 * eps)
+                       table.c_closed, table.f_vstart, table.f_vert, geo.lo, geo.hi,
+                       eps, 2.0 * eps)
     touch, corners, count = res[0], res[8], res[9]
     lost = ~touch | (count == 0)
     corners[lost, 0] = found.pm[k[lost]]

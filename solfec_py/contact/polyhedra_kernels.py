@@ -1,17 +1,20 @@
 """Compiled narrow phase of convex polyhedron pairs (layer 5): one numba call over all pairs
 of a step — GJK, the intersection polytope of the two (swollen) plane sets by successive
-clipping of a box, and its summary (point, normal, area, gap, surface pair) — with no Qhull
-and no Python loop per pair. Reference: Solfec cvi.c / goc.c (convex-convex), docs/contact.md.
+clipping, and its summary (point, normal, area, gap, surface pair) — with no Qhull and no
+Python loop per pair. Reference: Solfec cvi.c / goc.c (convex-convex), docs/contact.md.
 
 The polytope is the same as the dual-hull construction of `polyhedra.intersection` (planes
 n.y <= max(n.(x0 - p), eps) around the GJK point p); each face keeps the plane it comes from
 and is fan-triangulated from its vertex of smallest angle about the face's vertex mean, so
-that area, point and the A^2-weighted normal follow the same rule. A pair whose polygons
-outgrow the work arrays is flagged for the Qhull path (`polyhedra.convex_convex_qhull`).
+that area, point and the A^2-weighted normal follow the same rule. The clipping starts from
+a's own faces and vertices (`_own_faces`) where a's planes and vertices agree and no plane
+of a is swollen, else from a box cut by a's planes; b's planes then cut it. A pair whose
+polygons outgrow the work arrays is flagged for the Qhull path
+(`polyhedra.convex_convex_qhull`).
 
 numba's cache of these kernels holds the compiled `gjk.gjk` too, but is invalidated by
 changes of this file only: edit this line when gjk.py changes (last: the 3 x 3 solve from
-geometry/linalg3.py, issue 13).
+geometry/linalg3.py, issue 13; this file: own-face start, session 25).
 
 The kernels here and in gjk.py are compiled with numba's error_model="numpy": no check for
 a division by zero before each division (every division is guarded by its own test or has a
@@ -36,11 +39,11 @@ def _dot(a, b):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _nearest_surface(point, normals, offsets, surface, sid):
-    """Surface id of the surface plane nearest to the point (|signed distance| minimal; all
-    planes count when none is a surface plane)."""
-    best, best_any, k, k_any = np.inf, np.inf, -1, 0
-    for f in range(normals.shape[0]):
+def _nearest_surface(point, normals, offsets, surface, sid, f0, f1):
+    """Surface id of the surface plane f0 <= f < f1 nearest to the point (|signed distance|
+    minimal; all planes count when none is a surface plane)."""
+    best, best_any, k, k_any = np.inf, np.inf, -1, f0
+    for f in range(f0, f1):
         dist = abs(normals[f, 0] * point[0] + normals[f, 1] * point[1] + normals[f, 2] * point[2] - offsets[f])
         if surface[f] and dist < best:
             best, k = dist, f
@@ -75,19 +78,24 @@ def _finish(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps):
     """Steps 3-6 after the intersection polytope: reject a point farther than eps from
     either object; gap from the vertex spread along n, refined by GJK when deeper than eps;
     the surface ids of the planes nearest to the point. Returns (ok, gap, sid a, sid b).
-    (`_finish_into` with work arrays of its own.)"""
-    return _finish_into(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps, gjk_work(), np.empty((1, 3)),
-                        np.empty_like(va), np.empty_like(vb), False, False)
+    (`_gap_into` with work arrays of its own, and `_nearest_surface`.)"""
+    ok, g = _gap_into(va, vb, x, n, V, eps, gjk_work(), np.empty((1, 3)), np.empty_like(va), np.empty_like(vb),
+                      False, False)
+    if not ok:
+        return False, 0.0, 0, 0
+    return True, g, _nearest_surface(x, na, da, sa, ida, 0, na.shape[0]), _nearest_surface(x, nb, db, sb, idb, 0,
+                                                                                          nb.shape[0])
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _finish_into(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps, work, one, sha, shb, in_a, in_b):
-    """`_finish` on reusable work arrays: `work` of `gjk.gjk_work`, one (1, 3), sha and shb
-    at least as long as va and vb (the shifted copies of the refinement). in_a (in_b): x is
-    known to be inside a (b), whose GJK distance check (0 <= eps) is then skipped."""
+def _gap_into(va, vb, x, n, V, eps, work, one, sha, shb, in_a, in_b):
+    """`_finish`'s point check and gap, (ok, gap), on reusable work arrays: `work` of
+    `gjk.gjk_work`, one (1, 3), sha and shb at least as long as va and vb (the shifted
+    copies of the refinement). in_a (in_b): x is known to be inside a (b), whose GJK
+    distance check (0 <= eps) is then skipped."""
     one[0, 0], one[0, 1], one[0, 2] = x[0], x[1], x[2]
     if (not in_a and gjk_into(va, one, work) > eps) or (not in_b and gjk_into(vb, one, work) > eps):
-        return False, 0.0, 0, 0
+        return False, 0.0
     lo, hi = np.inf, -np.inf
     for v in range(V.shape[0]):
         pr = V[v, 0] * n[0] + V[v, 1] * n[1] + V[v, 2] * n[2]
@@ -109,8 +117,7 @@ def _finish_into(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps, work, o
                 bottom, ib = pr, i
         dd = gjk_into(sha[:na_], shb[:nb_], work, ia, ib)
         g = min(dd + 2.0 * g, 0.0)
-    g = min(g, 0.0)
-    return True, g, _nearest_surface(x, na, da, sa, ida), _nearest_surface(x, nb, db, sb, idb)
+    return True, min(g, 0.0)
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -131,14 +138,15 @@ def _plane_axes(nk):
     return u0, u1, u2, nk[1] * u2 - nk[2] * u1, nk[2] * u0 - nk[0] * u2, nk[0] * u1 - nk[1] * u0
 
 
-_QUADS = np.array([[0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1], [1, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 0],
-                   [0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 0, 0], [0, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1],
-                   [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0], [0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 0, 1]], dtype=np.int64)
+_QUADS = np.array([[0, 0, 0, 0, 0, 1, 0, 1, 1, 0, 1, 0], [1, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1],
+                   [0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 1], [0, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0],
+                   [0, 0, 0, 0, 1, 0, 1, 1, 0, 1, 0, 0], [0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]], dtype=np.int64)
 
 
 @numba.njit(cache=True, error_model="numpy")
 def _box(FV, FN, FP, lo, hi):
-    """The six faces of the box [lo, hi] (tagged -1: not an input plane); returns 6."""
+    """The six faces of the box [lo, hi] (tagged -1: not an input plane), counter-clockwise
+    seen from outside as every face of the clipping (`_clip`); returns 6."""
     for f in range(6):
         FP[f] = -1
         FN[f] = 4
@@ -273,8 +281,9 @@ def _clip(FV, FN, FP, nf, nk, dk, k, ax, S, tmp, cap, ang, idx, tol):
                 out = _push(tmp, out, x0, x1, x2, tol2)
                 if out < 0 or nc >= cap.shape[0]:
                     return -1
-                cap[nc, 0], cap[nc, 1], cap[nc, 2] = x0, x1, x2
-                nc += 1
+                if sp < 0.0:                 # the edge's other face crosses it outwards-in: once
+                    cap[nc, 0], cap[nc, 1], cap[nc, 2] = x0, x1, x2
+                    nc += 1
         out = _close(tmp, out, tol2)
         if out >= 3:
             for v in range(out):
@@ -302,10 +311,10 @@ def _clip(FV, FN, FP, nf, nk, dk, k, ax, S, tmp, cap, ang, idx, tol):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _polytope_summary(FV, FN, FP, nf, normals, axes, owner, surface, ang, n, point):
+def _polytope_summary(FV, FN, FP, nf, normals, axes, gf, owner, surface, ang, n, point):
     """Fan triangles of every face (from its vertex of smallest angle about the vertex
-    mean, as `polyhedra._faces`): (ok, total area); the A^2-weighted normal sum and the
-    area-weighted centroid sum go into n and point (3)."""
+    mean, as `polyhedra._faces`; in-plane axes axes[gf[k]] for tag k): (ok, total area);
+    the A^2-weighted normal sum and the area-weighted centroid sum go into n and point (3)."""
     n[0], n[1], n[2] = 0.0, 0.0, 0.0
     point[0], point[1], point[2] = 0.0, 0.0, 0.0
     total = 0.0
@@ -317,7 +326,7 @@ def _polytope_summary(FV, FN, FP, nf, normals, axes, owner, surface, ang, n, poi
         if k < 0:                      # a face of the start box survived: unbounded input
             ok = False
             continue
-        _angles(FV[f], m, axes[k], ang)
+        _angles(FV[f], m, axes[gf[k]], ang)
         s = 0
         for v in range(1, m):
             if ang[v] < ang[s]:
@@ -395,11 +404,76 @@ def polygon_corners(V, x, n, tol, out):
 
 
 @numba.njit(cache=True, error_model="numpy")
+def _own_faces(c, c_vstart, c_fstart, c_closed, f_vstart, f_vert, v_cur, f_normal, f_offset, lo_box, hi_box,
+               c_obj, maxp):
+    """Can convex c's polytope {n_f.x <= d_f} start a pair's clipping as its own vertices and
+    faces (`objects.face_polygons`)? Yes when its surface is closed
+    (`objects.closed_surface`), every face has 3 to maxp vertices, each face's vertices are
+    on its plane and every vertex is inside every plane, both within 1e-12 of the object's
+    box diagonal. Returns 1 (yes) or 2 (no)."""
+    f0, f1 = c_fstart[c], c_fstart[c + 1]
+    if not c_closed[c] or f1 - f0 < 4:
+        return 2
+    o = c_obj[c]
+    e0, e1, e2 = hi_box[o, 0] - lo_box[o, 0], hi_box[o, 1] - lo_box[o, 1], hi_box[o, 2] - lo_box[o, 2]
+    tol = _DEDUP * np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
+    for f in range(f0, f1):
+        if f_vstart[f + 1] - f_vstart[f] < 3 or f_vstart[f + 1] - f_vstart[f] > maxp:
+            return 2
+        n0, n1, n2, df = f_normal[f, 0], f_normal[f, 1], f_normal[f, 2], f_offset[f]
+        for i in range(f_vstart[f], f_vstart[f + 1]):
+            v = f_vert[i]
+            if abs(n0 * v_cur[v, 0] + n1 * v_cur[v, 1] + n2 * v_cur[v, 2] - df) > tol:
+                return 2
+    for v in range(c_vstart[c], c_vstart[c + 1]):
+        x0, x1, x2 = v_cur[v, 0], v_cur[v, 1], v_cur[v, 2]
+        for f in range(f0, f1):
+            if f_normal[f, 0] * x0 + f_normal[f, 1] * x1 + f_normal[f, 2] * x2 - f_offset[f] > tol:
+                return 2
+    return 1
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _own_vertices(Y, v_cur, v0, v1, p):
+    """Y[:v1 - v0] = the vertices v_cur[v0:v1] around p (the start polytope's vertices,
+    computed as every copy of them)."""
+    for v in range(v0, v1):
+        Y[v - v0, 0], Y[v - v0, 1], Y[v - v0, 2] = v_cur[v, 0] - p[0], v_cur[v, 1] - p[1], v_cur[v, 2] - p[2]
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _own_polytope(FV, FN, FP, f0, f1, f_vstart, f_vert, Y, v0):
+    """The faces of a convex accepted by `_own_faces` (tags 0, 1, ...) on the vertices Y
+    (`_own_vertices`: row v - v0 for vertex v); returns their count."""
+    for f in range(f0, f1):
+        g = f - f0
+        s, m = f_vstart[f], f_vstart[f + 1] - f_vstart[f]
+        for i in range(m):
+            v = f_vert[s + i] - v0
+            FV[g, i, 0], FV[g, i, 1], FV[g, i, 2] = Y[v, 0], Y[v, 1], Y[v, 2]
+        FN[g], FP[g] = m, g
+    return f1 - f0
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _reaches(Y, nv, nk, dk):
+    """The largest signed distance n.y - d of the vertices Y[:nv] (computed as `_clip`
+    computes it for a vertex y of the polytope)."""
+    n0, n1, n2 = nk[0], nk[1], nk[2]
+    top = -np.inf
+    for v in range(nv):
+        sv = Y[v, 0] * n0 + Y[v, 1] * n1 + Y[v, 2] * n2 - dk
+        top = max(top, sv)
+    return top
+
+
+@numba.njit(cache=True, error_model="numpy")
 def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f_surface, f_sid,
-                 c_tstart, tri, c_closed, lo_box, hi_box, eps, corner_tol=-1.0):
+                 c_tstart, tri, c_closed, f_vstart, f_vert, lo_box, hi_box, eps, corner_tol=-1.0):
     """Narrow phase of the convex pairs (ca[k] owns the normal; c_tstart, tri, c_closed as
     in `objects.ObjectTable`: a point strictly inside a closed convex skips its GJK check,
-    `_behind_all`). Returns touch, point,
+    `_behind_all`; f_vstart, f_vert: the table's face polygons, from which a's own polytope
+    starts the clipping, `_own_faces`). Returns touch, point,
     normal (from a to b), gap, area, surface id of a, of b, `redo` (pairs whose work
     arrays overflowed: to be evaluated by the Qhull path) and, when corner_tol >= 0, the
     `polygon_corners` of every contact (m, 4, 3) with their count (m,), corners kept apart
@@ -426,17 +500,19 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
     ang = np.empty(max(2 * maxp * maxf, maxp))
     idx = np.empty(ang.size, dtype=np.int64)
     normals = np.empty((2 * kmax, 3))
-    axes = np.empty((2 * kmax, 6))           # in-plane axes of the pair's planes (`_plane_axes`)
+    gf = np.empty(2 * kmax, dtype=np.int64)  # the pair's planes as global face indices
     f_axes = np.empty((f_normal.shape[0], 6))  # of every face, computed on its first use in this call
     f_done = np.zeros(f_normal.shape[0], dtype=np.bool_)
     d = np.empty(2 * kmax)
     owner = np.empty(2 * kmax, dtype=np.int64)
     surface = np.empty(2 * kmax, dtype=np.bool_)
+    c_state = np.zeros(c_fstart.size - 1, dtype=np.int8)   # 0: not seen, 1 / 2: `_own_faces` true / false
     work = gjk_work()                        # work arrays reused by every pair
     vmax = 0
     for c in range(c_vstart.size - 1):
         vmax = max(vmax, c_vstart[c + 1] - c_vstart[c])
     one, sha, shb = np.empty((1, 3)), np.empty((vmax, 3)), np.empty((vmax, 3))
+    Y = np.empty((vmax, 3))                  # a's vertices around p (`_own_vertices`)
     Vbuf = np.empty((maxf * maxp, 3))
     lo, hi, span = np.empty(3), np.empty(3), np.empty(3)
     blo, bhi = np.empty(3), np.empty(3)
@@ -450,12 +526,17 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
         p = work[9]
         fa0, fa1, fb0, fb1 = c_fstart[a], c_fstart[a + 1], c_fstart[b], c_fstart[b + 1]
         K = 0
+        swollen = False                      # a plane of a swollen by the eps clamp
         for f in range(fa0, fa1):
-            normals[K], owner[K], surface[K] = f_normal[f], 0, f_surface[f]
-            d[K] = max(f_offset[f] - _dot(f_normal[f], p), eps)
+            normals[K, 0], normals[K, 1], normals[K, 2] = f_normal[f, 0], f_normal[f, 1], f_normal[f, 2]
+            owner[K], surface[K] = 0, f_surface[f]
+            r = f_offset[f] - _dot(f_normal[f], p)
+            d[K] = max(r, eps)
+            swollen = swollen or r < eps
             K += 1
         for f in range(fb0, fb1):
-            normals[K], owner[K], surface[K] = f_normal[f], 1, f_surface[f]
+            normals[K, 0], normals[K, 1], normals[K, 2] = f_normal[f, 0], f_normal[f, 1], f_normal[f, 2]
+            owner[K], surface[K] = 1, f_surface[f]
             d[K] = max(f_offset[f] - _dot(f_normal[f], p), eps)
             K += 1
         for j in range(K):
@@ -464,8 +545,7 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
                 f_axes[f, 0], f_axes[f, 1], f_axes[f, 2], f_axes[f, 3], f_axes[f, 4], f_axes[f, 5] = \
                     _plane_axes(f_normal[f])
                 f_done[f] = True
-            for i in range(6):
-                axes[j, i] = f_axes[f, i]
+            gf[j] = f
         oa, ob = c_obj[a], c_obj[b]
         for i in range(3):                   # elementwise as the array expressions they replace
             lo[i] = min(lo_box[oa, i], lo_box[ob, i]) - p[i]
@@ -476,15 +556,34 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
         for i in range(3):
             blo[i] = lo[i] - 0.25 * span[i] - 2.0 * eps
             bhi[i] = hi[i] + 0.25 * span[i] + 2.0 * eps
-        nf = _box(FV, FN, FP, blo, bhi)
-        for j in range(K):
-            nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, axes[j], S, tmp, cap, ang, idx, tol)
+        own = False                          # a's own faces and vertices start the polytope
+        if not swollen:
+            if c_state[a] == 0:
+                c_state[a] = _own_faces(a, c_vstart, c_fstart, c_closed, f_vstart, f_vert, v_cur, f_normal,
+                                        f_offset, lo_box, hi_box, c_obj, maxp)
+            own = c_state[a] == 1
+        va0, nva = c_vstart[a], c_vstart[a + 1] - c_vstart[a]
+        if own:
+            _own_vertices(Y, v_cur, va0, va0 + nva, p)
+            nf = _own_polytope(FV, FN, FP, fa0, fa1, f_vstart, f_vert, Y, va0)
+            j0 = fa1 - fa0
+        else:
+            nf = _box(FV, FN, FP, blo, bhi)
+            j0 = 0
+        cut = False
+        for j in range(j0, K):
+            if own:                          # a plane that leaves all of a's vertices inside cuts nothing
+                top = _reaches(Y, nva, normals[j], d[j])
+                if top <= (0.5 * tol if cut else tol):
+                    continue
+            nf = _clip(FV, FN, FP, nf, normals[j], d[j], j, f_axes[gf[j]], S, tmp, cap, ang, idx, tol)
             if nf < 0:
                 break
+            cut = True
         if nf < 0:
             redo[k] = True
             continue
-        ok, total = _polytope_summary(FV, FN, FP, nf, normals, axes, owner, surface, ang, nsum, psum)
+        ok, total = _polytope_summary(FV, FN, FP, nf, normals, f_axes, gf, owner, surface, ang, nsum, psum)
         nv = 0
         for f in range(nf):
             nv += FN[f]
@@ -508,13 +607,13 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
                 finite = False
         if not finite:
             continue
-        hit, g, sa, sb = _finish_into(va, vb, x, nn, V, f_normal[fa0:fa1], f_offset[fa0:fa1], f_surface[fa0:fa1],
-                                      f_sid[fa0:fa1], f_normal[fb0:fb1], f_offset[fb0:fb1], f_surface[fb0:fb1],
-                                      f_sid[fb0:fb1], eps, work, one, sha, shb,
-                                      c_closed[a] and _behind_all(v_cur, tri, c_tstart[a], c_tstart[a + 1], x),
-                                      c_closed[b] and _behind_all(v_cur, tri, c_tstart[b], c_tstart[b + 1], x))
+        hit, g = _gap_into(va, vb, x, nn, V, eps, work, one, sha, shb,
+                           c_closed[a] and _behind_all(v_cur, tri, c_tstart[a], c_tstart[a + 1], x),
+                           c_closed[b] and _behind_all(v_cur, tri, c_tstart[b], c_tstart[b + 1], x))
         if not hit:
             continue
+        sa = _nearest_surface(x, f_normal, f_offset, f_surface, f_sid, fa0, fa1)
+        sb = _nearest_surface(x, f_normal, f_offset, f_surface, f_sid, fb0, fb1)
         touch[k] = True
         point[k], normal[k], gap[k], area[k] = x, nn, g, 0.5 * total
         sid_a[k], sid_b[k] = sa, sb
