@@ -15,22 +15,45 @@ SPRING forces come from a Python function, so with springs the kernel is run one
 a time and the forces are re-evaluated between sweeps from the velocities of the sweep.
 The common row, a Signorini-Coulomb contact solved by SEMISMOOTH_NEWTON, is solved on
 scalars inside the sweep (`_contact_row_ssn`, no array views: bench/README.md, "The
-Gauss-Seidel row solve"); every other row goes through `solve_row`, with the same bits.
+Gauss-Seidel row solve"), diagonal.ssn_block inlined into the sweep's own code (`_inlined`);
+every other row goes through `solve_row`, with the same bits. The sweeps are compiled with
+numba's error_model="numpy" (a float division by a zero divisor gives inf / NaN instead of a
+test and a raise per division): the divisions of ssn_block and solve3s have divisors that
+are nonzero by their branches, so the results are the same bits (bench/README.md, "S1 at
+w = 1: the sweep (session 25)").
 """
 from __future__ import annotations
 
 import math
+import types
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
 from solfec_py.constraints import CONTACT, FIXDIR, FIXPNT, RIGLNK, SPRING, VELODIR, VELODIR3
-from solfec_py.solvers.diagonal import (SEMISMOOTH_NEWTON, SPRING_DASHPOT, contact_residual_s, contact_solve,
-                                        normal_solve, point_solve, rigid_link_solve, ssn_block)
+from solfec_py.solvers.diagonal import (SEMISMOOTH_NEWTON, SPRING_DASHPOT, _ubar, contact_residual_s, contact_solve,
+                                        normal_solve, point_solve, rigid_link_solve, solve3s, ssn_block)
 
 OK, DIVERGED, DIAGONAL_DIVERGED, DIAGONAL_FAILED = range(4)
 ERRORS = ("OK", "DIVERGED", "DIAGONAL_DIVERGED", "DIAGONAL_FAILED")
+
+
+def _inlined(fn, **calls):
+    """The numba function `fn` of diagonal.py recompiled from its Python code with
+    inline="always" (numba inlines its IR into the calling kernel, which lowers it with its
+    own options), calling `calls` in place of the functions of those names. The sweep's
+    contact row calls diagonal.ssn_block, and its solve3s and _ubar, through such copies:
+    the same operations in the same order, so the same bits, but 20 % cheaper per row than
+    the calls numba makes between separately compiled functions (bench/README.md, "S1 at
+    w = 1: the sweep (session 25)")."""
+    f = fn.py_func
+    g = dict(f.__globals__)
+    g.update(calls)
+    return njit(inline="always")(types.FunctionType(f.__code__, g, f.__name__, f.__defaults__, f.__closure__))
+
+
+_ssn_block = _inlined(ssn_block, solve3s=_inlined(solve3s), _ubar=_inlined(_ubar))
 
 
 @njit(cache=True)
@@ -113,23 +136,18 @@ def neighbour_sum(a, B, R, indptr, adj, Wadj):
 
 
 @njit(cache=True, inline="always")
-def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps, dmaxiter):
+def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, dynamic, h, deps, dmaxiter, p0, p1, p2):
     """The common row of `solve_row` on scalars: a Signorini-Coulomb contact solved by
-    SEMISMOOTH_NEWTON (diagonal.ssn_block), inlined into the sweep so that no array view is
-    made per row. The same arithmetic as solve_row, so the same bits. Returns 0, or 1 when
-    the solver failed (R and U are then untouched: solve_row redoes the row with fallbacks)."""
+    SEMISMOOTH_NEWTON (diagonal.ssn_block) from its reaction p, inlined into the sweep so
+    that no array view is made per row; the same arithmetic as solve_row, so the same bits.
+    Returns (solved, b, R, U): the sweep stores b, R and U when solved, else redoes the row
+    through solve_row (with the fallbacks)."""
     b0, b1, b2 = neighbour_sum(a, B, R, indptr, adj, Wadj)
-    it, q0, q1, q2, u0, u1, u2 = ssn_block(
+    it, q0, q1, q2, u0, u1, u2 = _ssn_block(
         dynamic, h, par[a, 0], par[a, 1], par[a, 2], par[a, 3], rho[a],
         W[a, 0, 0], W[a, 0, 1], W[a, 0, 2], W[a, 1, 0], W[a, 1, 1], W[a, 1, 2], W[a, 2, 0], W[a, 2, 1],
-        W[a, 2, 2], b0, b1, b2, V[a, 2], U[a, 0], U[a, 1], U[a, 2], R[a, 0], R[a, 1], R[a, 2],
-        deps, dmaxiter)
-    if it < 0 or it >= dmaxiter:
-        return 1
-    blast[a, 0], blast[a, 1], blast[a, 2] = b0, b1, b2
-    R[a, 0], R[a, 1], R[a, 2] = q0, q1, q2
-    U[a, 0], U[a, 1], U[a, 2] = u0, u1, u2
-    return 0
+        W[a, 2, 2], b0, b1, b2, V[a, 2], U[a, 0], U[a, 1], U[a, 2], p0, p1, p2, deps, dmaxiter)
+    return 0 <= it < dmaxiter, b0, b1, b2, q0, q1, q2, u0, u1, u2
 
 
 @njit(cache=True)
@@ -207,7 +225,7 @@ def _relax(a, omega, par, W, blast, R, U, Rp):
         U[a, i] = blast[a, i] + W[a, i, 0] * R[a, 0] + W[a, i, 1] * R[a, 1] + W[a, i, 2] * R[a, 2]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h,
            dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0):
     """One plain Gauss-Seidel sweep over `order` (backward: in reverse); returns (sum of
@@ -222,7 +240,13 @@ def _sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, p
         st = -1
         if (ssn and kind[a] == CONTACT and int(par[a, 4]) != SPRING_DASHPOT
                 and not (dynamic and par[a, 3] > 0.0)):
-            st = _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps, dmaxiter)
+            ok, b0, b1, b2, q0, q1, q2, u0, u1, u2 = _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par,
+                                                                      dynamic, h, deps, dmaxiter, p0, p1, p2)
+            if ok:
+                blast[a, 0], blast[a, 1], blast[a, 2] = b0, b1, b2
+                R[a, 0], R[a, 1], R[a, 2] = q0, q1, q2
+                U[a, 0], U[a, 1], U[a, 2] = u0, u1, u2
+                st = 0
         if st != 0:
             st = solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
                            dynamic, h, dsolver, deps, dmaxiter, ws, A, b, R0, U0)
@@ -243,7 +267,7 @@ def _sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, p
     return up, lo, code, False
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _sweep_relaxed(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
                    dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0, omega):
     """`_sweep` with the Signorini-Coulomb contact rows over-relaxed by omega; the first sum
@@ -258,8 +282,11 @@ def _sweep_relaxed(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj,
         Rp[0], Rp[1], Rp[2] = R[a, 0], R[a, 1], R[a, 2]
         if (ssn and kind[a] == CONTACT and int(par[a, 4]) != SPRING_DASHPOT
                 and not (dynamic and par[a, 3] > 0.0)):
-            if _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps,
-                                dmaxiter) == 0:
+            ok, b0, b1, b2, q0, q1, q2, u0, u1, u2 = _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par,
+                                                                      dynamic, h, deps, dmaxiter, Rp[0], Rp[1], Rp[2])
+            if ok:
+                blast[a, 0], blast[a, 1], blast[a, 2] = b0, b1, b2
+                R[a, 0], R[a, 1], R[a, 2] = q0, q1, q2
                 for i in range(3):
                     d = R[a, i] - Rp[i]
                     up += d * d
