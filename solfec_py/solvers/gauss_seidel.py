@@ -15,12 +15,13 @@ SPRING forces come from a Python function, so with springs the kernel is run one
 a time and the forces are re-evaluated between sweeps from the velocities of the sweep.
 The common row, a Signorini-Coulomb contact solved by SEMISMOOTH_NEWTON, is solved on
 scalars inside the sweep (`_contact_row_ssn`, no array views: bench/README.md, "The
-Gauss-Seidel row solve"), diagonal.ssn_block inlined into the sweep's own code (`_inlined`);
-every other row goes through `solve_row`, with the same bits. The sweeps are compiled with
-numba's error_model="numpy" (a float division by a zero divisor gives inf / NaN instead of a
-test and a raise per division): the divisions of ssn_block and solve3s have divisors that
-are nonzero by their branches, so the results are the same bits (bench/README.md, "S1 at
-w = 1: the sweep (session 25)").
+Gauss-Seidel row solve"); every other row goes through `solve_row`, with the same bits.
+When every row is such a contact (S1, S2) the sweep is `_sweep_contacts`: diagonal.ssn_block
+inlined into its own code (`_inlined`) and compiled with numba's error_model="numpy" (a float
+division by zero gives inf / NaN instead of a test and a raise per division; the divisors of
+ssn_block and solve3s are nonzero by their branches), the same operations in the same order,
+so the same bits, about 25 % cheaper per row (bench/README.md, "S1 at w = 1: the sweep
+(session 25)").
 """
 from __future__ import annotations
 
@@ -42,11 +43,9 @@ ERRORS = ("OK", "DIVERGED", "DIAGONAL_DIVERGED", "DIAGONAL_FAILED")
 def _inlined(fn, **calls):
     """The numba function `fn` of diagonal.py recompiled from its Python code with
     inline="always" (numba inlines its IR into the calling kernel, which lowers it with its
-    own options), calling `calls` in place of the functions of those names. The sweep's
-    contact row calls diagonal.ssn_block, and its solve3s and _ubar, through such copies:
-    the same operations in the same order, so the same bits, but 20 % cheaper per row than
-    the calls numba makes between separately compiled functions (bench/README.md, "S1 at
-    w = 1: the sweep (session 25)")."""
+    own options), calling `calls` in place of the functions of those names: the same
+    operations, so the same bits, without the calls numba makes between separately compiled
+    functions (bench/README.md, "S1 at w = 1: the sweep (session 25)")."""
     f = fn.py_func
     g = dict(f.__globals__)
     g.update(calls)
@@ -136,12 +135,29 @@ def neighbour_sum(a, B, R, indptr, adj, Wadj):
 
 
 @njit(cache=True, inline="always")
-def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, dynamic, h, deps, dmaxiter, p0, p1, p2):
+def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps, dmaxiter):
     """The common row of `solve_row` on scalars: a Signorini-Coulomb contact solved by
-    SEMISMOOTH_NEWTON (diagonal.ssn_block) from its reaction p, inlined into the sweep so
-    that no array view is made per row; the same arithmetic as solve_row, so the same bits.
-    Returns (solved, b, R, U): the sweep stores b, R and U when solved, else redoes the row
-    through solve_row (with the fallbacks)."""
+    SEMISMOOTH_NEWTON (diagonal.ssn_block), inlined into the sweep so that no array view is
+    made per row. The same arithmetic as solve_row, so the same bits. Returns 0, or 1 when
+    the solver failed (R and U are then untouched: solve_row redoes the row with fallbacks)."""
+    b0, b1, b2 = neighbour_sum(a, B, R, indptr, adj, Wadj)
+    it, q0, q1, q2, u0, u1, u2 = ssn_block(
+        dynamic, h, par[a, 0], par[a, 1], par[a, 2], par[a, 3], rho[a],
+        W[a, 0, 0], W[a, 0, 1], W[a, 0, 2], W[a, 1, 0], W[a, 1, 1], W[a, 1, 2], W[a, 2, 0], W[a, 2, 1],
+        W[a, 2, 2], b0, b1, b2, V[a, 2], U[a, 0], U[a, 1], U[a, 2], R[a, 0], R[a, 1], R[a, 2],
+        deps, dmaxiter)
+    if it < 0 or it >= dmaxiter:
+        return 1
+    blast[a, 0], blast[a, 1], blast[a, 2] = b0, b1, b2
+    R[a, 0], R[a, 1], R[a, 2] = q0, q1, q2
+    U[a, 0], U[a, 1], U[a, 2] = u0, u1, u2
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _ssn_row(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, dynamic, h, deps, dmaxiter, p0, p1, p2):
+    """`_contact_row_ssn` from the reaction p, with diagonal.ssn_block inlined (`_ssn_block`),
+    storing nothing: returns (solved, b, R, U) for `_sweep_contacts` to store."""
     b0, b1, b2 = neighbour_sum(a, B, R, indptr, adj, Wadj)
     it, q0, q1, q2, u0, u1, u2 = _ssn_block(
         dynamic, h, par[a, 0], par[a, 1], par[a, 2], par[a, 3], rho[a],
@@ -225,7 +241,7 @@ def _relax(a, omega, par, W, blast, R, U, Rp):
         U[a, i] = blast[a, i] + W[a, i, 0] * R[a, 0] + W[a, i, 1] * R[a, 1] + W[a, i, 2] * R[a, 2]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True)
 def _sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h,
            dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0):
     """One plain Gauss-Seidel sweep over `order` (backward: in reverse); returns (sum of
@@ -240,13 +256,7 @@ def _sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, p
         st = -1
         if (ssn and kind[a] == CONTACT and int(par[a, 4]) != SPRING_DASHPOT
                 and not (dynamic and par[a, 3] > 0.0)):
-            ok, b0, b1, b2, q0, q1, q2, u0, u1, u2 = _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par,
-                                                                      dynamic, h, deps, dmaxiter, p0, p1, p2)
-            if ok:
-                blast[a, 0], blast[a, 1], blast[a, 2] = b0, b1, b2
-                R[a, 0], R[a, 1], R[a, 2] = q0, q1, q2
-                U[a, 0], U[a, 1], U[a, 2] = u0, u1, u2
-                st = 0
+            st = _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps, dmaxiter)
         if st != 0:
             st = solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
                            dynamic, h, dsolver, deps, dmaxiter, ws, A, b, R0, U0)
@@ -267,7 +277,7 @@ def _sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, p
     return up, lo, code, False
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True)
 def _sweep_relaxed(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
                    dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0, omega):
     """`_sweep` with the Signorini-Coulomb contact rows over-relaxed by omega; the first sum
@@ -282,11 +292,8 @@ def _sweep_relaxed(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj,
         Rp[0], Rp[1], Rp[2] = R[a, 0], R[a, 1], R[a, 2]
         if (ssn and kind[a] == CONTACT and int(par[a, 4]) != SPRING_DASHPOT
                 and not (dynamic and par[a, 3] > 0.0)):
-            ok, b0, b1, b2, q0, q1, q2, u0, u1, u2 = _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par,
-                                                                      dynamic, h, deps, dmaxiter, Rp[0], Rp[1], Rp[2])
-            if ok:
-                blast[a, 0], blast[a, 1], blast[a, 2] = b0, b1, b2
-                R[a, 0], R[a, 1], R[a, 2] = q0, q1, q2
+            if _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps,
+                                dmaxiter) == 0:
                 for i in range(3):
                     d = R[a, i] - Rp[i]
                     up += d * d
@@ -312,6 +319,84 @@ def _sweep_relaxed(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj,
 
 
 @njit(cache=True)
+def _row_call(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h, dsolver, deps,
+              dmaxiter, ws, A, b, R0, U0):
+    """`solve_row` as a call of its own (not inlined): the fallback of `_sweep_contacts`."""
+    return solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h,
+                     dsolver, deps, dmaxiter, ws, A, b, R0, U0)
+
+
+@njit(cache=True)
+def _ssn_contacts(order, dsolver, kind, par, dynamic):
+    """True when every row of `order` is a Signorini-Coulomb contact that the sweeps solve by
+    SEMISMOOTH_NEWTON on scalars (the condition of `_sweep`'s inline row)."""
+    if dsolver != SEMISMOOTH_NEWTON:
+        return False
+    for a in order:
+        if kind[a] != CONTACT or int(par[a, 4]) == SPRING_DASHPOT or (dynamic and par[a, 3] > 0.0):
+            return False
+    return True
+
+
+@njit(cache=True, error_model="numpy")
+def _sweep_contacts(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+                    dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0, omega):
+    """`_sweep` (omega 1) or `_sweep_relaxed` over rows that are all Signorini-Coulomb
+    SEMISMOOTH_NEWTON contacts (`_ssn_contacts`): the same operations in the same order, so
+    the same bits, with diagonal.ssn_block inlined; a row whose Newton iteration fails is
+    redone by `solve_row` as a call (rare, so not inlined: a small loop compiles faster)."""
+    n = order.size
+    relaxed = omega != 1.0
+    Rp = np.empty(3)
+    up = 0.0
+    lo = 0.0
+    for m in range(n):
+        a = order[n - 1 - m] if backward else order[m]
+        p0, p1, p2 = R[a, 0], R[a, 1], R[a, 2]
+        ok, b0, b1, b2, q0, q1, q2, u0, u1, u2 = _ssn_row(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, dynamic,
+                                                          h, deps, dmaxiter, p0, p1, p2)
+        if ok:
+            d = q0 - p0                           # the row's own update (before relaxation)
+            up += d * d
+            d = q1 - p1
+            up += d * d
+            d = q2 - p2
+            up += d * d
+            if relaxed:                           # `_relax` on scalars
+                q0, q1, q2 = _relax_s(omega, par[a, 0], par[a, 2], p0, p1, p2, q0, q1, q2)
+                u0 = b0 + W[a, 0, 0] * q0 + W[a, 0, 1] * q1 + W[a, 0, 2] * q2
+                u1 = b1 + W[a, 1, 0] * q0 + W[a, 1, 1] * q1 + W[a, 1, 2] * q2
+                u2 = b2 + W[a, 2, 0] * q0 + W[a, 2, 1] * q1 + W[a, 2, 2] * q2
+            blast[a, 0], blast[a, 1], blast[a, 2] = b0, b1, b2
+            R[a, 0], R[a, 1], R[a, 2] = q0, q1, q2
+            U[a, 0], U[a, 1], U[a, 2] = u0, u1, u2
+            lo += q0 * q0
+            lo += q1 * q1
+            lo += q2 * q2
+            continue
+        st = _row_call(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h,
+                       dsolver, deps, dmaxiter, ws, A, b, R0, U0)
+        d = R[a, 0] - p0
+        up += d * d
+        d = R[a, 1] - p1
+        up += d * d
+        d = R[a, 2] - p2
+        up += d * d
+        if st != 0:
+            if code == 0:
+                code = st
+            if stop_on_fail:
+                return up, lo, code, True
+        elif relaxed:
+            Rp[0], Rp[1], Rp[2] = p0, p1, p2
+            _relax(a, omega, par, W, blast, R, U, Rp)
+        lo += R[a, 0] * R[a, 0]
+        lo += R[a, 1] * R[a, 1]
+        lo += R[a, 2] * R[a, 2]
+    return up, lo, code, False
+
+
+@njit(cache=True)
 def iterate(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
             dynamic, h, epsilon, maxiter, meritval, dsolver, deps, dmaxiter, reverse, stop_on_fail,
             efree, it0, nsweeps, rerhist, merhist, num, Ut, omega=1.0):
@@ -327,9 +412,14 @@ def iterate(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force
     code = 0
     error = 0.0
     converged = False
+    contacts = _ssn_contacts(order, dsolver, kind, par, dynamic)
     for _ in range(nsweeps):
         backward = reverse and (it % 2 == 1)
-        if omega == 1.0:
+        if contacts:
+            up, lo, code, abort = _sweep_contacts(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj,
+                                                  Wadj, par, force, blast, dynamic, h, dsolver, deps, dmaxiter,
+                                                  stop_on_fail, code, ws, A, b, R0, U0, omega)
+        elif omega == 1.0:
             up, lo, code, abort = _sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj,
                                          par, force, blast, dynamic, h, dsolver, deps, dmaxiter, stop_on_fail,
                                          code, ws, A, b, R0, U0)
