@@ -20,7 +20,7 @@ When every row is such a contact (S1, S2) the sweep is `_sweep_contacts`: diagon
 inlined into its own code (`_inlined`) and compiled with numba's error_model="numpy" (a float
 division by zero gives inf / NaN instead of a test and a raise per division; the divisors of
 ssn_block and solve3s are nonzero by their branches), the same operations in the same order,
-so the same bits, about 25 % cheaper per row (bench/README.md, "S1 at w = 1: the sweep
+so the same bits, 22 – 33 % cheaper per row on S1 (bench/README.md, "S1 at w = 1: the sweep
 (session 25)").
 """
 from __future__ import annotations
