@@ -318,6 +318,60 @@ def test_scalar_contact_row_is_the_array_row():
     assert np.sum(loaded & on_cone) >= 1 and np.sum(loaded & ~on_cone) >= 1     # slip and stick rows
 
 
+@pytest.mark.parametrize("omega, dmaxiter", [(1.0, 100), (1.0, 2), (1.5, 100), (1.5, 2)])
+def test_inlined_contact_row_is_the_array_row_on_every_branch(omega, dmaxiter):
+    """When every row is a SEMISMOOTH_NEWTON contact the sweep is gauss_seidel.
+    _sweep_contacts: diagonal.ssn_block inlined into its code, compiled with numba's
+    error_model="numpy", solve_row called for a row whose Newton iteration fails; the array
+    row (solve_row, calling the separately compiled ssn_block, then _relax when omega != 1)
+    must give the same bits. 20 alternating (reverse) sweeps of a coupled random problem
+    whose rows are open (separating B_N), stick, slip, frictionless (mu = 0: the degenerate
+    slip), cohesive (c > 0) and with restitution (e > 0) compare exactly (R, U, b and the
+    diagonal error code); with 2 Newton iterations allowed most rows go to the fallbacks of
+    solve_row. With 100, each kind of row is present at the end (open: R = (0, 0, -c); slip:
+    |R_T| = mu (R_N + c) to 1e-9 (1 + |R_N|); stick: inside the cone by more than that;
+    cohesive and restitution rows that are not open)."""
+    from solfec_py.solvers import gauss_seidel as gs
+
+    sweeps = 20
+    ld, fast = random_contact_problem(11, n=60), random_contact_problem(11, n=60)
+    n = ld.n
+    for p in (ld, fast):
+        p.B[::5, 2] = np.abs(p.B[::5, 2]) + 0.5           # separating: open
+        p.par[1::7, 0] = 0.0                               # frictionless
+        p.par[2::6, 2] = 0.05                              # cohesion
+        p.par[3::4, 1] = 0.5                               # restitution (V_N < 0: approaching)
+    order = np.arange(n - 1, -1, -1, dtype=np.int64)
+    ws, A, b, R0, U0 = np.empty((9, 3)), np.empty((3, 3)), np.empty(3), np.empty(3), np.empty(3)
+    blast, blast_fast = np.zeros((n, 3)), np.zeros((n, 3))
+    code = 0
+    for it in range(sweeps):
+        for a in (order[::-1] if it % 2 else order):
+            Rp = ld.R[a].copy()
+            st = gs.solve_row(a, ld.kind, ld.W, ld.Winv, ld.rho, ld.B, ld.V, ld.U, ld.R, ld.indptr, ld.adj,
+                              ld.Wadj, ld.par, np.zeros(n), blast, True, ld.h, 0, 1e-6, dmaxiter, ws, A, b, R0, U0)
+            code = code or st
+            if st == 0 and omega != 1.0:
+                gs._relax(a, omega, ld.par, ld.W, blast, ld.R, ld.U, Rp)
+    hist = np.zeros(sweeps)
+    it, _, _, code_fast = gs.iterate(order, fast.kind, fast.W, fast.Winv, fast.rho, fast.B, fast.V, fast.U, fast.R,
+                                     fast.indptr, fast.adj, fast.Wadj, fast.par, np.zeros(n), blast_fast, True,
+                                     fast.h, 0.0, sweeps, 1.0, 0, 1e-6, dmaxiter, True, False, 1.0, 0, sweeps,
+                                     hist, hist.copy(), np.zeros(n), np.zeros((n, 3)), omega)
+    assert it == sweeps and code_fast == code
+    assert np.array_equal(fast.R, ld.R) and np.array_equal(fast.U, ld.U) and np.array_equal(blast_fast, blast)
+    if dmaxiter < 100:
+        return
+    R, mu, c = ld.R, ld.par[:, 0], ld.par[:, 2]
+    tangential, cone = np.hypot(R[:, 0], R[:, 1]), mu * (R[:, 2] + c)
+    open_ = (R[:, 0] == 0.0) & (R[:, 1] == 0.0) & (R[:, 2] == -c)
+    slip = ~open_ & (np.abs(tangential - cone) <= 1e-9 * (1.0 + np.abs(R[:, 2])))
+    stick = ~open_ & (tangential < cone - 1e-9 * (1.0 + np.abs(R[:, 2])))
+    counts = [int(rows.sum()) for rows in (open_, slip & (mu > 0), slip & (mu == 0), stick, ~open_ & (c > 0),
+                                            ~open_ & (ld.par[:, 1] > 0))]
+    assert min(counts) > 0, counts
+
+
 def test_relaxed_row_is_the_array_row_and_the_error_is_the_row_update():
     """Over-relaxed sweeps (omega 1.5) solve SEMISMOOTH_NEWTON contact rows inline on
     scalars (_contact_row_ssn, then _relax); the array row (solve_row) followed by _relax

@@ -16,21 +16,43 @@ a time and the forces are re-evaluated between sweeps from the velocities of the
 The common row, a Signorini-Coulomb contact solved by SEMISMOOTH_NEWTON, is solved on
 scalars inside the sweep (`_contact_row_ssn`, no array views: bench/README.md, "The
 Gauss-Seidel row solve"); every other row goes through `solve_row`, with the same bits.
+When every row is such a contact (S1, S2) the sweep is `_sweep_contacts`: diagonal.ssn_block
+inlined into its own code (`_inlined`) and compiled with numba's error_model="numpy" (a float
+division by zero gives inf / NaN instead of a test and a raise per division; the divisors of
+ssn_block and solve3s are nonzero by their branches), the same operations in the same order,
+so the same bits, 22 – 33 % cheaper per row on S1 (bench/README.md, "S1 at w = 1: the sweep
+(session 25)").
 """
 from __future__ import annotations
 
 import math
+import types
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
 from solfec_py.constraints import CONTACT, FIXDIR, FIXPNT, RIGLNK, SPRING, VELODIR, VELODIR3
-from solfec_py.solvers.diagonal import (SEMISMOOTH_NEWTON, SPRING_DASHPOT, contact_residual_s, contact_solve,
-                                        normal_solve, point_solve, rigid_link_solve, ssn_block)
+from solfec_py.solvers.diagonal import (SEMISMOOTH_NEWTON, SPRING_DASHPOT, _ubar, contact_residual_s, contact_solve,
+                                        normal_solve, point_solve, rigid_link_solve, solve3s, ssn_block)
 
 OK, DIVERGED, DIAGONAL_DIVERGED, DIAGONAL_FAILED = range(4)
 ERRORS = ("OK", "DIVERGED", "DIAGONAL_DIVERGED", "DIAGONAL_FAILED")
+
+
+def _inlined(fn, **calls):
+    """The numba function `fn` of diagonal.py recompiled from its Python code with
+    inline="always" (numba inlines its IR into the calling kernel, which lowers it with its
+    own options), calling `calls` in place of the functions of those names: the same
+    operations, so the same bits, without the calls numba makes between separately compiled
+    functions (bench/README.md, "S1 at w = 1: the sweep (session 25)")."""
+    f = fn.py_func
+    g = dict(f.__globals__)
+    g.update(calls)
+    return njit(inline="always")(types.FunctionType(f.__code__, g, f.__name__, f.__defaults__, f.__closure__))
+
+
+_ssn_block = _inlined(ssn_block, solve3s=_inlined(solve3s), _ubar=_inlined(_ubar))
 
 
 @njit(cache=True)
@@ -130,6 +152,18 @@ def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynam
     R[a, 0], R[a, 1], R[a, 2] = q0, q1, q2
     U[a, 0], U[a, 1], U[a, 2] = u0, u1, u2
     return 0
+
+
+@njit(cache=True, inline="always")
+def _ssn_row(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, dynamic, h, deps, dmaxiter, p0, p1, p2):
+    """`_contact_row_ssn` from the reaction p, with diagonal.ssn_block inlined (`_ssn_block`),
+    storing nothing: returns (solved, b, R, U) for `_sweep_contacts` to store."""
+    b0, b1, b2 = neighbour_sum(a, B, R, indptr, adj, Wadj)
+    it, q0, q1, q2, u0, u1, u2 = _ssn_block(
+        dynamic, h, par[a, 0], par[a, 1], par[a, 2], par[a, 3], rho[a],
+        W[a, 0, 0], W[a, 0, 1], W[a, 0, 2], W[a, 1, 0], W[a, 1, 1], W[a, 1, 2], W[a, 2, 0], W[a, 2, 1],
+        W[a, 2, 2], b0, b1, b2, V[a, 2], U[a, 0], U[a, 1], U[a, 2], p0, p1, p2, deps, dmaxiter)
+    return 0 <= it < dmaxiter, b0, b1, b2, q0, q1, q2, u0, u1, u2
 
 
 @njit(cache=True)
@@ -285,6 +319,84 @@ def _sweep_relaxed(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj,
 
 
 @njit(cache=True)
+def _row_call(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h, dsolver, deps,
+              dmaxiter, ws, A, b, R0, U0):
+    """`solve_row` as a call of its own (not inlined): the fallback of `_sweep_contacts`."""
+    return solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h,
+                     dsolver, deps, dmaxiter, ws, A, b, R0, U0)
+
+
+@njit(cache=True)
+def _ssn_contacts(order, dsolver, kind, par, dynamic):
+    """True when every row of `order` is a Signorini-Coulomb contact that the sweeps solve by
+    SEMISMOOTH_NEWTON on scalars (the condition of `_sweep`'s inline row)."""
+    if dsolver != SEMISMOOTH_NEWTON:
+        return False
+    for a in order:
+        if kind[a] != CONTACT or int(par[a, 4]) == SPRING_DASHPOT or (dynamic and par[a, 3] > 0.0):
+            return False
+    return True
+
+
+@njit(cache=True, error_model="numpy")
+def _sweep_contacts(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+                    dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0, omega):
+    """`_sweep` (omega 1) or `_sweep_relaxed` over rows that are all Signorini-Coulomb
+    SEMISMOOTH_NEWTON contacts (`_ssn_contacts`): the same operations in the same order, so
+    the same bits, with diagonal.ssn_block inlined; a row whose Newton iteration fails is
+    redone by `solve_row` as a call (rare, so not inlined: a small loop compiles faster)."""
+    n = order.size
+    relaxed = omega != 1.0
+    Rp = np.empty(3)
+    up = 0.0
+    lo = 0.0
+    for m in range(n):
+        a = order[n - 1 - m] if backward else order[m]
+        p0, p1, p2 = R[a, 0], R[a, 1], R[a, 2]
+        ok, b0, b1, b2, q0, q1, q2, u0, u1, u2 = _ssn_row(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, dynamic,
+                                                          h, deps, dmaxiter, p0, p1, p2)
+        if ok:
+            d = q0 - p0                           # the row's own update (before relaxation)
+            up += d * d
+            d = q1 - p1
+            up += d * d
+            d = q2 - p2
+            up += d * d
+            if relaxed:                           # `_relax` on scalars
+                q0, q1, q2 = _relax_s(omega, par[a, 0], par[a, 2], p0, p1, p2, q0, q1, q2)
+                u0 = b0 + W[a, 0, 0] * q0 + W[a, 0, 1] * q1 + W[a, 0, 2] * q2
+                u1 = b1 + W[a, 1, 0] * q0 + W[a, 1, 1] * q1 + W[a, 1, 2] * q2
+                u2 = b2 + W[a, 2, 0] * q0 + W[a, 2, 1] * q1 + W[a, 2, 2] * q2
+            blast[a, 0], blast[a, 1], blast[a, 2] = b0, b1, b2
+            R[a, 0], R[a, 1], R[a, 2] = q0, q1, q2
+            U[a, 0], U[a, 1], U[a, 2] = u0, u1, u2
+            lo += q0 * q0
+            lo += q1 * q1
+            lo += q2 * q2
+            continue
+        st = _row_call(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h,
+                       dsolver, deps, dmaxiter, ws, A, b, R0, U0)
+        d = R[a, 0] - p0
+        up += d * d
+        d = R[a, 1] - p1
+        up += d * d
+        d = R[a, 2] - p2
+        up += d * d
+        if st != 0:
+            if code == 0:
+                code = st
+            if stop_on_fail:
+                return up, lo, code, True
+        elif relaxed:
+            Rp[0], Rp[1], Rp[2] = p0, p1, p2
+            _relax(a, omega, par, W, blast, R, U, Rp)
+        lo += R[a, 0] * R[a, 0]
+        lo += R[a, 1] * R[a, 1]
+        lo += R[a, 2] * R[a, 2]
+    return up, lo, code, False
+
+
+@njit(cache=True)
 def iterate(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
             dynamic, h, epsilon, maxiter, meritval, dsolver, deps, dmaxiter, reverse, stop_on_fail,
             efree, it0, nsweeps, rerhist, merhist, num, Ut, omega=1.0):
@@ -300,9 +412,14 @@ def iterate(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force
     code = 0
     error = 0.0
     converged = False
+    contacts = _ssn_contacts(order, dsolver, kind, par, dynamic)
     for _ in range(nsweeps):
         backward = reverse and (it % 2 == 1)
-        if omega == 1.0:
+        if contacts:
+            up, lo, code, abort = _sweep_contacts(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj,
+                                                  Wadj, par, force, blast, dynamic, h, dsolver, deps, dmaxiter,
+                                                  stop_on_fail, code, ws, A, b, R0, U0, omega)
+        elif omega == 1.0:
             up, lo, code, abort = _sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj,
                                          par, force, blast, dynamic, h, dsolver, deps, dmaxiter, stop_on_fail,
                                          code, ws, A, b, R0, U0)
