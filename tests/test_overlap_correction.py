@@ -24,7 +24,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solfec_py import timestep
+from solfec_py import constraints as C, timestep
+from solfec_py.solvers import overlap_correction as OC
 from solfec_py.errors import InputError, InputTypeError, NotAvailableError
 
 EDGE, RHO, G = 0.1, 1000.0, 9.81
@@ -117,7 +118,13 @@ def _column(api, name, correct):
     return sol, cubes
 
 
-def test_column_of_three_settles_at_the_stacked_heights(api, monkeypatch):
+@pytest.mark.parametrize("reuse", [True, False])
+def test_column_of_three_settles_at_the_stacked_heights(api, monkeypatch, reuse):
+    """reuse: the solve's W (every constraint is a contact); False: the correction's own
+    assembly at the end-of-step configuration (NormalDynamics, used when other constraints
+    share the set)."""
+    if not reuse:
+        monkeypatch.setattr(OC, "_reused", lambda solved, rows: None)
     ideal = 0.5 * EDGE + EDGE * np.arange(3)
     errors = {}
     for correct in (False, True):
@@ -225,3 +232,32 @@ def test_rocking_cube_gets_no_energy_with_a_slop(api):
         worst[case] = max(energy[100:])
     assert worst["off"] < 1e-7 and worst["slop"] < 1e-7
     assert worst["no slop"] > 1e-6                   # the limitation the slop answers
+
+
+def test_reused_normal_entries_match_the_end_of_step_assembly(api, monkeypatch):
+    """The solve's W (mid-step configuration) that the correction reuses against its own
+    assembly at the end-of-step configuration (NormalDynamics), in the steps of a column of
+    3 cubes once it has settled (t > 0.15 s): the contact frames move by h/2 of a velocity of
+    order 1e-4 m/s or less, so the normal entries agree to 1e-6 relative (the settled column's
+    motion over half a step, 5e-8 m, against lever arms of 0.05 m, with margin)."""
+    sol, cubes = _column(api, "reuse", True)
+    worst = []
+    original = timestep.correct_overlaps
+
+    def hook(domain, h):
+        solved = getattr(domain, "solved_local_dynamics", None)
+        if solved is not None and domain.time > 0.15:
+            cset = C.constraint_set(domain)
+            rows = np.flatnonzero(cset.kind[:cset.count] == C.CONTACT)
+            if OC._reused(solved, rows) is not None:
+                own = OC.NormalDynamics(domain, cset, h, rows)
+                scale = np.abs(own.Wnn).max()
+                worst.append(np.abs(solved.Wnn - own.Wnn).max() / scale)
+                assert np.array_equal(solved.indptr, own.indptr) and np.array_equal(solved.adj, own.adj)
+                worst.append(np.abs(solved.Wadj[:, 2, 2] - own.Wadj[:, 2, 2]).max() / scale)
+        return original(domain, h)
+
+    monkeypatch.setattr(timestep, "correct_overlaps", hook)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 1000), 0.25)
+    assert len(worst) > 100                    # the reuse path ran in the settled steps
+    assert max(worst) < 1e-6

@@ -57,6 +57,8 @@ def finish(domain, cset, ld: LocalDynamics, result=None) -> None:
     if result is not None:
         cset.merit[r] = result.num
     ld.scatter_reactions()
+    if getattr(domain, "overlap_correction", None) is not None:
+        domain.solved_local_dynamics = ld   # OVERLAP_CORRECTION reuses its W, then lets it go
     contact = ld.kind == C.CONTACT
     if contact.any():
         if domain.dynamic:
