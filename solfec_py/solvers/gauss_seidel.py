@@ -22,6 +22,10 @@ division by zero gives inf / NaN instead of a test and a raise per division; the
 ssn_block and solve3s are nonzero by their branches), the same operations in the same order,
 so the same bits, 22 – 33 % cheaper per row on S1 (bench/README.md, "S1 at w = 1: the sweep
 (session 25)").
+
+numba's cache of these kernels holds the compiled functions of solvers/diagonal.py too, but
+is invalidated by changes of this file only: edit this line when diagonal.py changes (last:
+the inlined contact row, issue 13).
 """
 from __future__ import annotations
 
