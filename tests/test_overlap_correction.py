@@ -121,7 +121,7 @@ def _column(api, name, correct):
 @pytest.mark.parametrize("reuse", [True, False])
 def test_column_of_three_settles_at_the_stacked_heights(api, monkeypatch, reuse):
     """reuse: the solve's W (every constraint is a contact); False: the correction's own
-    assembly at the end-of-step configuration (NormalDynamics, used when other constraints
+    assembly at the end-of-step configuration (`_assembled`, used when other constraints
     share the set)."""
     if not reuse:
         monkeypatch.setattr(OC, "_reused", lambda solved, rows: None)
@@ -236,7 +236,7 @@ def test_rocking_cube_gets_no_energy_with_a_slop(api):
 
 def test_reused_normal_entries_match_the_end_of_step_assembly(api, monkeypatch):
     """The solve's W (mid-step configuration) that the correction reuses against its own
-    assembly at the end-of-step configuration (NormalDynamics), in the steps of a column of
+    assembly at the end-of-step configuration (`_assembled`), in the steps of a column of
     3 cubes once it has settled (t > 0.15 s): the contact frames move by h/2 of a velocity of
     order 1e-4 m/s or less, so the normal entries agree to 1e-6 relative (the settled column's
     motion over half a step, 5e-8 m, against lever arms of 0.05 m, with margin)."""
@@ -250,7 +250,7 @@ def test_reused_normal_entries_match_the_end_of_step_assembly(api, monkeypatch):
             cset = C.constraint_set(domain)
             rows = np.flatnonzero(cset.kind[:cset.count] == C.CONTACT)
             if OC._reused(solved, rows) is not None:
-                own = OC.NormalDynamics(domain, cset, h, rows)
+                own = OC._assembled(domain, cset, h, rows)
                 scale = np.abs(own.Wnn).max()
                 worst.append(np.abs(solved.Wnn - own.Wnn).max() / scale)
                 assert np.array_equal(solved.indptr, own.indptr) and np.array_equal(solved.adj, own.adj)

@@ -13,9 +13,9 @@ the contacts,
 with g = gap + h/2 U_N the contact gap linearised to the end of the step (the gap is
 evaluated at the mid-step, U_N is the local velocity of the step), by projected
 Gauss-Seidel (`normal_pgs`, numba; warm-started with the last step's R' of persisting
-contacts) over the diagonal W_NN and the CSR off-diagonal blocks of the contacts, assembled
-at the end-of-step configuration from the pieces solvers/local_dynamics.py uses
-(`NormalDynamics`; the solve's own W is not kept by the solver). The
+contacts) over the diagonal W_NN and the CSR off-diagonal blocks of the contacts: the step's
+solved W (mid-step configuration) when every constraint is a contact (`_reused`), else
+local_dynamics.assemble of the contact rows at the end-of-step configuration (`_assembled`). The
 generalised pseudo-velocity u' = h A^-1 H^T R' (the step's A, the same operator as in W) moves
 the CONFIGURATION only, q <- q + h u' (a rigid body: centre += h v', rotation Lambda <-
 Lambda expmap(h Omega')); the velocities are not touched, so neither the kinetic energy nor
@@ -38,14 +38,12 @@ from numba import njit
 
 from solfec_py import constraints as C
 from solfec_py.bodies import pseudo_rigid_kernels as PK
-from solfec_py.bodies.base import BodyBlock
 from solfec_py.bodies.pseudo_rigid import PseudoRigidBlock
 from solfec_py.bodies.rigid import RigidBlock
 from solfec_py.bodies.rigid_schemes import SCHEME_LIST
 from solfec_py.errors import NotAvailableError
 from solfec_py.geometry.rotation import _coefficients_scalar
-from solfec_py.solvers import local_dynamics_kernels as LK
-from solfec_py.solvers.local_dynamics import LocalDynamics, Side, _buffer, _csr, body_rows, segment_sum, unordered_pairs
+from solfec_py.solvers.local_dynamics import LocalDynamics, assemble
 
 __all__ = ["Settings", "correct", "normal_pgs", "check_kinds", "TIMER"]
 
@@ -167,7 +165,7 @@ def _correct(domain, cset, h: float, settings: Settings) -> int:
     check_kinds(domain, cset, rows)
     ld = _reused(solved, rows) if solved is not None else None
     if ld is None:
-        ld = NormalDynamics(domain, cset, h, rows)    # W at the end-of-step configuration
+        ld = _assembled(domain, cset, h, rows)        # W at the end-of-step configuration
     R = _warm_start(domain, cset.id[rows])
     sweeps = normal_pgs(ld.Wnn, ld.indptr, ld.adj, ld.Wadj, target, R, settings.epsilon, settings.maxiter,
                         settings.omega)
@@ -198,7 +196,7 @@ def _reused(solved, rows: np.ndarray):
     """The step's solved LocalDynamics as the correction's W when its rows are exactly the
     contact rows (e.g. every constraint is a contact): its normal entries at the mid-step
     configuration, a linearisation as good as the gap's own (the target is the gap moved to
-    the end of the step at first order); None otherwise (then NormalDynamics assembles W at
+    the end of the step at first order); None otherwise (then `_assembled` assembles W at
     the end-of-step configuration)."""
     if solved.n != rows.size or not np.array_equal(solved.crow, rows):
         return None
@@ -206,61 +204,13 @@ def _reused(solved, rows: np.ndarray):
     return solved
 
 
-class NormalDynamics:
-    """What the correction needs of the local dynamics of the contact rows `crow`: the sides
-    (points, H, inert flags, as LocalDynamics.sides), the diagonal normal entries Wnn and the
-    off-diagonal 3 x 3 blocks in CSR form. Built as local_dynamics.assemble builds them, from
-    the same pieces (family_entries, local_operator, delassus, unordered_pairs,
-    pair_blocks_into, segment_sum, _csr), without what the correction does not use (free and
-    initial velocities, block inverses and rho, kernel parameters)."""
-
-    def __init__(self, domain, cset, h: float, crow: np.ndarray):
-        n = crow.size
-        brow = body_rows(domain, cset)
-        kind = cset.kind[crow].astype(np.int64)
-        diag_idx, diag_val, off_a, off_b, off_val = [], [], [], [], []
-        self.sides = []
-        self.R = None
-        for code, name in enumerate(cset.families):
-            block = domain.blocks.get(name)
-            con, sign, rows, X, elem, base = LK.family_entries(code, crow, cset.family, brow, cset.mpnt, cset.spnt,
-                                                               cset.elem, cset.base)
-            if con.size == 0:
-                continue
-            H = block.local_operator(rows, X, base, elem, kind[con] == C.CONTACT)
-            inert = block.contact_inert(rows)          # contacts: obstacles take no reaction
-            self.sides.append(Side(block, con, sign, rows, H, inert))
-            live = np.flatnonzero(~inert)
-            if live.size == 0:
-                continue
-            c, sg, rw, Hl = con[live], sign[live], rows[live], H[live]
-            diag_val.append(h * block.delassus(rw, Hl, Hl))
-            diag_idx.append(c)
-            e, f = unordered_pairs(rw, c)
-            if e.size and type(block).couples is not BodyBlock.couples:
-                near = block.couples(rw[e], Hl[e], Hl[f])
-                if near is not None:
-                    e, f = e[near], f[near]
-            if e.size:
-                Wef = block.delassus(rw[e], Hl[e], Hl[f])
-                E = e.size
-                drow, dval = _buffer("ovl_drow", E, (), np.int64), _buffer("ovl_dval", E, (3, 3))
-                a, b = _buffer("ovl_a", 2 * E, (), np.int64), _buffer("ovl_b", 2 * E, (), np.int64)
-                val = _buffer("ovl_val", 2 * E, (3, 3))
-                same, m2 = LK.pair_blocks_into(float(h), sg, c, e, f, np.ascontiguousarray(Wef, dtype=float),
-                                               drow, dval, a, b, val)
-                if same:
-                    diag_idx.append(drow[:same].copy())
-                    diag_val.append(dval[:same].copy())
-                if m2:
-                    off_a.append(a[:m2].copy())
-                    off_b.append(b[:m2].copy())
-                    off_val.append(val[:m2].copy())
-        W = segment_sum(np.concatenate(diag_idx), np.concatenate(diag_val), n) if diag_idx else np.zeros((n, 3, 3))
-        self.Wnn = np.ascontiguousarray(W[:, 2, 2])
-        self.indptr, self.adj, self.Wadj = _csr(n, off_a, off_b, off_val)
-
-    scatter_reactions = LocalDynamics.scatter_reactions     # s H^T R of the sides, the blocks' own scatter
+def _assembled(domain, cset, h: float, rows: np.ndarray) -> LocalDynamics:
+    """The local dynamics of the contact rows alone (off-diagonal blocks among them), by
+    local_dynamics.assemble at the current, end-of-step configuration, with its normal
+    entries Wnn: the correction's W when other constraints share the set."""
+    ld = assemble(domain, cset, h, crow=rows)
+    ld.Wnn = np.ascontiguousarray(ld.W[:, 2, 2])
+    return ld
 
 
 def _generalised(ld, pseudo: np.ndarray) -> dict:
