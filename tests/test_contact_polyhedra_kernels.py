@@ -142,7 +142,7 @@ def test_pseudo_angle_orders_as_arctan2():
     the cut at +-pi and the signed zeros. Directions: random, 65 evenly spaced with the
     axes, their copies 1e-12 rad on (the closest cap points that survive the 1e-12 merge),
     the axes with signed zeros."""
-    from solfec_py.contact.polyhedra_kernels import _pseudo_angle
+    from solfec_py.contact.clipping import _pseudo_angle
 
     rng = np.random.default_rng(3)
     t = np.concatenate([rng.uniform(-np.pi, np.pi, 2000), np.linspace(-np.pi, np.pi, 65)])
@@ -226,7 +226,7 @@ def _shape_table(api, shapes):
 
 
 def _own_state(table, geo, c):
-    from solfec_py.contact.polyhedra_kernels import _own_faces
+    from solfec_py.contact.clipping import own_faces as _own_faces
     return _own_faces(c, table.c_vstart, table.c_fstart, table.c_closed, table.f_vstart, table.f_vert,
                       geo.v_cur, geo.f_normal, geo.f_offset, geo.lo, geo.hi, table.c_obj, 64)
 

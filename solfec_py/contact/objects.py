@@ -274,7 +274,7 @@ def closed_surface(tri: np.ndarray) -> bool:
 def face_polygons(faces: list) -> tuple:
     """The faces' polygons (vertex indices, as listed: counter-clockwise seen from outside)
     as (flat vertex indices, vertex count of each face): the topology from which the pair
-    kernel starts a convex's own polytope (`polyhedra_kernels._own_faces`)."""
+    kernel starts a convex's own polytope (`clipping.own_faces`)."""
     count = np.array([len(f) for f in faces], dtype=np.int64)
     flat = np.concatenate([np.asarray(f, dtype=np.int64) for f in faces]) if faces else np.zeros(0, np.int64)
     return flat, count
