@@ -52,6 +52,9 @@ class Domain:
     excluded_surfaces: set = field(default_factory=set)   # (s1 <= s2) surface pairs without contacts
     sparsify: Any = None                                  # contact.sparsify.Settings (set by SOLFEC)
     contact_points: str = "CENTROID"                      # CONTACT_POINTS mode (contact/polygon_points.py)
+    overlap_correction: Any = None                        # OVERLAP_CORRECTION settings (solvers/overlap_correction.py)
+    overlap_warm: Any = None                              # (constraint ids, R') of its last correction
+    solved_local_dynamics: Any = None                     # the step's solved W, kept for it until it runs
     next_body_id: int = 1
     initialized: bool = False
     steps_done: int = 0

@@ -1,5 +1,5 @@
 """3 x 3 linear algebra on scalars for numba kernels, kept in registers: the solve by the
-adjugate (Cramer's rule), the inverse by Gaussian elimination with partial pivoting and the
+adjugate (Cramer's rule), the solve and inverse by Gaussian elimination with partial pivoting and the
 extreme eigenvalues of a symmetric matrix in closed form. References: Golub & Van Loan,
 Matrix Computations (A^-1 = adj(A) / det A; LU with partial pivoting); Smith, Commun. ACM
 4 (1961) 168 and Eberly, Geometric Tools (2014) for the eigenvalues."""
@@ -25,6 +25,52 @@ def adjugate_solve3(a00, a01, a02, a10, a11, a12, a20, a21, a22, det, r0, r1, r2
     c22 = a00 * a11 - a01 * a10
     return ((c00 * r0 + c01 * r1 + c02 * r2) / det, (c10 * r0 + c11 * r1 + c12 * r2) / det,
             (c20 * r0 + c21 * r1 + c22 * r2) / det)
+
+
+@njit(cache=True)
+def solve3s(a00, a01, a02, a10, a11, a12, a20, a21, a22, x0, x1, x2):
+    """Solve A y = x for the 3x3 A given by its entries (row by row) by Gaussian elimination
+    with partial pivoting, on scalars (no arrays, so no reference counting in the sweep);
+    returns (ok, y0, y1, y2), ok False when A is singular or y is not finite."""
+    # column 0: pivot row p (the first of the largest |a_r0|), swap it into row 0
+    big = abs(a00)
+    p = 0
+    if abs(a10) > big:
+        big, p = abs(a10), 1
+    if abs(a20) > big:
+        big, p = abs(a20), 2
+    if big == 0.0 or not math.isfinite(big):
+        return False, x0, x1, x2
+    if p == 1:
+        a00, a01, a02, a10, a11, a12, x0, x1 = a10, a11, a12, a00, a01, a02, x1, x0
+    elif p == 2:
+        a00, a01, a02, a20, a21, a22, x0, x2 = a20, a21, a22, a00, a01, a02, x2, x0
+    f = a10 / a00
+    a11 -= f * a01
+    a12 -= f * a02
+    x1 -= f * x0
+    f = a20 / a00
+    a21 -= f * a01
+    a22 -= f * a02
+    x2 -= f * x0
+    # column 1
+    big = abs(a11)
+    if abs(a21) > big:
+        big = abs(a21)
+        a11, a12, a21, a22, x1, x2 = a21, a22, a11, a12, x2, x1
+    if big == 0.0 or not math.isfinite(big):
+        return False, x0, x1, x2
+    f = a21 / a11
+    a22 -= f * a12
+    x2 -= f * x1
+    # column 2
+    big = abs(a22)
+    if big == 0.0 or not math.isfinite(big):
+        return False, x0, x1, x2
+    x2 = x2 / a22
+    x1 = (x1 - a12 * x2) / a11
+    x0 = (x0 - a01 * x1 - a02 * x2) / a00
+    return math.isfinite(x0 + x1 + x2), x0, x1, x2
 
 
 _TWO_THIRDS_PI = 2.0 * math.pi / 3.0
@@ -110,48 +156,13 @@ def symmetric3_extremes(a00, a01, a02, a11, a12, a22):
 
 @njit(cache=True, inline="always", error_model="numpy")
 def lu_inverse3(a00, a01, a02, a10, a11, a12, a20, a21, a22):
-    """(ok, the 9 row-major entries of A^-1) by Gaussian elimination with partial pivoting
+    """(ok, the 9 row-major entries of A^-1): the columns solve A x = e_j by `solve3s`,
+    Gaussian elimination with partial pivoting
     (the factorisation LAPACK's ?gesv makes, backward stable: A X - I within a few eps
-    cond(A)); ok False (and zeros) when a pivot is exactly zero. The adjugate / det form
+    cond(A)); ok False when a pivot is zero or an entry not finite. The adjugate / det form
     is not used: its determinant carries the cofactors' rounding, eps ||A||^2, which for a
     block with two small singular values is eps cond^2 of the inverse."""
-    # column 0: the pivot row goes first (rows permuted as P A = L U; x = U^-1 L^-1 P)
-    p0, p1, p2 = 0, 1, 2
-    if abs(a10) > abs(a00) and abs(a10) >= abs(a20):
-        a00, a01, a02, a10, a11, a12 = a10, a11, a12, a00, a01, a02
-        p0, p1 = 1, 0
-    elif abs(a20) > abs(a00):
-        a00, a01, a02, a20, a21, a22 = a20, a21, a22, a00, a01, a02
-        p0, p2 = 2, 0
-    if a00 == 0.0:
-        return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-    l10, l20 = a10 / a00, a20 / a00
-    a11, a12 = a11 - l10 * a01, a12 - l10 * a02
-    a21, a22 = a21 - l20 * a01, a22 - l20 * a02
-    if abs(a21) > abs(a11):
-        a11, a12, a21, a22 = a21, a22, a11, a12
-        l10, l20 = l20, l10
-        p1, p2 = p2, p1
-    if a11 == 0.0:
-        return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-    l21 = a21 / a11
-    a22 = a22 - l21 * a12
-    if a22 == 0.0:
-        return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-    # column j of A^-1 solves L U x = P e_j; row k of P e_j is 1 where row p_k of A is row j
-    x00, x10, x20 = _lu_solve3(a00, a01, a02, a11, a12, a22, l10, l20, l21, p0 == 0, p1 == 0, p2 == 0)
-    x01, x11, x21 = _lu_solve3(a00, a01, a02, a11, a12, a22, l10, l20, l21, p0 == 1, p1 == 1, p2 == 1)
-    x02, x12, x22 = _lu_solve3(a00, a01, a02, a11, a12, a22, l10, l20, l21, p0 == 2, p1 == 2, p2 == 2)
-    return True, x00, x01, x02, x10, x11, x12, x20, x21, x22
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def _lu_solve3(u00, u01, u02, u11, u12, u22, l10, l20, l21, e0, e1, e2):
-    """x = U^-1 L^-1 e for the unit lower L and upper U of lu_inverse3 and a 0 / 1 vector e."""
-    y0 = 1.0 if e0 else 0.0
-    y1 = (1.0 if e1 else 0.0) - l10 * y0
-    y2 = (1.0 if e2 else 0.0) - l20 * y0 - l21 * y1
-    x2 = y2 / u22
-    x1 = (y1 - u12 * x2) / u11
-    x0 = (y0 - u01 * x1 - u02 * x2) / u00
-    return x0, x1, x2
+    ok0, x00, x10, x20 = solve3s(a00, a01, a02, a10, a11, a12, a20, a21, a22, 1.0, 0.0, 0.0)
+    ok1, x01, x11, x21 = solve3s(a00, a01, a02, a10, a11, a12, a20, a21, a22, 0.0, 1.0, 0.0)
+    ok2, x02, x12, x22 = solve3s(a00, a01, a02, a10, a11, a12, a20, a21, a22, 0.0, 0.0, 1.0)
+    return ok0 and ok1 and ok2, x00, x01, x02, x10, x11, x12, x20, x21, x22

@@ -57,7 +57,7 @@ def finish(domain, cset, ld: LocalDynamics, result=None) -> None:
     if result is not None:
         cset.merit[r] = result.num
     ld.scatter_reactions()
-    if getattr(domain, "overlap_correction", None) is not None:
+    if domain.overlap_correction is not None:
         domain.solved_local_dynamics = ld   # OVERLAP_CORRECTION reuses its W, then lets it go
     contact = ld.kind == C.CONTACT
     if contact.any():

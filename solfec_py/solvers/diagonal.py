@@ -18,58 +18,14 @@ import math
 
 from numba import njit
 
+from solfec_py.geometry.linalg3 import solve3s
+
 SEMISMOOTH_NEWTON, PROJECTED_GRADIENT, DE_SAXCE_FENG, PROJECTED_NEWTON = range(4)
 DIAGONAL_SOLVERS = ("SEMISMOOTH_NEWTON", "PROJECTED_GRADIENT", "DE_SAXCE_FENG", "PROJECTED_NEWTON")
 SIGNORINI_COULOMB, SPRING_DASHPOT = 0, 1
 
 
 # --------------------------------------------------------------------------- helpers
-@njit(cache=True)
-def solve3s(a00, a01, a02, a10, a11, a12, a20, a21, a22, x0, x1, x2):
-    """Solve A y = x for the 3x3 A given by its entries (row by row) by Gaussian elimination
-    with partial pivoting, on scalars (no arrays, so no reference counting in the sweep);
-    returns (ok, y0, y1, y2), ok False when A is singular or y is not finite."""
-    # column 0: pivot row p (the first of the largest |a_r0|), swap it into row 0
-    big = abs(a00)
-    p = 0
-    if abs(a10) > big:
-        big, p = abs(a10), 1
-    if abs(a20) > big:
-        big, p = abs(a20), 2
-    if big == 0.0 or not math.isfinite(big):
-        return False, x0, x1, x2
-    if p == 1:
-        a00, a01, a02, a10, a11, a12, x0, x1 = a10, a11, a12, a00, a01, a02, x1, x0
-    elif p == 2:
-        a00, a01, a02, a20, a21, a22, x0, x2 = a20, a21, a22, a00, a01, a02, x2, x0
-    f = a10 / a00
-    a11 -= f * a01
-    a12 -= f * a02
-    x1 -= f * x0
-    f = a20 / a00
-    a21 -= f * a01
-    a22 -= f * a02
-    x2 -= f * x0
-    # column 1
-    big = abs(a11)
-    if abs(a21) > big:
-        big = abs(a21)
-        a11, a12, a21, a22, x1, x2 = a21, a22, a11, a12, x2, x1
-    if big == 0.0 or not math.isfinite(big):
-        return False, x0, x1, x2
-    f = a21 / a11
-    a22 -= f * a12
-    x2 -= f * x1
-    # column 2
-    big = abs(a22)
-    if big == 0.0 or not math.isfinite(big):
-        return False, x0, x1, x2
-    x2 = x2 / a22
-    x1 = (x1 - a12 * x2) / a11
-    x0 = (x0 - a01 * x1 - a02 * x2) / a00
-    return math.isfinite(x0 + x1 + x2), x0, x1, x2
-
-
 @njit(cache=True)
 def solve3(A, x):
     """Solve A y = x in place (x <- y) by Gaussian elimination with partial pivoting

@@ -24,8 +24,8 @@ so the same bits, 22 – 33 % cheaper per row on S1 (bench/README.md, "S1 at w =
 (session 25)").
 
 numba's cache of these kernels holds the compiled functions of solvers/diagonal.py too, but
-is invalidated by changes of this file only: edit this line when diagonal.py changes (last:
-the inlined contact row, issue 13).
+is invalidated by changes of this file only: edit this line when diagonal.py or
+geometry/linalg3.py (its solve3s) changes (last: solve3s moved to linalg3.py, session 25).
 """
 from __future__ import annotations
 

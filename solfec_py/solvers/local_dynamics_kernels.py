@@ -11,6 +11,10 @@ the order numpy's einsum forms them (bench/README.md, 'Local dynamics assembly (
 third pass)'). The diagonal blocks' eigenvalues and inverses are closed forms equal to
 LAPACK's (np.linalg.eigvalsh / inv) to rounding, not bit for bit (bench/README.md, 'S2 M = 8:
 closed-form diagonal blocks and step overhead (session 25)').
+
+numba's cache of these kernels holds the inlined geometry/linalg3.py functions too, but is
+invalidated by changes of this file only: edit this line when linalg3.py changes (last: the
+inverse by linalg3.solve3s, session 25).
 """
 from __future__ import annotations
 

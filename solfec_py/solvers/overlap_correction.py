@@ -106,14 +106,11 @@ def check_kinds(domain, cset=None, rows=None) -> None:
     """Raise NotAvailableError naming the body kind when a body the correction would have to
     move is of a kind it cannot move: FINITE_ELEMENT, or a link of an articulated tree.
     With `rows` (constraint-set rows) only their bodies are checked, else every block."""
+    used = np.unique(cset.family[rows]) if cset is not None and rows is not None else None
     for code, name in enumerate(cset.families if cset is not None else domain.blocks):
         block = domain.blocks.get(name)
-        if block is None or block.count == 0:
+        if block is None or block.count == 0 or (used is not None and code not in used):
             continue
-        if cset is not None and rows is not None:
-            fam = cset.family[rows]
-            if not (fam == code).any():
-                continue
         if isinstance(block, RigidBlock):
             if _ARTICULATED[block.scheme[:block.count]].any():
                 raise NotAvailableError("OVERLAP_CORRECTION cannot move links of articulated trees (JOINT):"
@@ -139,7 +136,7 @@ def targets(cset, rows: np.ndarray, h: float, settings: Settings) -> np.ndarray:
 def correct(domain, h: float) -> int:
     """Apply the correction of the step just made, when OVERLAP_CORRECTION is on and the
     analysis is dynamic; returns the projected Gauss-Seidel sweeps (0: nothing to do)."""
-    settings = getattr(domain, "overlap_correction", None)
+    settings = domain.overlap_correction
     if settings is None or not domain.dynamic:
         return 0
     cset = domain.constraints
@@ -153,7 +150,7 @@ def correct(domain, h: float) -> int:
 
 
 def _correct(domain, cset, h: float, settings: Settings) -> int:
-    solved = getattr(domain, "solved_local_dynamics", None)
+    solved = domain.solved_local_dynamics
     domain.solved_local_dynamics = None     # released: its buffers are reused by the next assembly
     n = cset.count
     rows = np.flatnonzero(cset.kind[:n] == C.CONTACT)
@@ -169,7 +166,7 @@ def _correct(domain, cset, h: float, settings: Settings) -> int:
     R = _warm_start(domain, cset.id[rows])
     sweeps = normal_pgs(ld.Wnn, ld.indptr, ld.adj, ld.Wadj, target, R, settings.epsilon, settings.maxiter,
                         settings.omega)
-    domain._overlap_warm = (cset.id[rows].copy(), R.copy())
+    domain.overlap_warm = (cset.id[rows].copy(), R.copy())
     pseudo = np.zeros((rows.size, 3))
     pseudo[:, 2] = R
     for block, force in _generalised(ld, pseudo).items():
@@ -179,7 +176,7 @@ def _correct(domain, cset, h: float, settings: Settings) -> int:
 
 def _warm_start(domain, ids: np.ndarray) -> np.ndarray:
     """The last correction's R' of the contacts (by constraint id) that persist, 0 for new ones."""
-    last = getattr(domain, "_overlap_warm", None)
+    last = domain.overlap_warm
     R = np.zeros(ids.size)
     if last is None or last[0].size == 0:
         return R
