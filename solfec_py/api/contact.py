@@ -165,7 +165,7 @@ def OVERLAP_CORRECTION(solfec, fraction=V.MISSING, slop=V.MISSING):
     not Solfec's method and is off by default; ``fraction = 0`` switches it off again.
     RIGID and PSEUDO_RIGID bodies are corrected; a step with FINITE_ELEMENT bodies or links
     of JOINT trees in overlapping contact raises NotAvailableError. Quasi-static runs ignore
-    it (their Signorini law already closes the gap).
+    it (it is built for the dynamic step only).
 
     Parameters
     ----------
