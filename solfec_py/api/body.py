@@ -154,6 +154,7 @@ class BODY(Body):
         self._damping = 0.0
         self._flags = {"selfcontact": False, "fracturecheck": False}
         self.display_points_list: list = []
+        self.mass_properties = (volume, center, euler)     # of creation (a row re-made elsewhere)
         domain.insert(self)
         block.add(self, volume, center, euler)
         if self._scheme != BODY_KINDS[kind].default_scheme:

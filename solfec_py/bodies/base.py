@@ -49,6 +49,13 @@ Subclass contract:
    deck set conf / velo: state a scheme carries between steps is void).
 8. Optional hooks: `on_change()` (the set of bodies changed), `remove(body)` (extend to
    drop per-kind records of the body).
+9. Moving a body between the blocks of two processes (solfec_py/parallel): `pack_rows` /
+   `unpack_rows` carry every per-row field but `LOCAL_FIELDS` (bookkeeping of this block
+   only, such as node offsets) as float rows, plus `_pack_ragged` / `_unpack_ragged` for
+   per-body state of varying length (finite-element nodes); `detach(body)` takes a row out
+   of the block keeping the body's definition (`_park` hands over its per-kind records:
+   loads, prescribed motions) and `attach(body, parked)` puts it back (`_unpark`). Kinds
+   that cannot move say so in `movable(rows)`.
 
 Hooks a kind does not implement raise NotImplementedError naming the block (never
 AttributeError, which `hasattr` would swallow).
@@ -196,6 +203,78 @@ class BodyBlock:
 
     def on_change(self) -> None:
         """Hook: the set of bodies changed (rebuild cached index arrays)."""
+
+    # ------------------------------------------------------------------ moving rows (contract item 9)
+    LOCAL_FIELDS: tuple = ()
+
+    def moved_fields(self) -> list:
+        """The per-row fields `pack_rows` carries, in a fixed order."""
+        return [name for name in self._specs if name not in self.LOCAL_FIELDS]
+
+    def row_width(self) -> int:
+        """Numbers in a packed row (`pack_rows`)."""
+        return sum(int(np.prod(self._specs[name][0], dtype=np.int64)) for name in self.moved_fields())
+
+    def pack_rows(self, rows) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(k, row_width) float table of the moved fields of `rows`, the flat float values of
+        their per-body state of varying length and each row's share of it (k,)."""
+        rows = _rows(rows)
+        k = rows.size
+        parts = [np.asarray(getattr(self, name)[rows], dtype=float).reshape(k, -1) for name in self.moved_fields()]
+        table = np.concatenate(parts, axis=1) if parts else np.zeros((k, 0))
+        flat, lengths = self._pack_ragged(rows)
+        return table, flat, lengths
+
+    def unpack_rows(self, rows, table, flat, lengths) -> None:
+        """Write what `pack_rows` gave (of another block of this kind) into `rows`."""
+        rows = _rows(rows)
+        k = rows.size
+        table = np.asarray(table, dtype=float).reshape(k, -1)
+        col = 0
+        for name in self.moved_fields():
+            tail, dtype = self._specs[name]
+            w = int(np.prod(tail, dtype=np.int64))
+            getattr(self, name)[rows] = table[:, col:col + w].reshape((k,) + tail).astype(dtype)
+            col += w
+        self._unpack_ragged(rows, np.asarray(flat, dtype=float), np.asarray(lengths, dtype=np.int64))
+        self.state_arrived(rows)
+
+    def _pack_ragged(self, rows) -> tuple[np.ndarray, np.ndarray]:
+        """Hook: per-body state that the fixed fields do not hold (flat, lengths)."""
+        return np.zeros(0), np.zeros(_rows(rows).size, dtype=np.int64)
+
+    def _unpack_ragged(self, rows, flat, lengths) -> None:
+        """Hook: the inverse of `_pack_ragged`."""
+
+    def state_arrived(self, rows) -> None:
+        """Hook: the state of `rows` was written by `unpack_rows` (derived data is stale)."""
+
+    def movable(self, rows) -> str:
+        """Hook: '' when the bodies of `rows` can be moved to another process, else why not."""
+        return ""
+
+    def detach(self, body) -> dict:
+        """Take `body`'s row out of the block, keeping the body itself (its shape, material
+        and settings); returns its per-kind records (`_park`) for `attach`."""
+        parked = self._park(body)
+        self.remove(body)
+        return parked
+
+    def attach(self, body, parked: dict | None) -> int:
+        """Make `body` (detached, or defined by the deck but never here) a row again with its
+        mass properties of creation; `parked` records (from `detach`) come back. The row's
+        state is then set by `unpack_rows`."""
+        volume, center, euler = body.mass_properties
+        row = self.add(body, volume, center, euler)
+        self._unpark(body, parked or {})
+        return row
+
+    def _park(self, body) -> dict:
+        """Hook: take the body's per-kind records (loads, motions) out of the block."""
+        return {}
+
+    def _unpark(self, body, parked: dict) -> None:
+        """Hook: put back what `_park` took."""
 
     # ------------------------------------------------------------------ deck-level hooks
     TENSOR = ""   # name of the (3, 3) field BODY.tensor reads and BODY_CHARS writes

@@ -52,6 +52,15 @@ class FELoads(PointLoads):
         self.pressures.append((body, int(surfid), value))
         self._unit = None
 
+    def extract(self, body) -> list:
+        pressures = [p for p in self.pressures if p[0] is body]
+        return super().extract(body) + [pressures]
+
+    def restore(self, taken: list) -> None:
+        super().restore(taken[:2])
+        self.pressures.extend(taken[2])
+        self.invalidate()
+
     def remove_body(self, body) -> None:
         super().remove_body(body)
         self.pressures = [p for p in self.pressures if p[0] is not body]

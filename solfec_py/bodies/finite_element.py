@@ -171,6 +171,47 @@ class FiniteElementBlock(BodyBlock):
         self.loads.remove_body(body)
         super().remove(body)
 
+    LOCAL_FIELDS = ("nstart",)          # where the body's nodes start in this block's arrays
+
+    def _pack_ragged(self, rows):
+        """Displacements and velocities of the bodies' nodes (6 per node)."""
+        parts = [np.concatenate((self.q[self.nodes_of(r)], self.u[self.nodes_of(r)]), axis=1).reshape(-1)
+                 for r in rows.tolist()]
+        lengths = np.array([p.size for p in parts], dtype=np.int64)
+        return (np.concatenate(parts) if parts else np.zeros(0)), lengths
+
+    def _unpack_ragged(self, rows, flat, lengths) -> None:
+        start = 0
+        for r, n in zip(rows.tolist(), lengths.tolist()):
+            sl = self.nodes_of(r)
+            if n != 6 * (sl.stop - sl.start):
+                raise InputError(f"finite-element body {self.bodies[r].id} arrived with {n // 6} nodes; its mesh"
+                                 f" here has {sl.stop - sl.start}")
+            qu = flat[start:start + n].reshape(-1, 6)
+            self.q[sl], self.u[sl] = qu[:, :3], qu[:, 3:]
+            start += n
+
+    def state_arrived(self, rows) -> None:
+        self.solver.reduced_changed(rows)
+        self.internal_stale = True
+
+    def movable(self, rows) -> str:
+        if (self.form[_rows(rows)] >= 2).any():
+            return "reduced finite-element bodies (BC-MODAL, BC-RO) stay on one process"
+        return ""
+
+    def _park(self, body) -> dict:
+        return {"loads": self.loads.extract(body), "mat": self.records[body.row].mat.copy()}
+
+    def _unpark(self, body, parked: dict) -> None:
+        if "loads" in parked:
+            self.loads.restore(parked["loads"])
+        if "mat" in parked:
+            rec = self.records[body.row]
+            if rec.mat.shape == parked["mat"].shape and not np.array_equal(rec.mat, parked["mat"]):
+                rec.mat[:] = parked["mat"]        # APPLY_BULKMAT's element materials
+                self.materials_changed()
+
     def on_change(self) -> None:
         self.layout = None
         self._node_keys = {}

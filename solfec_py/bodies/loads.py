@@ -100,6 +100,25 @@ class PointLoads:
         self.callbacks = [c for c in self.callbacks if c.body is not body]
         self._cache = None
 
+    def extract(self, body) -> list:
+        """Take out the records and callbacks of `body` (for `restore`)."""
+        names = ("bodies", "kinds", "points", "directions", "values", "moments")
+        mine = [i for i, b in enumerate(self.bodies) if b is body]
+        records = [tuple(getattr(self, name)[i] for name in names) for i in mine]
+        callbacks = [c for c in self.callbacks if c.body is body]
+        self.remove_body(body)
+        return [records, callbacks]
+
+    def restore(self, taken: list) -> None:
+        """Put back what `extract` took."""
+        records, callbacks = taken
+        names = ("bodies", "kinds", "points", "directions", "values", "moments")
+        for record in records:
+            for name, value in zip(names, record):
+                getattr(self, name).append(value)
+        self.callbacks.extend(callbacks)
+        self._cache = None
+
     def invalidate(self) -> None:
         """Row numbers changed (a body was deleted): rebuild index arrays on next use."""
         self._cache = None

@@ -97,6 +97,15 @@ class PseudoRigidBlock(BodyBlock):
         self.materials.forget(body)
         super().remove(body)
 
+    LOCAL_FIELDS = ("material",)       # an index into this block's material records
+
+    def _park(self, body) -> dict:
+        return {"loads": self.loads.extract(body)}
+
+    def _unpark(self, body, parked: dict) -> None:
+        if "loads" in parked:
+            self.loads.restore(parked["loads"])
+
     def set_characteristics(self, row, mass, volume, center, tensor) -> None:
         """BODY_CHARS: overwrite m, V, X0 and the Euler tensor E0 (conf keeps its centre, as
         for rigid bodies in Solfec)."""

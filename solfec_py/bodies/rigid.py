@@ -233,6 +233,23 @@ class RigidBlock(SchemeSupport, BodyBlock):
         self.motions.pop(body, None)
         super().remove(body)
 
+    def _park(self, body) -> dict:
+        parked = {"loads": self.loads.extract(body)}
+        if body in self.motions:
+            parked["motion"] = self.motions.pop(body)
+        return parked
+
+    def _unpark(self, body, parked: dict) -> None:
+        if "loads" in parked:
+            self.loads.restore(parked["loads"])
+        if "motion" in parked:
+            self.motions[body] = parked["motion"]
+
+    def movable(self, rows) -> str:
+        if self.domain.joints:
+            return "links of JOINT trees (articulated bodies) stay on one process"
+        return ""
+
     TENSOR = "J"
 
     def initial_velocity(self, row: int, linear, angular) -> None:
