@@ -224,14 +224,6 @@ class ConstraintSet:
             setattr(self, name, new)
         self.capacity = capacity
 
-    def _new_id(self) -> int:
-        if self._spare:
-            self._spare.sort()
-            return self._spare.pop(0)
-        cid = self._next_id
-        self._next_id += 1
-        return cid
-
     def add(self, kind: int, master, slave, family_of) -> int:
         """Append a constraint of `kind` between Body objects `master` and `slave` (None
         allowed for the slave); `family_of(body)` names the block family of a body.
@@ -246,11 +238,13 @@ class ConstraintSet:
         return int(self.add_many(kind, [master], [slave], bid, fam, names)[0])
 
     def add_many(self, kind: int, masters: list, slaves: list, bid: np.ndarray, family: np.ndarray,
-                 names: list) -> np.ndarray:
+                 names: list, ids: list | None = None) -> np.ndarray:
         """Append k constraints of `kind` at once (as k calls of `add` would, in order): Body
         objects `masters`, `slaves` (None entries allowed), their ids `bid` (k, 2) (0 = none)
         and family codes `family` (k, 2) into the list of family `names` (-1 = none).
-        Returns the new rows; the caller fills the geometric fields."""
+        `ids`: the constraint ids (not in use; a constraint arriving from another rank of a
+        parallel run keeps its id) instead of allocated ones. Returns the new rows; the
+        caller fills the geometric fields."""
         k = len(masters)
         start = self.count
         if k == 0:
@@ -260,13 +254,8 @@ class ConstraintSet:
         rows = np.arange(start, start + k)
         for name in _FIELDS:
             getattr(self, name)[start:start + k] = 0
-        # ids: the smallest spare ids first, then fresh ones (what k calls of _new_id give)
-        self._spare.sort()
-        reuse = self._spare[:k]
-        del self._spare[:k]
-        fresh = k - len(reuse)
-        ids = reuse + list(range(self._next_id, self._next_id + fresh))
-        self._next_id += fresh
+        if ids is None:
+            ids = self._allocate(k)
         serials = range(self._serial + 1, self._serial + k + 1)
         self._serial += k
         self.id[rows], self.serial[rows], self.kind[rows] = ids, serials, kind
@@ -295,8 +284,24 @@ class ConstraintSet:
                 body_list(slave).append(h)
         return rows
 
-    def remove_rows(self, rows) -> None:
-        """Delete the constraints at `rows` (ids become spare; later rows move up)."""
+    def _allocate(self, k: int) -> list:
+        """k ids: the smallest spare ids first, then fresh ones in increasing order;
+        fresh ids step by `id_stride` (the ranks of a parallel run allocate from disjoint
+        residue classes, so that an id names one constraint in the whole model)."""
+        self._spare.sort()
+        reuse = self._spare[:k]
+        del self._spare[:k]
+        fresh = k - len(reuse)
+        stride = self.id_stride
+        ids = reuse + list(range(self._next_id, self._next_id + fresh * stride, stride))
+        self._next_id += fresh * stride
+        return ids
+
+    id_stride = 1
+
+    def remove_rows(self, rows, recycle: bool = True) -> None:
+        """Delete the constraints at `rows` (ids become spare unless not `recycle`: a
+        constraint that moved to another rank keeps its id there; later rows move up)."""
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
         if rows.size == 0:
             return
@@ -310,7 +315,8 @@ class ConstraintSet:
             for body in self.bodies[k]:
                 if body is not None:
                     _drop_last(body_list(body), h)
-            self._spare.append(cid)
+            if recycle:
+                self._spare.append(cid)
         self._row[self.id[rows]] = -1
         m = int(keep.sum())
         tail = int(rows[0])                 # rows before the first removed one stay put

@@ -60,6 +60,7 @@ class Domain:
     steps_done: int = 0
     timers: dict = field(default_factory=dict)          # phase name -> seconds since last frame
     blowup: float = 1e6        # largest one-step growth factor of the kinetic energy (inf: no check)
+    parallel: Any = None       # parallel.decomposition.Decomposition of a run on several ranks
 
     @property
     def dynamic(self) -> bool:
@@ -87,7 +88,21 @@ class Domain:
         if body.label and body.label not in self.labels:
             self.labels[body.label] = body
 
+    def forget(self, body: Body) -> None:
+        """Drop a body that is no row of any block here (deleted on another rank of a
+        parallel run) from the registry."""
+        self._unregister(body)
+        body.deleted = True
+        body.block = DeletedBlock(body, self.time)
+
     def delete(self, body: Body) -> None:
+        self._unregister(body)
+        body.block.remove(body)
+        body.deleted = True
+        body.block = DeletedBlock(body, self.time)
+
+    def _unregister(self, body: Body) -> None:
+        """Out of the registry and its labels, with its constraints."""
         self.bodies.remove(body)
         del self.by_id[body.id]
         if body.label and self.labels.get(body.label) is body:
@@ -98,9 +113,6 @@ class Domain:
                     break
         if isinstance(self.constraints, ConstraintSet):
             self.constraints.remove_body(body)      # its CONSTRAINT objects read None at once
-        body.block.remove(body)
-        body.deleted = True
-        body.block = DeletedBlock(body, self.time)
 
     # ----------------------------------------------------------------- loads
     def gravity_at(self, t: float) -> np.ndarray:

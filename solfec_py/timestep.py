@@ -52,10 +52,18 @@ def initialize(domain: Domain) -> None:
 
 
 def step(domain: Domain, solver=None) -> float:
-    """Advance the domain by one step; returns the step length used."""
+    """Advance the domain by one step; returns the step length used. On several ranks
+    (domain.parallel) the step opens with the exchange of body rows (PARBAL: migration,
+    ghosts, constraints of new owners, parallel/decomposition.py)."""
     h = domain.step
+    par = domain.parallel
+    if par is not None:
+        with timed(domain, "PARBAL"):
+            par.exchange()
     if domain.dynamic:
         half_critical = 0.5 * domain.critical_step()
+        if par is not None:
+            half_critical = float(par.comm.allreduce_min([half_critical])[0])
         if half_critical < h:
             h = domain.step = half_critical
     t = domain.time
@@ -71,7 +79,10 @@ def step(domain: Domain, solver=None) -> float:
                 solvers.update(domain, t, h)
     with timed(domain, "CONDET"):       # existing contacts re-evaluated, new ones found
         new = contact.detect(domain)
-    if domain.constraints and C.constraint_set(domain).count > absorbed:
+    solve = bool(domain.constraints) and C.constraint_set(domain).count > absorbed
+    if par is not None:                 # every rank takes part in the solve when one has rows
+        solve = bool(par.comm.allreduce_max([float(solve)])[0])
+    if solve:
         if solver is not None:          # (constraints the blocks enforce themselves need no solve)
             with timed(domain, "CONSOL"):
                 solver.solve(domain, h)
@@ -126,21 +137,30 @@ def run(domain: Domain, solver, duration: float, hooks: RunHooks | None = None,
     initialize(domain)   # cheap and vectorised; picks up bodies and BODY_CHARS since the last RUN
     t_end = domain.time + abs(duration) if until is None else until
     steps = 0
-    kinetic = domain.kinetic_energy_now()
+    par = domain.parallel
+    if par is not None:
+        from solfec_py.parallel import checks
+    kinetic = domain.kinetic_energy_now() if par is None else checks.kinetic_energy(domain)
     while domain.time < t_end:
         h = step(domain, solver)
         domain.time += h
         steps += 1
-        domain.check_finite()
-        if domain.dynamic:                      # blow-ups that stay finite (NaN check above)
-            kinetic = domain.check_energy(kinetic, h)
-        for body in domain.outside_extents():
+        if par is not None:                     # the same checks over the ranks (parallel/checks.py)
+            kinetic = checks.after_step(domain, kinetic, h)
+            gone = checks.outside_extents(domain)
+        else:
+            domain.check_finite()
+            if domain.dynamic:                  # blow-ups that stay finite (NaN check above)
+                kinetic = domain.check_energy(kinetic, h)
+            gone = domain.outside_extents()
+        for body in gone:
             domain.delete(body)
         for hook in hooks.after_step:
             hook(domain)
         if not _call_callback(domain):
             break
-        if hooks.should_stop is not None and hooks.should_stop(domain):
+        stop = hooks.should_stop is not None and hooks.should_stop(domain)
+        if (stop if par is None else checks.any_rank(par.comm, stop)):
             break
     return steps
 

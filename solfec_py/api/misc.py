@@ -83,9 +83,10 @@ def VIEWER():
 
 @V.command
 def RANK():
-    """The MPI rank of the process: always 0 (solfec-py runs serially).
+    """The MPI rank of this process (0 in serial runs).
 
-    ``RANK()``.
+    ``RANK()``: decks run on every rank of ``mpiexec -n K solfec-py deck.py`` (or
+    ``solfec-py -n K deck.py``); docs/parallel.md.
 
     Returns
     -------
@@ -96,12 +97,14 @@ def RANK():
     >>> if RANK() == 0:
     ...     print('results in', sol.outpath)
     """
-    return 0
+    from solfec_py.parallel import comm
+
+    return comm.rank()
 
 
 @V.command
 def BARRIER():
-    """MPI barrier: returns True at once (serial runs).
+    """MPI barrier: every rank waits here for the others (returns at once in serial runs).
 
     ``BARRIER()``.
 
@@ -114,12 +117,15 @@ def BARRIER():
     >>> BARRIER()
     True
     """
+    from solfec_py.parallel import comm
+
+    comm.world().barrier()
     return True
 
 
 @V.command
 def NCPU(solfec=V.MISSING):
-    """The number of processes: always 1 (serial runs).
+    """The number of MPI ranks of the run (1 in serial runs).
 
     ``NCPU(| solfec)``.
 
@@ -136,15 +142,19 @@ def NCPU(solfec=V.MISSING):
     >>> NCPU(sol)
     1
     """
+    from solfec_py.parallel import comm
+
     if V.given(solfec):
         require_solfec("solfec", solfec)
-    return 1
+    return comm.size()
 
 
 def HERE(*args, **kwargs):
-    """Whether an object lives on this process: always True (serial runs).
+    """Whether a body or constraint lives on this rank.
 
-    ``HERE(solfec, object)``; the arguments are not checked (as in Solfec).
+    ``HERE(solfec, object)``: always True in serial runs and, in parallel runs, before the
+    first RUN (every rank builds the whole model); afterwards True on the rank that owns the
+    body (a constraint: the owner of its row). The arguments are not checked (as in Solfec).
 
     Returns
     -------
@@ -155,7 +165,17 @@ def HERE(*args, **kwargs):
     >>> if HERE(sol, ball):
     ...     print(ball.velo)
     """
-    return True
+    if len(args) < 2:
+        return True
+    domain = getattr(args[0], "domain", None)
+    par = getattr(domain, "parallel", None)
+    if par is None:
+        return True
+    obj = args[1]
+    if isinstance(obj, Body):
+        return par.here(obj)
+    row = getattr(obj, "row", None)
+    return row is not None
 
 
 @V.command

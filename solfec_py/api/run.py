@@ -76,6 +76,7 @@ def RUN(solfec, solver, duration):
     if solfec.continued and solfec.runs:
         raise InputError("Multiple RUN commands are not allowed in case of a continued [-c] analysis")
     solfec._run_solver = solver
+    _distribute(domain)
     until = None
     try:
         if solfec.continued:
@@ -98,6 +99,17 @@ def RUN(solfec, solver, duration):
     finally:
         recorder.finish(solfec)
     return None
+
+
+def _distribute(domain) -> None:
+    """On several ranks, the first RUN partitions the bodies (parallel/decomposition.py)."""
+    from solfec_py.parallel import comm
+
+    if domain.parallel is None and comm.size() > 1:
+        from solfec_py.parallel.decomposition import Decomposition
+
+        domain.parallel = Decomposition(domain, comm.world())
+        domain.parallel.start()
 
 
 @V.command

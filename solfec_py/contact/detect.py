@@ -351,6 +351,8 @@ def detect(domain) -> int:
     pairs = broad.overlapping_pairs(geo.lo, geo.hi, group=table.bid, flag=table.inert)
     if pairs.size and existing.size:
         pairs = pairs[~_member(_keys(pairs[:, 0], pairs[:, 1], table.count), existing)]
+    if pairs.size and domain.parallel is not None:     # the pairs whose contacts this rank owns
+        pairs = pairs[domain.parallel.owns_pairs(table.bid[pairs[:, 0]], table.bid[pairs[:, 1]])]
     if pairs.size and domain.excluded_bodies:
         pairs = pairs[~_excluded(table.bid[pairs[:, 0]], table.bid[pairs[:, 1]], domain.excluded_bodies)]
     if pairs.size == 0:

@@ -28,11 +28,19 @@ def output_hook(solfec):
     return hook
 
 
+def _writes(solfec) -> bool:
+    """Does this process write the results (serial runs, rank 0 of a parallel run)?"""
+    par = solfec.domain.parallel
+    return par is None
+
+
 def write_frame(solfec) -> None:
     """A frame in the results store, then in the live ParaView files; when the store's
     flush is due, the ParaView series is synced first, then the store flushed: the frames
     of the results on disk are always in the ParaView files too (a continued run after a
     kill finds every frame it keeps in both)."""
+    if not _writes(solfec):
+        return
     store = solfec.store
     # the clock columns: time = base + k h with k = 0 (the time itself is the clock)
     index, cons = store.write_frame(solfec, (solfec.domain.time, solfec.domain.step, 0), flush=False)
@@ -67,6 +75,8 @@ def start_live_xdmf(solfec, keep_frames: int = 0) -> None:
 
 def finish(solfec) -> None:
     """After a RUN: trim and close the results file and the live ParaView data."""
+    if not _writes(solfec):
+        return
     try:
         solfec.store.close()
     finally:
@@ -77,8 +87,9 @@ def finish(solfec) -> None:
 def begin(solfec) -> None:
     """Before the steps of a (not continued) RUN: open the store; frame 0 at t = 0."""
     domain = solfec.domain
-    solfec.store.start_writing(compression=solfec.output_compression, domain=solfec.domain)
-    start_live_xdmf(solfec)
+    if _writes(solfec):
+        solfec.store.start_writing(compression=solfec.output_compression, domain=solfec.domain)
+        start_live_xdmf(solfec)
     if solfec.runs == 0 and domain.time == 0.0:
         timestep.initialize(domain)
         write_frame(solfec)

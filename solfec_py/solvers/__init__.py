@@ -30,7 +30,11 @@ def gauss_seidel_settings(obj) -> gs.Settings:
 def solve(solver, domain, h: float) -> None:
     """Solve the constraints of `domain` for step h with the deck solver object `solver`."""
     kind = getattr(solver, "kind", "")
-    if kind == "GAUSS_SEIDEL_SOLVER":
+    if domain.parallel is not None:       # a run on several ranks (solvers/distributed.py)
+        from solfec_py.solvers.distributed import solve as distributed_solve
+
+        distributed_solve(solver, domain, h)
+    elif kind == "GAUSS_SEIDEL_SOLVER":
         _gauss_seidel(solver, domain, h)
     elif kind == "PENALTY_SOLVER":
         from solfec_py.solvers.penalty import solve as penalty_solve

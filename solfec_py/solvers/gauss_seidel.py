@@ -401,6 +401,28 @@ def _sweep_contacts(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj
 
 
 @njit(cache=True)
+def sweep_rows(order, backward, contacts, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+               dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, omega):
+    """One sweep over the rows `order` with the kernel `iterate` would choose (`contacts`:
+    `_ssn_contacts` of the rows); returns (sum |R - R_prev|^2, sum |R|^2, first diagonal
+    error code, aborted). The distributed solve sweeps its row classes one by one with it."""
+    ws = np.empty((9, 3))
+    A = np.empty((3, 3))
+    b = np.empty(3)
+    R0 = np.empty(3)
+    U0 = np.empty(3)
+    if contacts:
+        return _sweep_contacts(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force,
+                               blast, dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0,
+                               omega)
+    if omega == 1.0:
+        return _sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+                      dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0)
+    return _sweep_relaxed(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+                          dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0, omega)
+
+
+@njit(cache=True)
 def iterate(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
             dynamic, h, epsilon, maxiter, meritval, dsolver, deps, dmaxiter, reverse, stop_on_fail,
             efree, it0, nsweeps, rerhist, merhist, num, Ut, omega=1.0):

@@ -1,0 +1,87 @@
+"""What the step driver checks after every step of a run on several ranks (layer 5): states
+that are not finite, the kinetic energy blow-up test of `Domain.check_energy` over the whole
+model, bodies leaving EXTENTS, a STOP file; each over the bodies a rank owns, then agreed on
+by all ranks, so that every rank stops at the same step with the same message.
+Reference: domain.py (the serial checks), Solfec-1.0 dom.c (statistics reduced over ranks).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from solfec_py.errors import SimulationError
+
+
+def _stop(domain, what: str, bid: int):
+    """The SimulationError every rank raises (Domain._stop's message), marked collective:
+    the command line prints it once."""
+    try:
+        domain._stop(what, domain.by_id[bid])
+    except SimulationError as exc:
+        exc.collective = True
+        raise
+
+
+def kinetic_energy(domain) -> float:
+    """The model's kinetic energy stored by the blocks at the end of the last step."""
+    dec = domain.parallel
+    total = 0.0
+    for block in domain.active_blocks():
+        own = dec.owned_rows(block)
+        total += float(block.energy[: block.count, 0][own].sum())
+    return float(dec.comm.allreduce_sum([total])[0])
+
+
+def after_step(domain, before: float, h: float) -> float:
+    """Finite states and energies, the blow-up test (dynamic runs); returns the model's
+    kinetic energy."""
+    dec = domain.parallel
+    comm = dec.comm
+    bad = None
+    total, worst, scale = 0.0, (-math.inf, 0), 0.0
+    for block in domain.active_blocks():
+        n = block.count
+        own = dec.owned_rows(block)
+        rows = block.nonfinite_rows()
+        rows = rows[own[rows]] if rows.size else rows
+        energy = block.energy[:n]
+        if rows.size and bad is None:
+            bad = ("non-finite state", block.bodies[int(rows[0])].id)
+        finite = np.isfinite(energy).all(axis=1) & own
+        if bad is None and (own & ~finite).any():
+            bad = ("infinite energy", block.bodies[int(np.flatnonzero(own & ~finite)[0])].id)
+        kinetic = np.where(own & finite, energy[:, 0], 0.0)
+        total += float(kinetic.sum())
+        if kinetic.size and own.any():
+            r = int(np.argmax(np.where(own, kinetic, -np.inf)))
+            if kinetic[r] > worst[0]:
+                worst = (float(kinetic[r]), block.bodies[r].id)
+        if domain.dynamic and domain.blowup < math.inf:
+            lo, hi = block.bounding_boxes()
+            size = 0.5 * np.linalg.norm(hi[:n] - lo[:n], axis=1)
+            scale += float(np.sum(np.where(own, 0.5 * block.mass[:n] * (size / h) ** 2, 0.0)))
+    total, flag, scale = comm.allreduce_sum([total, 0.0 if bad is None else 1.0, scale])
+    if flag:
+        found = [b for b in comm.allgather_object(bad) if b is not None]
+        _stop(domain, found[0][0], found[0][1])
+    if domain.dynamic and domain.blowup < math.inf and total > domain.blowup * before and total > scale:
+        worst_all = max(comm.allgather_object(worst))
+        _stop(domain, f"kinetic energy blow-up: the total kinetic energy grew from {before:.4g} J to {total:.4g} J"
+                      f" in one step (more than the factor SOLFEC.blowup = {domain.blowup:g}); {worst_all[0]:.4g} J",
+              worst_all[1])
+    return total
+
+
+def outside_extents(domain) -> list:
+    """Owned bodies that left EXTENTS (the step driver deletes them; the other ranks drop
+    their copies at the next exchange)."""
+    dec = domain.parallel
+    out = [b for b in domain.outside_extents() if dec.here(b)]
+    dec.deleted += [b.id for b in out]
+    return out
+
+
+def any_rank(comm, flag: bool) -> bool:
+    """True on every rank when `flag` is true on one."""
+    return bool(comm.allreduce_max([1.0 if flag else 0.0])[0])

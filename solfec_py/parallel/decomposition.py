@@ -1,0 +1,443 @@
+"""Bodies over ranks (layer 5): which rank owns each body (recursive coordinate bisection of
+the body centres, kept between rebalancing and queried every step), the migration of the
+bodies that crossed a cut, and the ghost copies of the bodies near each rank's bodies.
+Reference: Solfec-1.0 dom.c (domain_balancing: Zoltan RCB, point assignment between
+rebalancing, parent and child bodies), docs/parallel.md.
+
+Every rank holds the definition of every body (the deck ran everywhere); a body is a row of
+a block on its owner and, as a ghost, on the ranks whose bodies come within reach of it.
+Rows move as float tables (`BodyBlock.pack_rows`) in one Alltoallv per exchange; nothing is
+pickled on the way. A ghost is stepped like the owner's row (so that its free velocity is the
+owner's) and overwritten from the owner at the start of every step.
+
+Regions: rank r's region is the bounding box of its owned bodies that are not obstacles,
+grown by `margin`; a body is a ghost on r while its box meets r's region (it stays one until
+its box is more than 3 margins away, so that bodies on a boundary do not come and go every
+step). Two bodies in contact have meeting boxes, so each is local where the other is owned.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from solfec_py.bodies import BODY_KINDS, families
+from solfec_py.errors import NotAvailableError
+from solfec_py.parallel.partition import bisect, imbalance
+
+FAMILIES = tuple(families())            # the order of families in every message
+HYSTERESIS = 3.0                         # a ghost goes when its box is this many margins away
+
+
+class ElsewhereBlock:
+    """Stands in for the block of a body that is not a row on this rank."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, body, rank: int):
+        self.message = (f"body {body.id} is not on rank {rank} of this parallel run (HERE(solfec, body) tells"
+                        " where a body lives)")
+
+    def __getattr__(self, name):
+        from solfec_py.errors import InputTypeError
+
+        raise InputTypeError(object.__getattribute__(self, "message"))
+
+
+class Decomposition:
+    """The parallel state of one domain (see the module docstring)."""
+
+    def __init__(self, domain, comm):
+        self.domain, self.comm = domain, comm
+        self.rank, self.size = comm.rank, comm.size
+        self.owner = np.full(0, -1, dtype=np.int64)      # body id -> owner rank
+        self.where = np.zeros(0, dtype=np.int64)         # body id -> bit mask of ranks holding a row
+        self.parked: dict = {}                           # body id -> records of a detached body
+        self.sent: dict = {}                             # owned body id -> bit mask of its ghost ranks
+        self.tree = None
+        self.tolerance, self.weightfactor, self.updatefreq = 1.1, 1.0, 10
+        self.margin = 0.0
+        self.regions = np.zeros((self.size, 2, 3))
+        self.steps = 0
+        self.deleted: list = []                          # ids this rank deleted since the last exchange
+        self.obstacle = np.zeros(0, dtype=bool)          # body id -> an OBSTACLE
+        self.parked_constraints: dict = {}               # constraint id -> (series, function, material)
+        self.links = np.zeros((0, 2), dtype=np.int64)    # bodies of the deck's two-body constraints
+        self.imbalance = 1.0
+        self.rebalanced = 0
+        self.migrated = 0
+
+    # ------------------------------------------------------------------ lookups
+    def _grow(self, top: int) -> None:
+        if top >= self.owner.size:
+            n = max(top + 1, 2 * self.owner.size, 64)
+            owner, where, obstacle = np.full(n, -1, np.int64), np.zeros(n, np.int64), np.zeros(n, bool)
+            owner[: self.owner.size], where[: self.where.size] = self.owner, self.where
+            obstacle[: self.obstacle.size] = self.obstacle
+            self.owner, self.where, self.obstacle = owner, where, obstacle
+
+    def owns_pairs(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Which body pairs (ids) have their contacts owned here: the owner of the body of
+        smaller id, unless it is an obstacle (then the other body's owner)."""
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        first = np.where(self.obstacle[lo], hi, lo)
+        return self.owner[first] == self.rank
+
+    def constraint_owners(self, cset, rows: np.ndarray) -> np.ndarray:
+        """The rank owning each constraint-set row: contacts as `owns_pairs`, other
+        constraints with their first body."""
+        bid = cset.bid[rows]
+        contact = cset.kind[rows] == 0
+        lo = np.where(bid[:, 1] > 0, np.minimum(bid[:, 0], bid[:, 1]), bid[:, 0])
+        hi = np.maximum(bid[:, 0], bid[:, 1])
+        first = np.where(contact & self.obstacle[lo], hi, np.where(contact, lo, bid[:, 0]))
+        return self.owner[first]
+
+    def here(self, body) -> bool:
+        """Is `body` owned by this rank?"""
+        return 0 < body.id < self.owner.size and int(self.owner[body.id]) == self.rank
+
+    def local(self, body) -> bool:
+        return body.row >= 0 and not isinstance(body.block, ElsewhereBlock)
+
+    def owned_rows(self, block) -> np.ndarray:
+        """Mask of the block's rows owned here (the others are ghosts)."""
+        ids = np.fromiter((b.id for b in block.bodies), dtype=np.int64, count=block.count)
+        return self.owner[ids] == self.rank if ids.size else np.zeros(0, dtype=bool)
+
+    @staticmethod
+    def _family(body) -> str:
+        return BODY_KINDS[body.kind].family
+
+    # ------------------------------------------------------------------ the first RUN
+    def start(self) -> None:
+        """Partition the bodies every rank built from the deck, keep this rank's rows and
+        its ghosts, and park the rest."""
+        domain = self.domain
+        self._check_same_bodies()
+        bodies = sorted(domain.bodies, key=lambda b: b.id)
+        for block in domain.active_blocks():
+            why = block.movable(np.arange(block.count))
+            if why:
+                raise NotAvailableError(f"parallel runs: {why}; run this deck on one process")
+        ids, centres, boxes = self._geometry(bodies)
+        self._grow(int(ids.max(initial=0)))
+        self.obstacle[ids] = [b.kind == "OBSTACLE" for b in bodies]
+        weights = self._weights(bodies)
+        self.tree = bisect(centres, weights, self.size)
+        self.owner[ids] = self.tree.assign(centres)
+        self.margin = self._margin(boxes)
+        self._park_constraints()
+        for body in bodies:
+            if int(self.owner[body.id]) != self.rank:
+                self._detach(body)
+        self.where[ids] = 1 << self.owner[ids]
+        self.sent = {}
+
+    def _park_constraints(self) -> None:
+        """The deck's constraints stay with the owner of their first body; elsewhere their
+        objects (time series, spring functions) are kept for when they move here. Constraint
+        ids allocated from now on are distinct over the ranks."""
+        from solfec_py import constraints as C
+
+        cset = C.constraint_set(self.domain)
+        n = cset.count
+        two = np.flatnonzero(cset.bid[:n, 1] > 0)
+        self.links = cset.bid[two].copy()
+        away = np.flatnonzero(self.constraint_owners(cset, np.arange(n)) != self.rank)
+        for r in away.tolist():
+            self.parked_constraints[int(cset.id[r])] = (cset.series[r], cset.function[r], cset.material[r])
+        cset.remove_rows(away, recycle=False)
+        top = int(self.comm.allreduce_max([float(cset._next_id)])[0])
+        cset.id_stride = self.size
+        cset._next_id = top + self.rank
+        cset._spare = []
+
+    def _check_same_bodies(self) -> None:
+        mine = sorted((b.id, b.kind) for b in self.domain.bodies)
+        every = self.comm.allgather_object(mine)
+        if any(other != every[0] for other in every):
+            raise NotAvailableError(
+                "parallel runs: the ranks built different bodies before RUN (a BODY inside 'if RANK() == 0:'?);"
+                " build the same bodies on every rank")
+
+    def _geometry(self, bodies):
+        """ids (k,), centres (k, 3) and boxes (k, 2, 3) of attached `bodies` (any order)."""
+        k = len(bodies)
+        ids = np.fromiter((b.id for b in bodies), dtype=np.int64, count=k)
+        boxes = np.zeros((k, 2, 3))
+        by_block: dict = {}
+        for i, b in enumerate(bodies):
+            by_block.setdefault(id(b.block), (b.block, []))[1].append((i, b.row))
+        for block, pairs in by_block.values():
+            lo, hi = block.bounding_boxes()
+            at = np.array([p[0] for p in pairs], dtype=np.int64)
+            rows = np.array([p[1] for p in pairs], dtype=np.int64)
+            boxes[at, 0], boxes[at, 1] = lo[rows], hi[rows]
+        return ids, 0.5 * (boxes[:, 0] + boxes[:, 1]), boxes
+
+    def _weights(self, bodies) -> np.ndarray:
+        """Cost of each body: its degrees of freedom over 6 (a rigid body 1) plus its
+        constraints times the weight factor (Solfec dom.c body_weight, constraint_weight)."""
+        cset = self.domain.constraints
+        count: dict = {}
+        if len(cset):
+            for bid in cset.bid[: cset.count].reshape(-1).tolist():
+                count[bid] = count.get(bid, 0) + 1
+        out = np.empty(len(bodies))
+        for i, b in enumerate(bodies):
+            out[i] = max(1.0, b.u.size / 6.0) + self.weightfactor * count.get(b.id, 0)
+        return out
+
+    def _margin(self, boxes: np.ndarray) -> float:
+        """How far beyond a rank's bodies ghosts are kept: a tenth of the median body size
+        (global), and at least 100 geometric epsilons."""
+        from solfec_py import session
+
+        size = np.median(np.max(boxes[:, 1] - boxes[:, 0], axis=1)) if boxes.shape[0] else 0.0
+        return max(0.1 * float(size), 100.0 * session.geometric_epsilon())
+
+    # ------------------------------------------------------------------ rows in and out
+    def _detach(self, body) -> None:
+        self.parked[body.id] = body.block.detach(body)
+        body.block = ElsewhereBlock(body, self.rank)
+
+    def _attach(self, body, table, flat, lengths) -> None:
+        block = self.domain.block_for(body.kind)
+        row = block.attach(body, self.parked.pop(body.id, None))
+        block.unpack_rows([row], table, flat, lengths)
+
+    def _pack(self, bodies) -> list:
+        """Per family: (ids, table, ragged values, lengths) of `bodies` (ascending ids)."""
+        out = []
+        for fam in FAMILIES:
+            mine = [b for b in bodies if self._family(b) == fam]
+            if not mine:
+                out.append(None)
+                continue
+            block = mine[0].block
+            table, flat, lengths = block.pack_rows([b.row for b in mine])
+            out.append((np.array([b.id for b in mine], dtype=np.int64), table, flat, lengths))
+        return out
+
+    def _send_rows(self, outgoing: dict, extra_ints: dict | None = None) -> list:
+        """Send packed rows to ranks (outgoing: rank -> bodies); returns, per source rank,
+        per family, (ids, table, flat, lengths, ints) received; `extra_ints`: rank -> {body id: int}
+        sent with each body."""
+        floats, ints = [], []
+        for dest in range(self.size):
+            bodies = sorted(outgoing.get(dest, []), key=lambda b: b.id)
+            f_parts, i_parts = [], []
+            for fam, packed in zip(FAMILIES, self._pack(bodies)):
+                if packed is None:
+                    i_parts.append(np.zeros(1, dtype=np.int64))
+                    continue
+                ids, table, flat, lengths = packed
+                extra = extra_ints.get(dest, {}) if extra_ints else {}
+                tags = np.array([extra.get(int(i), 0) for i in ids.tolist()], dtype=np.int64)
+                i_parts += [np.array([ids.size], dtype=np.int64), ids, lengths, tags]
+                f_parts += [table.reshape(-1), flat]
+            floats.append(np.concatenate(f_parts) if f_parts else np.zeros(0))
+            ints.append(np.concatenate(i_parts))
+        got_f = self.comm.alltoall_rows(floats)
+        got_i = self.comm.alltoall_rows(ints)
+        out = []
+        for fbuf, ibuf in zip(got_f, got_i):
+            per, fpos, ipos = [], 0, 0
+            for fam in FAMILIES:
+                k = int(ibuf[ipos])
+                ipos += 1
+                if k == 0:
+                    per.append(None)
+                    continue
+                ids = ibuf[ipos:ipos + k]
+                lengths = ibuf[ipos + k:ipos + 2 * k]
+                tags = ibuf[ipos + 2 * k:ipos + 3 * k]
+                ipos += 3 * k
+                width = self.domain.block_for(_kind_of(fam)).row_width()
+                table = fbuf[fpos:fpos + k * width].reshape(k, width)
+                fpos += k * width
+                total = int(lengths.sum())
+                flat = fbuf[fpos:fpos + total]
+                fpos += total
+                per.append((ids, table, flat, lengths, tags))
+            out.append(per)
+        return out
+
+    # ------------------------------------------------------------------ every step
+    def exchange(self) -> None:
+        """Before a step: deletions, ownership (rebalance every `updatefreq` steps when the
+        imbalance passed the tolerance), migration, ghosts, constraints of new owners."""
+        self._deletions()
+        self._ownership()
+        self.exchange_ghosts()
+        self._move_constraints()
+        self.steps += 1
+
+    def _move_constraints(self) -> None:
+        """Constraints whose owner changed (a body migrated) go to their new owner, with
+        their reactions and state."""
+        from solfec_py import constraints as C
+        from solfec_py.parallel import constraint_rows as CR
+
+        cset = C.constraint_set(self.domain)
+        rows = np.arange(cset.count)
+        owners = self.constraint_owners(cset, rows) if rows.size else rows
+        away = rows[owners != self.rank]
+        parts = []
+        for t in range(self.size):
+            sel = away[owners[away] == t]
+            parts.append(CR.pack(cset, sel) if sel.size else np.zeros((0, CR.WIDTH)))
+        got = self.comm.alltoall_rows(parts)
+        if away.size:
+            for r in away.tolist():
+                if cset.kind[r] != C.CONTACT:
+                    self.parked_constraints[int(cset.id[r])] = (cset.series[r], cset.function[r], cset.material[r])
+            cset.remove_rows(away, recycle=False)
+        table = np.concatenate(got)
+        if table.shape[0]:
+            CR.insert(self.domain, cset, table, self.parked_constraints)
+
+    def _owned_bodies(self) -> list:
+        out = []
+        for block in self.domain.active_blocks():
+            mask = self.owned_rows(block)
+            out += [block.bodies[r] for r in np.flatnonzero(mask).tolist()]
+        return out
+
+    def _ownership(self) -> None:
+        mine = self._owned_bodies()
+        weights = self._weights(mine)
+        load = np.zeros(self.size)
+        load[self.rank] = weights.sum()
+        load = self.comm.allreduce_sum(load)
+        self.imbalance = imbalance(load)
+        ids, centres, boxes = self._geometry(mine)
+        if self.steps % self.updatefreq == 0 and self.imbalance > self.tolerance:
+            rows = np.column_stack((ids.astype(float), centres, weights))
+            every, _ = self.comm.allgather_rows(rows)
+            every = every[np.argsort(every[:, 0], kind="stable")]
+            self.tree = bisect(every[:, 1:4], every[:, 4], self.size)
+            self.rebalanced += 1
+        new = self.tree.assign(centres) if ids.size else np.zeros(0, dtype=np.int64)
+        moving = np.flatnonzero(new != self.rank)
+        changes, _ = self.comm.allgather_rows(np.column_stack((ids[moving], new[moving])))
+        self.migrated = changes.shape[0]
+        if changes.shape[0] == 0:
+            return
+        outgoing: dict = {}
+        for i in moving.tolist():
+            outgoing.setdefault(int(new[i]), []).append(mine[i])
+        arrived = self._send_rows(outgoing)
+        self.owner[changes[:, 0]] = changes[:, 1]
+        for i in moving.tolist():              # a row here still: a ghost, if the new owner sends it
+            self.sent.pop(mine[i].id, None)
+        self._take_rows(arrived, ghost=False)
+
+    def _take_rows(self, arrived: list, ghost: bool) -> list:
+        """Attach or update the rows received (per source, per family); returns the ids."""
+        by_id = self.domain.by_id
+        taken = []
+        for per in arrived:
+            for fam, got in zip(FAMILIES, per):
+                if got is None:
+                    continue
+                ids, table, flat, lengths, tags = got
+                offsets = np.concatenate(([0], np.cumsum(lengths)))
+                for j, bid in enumerate(ids.tolist()):
+                    body = by_id[bid]
+                    flat_j = flat[offsets[j]:offsets[j + 1]]
+                    if self.local(body):
+                        body.block.unpack_rows([body.row], table[j:j + 1], flat_j, lengths[j:j + 1])
+                    else:
+                        self._attach(body, table[j:j + 1], flat_j, lengths[j:j + 1])
+                    if ghost:
+                        self.where[bid] = tags[j]
+                    taken.append(bid)
+        return taken
+
+    def _regions(self) -> np.ndarray:
+        """(size, 2, 3) every rank's region (module docstring); empty regions are inverted boxes."""
+        lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
+        for block in self.domain.active_blocks():
+            mask = self.owned_rows(block)
+            if hasattr(block, "obstacle"):
+                mask &= ~block.obstacle[: block.count]
+            if mask.any():
+                blo, bhi = block.bounding_boxes()
+                lo = np.minimum(lo, blo[mask].min(axis=0))
+                hi = np.maximum(hi, bhi[mask].max(axis=0))
+        mine = np.concatenate((lo - self.margin, hi + self.margin))
+        every, _ = self.comm.allgather_rows(mine.reshape(1, 6))
+        return every.reshape(self.size, 2, 3)
+
+    def exchange_ghosts(self) -> None:
+        """Send every owned body near another rank's region to it (full rows), tell each
+        rank which ghosts it no longer needs, and take the ghosts sent here."""
+        self.regions = regions = self._regions()
+        outgoing: dict = {}
+        masks: dict = {}
+        mine = self._owned_bodies()
+        ids, _, boxes = self._geometry(mine)
+        if ids.size:
+            near = _meets(boxes, regions, 0.0)                  # (k, size)
+            kept = _meets(boxes, regions, HYSTERESIS * self.margin)
+            bound = self._bound_ranks()
+            for i, body in enumerate(mine):
+                before = self.sent.get(body.id, 0)
+                mask = bound.get(body.id, 0)
+                for r in range(self.size):
+                    if r != self.rank and (near[i, r] or (kept[i, r] and before >> r & 1)):
+                        mask |= 1 << r
+                self.sent[body.id] = mask
+                self.where[body.id] = mask | (1 << self.rank)
+                for r in range(self.size):
+                    if mask >> r & 1:
+                        outgoing.setdefault(r, []).append(body)
+                        masks.setdefault(r, {})[body.id] = mask | (1 << self.rank)
+        arrived = self._send_rows(outgoing, masks)
+        taken = set(self._take_rows(arrived, ghost=True))
+        for block in list(self.domain.active_blocks()):          # ghosts no longer sent go
+            gone = [b for b, own in zip(block.bodies, self.owned_rows(block)) if not own and b.id not in taken]
+            for body in sorted(gone, key=lambda b: b.id):
+                self._detach(body)
+                self.where[body.id] = 0
+
+    def _bound_ranks(self) -> dict:
+        """Owned body id -> mask of the ranks owning a body bound to it by a constraint of the
+        deck (there it must be a row, however far it is)."""
+        out: dict = {}
+        for a, b in self.links.tolist():
+            for x, y in ((a, b), (b, a)):
+                if 0 < x < self.owner.size and self.owner[x] == self.rank and self.owner[y] not in (-1, self.rank):
+                    out[x] = out.get(x, 0) | (1 << int(self.owner[y]))
+        return out
+
+    # ------------------------------------------------------------------ deletions
+    def _deletions(self) -> None:
+        gone = np.array(sorted(self.deleted), dtype=np.int64)
+        self.deleted = []
+        every, _ = self.comm.allgather_rows(gone)
+        for bid in every.tolist():
+            body = self.domain.by_id.get(bid)
+            if body is None or body.deleted:
+                continue
+            if self.local(body):
+                self.domain.delete(body)
+            else:
+                self.parked.pop(bid, None)
+                self.domain.forget(body)
+            self.owner[bid] = -1
+            self.where[bid] = 0
+
+
+def _kind_of(family: str) -> str:
+    return next(k for k, spec in BODY_KINDS.items() if spec.family == family and spec.block is not None)
+
+
+def _meets(boxes: np.ndarray, regions: np.ndarray, grow: float) -> np.ndarray:
+    """(k, size) whether box k meets region r grown by `grow`."""
+    lo, hi = boxes[:, None, 0], boxes[:, None, 1]
+    rlo, rhi = regions[None, :, 0] - grow, regions[None, :, 1] + grow
+    return np.all((lo <= rhi) & (hi >= rlo), axis=2)
+
+
+__all__ = ["Decomposition", "ElsewhereBlock", "FAMILIES"]

@@ -1,0 +1,149 @@
+"""The exchanges of one distributed constraint solve (layer 5): each rank's constraints sent
+to the ranks that hold one of their bodies (there they are external rows, written past the
+set's last row for the solve), the colouring of the ranks, the class of every row and the
+reactions exchanged between sweeps. Reference: Solfec-1.0 bgs.c (GAUSS_SEIDEL_Solve under
+MPI: processor colouring, the BOTTOM / MIDDLE / TOP / INTERNAL sets and their send
+patterns), dom.c (external constraints).
+
+A row's neighbour ranks are those where one of its bodies is a row too (owned or ghost):
+exactly where another rank's constraint can share a body with it. Ranks with common rows are
+coloured greedily (lowest rank first); a row is TOP when all its neighbour ranks have lower
+colours, BOTTOM when all have higher ones, MIDDLE when both, INTERNAL without neighbours.
+Both ends of an exchange know every message's rows and order from the rows sent at the start
+of the solve, so the reactions travel as bare (k, 3) arrays.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from solfec_py.parallel import constraint_rows as CR
+
+INTERNAL, TOP, BOTTOM, MIDDLE = 0, 1, 2, 3
+ALL = 4                                  # every boundary row at once (BOUNDARY_JACOBI, Newton)
+
+
+class External:
+    """The rows and messages of one solve (owned rows first, then the external rows)."""
+
+    def __init__(self, decomposition, domain, cset, own: np.ndarray):
+        self.comm = comm = decomposition.comm
+        self.rank, self.size = decomposition.rank, decomposition.size
+        where = decomposition.where
+        own = np.asarray(own, dtype=np.int64)
+        self.n_own = own.size
+        bid = cset.bid[own]
+        mask = np.where(bid[:, 0] > 0, where[bid[:, 0]], 0) | np.where(bid[:, 1] > 0, where[bid[:, 1]], 0)
+        mask &= ~np.int64(1 << self.rank)
+        self.colour, self.ncolours = _colours(comm, int(np.bitwise_or.reduce(mask)) if mask.size else 0)
+        cls = np.full(own.size, INTERNAL, dtype=np.int64)
+        below = np.zeros(own.size, dtype=bool)
+        above = np.zeros(own.size, dtype=bool)
+        for t in range(self.size):
+            hit = ((mask >> t) & 1) == 1
+            if hit.any():
+                below |= hit & (self.colour[t] < self.colour[self.rank])
+                above |= hit & (self.colour[t] > self.colour[self.rank])
+        cls[below & ~above] = TOP
+        cls[above & ~below] = BOTTOM
+        cls[above & below] = MIDDLE
+        self.cls = cls
+        tables, self.send = [], {}
+        packed = CR.pack(cset, own)
+        for t in range(self.size):
+            rows = np.flatnonzero(((mask >> t) & 1) == 1) if t != self.rank else np.zeros(0, dtype=np.int64)
+            self.send[t] = rows
+            tables.append(np.column_stack((packed[rows], cls[rows].astype(float))) if rows.size
+                          else np.zeros((0, CR.WIDTH + 1)))
+        got = comm.alltoall_rows(tables)
+        received = np.concatenate(got) if got else np.zeros((0, CR.WIDTH + 1))
+        self.scratch = CR.scratch(cset, received[:, :CR.WIDTH]) if received.shape[0] else np.zeros(0, dtype=np.int64)
+        self.crow = np.concatenate((own, self.scratch))
+        self.recv, start = {}, self.n_own
+        self.recv_cls = {}
+        for r, part in enumerate(got):
+            k = part.shape[0]
+            self.recv[r] = np.arange(start, start + k)
+            self.recv_cls[r] = part[:, CR.WIDTH].astype(np.int64)
+            start += k
+        self.requests: list = []
+
+    # ------------------------------------------------------------------ phases
+    def rows_of(self, which: int) -> np.ndarray:
+        """Owned local-dynamics rows of a class (ALL: every boundary row)."""
+        if which == ALL:
+            return np.flatnonzero(self.cls != INTERNAL)
+        return np.flatnonzero(self.cls == which)
+
+    def _pairs(self, which: int, colour: int | None = None):
+        """(rank, send rows, receive rows) of the messages of a phase: sends of my rows of the
+        class, receives of the external rows of the class (from ranks of `colour` only, if
+        given)."""
+        out = []
+        for t in range(self.size):
+            if t == self.rank:
+                continue
+            s = self.send[t]
+            s = s if which == ALL else s[self.cls[s] == which]
+            r = self.recv[t]
+            rc = self.recv_cls[t]
+            r = r[rc != INTERNAL] if which == ALL else r[rc == which]
+            if colour is not None and self.colour[t] != colour:
+                r = r[:0]
+            out.append((t, s, r))
+        return out
+
+    def send_values(self, which: int, values: np.ndarray, tag: int) -> None:
+        """Post the sends of the rows of class `which` of `values` (n, 3)."""
+        for t, s, _ in self._pairs(which):
+            if s.size:
+                buf = np.ascontiguousarray(values[s])
+                self.requests.append((self.comm.comm.Isend(buf, dest=t, tag=tag), buf))
+                self.comm.bytes_sent += buf.nbytes
+
+    def receive_values(self, which: int, values: np.ndarray, tag: int, colour: int | None = None) -> None:
+        """Receive the external rows of class `which` into `values` (blocking)."""
+        pending = []
+        for t, _, r in self._pairs(which, colour):
+            if r.size:
+                buf = np.empty((r.size, 3))
+                pending.append((self.comm.comm.Irecv(buf, source=t, tag=tag), buf, r))
+        for req, buf, r in pending:
+            req.Wait()
+            values[r] = buf
+        self.complete_sends()
+
+    def complete_sends(self) -> None:
+        for req, _ in self.requests:
+            req.Wait()
+        self.requests = []
+
+    def exchange(self, values: np.ndarray, tag: int = ALL) -> None:
+        """Every boundary row's values to the ranks that hold it as an external row."""
+        self.send_values(ALL, values, tag)
+        self.receive_values(ALL, values, tag)
+
+    def release(self, cset) -> None:
+        """The external rows were only borrowed: nothing of them stays in the set."""
+        self.complete_sends()
+
+
+def _colours(comm, neighbours: int):
+    """Greedy colouring of the rank graph (ranks are neighbours when one's rows touch the
+    other's bodies, in either direction); returns (colour of every rank, count)."""
+    masks, _ = comm.allgather_rows(np.array([[neighbours]], dtype=np.int64))
+    masks = masks.reshape(-1)
+    size = masks.size
+    adj = [set() for _ in range(size)]
+    for r in range(size):
+        for t in range(size):
+            if t != r and (int(masks[r]) >> t) & 1:
+                adj[r].add(t)
+                adj[t].add(r)
+    colour = np.full(size, -1, dtype=np.int64)
+    for r in range(size):
+        used = {int(colour[t]) for t in adj[r] if colour[t] >= 0}
+        c = 0
+        while c in used:
+            c += 1
+        colour[r] = c
+    return colour, int(colour.max()) + 1 if size else 1

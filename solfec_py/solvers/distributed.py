@@ -1,0 +1,201 @@
+"""Constraint solves of a run on several ranks (layer 5): the local dynamics of the rows a
+rank owns plus the external rows that share its bodies, then Gauss-Seidel with Solfec's
+three parallel variants, the penalty solver and the projected Newton solver over them, with
+the same stopping rules as the serial solves. Reference: Solfec-1.0 bgs.c (GAUSS_SEIDEL_Solve
+under MPI), nts.c (the Newton solver), pes.c; docs/parallel.md.
+
+Gauss-Seidel variants (Solfec's names; `ext` is parallel/external.py):
+  FULL            TOP rows, their reactions sent, the first half of the INTERNAL rows, the
+                  TOP reactions of other ranks received; the MIDDLE rows colour by colour,
+                  each colour's reactions sent before the next colour sweeps; BOTTOM rows,
+                  sent, the second half of the INTERNAL rows, received. Across every pair
+                  of neighbour ranks the rows are swept in one order (the higher colour's
+                  first): a Gauss-Seidel sweep of the whole model with one message each way.
+  MIDDLE_JACOBI   the same, but the MIDDLE rows of all colours at once, then exchanged.
+  BOUNDARY_JACOBI every row swept, then all boundary reactions exchanged (Jacobi across
+                  ranks).
+Backward sweeps (reverse 'ON') run the phases in the opposite order. Sweep errors and merits
+are summed over the ranks every iteration, so every rank stops at the same iteration.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from solfec_py import constraints as C
+from solfec_py.errors import NotAvailableError
+from solfec_py.solvers import gauss_seidel as gs
+from solfec_py.solvers import local_dynamics_kernels as K
+from solfec_py.solvers.common import finish, spring_forces, timed_assemble
+from solfec_py.solvers.local_dynamics import body_rows, row_lookup
+
+VARIANTS = ("FULL", "MIDDLE_JACOBI", "BOUNDARY_JACOBI")
+
+
+def prepare(domain, cset, h: float):
+    """(External, LocalDynamics) of this rank's rows for a step of length h."""
+    from solfec_py.parallel.external import External
+
+    own = np.arange(cset.count)
+    taken = [b.absorbed(cset) for b in domain.active_blocks()]
+    taken = np.concatenate(taken) if taken else np.zeros(0, dtype=np.int64)
+    if taken.size:
+        own = np.setdiff1d(own, taken)
+    ext = External(domain.parallel, domain, cset, own)
+    brow = _body_rows(domain, cset, ext.scratch)
+    ld = timed_assemble(domain, cset, h, crow=ext.crow, brow=brow)
+    return ext, ld
+
+
+def _body_rows(domain, cset, scratch: np.ndarray) -> np.ndarray:
+    """Block rows of the master / slave of the set's rows and of the external rows after them."""
+    inside = body_rows(domain, cset)
+    out = np.full((cset.count + scratch.size, 2), -1, dtype=np.int64)
+    out[: cset.count] = inside
+    if scratch.size:
+        fam, bid = cset.family[scratch], cset.bid[scratch]
+        for code, name in enumerate(cset.families):
+            block = domain.blocks.get(name)
+            if block is None or block.count == 0:
+                continue
+            lookup = row_lookup(block)
+            for s in range(2):
+                m = (fam[:, s] == code) & (bid[:, s] > 0) & (bid[:, s] < lookup.size)
+                rows = scratch[m]
+                out[rows, s] = lookup[bid[m, s]]
+    return out
+
+
+def solve(solver, domain, h: float) -> None:
+    kind = getattr(solver, "kind", "")
+    if kind == "GAUSS_SEIDEL_SOLVER":
+        _gauss_seidel(solver, domain, h)
+    else:
+        raise NotAvailableError(f"{kind} is not available in parallel runs yet; use GAUSS_SEIDEL_SOLVER")
+
+
+def _gauss_seidel(obj, domain, h: float) -> None:
+    from solfec_py.solvers import gauss_seidel_settings
+
+    cset = C.constraint_set(domain)
+    ext, ld = prepare(domain, cset, h)
+    variant = getattr(obj, "variant", "FULL")
+    result = gauss_seidel(ld, gauss_seidel_settings(obj), ext, spring_forces(cset, ld), variant)
+    finish(domain, cset, ld, result)
+    ext.release(cset)
+    obj.record_solve(result.iters, rerhist=result.rerhist, merhist=result.merhist, error=result.error)
+    domain.statistics = {"GSITERS": result.iters, "MERIT": result.merit,
+                         "GSCOLORS": ext.ncolours, "GSBOT": int((ext.cls == 2).sum()),
+                         "GSMID": int((ext.cls == 3).sum()), "GSTOP": int((ext.cls == 1).sum()),
+                         "GSINN": int((ext.cls == 0).sum())}
+    obj.handle_failure()
+
+
+def _free_energy(ld, n: int, comm) -> float:
+    e = 0.5 * K.quadratic_sum(np.ascontiguousarray(ld.B[:n]), np.ascontiguousarray(ld.Winv[:n])) if n else 0.0
+    vel = np.flatnonzero(ld.kind[:n] == C.VELODIR)
+    if vel.size:
+        e += 0.5 * float(np.sum(ld.Winv[vel, 2, 2] * ld.par[vel, 2] ** 2))
+    total = float(comm.allreduce_sum([e])[0])
+    return total if total > 0.0 else 1.0
+
+
+def gauss_seidel(ld, settings, ext, springs, variant: str) -> gs.Result:
+    """Solve the local dynamics `ld` (owned rows first, then external rows) in place; the
+    external rows' reactions come from their owners between the phases of every sweep."""
+    from solfec_py.parallel.external import BOTTOM, INTERNAL, MIDDLE, TOP
+
+    comm = ext.comm
+    n_own = ext.n_own
+    n = ld.n
+    force = np.zeros(n)
+    blast = ld.coupled()
+    efree = _free_energy(ld, n_own, comm)
+    maxiter = max(1, int(settings.maxiter))
+    rerhist, merhist = np.zeros(maxiter), np.zeros(maxiter)
+    num, Ut = np.zeros(n), np.zeros((n, 3))
+    ws = np.empty((9, 3))
+    newest_first = lambda rows: np.ascontiguousarray(rows[::-1], dtype=np.int64)   # noqa: E731
+    internal = np.flatnonzero(ext.cls == INTERNAL)
+    half = internal.size // 2
+    sets = {TOP: newest_first(ext.rows_of(TOP)), BOTTOM: newest_first(ext.rows_of(BOTTOM)),
+            MIDDLE: newest_first(ext.rows_of(MIDDLE)), "int1": newest_first(internal[half:]),
+            "int2": newest_first(internal[:half]), "all": newest_first(np.arange(n_own))}
+    contacts = bool(gs._ssn_contacts(sets["all"], int(settings.diagsolver), ld.kind, ld.par, bool(ld.dynamic)))
+    args = (ld.kind, ld.W, ld.Winv, ld.rho, ld.B, ld.V, ld.U, ld.R, ld.indptr, ld.adj, ld.Wadj, ld.par)
+    dynamic, h = bool(ld.dynamic), float(ld.h)
+    dsolver, deps, dmax = int(settings.diagsolver), float(settings.diagepsilon), int(settings.diagmaxiter)
+    stop, omega = bool(settings.stop_on_fail), float(settings.relaxation)
+    state = {"up": 0.0, "lo": 0.0, "code": 0, "abort": False}
+
+    def sweep(order, backward):
+        if order.size == 0 or state["abort"]:
+            return
+        up, lo, code, abort = gs.sweep_rows(order, backward, contacts, *args, force, blast, dynamic, h, dsolver,
+                                            deps, dmax, stop, state["code"], omega)
+        state["up"] += up
+        state["lo"] += lo
+        state["code"] = code
+        state["abort"] = state["abort"] or abort
+
+    it, converged, error = 0, False, 0.0
+    while True:
+        if springs is not None:
+            force = springs(blast)
+        backward = settings.reverse and it % 2 == 1
+        state["up"] = state["lo"] = 0.0
+        if variant == "BOUNDARY_JACOBI":
+            sweep(sets["all"], backward)
+            ext.exchange(ld.R)
+        else:
+            first, last = (BOTTOM, TOP) if backward else (TOP, BOTTOM)
+            int_a, int_b = ("int1", "int2") if backward else ("int2", "int1")
+            sweep(sets[first], backward)
+            ext.send_values(first, ld.R, first)
+            sweep(sets[int_a], backward)
+            ext.receive_values(first, ld.R, first)
+            if variant == "FULL":
+                colours = range(ext.ncolours - 1, -1, -1) if backward else range(ext.ncolours)
+                for c in colours:
+                    if c == ext.colour[ext.rank]:
+                        sweep(sets[MIDDLE], backward)
+                        ext.send_values(MIDDLE, ld.R, MIDDLE)
+                    ext.receive_values(MIDDLE, ld.R, MIDDLE, colour=c)
+            else:
+                sweep(sets[MIDDLE], backward)
+                ext.send_values(MIDDLE, ld.R, MIDDLE)
+                ext.receive_values(MIDDLE, ld.R, MIDDLE)
+            sweep(sets[last], backward)
+            ext.send_values(last, ld.R, last)
+            sweep(sets[int_b], backward)
+            ext.receive_values(last, ld.R, last)
+        mer = 0.0
+        if settings.meritval < 1.0:
+            mer = gs.merit(ld.kind[:n_own], ld.W, ld.Winv, ld.B, ld.V, ld.R, ld.indptr, ld.adj, ld.Wadj, ld.par,
+                           force, blast, dynamic, h, efree, num, Ut, ws)
+        up, lo, mer, abort = comm.allreduce_sum([state["up"], state["lo"], mer, float(state["abort"])])
+        error = math.sqrt(up) / (math.sqrt(lo) if lo > 0.0 else 1.0)
+        rerhist[it], merhist[it] = error, mer
+        it += 1
+        if abort:
+            break
+        if error <= settings.epsilon and mer <= settings.meritval:
+            converged = True
+            break
+        if it >= maxiter:
+            break
+    final = gs.merit(ld.kind[:n_own], ld.W, ld.Winv, ld.B, ld.V, ld.R, ld.indptr, ld.adj, ld.Wadj, ld.par, force,
+                     blast, dynamic, h, efree, num, Ut, ws)
+    final = float(comm.allreduce_sum([final])[0])
+    ld.U[:n_own] = Ut[:n_own]
+    code = int(comm.allreduce_max([float(state["code"])])[0])
+    error_code = gs.OK
+    if not converged:
+        error_code = code if (code and stop) else gs.DIVERGED
+    elif code:
+        error_code = code
+    keep = min(it, maxiter)
+    return gs.Result(iters=it, error=gs.ERRORS[error_code], rerhist=rerhist[:keep].copy(),
+                     merhist=merhist[:keep].copy() if settings.meritval < 1.0 else np.zeros(0),
+                     merit=final, num=num)
