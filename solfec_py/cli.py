@@ -124,12 +124,34 @@ def main(argv: list[str] | None = None) -> int:
         if args.traceback:
             traceback.print_exception(failure.error)
         sys.stdout.flush()
-        print(failure.message(), file=sys.stderr)
-        return 1
+        return _report(failure)
     except KeyboardInterrupt:
         print("\nsolfec-py: interrupted", file=sys.stderr)
         return 130
     return 0
+
+
+def _report(failure) -> int:
+    """Print a deck failure; on several ranks, once: an error every rank raised alike
+    (collective) is printed by rank 0 and every rank returns, any other error is printed
+    with its rank and ends the whole run (MPI_Abort), so that no rank waits for it."""
+    from solfec_py.parallel import comm
+
+    if comm.size() == 1:
+        print(failure.message(), file=sys.stderr)
+        return 1
+    world = comm.world()
+    if getattr(failure.error, "collective", False):
+        if world.rank == 0:
+            print(failure.message(), file=sys.stderr)
+        return 1
+    if world.rank != 0:          # rank 0 first: when every rank failed alike it prints once
+        import time
+
+        time.sleep(1.0)
+    print(f"[rank {world.rank}] {failure.message()}", file=sys.stderr)
+    world.abort(1)
+    return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -220,7 +220,8 @@ class BodyBlock:
         their per-body state of varying length and each row's share of it (k,)."""
         rows = _rows(rows)
         k = rows.size
-        parts = [np.asarray(getattr(self, name)[rows], dtype=float).reshape(k, -1) for name in self.moved_fields()]
+        parts = [np.asarray(getattr(self, name)[rows], dtype=float).reshape(k, int(np.prod(self._specs[name][0], dtype=np.int64)))
+                 for name in self.moved_fields()]
         table = np.concatenate(parts, axis=1) if parts else np.zeros((k, 0))
         flat, lengths = self._pack_ragged(rows)
         return table, flat, lengths

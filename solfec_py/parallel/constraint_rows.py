@@ -30,7 +30,7 @@ def pack(cset, rows) -> np.ndarray:
     """(k, WIDTH) float rows of the constraint-set rows `rows`."""
     rows = np.asarray(rows, dtype=np.int64)
     k = rows.size
-    parts = [np.asarray(getattr(cset, name)[rows], dtype=float).reshape(k, -1) for name in NUMERIC]
+    parts = [np.asarray(getattr(cset, name)[rows], dtype=float).reshape(k, _WIDTHS[name]) for name in NUMERIC]
     codes = np.array([FAMILIES.index(name) for name in cset.families] + [-1], dtype=float)
     fam = cset.family[rows]
     parts.append(codes[np.where(fam >= 0, fam, len(cset.families))].reshape(k, 2))
