@@ -110,6 +110,13 @@ class Domain:
     def critical_step(self) -> float:
         return min((b.critical_step() for b in self.blocks.values() if b.count), default=math.inf)
 
+    def critical_source(self) -> str:
+        """The body (and element, material) that sets the critical step, in words."""
+        blocks = self.active_blocks()
+        if not blocks:
+            return ""
+        return min(blocks, key=lambda b: b.critical_step()).critical_source()
+
     def active_blocks(self):
         return [b for b in self.blocks.values() if b.count]
 
