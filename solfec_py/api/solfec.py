@@ -14,7 +14,7 @@ from solfec_py.api.stored import frame_constraints
 from solfec_py.contact.sparsify import Settings as SparsifySettings
 from solfec_py.domain import Domain
 from solfec_py.errors import InputError, InputTypeError
-from solfec_py.output.store import ResultsStore, release_writer, results_path, written_this_run
+from solfec_py.output.store import ResultsStore, exists, release_writer, remove, results_path, written_this_run
 from solfec_py.output.xdmf import remove_live_files
 
 ANALYSES = ("DYNAMIC", "QUASI_STATIC")
@@ -113,7 +113,7 @@ class SOLFEC:
 
     def _open_results(self) -> None:
         """Decide READ / WRITE mode (Solfec-1.0 user manual, READ and WRITE modes): READ when results with at least one
-        frame exist at `<outpath>/<basename>.h5` and neither -w nor -c was given; -c opens
+        frame exist at `<outpath>/<basename>.results` (or `.h5`) and neither -w nor -c was given; -c opens
         them for appending (continued WRITE); -w overwrites them (a warning, no prompt).
         -w and -c apply to results that existed when the program started: results to which
         this same program run wrote frames (an earlier SOLFEC object with the same output
@@ -121,13 +121,13 @@ class SOLFEC:
         RUN to read the histories back)."""
         path = results_path(self._outpath)
         if written_this_run(path):
-            release_writer(path)                       # the writer's frames, flushed and closed
-            if os.path.isfile(path):
+            release_writer(path)                       # the writer's frames, committed
+            if exists(path):
                 store = ResultsStore.open_existing(path)
                 if store.nframes:
                     self.store, self._mode = store, "READ"
                     return
-        if not os.path.isfile(path):
+        if not exists(path):
             if session.current().continue_run:
                 session.warn(f"-c: no results to continue at {path!r}; starting a new run")
             self.store = ResultsStore(path)
@@ -135,7 +135,7 @@ class SOLFEC:
         if self._use_existing_results(path):
             return
         try:
-            os.remove(path)
+            remove(path)
         except OSError:
             pass
         remove_live_files(self._outpath)
