@@ -363,16 +363,25 @@ class SegmentSet:
             yield
         finally:
             held, self.held = self.held, None
-            for f in held.values():
-                f.close()
+            for key, f in held.items():
+                if isinstance(key, str):
+                    f.close()
 
-    def _file(self, seg: Segment):
+    def _dataset(self, seg: Segment, name: str, files: list):
+        """Dataset `name` of `seg`: from the held files (opened and looked up once), else
+        from a file opened now and appended to `files` (closed by the caller)."""
         if self.held is not None:
-            f = self.held.get(seg.path)
-            if f is None:
-                f = self.held[seg.path] = h5py_module().File(seg.path, "r", locking=False)
-            return contextlib.nullcontext(f)
-        return h5py_module().File(seg.path, "r", locking=False)
+            key = (seg.path, name)
+            ds = self.held.get(key)
+            if ds is None:
+                f = self.held.get(seg.path)
+                if f is None:
+                    f = self.held[seg.path] = h5py_module().File(seg.path, "r", locking=False)
+                ds = self.held[key] = f[name]
+            return ds
+        f = h5py_module().File(seg.path, "r", locking=False)
+        files.append(f)
+        return f[name]
 
     def read(self, name: str, lo: int, hi: int, like=None) -> np.ndarray:
         """Rows [lo, hi) of dataset `name` (`like`: an empty array of its row shape and type,
@@ -381,14 +390,17 @@ class SegmentSet:
 
     def _read(self, name, lo, hi, like):
         starts, counts, segs = self._where(name)
-        pieces = []
+        pieces, files = [], []
         k = max(int(np.searchsorted(starts, lo, side="right")) - 1, 0)
-        while k < starts.size and starts[k] < hi:
-            a, b = max(lo, int(starts[k])), min(hi, int(starts[k] + counts[k]))
-            if a < b:
-                with self._file(self.segments[segs[k]]) as f:
-                    pieces.append(f[name][a - starts[k]:b - starts[k]])
-            k += 1
+        try:
+            while k < starts.size and starts[k] < hi:
+                a, b = max(lo, int(starts[k])), min(hi, int(starts[k] + counts[k]))
+                if a < b:
+                    pieces.append(self._dataset(self.segments[segs[k]], name, files)[a - starts[k]:b - starts[k]])
+                k += 1
+        finally:
+            for f in files:
+                f.close()
         if not pieces:
             return like[:0] if like is not None else np.zeros(0)
         return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
@@ -400,17 +412,20 @@ class SegmentSet:
 
     def _take(self, name, rows, like):
         starts, counts, segs = self._where(name)
-        out = []
+        out, files = [], []
         bounds = np.searchsorted(rows, np.append(starts, starts[-1] + counts[-1]) if starts.size else [0])
-        for k in range(starts.size):
-            sel = rows[bounds[k]:bounds[k + 1]]
-            if not sel.size:
-                continue
-            local = sel - starts[k]
-            with self._file(self.segments[segs[k]]) as f:
-                ds = f[name]
+        try:
+            for k in range(starts.size):
+                sel = rows[bounds[k]:bounds[k + 1]]
+                if not sel.size:
+                    continue
+                local = sel - starts[k]
+                ds = self._dataset(self.segments[segs[k]], name, files)
                 lo, hi = int(local[0]), int(local[-1]) + 1
                 out.append(ds[lo:hi][local - lo] if hi - lo <= 4 * local.size + 4096 else ds[local])
+        finally:
+            for f in files:
+                f.close()
         if not out:
             return like[:0] if like is not None else np.zeros(0)
         return out[0] if len(out) == 1 else np.concatenate(out)
