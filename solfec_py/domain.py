@@ -60,6 +60,8 @@ class Domain:
     steps_done: int = 0
     timers: dict = field(default_factory=dict)          # phase name -> seconds since last frame
     blowup: float = 1e6        # largest one-step growth factor of the kinetic energy (inf: no check)
+    tunnelling: str = "WARN"   # a body through another in one step: WARN, STOP or OFF (contact/tunnel.py)
+    tunnel_state: Any = None   # what the tunnelling checks keep between steps (contact/tunnel.py)
 
     @property
     def dynamic(self) -> bool:

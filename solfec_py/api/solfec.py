@@ -11,6 +11,7 @@ from typing import Any
 from solfec_py import session, validate as V
 from solfec_py.api.common import readonly
 from solfec_py.api.stored import frame_constraints
+from solfec_py.contact import tunnel
 from solfec_py.contact.sparsify import Settings as SparsifySettings
 from solfec_py.domain import Domain
 from solfec_py.errors import InputError, InputTypeError
@@ -65,6 +66,12 @@ class SOLFEC:
         solfec-py's blow-up detector: RUN stops naming the body and the time when the
         kinetic energy grows by more than this factor (> 1, default 1e6) in one step
         (docs/limits.md); ``'OFF'`` keeps only the infinity and NaN checks.
+    tunnelling : str
+        solfec-py's tunnelling check: a body that passes through another within one step
+        (a contact gap deeper than the thinner object is thick, or a jump through another
+        body's box without a contact) is reported naming both bodies and the time:
+        ``'WARN'`` (default) warns once per pair of bodies, ``'STOP'`` stops the RUN with
+        an error, ``'OFF'`` skips the check (docs/limits.md).
     cleanup : str
         ``'ON'`` or ``'OFF'`` (default); accepted for compatibility.
 
@@ -82,6 +89,7 @@ class SOLFEC:
     >>> sol.mode
     'WRITE'
     >>> sol.blowup = 1E3        # stop earlier on a growing kinetic energy
+    >>> sol.tunnelling = 'STOP' # stop when a body passes through another in one step
     """
 
     @V.command
@@ -248,6 +256,15 @@ class SOLFEC:
             self.domain.blowup = float("inf")
         else:
             self.domain.blowup = V.setter_number("blowup", value, gt=1.0)
+
+    @property
+    def tunnelling(self):
+        """What a body passing through another within one step does: 'WARN', 'STOP' or 'OFF'."""
+        return self.domain.tunnelling
+
+    @tunnelling.setter
+    def tunnelling(self, value):
+        self.domain.tunnelling = V.choice("tunnelling", value, tunnel.MODES, what="tunnelling mode")
 
     @property
     def cleanup(self):
