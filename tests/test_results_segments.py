@@ -107,3 +107,35 @@ def test_overwrite_renames_the_directory_aside_first(written, tmp_path):
     path, _, _ = written
     S.remove(path)
     assert not os.path.exists(path) and not [n for n in os.listdir(os.path.dirname(path)) if "removed" in n]
+
+
+def test_a_paraview_series_damaged_by_a_kill_starts_afresh_on_continue(tmp_path, capsys):
+    """The live ParaView heavy file is written in place: a kill can leave it unreadable.
+    -c then warns and starts the series afresh at the first continued frame; the results
+    are continued as ever. Reference: Solfec's clock (conftest.solfec_clock: frame 0 and one
+    frame a step)."""
+    from solfec_py.cli import main
+
+    from conftest import solfec_clock, stored, write_deck
+
+    deck = write_deck(tmp_path / "p.py", """\
+sol = SOLFEC('DYNAMIC', 0.1, 'out/p')
+sol.verbose = 'OFF'
+GRAVITY(sol, (0, 0, -10))
+BODY(sol, 'RIGID', SPHERE((0, 0, 0), 0.1, 1, 1), BULK_MATERIAL(sol, density=1.0))
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 1.0)
+""")
+    os.makedirs(tmp_path / "out/p")
+    (tmp_path / "out/p/STOP").write_text("")          # the first run stops after one step
+    assert main([deck]) == 0
+    os.remove(tmp_path / "out/p/STOP")
+    (tmp_path / "out/p/p_xdmf.h5").write_bytes(b"\x89HDF\r\n\x1a\n torn")
+    capsys.readouterr()
+    assert main(["-c", deck]) == 0
+    assert "cannot be continued" in capsys.readouterr().err
+    frames = 1 + len(solfec_clock(0.1, 1.0))
+    assert stored(tmp_path / "out/p").nframes == frames
+    import meshio
+
+    with meshio.xdmf.TimeSeriesReader(str(tmp_path / "out/p/p_grids.xmf")) as r:
+        assert r.num_steps == frames - 2             # frames 2 ..., written by the continued run
