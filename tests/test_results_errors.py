@@ -37,14 +37,20 @@ def run_twice(tmp_path, capsys, extra):
     return deck, rc, cap.out, cap.err
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "marker"])
-def test_corrupt_results_name_the_file(tmp_path, capsys, damage):
-    """A segment file or the marker damaged by hand (no writer leaves one so): the deck stops
-    at its SOLFEC line naming the damaged file and -w."""
+@pytest.mark.parametrize("layout, damage", [("segments", "garbage"), ("segments", "truncated"),
+                                           ("segments", "empty"), ("segments", "marker"),
+                                           ("single", "garbage"), ("single", "truncated"), ("single", "empty")])
+def test_corrupt_results_name_the_file(tmp_path, capsys, layout, damage):
+    """A segment file or the marker damaged by hand (no writer leaves one so), or a results
+    file of the single-file layout (format versions 1-4) damaged: the deck stops at its
+    SOLFEC line naming the results, the damaged file and -w."""
     deck = write_deck(tmp_path / "r.py", DECK)
     assert main([deck]) == 0
     store = tmp_path / "out/r/r.results"
-    path = store / "store.json" if damage == "marker" else sorted(store.glob("*.h5"))[0]
+    if layout == "single":
+        store = path = Path(single_file(tmp_path / "out/r"))
+    else:
+        path = store / "store.json" if damage == "marker" else sorted(store.glob("*.h5"))[0]
     if damage in ("garbage", "marker"):
         path.write_bytes(b"this is not an HDF5 file" * 100)
     elif damage == "truncated":
@@ -59,26 +65,6 @@ def test_corrupt_results_name_the_file(tmp_path, capsys, damage):
     assert str(store.relative_to(tmp_path)) in err and "-w" in err
     if damage != "marker":
         assert path.name in err
-
-
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty"])
-def test_corrupt_single_results_file_names_the_file(tmp_path, capsys, damage):
-    """The same for a results file of the single-file layout (format versions 1-4)."""
-    deck = write_deck(tmp_path / "r.py", DECK)
-    assert main([deck]) == 0
-    path = Path(single_file(tmp_path / "out/r"))
-    if damage == "garbage":
-        path.write_bytes(b"this is not an HDF5 file" * 100)
-    elif damage == "truncated":
-        data = path.read_bytes()
-        path.write_bytes(data[: len(data) // 2])
-    else:
-        path.write_bytes(b"")
-    capsys.readouterr()
-    assert main([deck]) == 1
-    err = capsys.readouterr().err.strip().splitlines()[-1]
-    assert err.startswith(f"{deck}:1: ")                 # the SOLFEC line
-    assert str(path.relative_to(tmp_path)) in err and "-w" in err
 
 
 def test_foreign_hdf5_file_is_rejected(tmp_path, capsys):

@@ -19,7 +19,7 @@ from conftest import write_deck
 SECONDS = 30            # far above what these runs take (< 1 s each); a hang fails the test
 
 
-class Hang(Exception):
+class Hang(BaseException):          # (not an Exception: nothing on the way may swallow it)
     pass
 
 

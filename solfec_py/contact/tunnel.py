@@ -8,7 +8,8 @@ no such check); docs/limits.md.
    width of the object's box along the contact normal): one object is through the other.
 2. An object that moved, between two detections, by more than its own smallest width, with
    its centre path crossing another body's object box through two opposite faces, and no
-   contact between the two bodies: it jumped through that object without ever touching it.
+   contact between the two bodies (nor a CONTACT_EXCLUDE_BODIES of them): it jumped through
+   that object without ever touching it.
 
 `Domain.tunnelling` says what a finding does: 'WARN' (a warning naming the bodies and the
 time, once per pair of bodies), 'STOP' (a SimulationError) or 'OFF'.
@@ -98,6 +99,7 @@ def check_sweeps(domain, table, geo, contact_bodies) -> None:
     if not hits.size:
         return
     touching = {(min(a, b), max(a, b)) for a, b in np.asarray(contact_bodies(), dtype=np.int64).tolist()}
+    touching |= domain.excluded_bodies                # pairs without contact detection (by the deck)
     for a, b in hits.tolist():
         ba, bb = int(table.bid[a]), int(table.bid[b])
         if (min(ba, bb), max(ba, bb)) not in touching:

@@ -390,20 +390,14 @@ class SegmentSet:
 
     def _read(self, name, lo, hi, like):
         starts, counts, segs = self._where(name)
-        pieces, files = [], []
+        picks = []
         k = max(int(np.searchsorted(starts, lo, side="right")) - 1, 0)
-        try:
-            while k < starts.size and starts[k] < hi:
-                a, b = max(lo, int(starts[k])), min(hi, int(starts[k] + counts[k]))
-                if a < b:
-                    pieces.append(self._dataset(self.segments[segs[k]], name, files)[a - starts[k]:b - starts[k]])
-                k += 1
-        finally:
-            for f in files:
-                f.close()
-        if not pieces:
-            return like[:0] if like is not None else np.zeros(0)
-        return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+        while k < starts.size and starts[k] < hi:
+            a, b = max(lo, int(starts[k])) - int(starts[k]), min(hi, int(starts[k] + counts[k])) - int(starts[k])
+            if a < b:
+                picks.append((self.segments[segs[k]], lambda ds, a=a, b=b: ds[a:b]))
+            k += 1
+        return self._collect(name, picks, like)
 
     def take(self, name: str, rows: np.ndarray, like=None) -> np.ndarray:
         """Rows at the sorted unique global indices `rows`: one read per segment of the
@@ -412,23 +406,30 @@ class SegmentSet:
 
     def _take(self, name, rows, like):
         starts, counts, segs = self._where(name)
-        out, files = [], []
+        picks = []
         bounds = np.searchsorted(rows, np.append(starts, starts[-1] + counts[-1]) if starts.size else [0])
-        try:
-            for k in range(starts.size):
-                sel = rows[bounds[k]:bounds[k + 1]]
-                if not sel.size:
-                    continue
-                local = sel - starts[k]
-                ds = self._dataset(self.segments[segs[k]], name, files)
+        for k in range(starts.size):
+            local = rows[bounds[k]:bounds[k + 1]] - starts[k]
+            if local.size:
                 lo, hi = int(local[0]), int(local[-1]) + 1
-                out.append(ds[lo:hi][local - lo] if hi - lo <= 4 * local.size + 4096 else ds[local])
+                dense = hi - lo <= 4 * local.size + 4096
+                picks.append((self.segments[segs[k]],
+                              lambda ds, lo=lo, hi=hi, local=local, dense=dense: ds[lo:hi][local - lo] if dense
+                              else ds[local]))
+        return self._collect(name, picks, like)
+
+    def _collect(self, name, picks, like):
+        """The rows `picks` [(segment, read(dataset))] of dataset `name`, joined in order."""
+        pieces, files = [], []
+        try:
+            for seg, read in picks:
+                pieces.append(read(self._dataset(seg, name, files)))
         finally:
             for f in files:
                 f.close()
-        if not out:
+        if not pieces:
             return like[:0] if like is not None else np.zeros(0)
-        return out[0] if len(out) == 1 else np.concatenate(out)
+        return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
 
     def _retry(self, method, *args):
         try:
