@@ -114,7 +114,7 @@ def cb():
     if args[0] == 'step':
         sol.step = 1e-300
     else:
-        BODY(sol, 'FINITE_ELEMENT', HEX(CUBE, 1, 1, 1, 1, [1]*6), stiff)
+        BODY(sol, 'FINITE_ELEMENT', TRANSLATE(HEX(CUBE, 1, 1, 1, 1, [1]*6), (3, 0, 0)), stiff)
     return 1
 CALLBACK(sol, 0.005, (), cb)
 RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 0.01)
