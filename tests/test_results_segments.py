@@ -6,7 +6,6 @@ Reference: the store before the damage (bit-identical frame tables and states)."
 from __future__ import annotations
 
 import os
-import shutil
 
 import numpy as np
 import pytest

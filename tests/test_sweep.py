@@ -296,8 +296,6 @@ def test_two_local_workers_small(tmp_path):
 def _datasets(path):
     """Every dataset of a results file; the frame table without its wall-clock timer columns
     (TIMINT, CONDET, ...: they time the run, they are not results)."""
-    import h5py
-
     from solfec_py.output.frames import TIMERS
     from solfec_py.output.store_reader import StoreReader
 

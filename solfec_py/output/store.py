@@ -37,8 +37,7 @@ from solfec_py.bodies import BODY_KINDS
 from solfec_py.bodies.base import BodyBlock
 from solfec_py.errors import ResultsError
 from solfec_py.output import frames, segments
-from solfec_py.output.store_reader import (FORMAT, GEOMETRY_INDEX, KINDS, MAXN, REGISTRY_COLUMNS, SCHEMA,  # noqa: F401
-                                           VERSION, StoreReader, h5py_module, registry_dict)
+from solfec_py.output.store_reader import FORMAT, KINDS, REGISTRY_COLUMNS, SCHEMA, VERSION, StoreReader, registry_dict
 
 KIND_FAMILY = {kind: spec.family for kind, spec in BODY_KINDS.items()}
 KIND_CODE = {kind: spec.code for kind, spec in BODY_KINDS.items()}

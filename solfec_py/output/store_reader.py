@@ -49,14 +49,6 @@ def schema() -> dict:
 SCHEMA = schema()
 
 
-def h5py_module():
-    """h5py with its low-level h5s, imported when first needed and then kept."""
-    h5py = segments.h5py_module()
-    import h5py.h5s  # noqa: F401  (a no-op once imported)
-
-    return h5py
-
-
 def open_segments(path: str):
     """(segments of the store at `path` in frame order, unfinished and redundant file names);
     ResultsError naming the store when it is not a solfec-py store or cannot be read."""
@@ -80,7 +72,7 @@ def open_segments(path: str):
                 raise ResultsError(f"cannot read segment {name!r} of results {path!r}: {exc}; run the deck"
                                    " with -w to overwrite them") from None
         return found, unfinished, redundant
-    h5py = h5py_module()
+    h5py = segments.h5py_module()
     try:
         with h5py.File(path, "r", locking=False) as f:
             _check_legacy(path, f)
@@ -148,7 +140,7 @@ class StoreReader:
         are ignored."""
         self.segs.replace(open_segments(self.path)[0])
         first = self.segs.segments[0] if self.segs.segments else None
-        h5py = h5py_module()
+        h5py = segments.h5py_module()
         names, con_names = list(frames.FRAME_COLUMNS), list(frames.CON_COLUMNS)
         try:
             if first is not None and not self.legacy:
