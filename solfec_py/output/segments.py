@@ -22,6 +22,10 @@ longest range (`cover`), so a kill during a merge loses nothing either.
 
 A results file of the single-file layout (format versions 1-4, `<name>.h5`) reads as one
 segment whose datasets start at row 0.
+
+What a store may gain keeps this shape: more files beside the marker written once and
+renamed into place (a record of the run's inputs), or a sub-directory of segments per
+writer (one per process of a parallel run), each read as here.
 """
 from __future__ import annotations
 

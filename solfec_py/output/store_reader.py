@@ -52,6 +52,8 @@ SCHEMA = schema()
 def open_segments(path: str):
     """(segments of the store at `path` in frame order, unfinished and redundant file names);
     ResultsError naming the store when it is not a solfec-py store or cannot be read."""
+    if not os.path.exists(path):
+        raise ResultsError(f"no results at {path!r}")
     if os.path.isdir(path):
         marker = segments.read_marker(path)
         if marker.get("format") != FORMAT:
