@@ -12,6 +12,7 @@ import time
 import numpy as np
 
 SOLVER = {"kind": "gs"}   # --solver of the command line: 'gs' (default) or 'newton'
+TUNNELLING = {"mode": "WARN"}   # --tunnelling: SOLFEC.tunnelling of the runs (its cost: WARN against OFF)
 
 
 def make_solver(A, relax: float = 1.0):
@@ -31,6 +32,7 @@ def observed_run(A, sol, steps: int, h: float, profile: str | None = None, relax
     from solfec_py import constraints as C, timestep
 
     domain = sol.domain
+    sol.tunnelling = TUNNELLING["mode"]
     A["OUTPUT"](sol, steps * h + 1.0)   # no frame during the run (a frame clears domain.timers)
     timestep.initialize(domain)
     stats = {"contacts": [], "gap": 0.0, "merit": []}
@@ -81,7 +83,7 @@ def report(scene: str, n: int, h: float, run: dict, **figures) -> dict:
             "contacts": {"mean": round(float(contacts.mean()), 1), "final": int(contacts[-1])},
             "contact_steps_per_s": round(float(contacts.sum()) / wall, 1),
             "max_penetration": float(f"{-run['gap']:.3e}"), **figures,
-            "solver": SOLVER["kind"],
+            "solver": SOLVER["kind"], "tunnelling": TUNNELLING["mode"],
             "gs_iters_mean": round(float(iters.mean()), 1), "gs_iters_max": int(iters.max()),
             "merit_mean": float(f"{np.mean(run['merit']):.3e}"), "merit_max": float(f"{np.max(run['merit']):.3e}"),
             "timers": run["timers"], "energy_drift": None,
@@ -106,12 +108,15 @@ def main(scene, sizes: str, default: list, doc: str, argv=None, options: dict | 
     p.add_argument("--warmup", type=int, default=200,
                    help="steps of an untimed run of the smallest size first (numba compilation and"
                         " loading out of the figures; default 100, 0: none)")
+    p.add_argument("--tunnelling", choices=("WARN", "STOP", "OFF"), default="WARN",
+                   help="SOLFEC.tunnelling of the runs (default WARN; OFF measures the check's cost)")
     for flag, kwargs in (options or {}).items():
         p.add_argument(flag, **kwargs)
     args = p.parse_args(argv)
     extra = {flag.lstrip("-"): getattr(args, flag.lstrip("-")) for flag in (options or {})}
     extra["relax"] = args.relax
     SOLVER["kind"] = args.solver
+    TUNNELLING["mode"] = args.tunnelling
     if args.warmup > 0 and getattr(args, sizes):
         scene(min(getattr(args, sizes)), args.dt, args.warmup, None, **extra)   # output discarded
     for size in getattr(args, sizes):

@@ -61,6 +61,8 @@ class Domain:
     timers: dict = field(default_factory=dict)          # phase name -> seconds since last frame
     blowup: float = 1e6        # largest one-step growth factor of the kinetic energy (inf: no check)
     parallel: Any = None       # parallel.decomposition.Decomposition of a run on several ranks
+    tunnelling: str = "WARN"   # a body through another in one step: WARN, STOP or OFF (contact/tunnel.py)
+    tunnel_state: Any = None   # what the tunnelling checks keep between steps (contact/tunnel.py)
 
     @property
     def dynamic(self) -> bool:
@@ -121,6 +123,13 @@ class Domain:
     # ----------------------------------------------------------------- stepping helpers
     def critical_step(self) -> float:
         return min((b.critical_step() for b in self.blocks.values() if b.count), default=math.inf)
+
+    def critical_source(self) -> str:
+        """The body (and element, material) that sets the critical step, in words."""
+        blocks = self.active_blocks()
+        if not blocks:
+            return ""
+        return min(blocks, key=lambda b: b.critical_step()).critical_source()
 
     def active_blocks(self):
         return [b for b in self.blocks.values() if b.count]

@@ -4,13 +4,15 @@ output, CALLBACK, STOP-file and progress hooks. Reference: Solfec-1.0 dom.c, the
 """
 from __future__ import annotations
 
+import math
 import time as wallclock
 from dataclasses import dataclass, field
 from typing import Callable
 
-from solfec_py import constraints as C, contact, solvers
+from solfec_py import constraints as C, contact, session, solvers
 from solfec_py.domain import Domain
-from solfec_py.errors import InputTypeError, SimulationError
+from solfec_py.errors import InputError, InputTypeError, SimulationError
+from solfec_py.validate import LIMITS
 from solfec_py.solvers.overlap_correction import correct as correct_overlaps
 
 TIMERS = ("TIMINT", "CONUPD", "CONDET", "LOCDYN", "CONSOL")
@@ -97,6 +99,39 @@ def step(domain: Domain, solver=None) -> float:
     return h
 
 
+# a step cut by the critical step below the deck's step by more than this factor is
+# reported (with the body and element that cause it) before the run starts
+FAR_BELOW = 1e3
+
+
+def check_step_budget(domain: Domain, t_end: float, steps: int = 0, h: float | None = None) -> float:
+    """The step the run goes on with (before the first step: the deck's step, cut to half the
+    critical step of a dynamic analysis as `step` will cut it); an error when the steps
+    taken so far and those left to t_end at that step exceed LIMITS.steps, naming the body
+    and element that set the critical step (docs/limits.md). Before the first step, a step
+    cut more than FAR_BELOW times below the deck's is reported with a warning."""
+    deck = domain.step
+    if h is None:
+        h = deck
+        if domain.dynamic:
+            h = min(h, 0.5 * domain.critical_step())
+    left = (t_end - domain.time) / h if h > 0 else math.inf
+    if steps + left > LIMITS.steps:
+        cut = domain.dynamic and h >= 0.5 * domain.critical_step()     # h is the critical cut
+        source = domain.critical_source() if cut else ""
+        cause = f"half the critical step of {source}" if source else "the step"
+        where = f"at t = {domain.time:g}, after {steps} steps, " if steps else ""
+        message = (f"{where}RUN needs {steps + left:.3g} steps of {h:.3g} ({cause}) to reach t = {t_end:g};"
+                   f" one RUN may take at most {LIMITS.steps:.3g} (solfec-py's limit, docs/limits.md): "
+                   + ("check that body's material and mesh, or shorten the run" if source
+                      else "enlarge the step or shorten the run"))
+        raise (SimulationError if steps else InputError)(message)
+    if not steps and h * FAR_BELOW < deck:
+        session.warn(f"the step {deck:g} is cut to {h:.3g}, half the critical step of"
+                     f" {domain.critical_source() or 'a body'}: {left:.3g} steps to reach t = {t_end:g}")
+    return h
+
+
 def _absorbed(domain: Domain, blocks) -> int:
     """How many constraints the blocks enforce themselves this step (BodyBlock.absorbed,
     e.g. the pinned nodes of finite-element bodies); their points are refreshed by the
@@ -141,10 +176,13 @@ def run(domain: Domain, solver, duration: float, hooks: RunHooks | None = None,
     if par is not None:
         from solfec_py.parallel import checks
     kinetic = domain.kinetic_energy_now() if par is None else checks.kinetic_energy(domain)
+    h_seen = check_step_budget(domain, t_end)
     while domain.time < t_end:
         h = step(domain, solver)
         domain.time += h
         steps += 1
+        if h != h_seen or steps > LIMITS.steps:        # the critical step cut the step again
+            h_seen = check_step_budget(domain, t_end, steps, h)
         if par is not None:                     # the same checks over the ranks (parallel/checks.py)
             kinetic = checks.after_step(domain, kinetic, h)
             gone = checks.outside_extents(domain)

@@ -20,6 +20,44 @@ def write_deck(path, text: str) -> str:
     return str(path)
 
 
+def stored(outdir):
+    """The results of the output directory `outdir` (a str or path) as a StoreReader: the
+    logical datasets with `read_all(name)`, the frame table `table`, `column_names`."""
+    from solfec_py.output.store import results_path
+    from solfec_py.output.store_reader import StoreReader
+
+    return StoreReader.open_existing(results_path(str(outdir)))
+
+
+def single_file(outdir, version: int = 4) -> str:
+    """Rewrite the results of `outdir` in the single-file layout of format versions 1-4
+    (`<outdir>/<base>.h5`: every dataset whole, the format marker and version as file
+    attributes) and remove the segment directory; returns the file's path. Results of
+    older solfec-py versions look like this."""
+    import shutil
+
+    import h5py
+
+    from solfec_py.output import segments
+
+    from solfec_py.output import frames
+    from solfec_py.output.store_reader import REGISTRY_COLUMNS, SCHEMA
+
+    reader = stored(outdir)
+    path = segments.legacy_file(str(outdir))
+    columns = {"frames": reader.column_names, "constraints": list(frames.CON_COLUMNS),
+               "bodies": list(REGISTRY_COLUMNS)}
+    with h5py.File(path, "w") as f:
+        f.attrs["format"], f.attrs["version"] = "solfec-py results", version
+        for name in SCHEMA:
+            data = reader.table if name == "frames" else reader.read_all(name)
+            ds = f.create_dataset(name, data=data, maxshape=(None,) + data.shape[1:])
+            if name in columns:
+                ds.attrs["columns"] = columns[name]
+    shutil.rmtree(reader.path)
+    return path
+
+
 def solfec_clock(h: float, duration: float, t0: float = 0.0) -> list:
     """The times after each step of RUN(duration) with step h as Solfec-1.0 computes them
     (sol.c SOLFEC_Run, dom.c DOM_Update_End): t += h while t < t0 + duration.  An

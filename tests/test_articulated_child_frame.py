@@ -164,7 +164,7 @@ def test_continued_run_with_a_split_joint_is_bit_identical(tmp_path):
     uninterrupted one bit for bit."""
     import textwrap
 
-    import h5py
+    from conftest import stored
 
     from solfec_py.cli import main
 
@@ -173,8 +173,7 @@ def test_continued_run_with_a_split_joint_is_bit_identical(tmp_path):
     assert main(["--no-progress", str(deck), "out/straight"]) == 0
     assert main(["--no-progress", str(deck), "out/split", "0.05"]) == 0
     assert main(["--no-progress", "-c", str(deck), "out/split"]) == 0
-    read = lambda name: [h5py.File(tmp_path / f"out/{name}/{name}.h5", "r")[k][()] for k in ("state/rigid",
-                                                                                          "carry/rigid")]
+    read = lambda name: [stored(tmp_path / f"out/{name}").read_all(k) for k in ("state/rigid", "carry/rigid")]
     a, b = read("straight"), read("split")
     assert a[0].shape[0] == 22 and np.ptp(a[1][:, 3 + 0]) > 1e-3         # 11 frames x 2 links; it slid
     for x, y in zip(a, b):

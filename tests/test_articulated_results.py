@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import textwrap
 
-import h5py
 import numpy as np
 import pytest
 
 from solfec_py.cli import main
 from solfec_py.errors import InputError
 from solfec_py.output import frames
+
+from conftest import stored
 
 ARM = """\
 args = NON_SOLFEC_ARGV()
@@ -38,9 +39,9 @@ RUN(sol, GAUSS_SEIDEL_SOLVER(1E-10, 1000), 0.42)
 
 
 def _stored(path):
-    with h5py.File(path, "r") as f:
-        table, cols = f["frames"][()], [str(c) for c in f["frames"].attrs["columns"]]
-        state, carry, cons = f["state/rigid"][()], f["carry/rigid"][()], f["constraints"][()]
+    f = stored(path)
+    table, cols = f.table, f.column_names
+    state, carry, cons = f.read_all("state/rigid"), f.read_all("carry/rigid"), f.read_all("constraints")
     keep = [i for i, c in enumerate(cols) if c not in frames.TIMERS and not c.endswith("OFF")]
     return table[:, keep], state, carry, cons
 
@@ -58,13 +59,12 @@ def test_continued_tree_run_is_bit_identical(tmp_path, scheme):
     deck.write_text(textwrap.dedent(ARM).replace("shoulder = JOINT", links + "shoulder = JOINT"))
     assert main(["--no-progress", str(deck), "out/straight"]) == 0
     assert main(["--no-progress", str(deck), "out/split", "0.37"]) == 0
-    with h5py.File(tmp_path / "out/split/split.h5", "r") as f:
-        carry = f["carry/rigid"][()]
+    carry = stored(tmp_path / "out/split").read_all("carry/rigid")
     shoulder = carry[-2:][carry[-2:, 0] == 2][0]           # the upper arm (body 2) carries the shoulder
     assert abs(shoulder[3 + 8]) > 0.1                       # its held / ud (after q, dq, reaction): not zero
     assert main(["--no-progress", "-c", str(deck), "out/split"]) == 0
-    a = _stored(tmp_path / "out/straight/straight.h5")
-    b = _stored(tmp_path / "out/split/split.h5")
+    a = _stored(tmp_path / "out/straight")
+    b = _stored(tmp_path / "out/split")
     assert a[0].shape[0] == 43 and a[2].shape == (84, 21)      # 42 frames after frame 0, 2 links each
     assert a[3].shape[0] > 0                                    # the ball hit the obstacle
     for x, y in zip(a, b):

@@ -51,7 +51,7 @@ def test_frames_callbacks_and_steps_follow_solfecs_clock(tmp_path, monkeypatch):
     calls = solfec_output_times(steps, 0.1, t0=-0.1)
     assert got["calls"] == calls
     # frames: frame 0 at t = 0, then by the same rule from OUTPUT's t + interval
-    times = ResultsStore.open_existing(str(tmp_path / "out/clock/clock.h5")).times
+    times = ResultsStore.open_existing(str(tmp_path / "out/clock/clock.results")).times
     expected = [0.0] + solfec_output_times(steps, 0.1)
     np.testing.assert_array_equal(times, expected)
     # the rule matters: the frame due at 0.3 = 6 h comes at the 7th step (the accumulated

@@ -183,7 +183,7 @@ RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 0.01)
     assert "fast.py:8:" in err and "unphysical penetration of depth 0.05" in err
     assert "bodies 2 and 1" in err and "time 0" in err
     # the results written before the error stay readable
-    assert (tmp_path / "out" / "fast" / "fast.h5").exists()
+    assert (tmp_path / "out" / "fast" / "fast.results").exists()
 
 
 def test_progress_line_shows_solver_statistics_and_contacts(api):

@@ -13,7 +13,7 @@ import numpy as np
 from solfec_py.cli import main
 from solfec_py.output import frames
 
-from conftest import solfec_clock, solfec_output_times, write_deck
+from conftest import solfec_clock, solfec_output_times, stored, write_deck
 
 # a spinning 2 x 1 x 1 HEX8 block pushed by a FORCE with a TIME_SERIES (DEF_EXP) and a
 # DEF_LIM block hanging from two pinned nodes under gravity, both FINITE_ELEMENT
@@ -91,12 +91,11 @@ def test_continue_is_bit_identical(tmp_path):
     assert main([deck, "out/straight"]) == 0
     assert main([deck, "out/split", "0.01"]) == 0
     assert main(["-c", deck, "out/split"]) == 0
-    with h5py.File(tmp_path / "out/straight/straight.h5") as f, h5py.File(tmp_path / "out/split/split.h5") as g:
-        cols = [str(c) for c in f["frames"].attrs["columns"]]
-        keep = [i for i, c in enumerate(cols) if c not in frames.TIMERS and not c.endswith("OFF")]
-        assert f["frames"].shape[0] == 11
-        np.testing.assert_array_equal(f["frames"][()][:, keep], g["frames"][()][:, keep])
-        np.testing.assert_array_equal(f["state/finite_element"][()], g["state/finite_element"][()])
+    f, g = stored(tmp_path / "out/straight"), stored(tmp_path / "out/split")
+    keep = [i for i, c in enumerate(f.column_names) if c not in frames.TIMERS and not c.endswith("OFF")]
+    assert f.table.shape[0] == 11
+    np.testing.assert_array_equal(f.table[:, keep], g.table[:, keep])
+    np.testing.assert_array_equal(f.read_all("state/finite_element"), g.read_all("state/finite_element"))
 
 
 def test_paraview_surface_is_the_deformed_mesh(tmp_path):
@@ -110,9 +109,7 @@ def test_paraview_surface_is_the_deformed_mesh(tmp_path):
         points, _ = r.read_points_cells()
         t, pd, _ = r.read_data(r.num_steps - 1)
     assert t == solfec_output_times(solfec_clock(1e-4, 0.02), 0.002)[-1]   # Solfec's clock: 0.0201
-    with h5py.File(tmp_path / "out/fe/fe.h5") as f:
-        state = f["state/finite_element"][()]
-        X = f["geometry/finite_element/0/nodes"][()] if "geometry/finite_element/0/nodes" in f else None
+    state = stored(tmp_path / "out/fe").read_all("state/finite_element")
     nn = 12                                              # 3 x 2 x 2 nodes of body a
     last = state[-2 * (6 * nn + 5):]                     # the last frame: a, b
     q, u = last[:3 * nn].reshape(-1, 3), last[3 * nn:6 * nn].reshape(-1, 3)
@@ -120,7 +117,7 @@ def test_paraview_surface_is_the_deformed_mesh(tmp_path):
     assert np.abs(q).max() > 1e-3
     for Xk in Xa:
         k = np.flatnonzero(np.all(np.abs(points - Xk) < 1e-12, axis=1))[0]
-        j = np.flatnonzero(np.all(np.abs((X if X is not None else Xa) - Xk) < 1e-12, axis=1))[0]
+        j = np.flatnonzero(np.all(np.abs(Xa - Xk) < 1e-12, axis=1))[0]
         np.testing.assert_allclose(pd["DISP"][k], q[j], atol=1e-6)
         np.testing.assert_allclose(pd["VELO"][k], u[j], atol=1e-5)
 

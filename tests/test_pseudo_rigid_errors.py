@@ -102,7 +102,7 @@ def test_inverted_body_stops_the_run_naming_body_and_time(tmp_path, capsys):
     assert "pseudo-rigid body 1 ('crushed') inverted (det F = " in err
     t = float(err.split("at time ")[1].split(";")[0])
     assert 0.04 < t < 0.06
-    store = ResultsStore.open_existing(str(tmp_path / "out/inv/inv.h5"))
+    store = ResultsStore.open_existing(str(tmp_path / "out/inv/inv.results"))
     assert store.nframes >= 9 and store.duration()[1] < t
 
 

@@ -14,7 +14,7 @@ import pytest
 from solfec_py.cli import main
 from solfec_py.output import frames
 
-from conftest import CUBE, write_deck
+from conftest import CUBE, stored, write_deck
 
 # a spinning, stretching block pushed by a FORCE with a TIME_SERIES, and a cube under
 # gravity and a follower PRESSURE, both PSEUDO_RIGID (DEF_EXP and DEF_LIM)
@@ -90,12 +90,11 @@ def test_continue_is_bit_identical(tmp_path, capsys):
     assert main([deck, "out/straight"]) == 0
     assert main([deck, "out/split", "0.05"]) == 0
     assert main(["-c", deck, "out/split"]) == 0
-    with h5py.File(tmp_path / "out/straight/straight.h5") as f, h5py.File(tmp_path / "out/split/split.h5") as g:
-        cols = [str(c) for c in f["frames"].attrs["columns"]]
-        keep = [i for i, c in enumerate(cols) if c not in frames.TIMERS and not c.endswith("OFF")]
-        np.testing.assert_array_equal(f["frames"][()][:, keep], g["frames"][()][:, keep])
-        np.testing.assert_array_equal(f["state/pseudo_rigid"][()], g["state/pseudo_rigid"][()])
-        assert f["state/pseudo_rigid"].shape == (2 * 11, 12 + 12 + 5)
+    f, g = stored(tmp_path / "out/straight"), stored(tmp_path / "out/split")
+    keep = [i for i, c in enumerate(f.column_names) if c not in frames.TIMERS and not c.endswith("OFF")]
+    np.testing.assert_array_equal(f.table[:, keep], g.table[:, keep])
+    np.testing.assert_array_equal(f.read_all("state/pseudo_rigid"), g.read_all("state/pseudo_rigid"))
+    assert f.read_all("state/pseudo_rigid").shape == (2 * 11, 12 + 12 + 5)
 
 
 def test_paraview_surface_follows_the_homogeneous_deformation(tmp_path, capsys):
@@ -109,8 +108,7 @@ def test_paraview_surface_follows_the_homogeneous_deformation(tmp_path, capsys):
         points, _ = r.read_points_cells()
         t, pd, _ = r.read_data(r.num_steps - 1)
     x = points + pd["DISP"]
-    with h5py.File(tmp_path / "out/prb/prb.h5") as f:
-        state = f["state/pseudo_rigid"][-2:]            # the last frame: a, b
+    state = stored(tmp_path / "out/prb").read_all("state/pseudo_rigid")[-2:]   # the last frame: a, b
     # body a: its 8 reference corners are the first 8 points (HEX 1x1x1 surface nodes)
     X = np.array([[sx, sy, sz] for sz in (-0.25, 0.25) for sy in (-0.5, 0.5) for sx in (-1, 1)])
     F, xc = state[0, :9].reshape(3, 3), state[0, 9:12]

@@ -12,7 +12,6 @@ import subprocess
 import sys
 import time
 
-import h5py
 import numpy as np
 import pytest
 
@@ -49,10 +48,8 @@ RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 1.0)
 
 
 def stored(path):
-    with h5py.File(path, "r") as f:
-        table = f["frames"][()]
-        cols = [str(c) for c in f["frames"].attrs["columns"]]
-        state = f["state/rigid"][()]
+    f = ResultsStore.open_existing(str(path))
+    table, cols, state = f.table, f.column_names, f.read_all("state/rigid")
     # timers are wall-clock; offsets locate rows in the file (a continued run stores its
     # body-id block anew): neither is part of the state
     keep = [i for i, c in enumerate(cols) if c not in frames.TIMERS and not c.endswith("OFF")]
@@ -63,11 +60,11 @@ def test_continue_is_bit_identical_to_an_uninterrupted_run(tmp_path, capsys):
     deck = write_deck(tmp_path / "split.py", SPLIT)
     assert main([deck, "out/straight"]) == 0
     assert main([deck, "out/split", "0.5"]) == 0
-    t_stop = ResultsStore.open_existing(str(tmp_path / "out/split/split.h5")).duration()[1]
+    t_stop = ResultsStore.open_existing(str(tmp_path / "out/split/split.results")).duration()[1]
     assert t_stop == pytest.approx(0.5, abs=1e-12)           # the first part ended at 0.5
     assert main(["-c", deck, "out/split"]) == 0
-    a_table, a_state = stored(tmp_path / "out/straight/straight.h5")
-    b_table, b_state = stored(tmp_path / "out/split/split.h5")
+    a_table, a_state = stored(tmp_path / "out/straight/straight.results")
+    b_table, b_state = stored(tmp_path / "out/split/split.results")
     assert a_table.shape == (21, a_table.shape[1])           # frames 0, 0.05, ..., 1.0
     np.testing.assert_array_equal(a_table, b_table)          # times, steps, energies, clock: exact
     np.testing.assert_array_equal(a_state, b_state)          # conf, velo, energy of every body: exact
@@ -149,10 +146,10 @@ def test_continue_with_links_and_contacts_is_bit_identical(tmp_path, capsys):
     deck = write_deck(tmp_path / "linked.py", LINKED)
     assert main([deck, "out/straight"]) == 0
     assert main([deck, "out/split", "0.5"]) == 0
-    assert ResultsStore.open_existing(str(tmp_path / "out/split/split.h5")).duration()[1] == pytest.approx(0.5)
+    assert ResultsStore.open_existing(str(tmp_path / "out/split/split.results")).duration()[1] == pytest.approx(0.5)
     assert main(["-c", deck, "out/split"]) == 0
-    a_cons, times = frame_constraints(tmp_path / "out/straight/straight.h5")
-    b_cons, _ = frame_constraints(tmp_path / "out/split/split.h5")
+    a_cons, times = frame_constraints(tmp_path / "out/straight/straight.results")
+    b_cons, _ = frame_constraints(tmp_path / "out/split/split.results")
     # the scenario the test is about (read from the uninterrupted run)
     C, K = frames.CCOL, frames.CON_KIND_CODE
     split = int(np.flatnonzero(np.isclose(times, 0.5))[0])
@@ -169,8 +166,8 @@ def test_continue_with_links_and_contacts_is_bit_identical(tmp_path, capsys):
     reused = {(i, pair) for c in later for i, pair in c.items() if i in alive and alive[i] != pair}
     assert reused                                                # ... and its id goes to a new contact
     # bit-identical continuation
-    a_table, a_state = stored(tmp_path / "out/straight/straight.h5")
-    b_table, b_state = stored(tmp_path / "out/split/split.h5")
+    a_table, a_state = stored(tmp_path / "out/straight/straight.results")
+    b_table, b_state = stored(tmp_path / "out/split/split.results")
     np.testing.assert_array_equal(a_table, b_table)
     np.testing.assert_array_equal(a_state, b_state)
     assert len(b_cons) == len(a_cons)
@@ -183,7 +180,7 @@ def test_continue_with_another_deck_is_refused(tmp_path, capsys):
     (the stored constraint set cannot be rebuilt), the results file left as it was."""
     deck = write_deck(tmp_path / "linked.py", LINKED)
     assert main([deck, "out/other", "0.05"]) == 0
-    h5 = str(tmp_path / "out/other/other.h5")
+    h5 = str(tmp_path / "out/other/other.results")
     n = ResultsStore.open_existing(h5).nframes
     other = write_deck(tmp_path / "other.py", LINKED.replace("PUT_RIGID_LINK(p2, p1, c, b)", ""))
     capsys.readouterr()
@@ -221,7 +218,7 @@ def _frames_written(path):
 
 def test_sigkill_keeps_flushed_frames_and_continue_finishes_the_run(tmp_path, capsys):
     deck = write_deck(tmp_path / "kill.py", KILL)
-    h5 = tmp_path / "out/kill/kill.h5"
+    h5 = tmp_path / "out/kill/kill.results"
     proc = subprocess.Popen([sys.executable, "-m", "solfec_py", "--no-progress", deck, "0.002"],
                             cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.time() + 120
@@ -265,7 +262,7 @@ def test_sigkill_keeps_flushed_frames_and_continue_finishes_the_run(tmp_path, ca
     os.rename(tmp_path / "out/kill", tmp_path / "out/killed")
     assert main([deck]) == 0                                  # the uninterrupted run
     straight = ResultsStore.open_existing(str(h5))
-    continued = ResultsStore.open_existing(str(tmp_path / "out/killed/kill.h5"))
+    continued = ResultsStore.open_existing(str(tmp_path / "out/killed/kill.results"))
     np.testing.assert_array_equal(continued.times, straight.times)
     for i in (n - 1, n, len(clock) - 1):
         np.testing.assert_array_equal(continued.frame_state("rigid", i)[1], straight.frame_state("rigid", i)[1])
@@ -299,7 +296,7 @@ else:   # created in the other order: ids differ, labels match
 def test_initialize_state_by_id_and_by_label(tmp_path, capsys):
     deck = write_deck(tmp_path / "init.py", INIT)
     assert main([deck, "source"]) == 0
-    src = ResultsStore.open_existing(str(tmp_path / "out/source/source.h5"))
+    src = ResultsStore.open_existing(str(tmp_path / "out/source/source.results"))
     i = src.frame_index(0.2)
     assert src.times[i] == pytest.approx(0.2, abs=1e-12)
     ids, rows = src.frame_state("rigid", i)

@@ -288,6 +288,8 @@ def test_results_of_older_formats(api, tmp_path, version):
     from solfec_py.constraints import constraint_set
     from solfec_py.errors import ResultsError
 
+    from conftest import single_file
+
     sol, (b1, b2, b3), fix = contact_model(api, "out/old")
     _contact(constraint_set(sol.domain), b1, b2, (1, 2), (0.0, 0.0, 2.0), -0.01)
     sol.store.start_writing()
@@ -295,14 +297,13 @@ def test_results_of_older_formats(api, tmp_path, version):
     sol.domain.time = 0.1
     recorder.write_frame(sol)
     recorder.finish(sol)
-    with h5py.File(tmp_path / "out/old/old.h5", "r+") as f:
+    with h5py.File(single_file(tmp_path / "out/old", version), "r+") as f:
         cols = [str(c) for c in f["constraints"].attrs["columns"]]
         keep = cols.index("ID") + (version == 2)            # the columns of that version
         data, cols = f["constraints"][:, :keep], cols[:keep]
         del f["constraints"]
         ds = f.create_dataset("constraints", data=data, maxshape=(None, data.shape[1]))
         ds.attrs["columns"] = cols
-        f.attrs["version"] = version
     session.start(progress=False)
     sol, bodies, fix = contact_model(api, "out/old")
     api.SEEK(sol, 0.0)

@@ -4,6 +4,7 @@ stored range, -w overwriting, -c with two RUNs."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import h5py
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 
 from solfec_py.cli import main
 
-from conftest import write_deck
+from conftest import single_file, stored, write_deck
 
 DECK = """\
 sol = SOLFEC('DYNAMIC', 1E-2, 'out/r')
@@ -36,12 +37,21 @@ def run_twice(tmp_path, capsys, extra):
     return deck, rc, cap.out, cap.err
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty"])
-def test_corrupt_results_file_names_the_file(tmp_path, capsys, damage):
+@pytest.mark.parametrize("layout, damage", [("segments", "garbage"), ("segments", "truncated"),
+                                           ("segments", "empty"), ("segments", "marker"),
+                                           ("single", "garbage"), ("single", "truncated"), ("single", "empty")])
+def test_corrupt_results_name_the_file(tmp_path, capsys, layout, damage):
+    """A segment file or the marker damaged by hand (no writer leaves one so), or a results
+    file of the single-file layout (format versions 1-4) damaged: the deck stops at its
+    SOLFEC line naming the results, the damaged file and -w."""
     deck = write_deck(tmp_path / "r.py", DECK)
     assert main([deck]) == 0
-    path = tmp_path / "out/r/r.h5"
-    if damage == "garbage":
+    store = tmp_path / "out/r/r.results"
+    if layout == "single":
+        store = path = Path(single_file(tmp_path / "out/r"))
+    else:
+        path = store / "store.json" if damage == "marker" else sorted(store.glob("*.h5"))[0]
+    if damage in ("garbage", "marker"):
         path.write_bytes(b"this is not an HDF5 file" * 100)
     elif damage == "truncated":
         data = path.read_bytes()
@@ -52,7 +62,9 @@ def test_corrupt_results_file_names_the_file(tmp_path, capsys, damage):
     assert main([deck]) == 1
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err.startswith(f"{deck}:1: ")                 # the SOLFEC line
-    assert str(path.relative_to(tmp_path)) in err and "-w" in err
+    assert str(store.relative_to(tmp_path)) in err and "-w" in err
+    if damage != "marker":
+        assert path.name in err
 
 
 def test_foreign_hdf5_file_is_rejected(tmp_path, capsys):
@@ -63,6 +75,15 @@ def test_foreign_hdf5_file_is_rejected(tmp_path, capsys):
     assert main([deck]) == 1
     err = capsys.readouterr().err
     assert f"{deck}:1: " in err and "not a solfec-py results file" in err
+
+
+def test_foreign_results_directory_is_rejected(tmp_path, capsys):
+    os.makedirs(tmp_path / "out/r/r.results")
+    (tmp_path / "out/r/r.results/store.json").write_text('{"format": "something else"}')
+    deck = write_deck(tmp_path / "r.py", DECK)
+    assert main([deck]) == 1
+    err = capsys.readouterr().err
+    assert f"{deck}:1: " in err and "not a solfec-py results store" in err
 
 
 @pytest.mark.parametrize("line, words", [
@@ -107,8 +128,7 @@ def test_overwrite_switch_rewrites_results_with_a_warning(tmp_path, capsys):
     assert main(["-w", deck]) == 0
     cap = capsys.readouterr()
     assert "overwriting the existing results" in cap.err and cap.out.count("MODE WRITE") == 2
-    with h5py.File(tmp_path / "out/r/r.h5", "r") as f:
-        assert f["frames"].shape[0] == 11          # a fresh file: frames 0, 0.1, ..., 1.0 once
+    assert stored(tmp_path / "out/r").nframes == 11    # fresh results: frames 0, 0.1, ..., 1.0 once
 
 
 def test_continue_allows_a_single_run(tmp_path, capsys):
@@ -178,8 +198,7 @@ def test_same_output_path_twice_in_one_run_reads_the_new_results(tmp_path, capsy
     # stepping (bound g h t / 2, h = 0.1 of the first object)
     dz = np.array(_floats(cap.out, "DZ"))
     np.testing.assert_allclose(dz, -5.0 * np.array(t) ** 2, rtol=0, atol=0.5 * 10 * 0.1 * 0.4)
-    with h5py.File(tmp_path / "out/p/p.h5", "r") as f:
-        assert f["frames"].shape[0] == 6              # frames 0, 0.1, ..., 0.5 once: nothing appended
+    assert stored(tmp_path / "out/p").nframes == 6    # frames 0, 0.1, ..., 0.5 once: nothing appended
     assert main([deck]) == 0                          # a new program run: both objects READ
     assert "MODES READ READ" in capsys.readouterr().out
 
@@ -212,15 +231,14 @@ def test_reading_results_of_a_writer_still_open(api, tmp_path):
     recorder.write_frame(sol)
     sol.domain.time = 0.1
     recorder.write_frame(sol)
-    assert sol.store.file is not None
+    assert sol.store.writing
     other = api.SOLFEC("DYNAMIC", 0.1, "out/open")
-    assert other.mode == "READ" and sol.store.file is None
+    assert other.mode == "READ" and not sol.store.writing
     assert api.DURATION(other) == (0.0, 0.1)
     sol.domain.time = 0.2
-    recorder.write_frame(sol)                          # reopens the file and appends
+    recorder.write_frame(sol)                          # writes again and appends
     recorder.finish(sol)
-    with h5py.File(tmp_path / "out/open/open.h5", "r") as f:
-        np.testing.assert_array_equal(f["frames"][:, 0], [0.0, 0.1, 0.2])
+    np.testing.assert_array_equal(stored(tmp_path / "out/open").times, [0.0, 0.1, 0.2])
 
 
 def test_history_progress_meter(tmp_path, capsys):

@@ -70,7 +70,7 @@ def fall(tmp_path):
 def test_second_run_opens_results_in_read_mode(fall, tmp_path):
     w, r = fall
     assert w["mode"] == "WRITE" and r["mode"] == "READ"
-    assert (tmp_path / "out/fall/fall.h5").is_file() and (tmp_path / "out/fall/fall.py").is_file()
+    assert (tmp_path / "out/fall/fall.results/store.json").is_file() and (tmp_path / "out/fall/fall.py").is_file()
     # RUN did nothing: the model stayed at the SEEK frame (the frame at 0.1 on Solfec's clock)
     assert r["after_run"] == r["nav"][-1] == pytest.approx(0.1, abs=1e-12)
 

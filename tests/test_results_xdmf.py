@@ -60,7 +60,7 @@ def vis(tmp_path):
 
 def test_live_xdmf_references_every_frame(vis):
     tmp_path, _, counts = vis
-    store = ResultsStore.open_existing(str(tmp_path / "out/vis/vis.h5"))
+    store = ResultsStore.open_existing(str(tmp_path / "out/vis/vis.results"))
     times = check_references(str(tmp_path / "out/vis/vis_grids.xmf"))
     np.testing.assert_array_equal(times, store.times)
     assert len(times) == 11
@@ -238,5 +238,5 @@ def test_live_export_can_be_switched_off(tmp_path, monkeypatch):
     monkeypatch.setenv("SOLFEC_PY_XDMF", "0")
     deck = write_deck(tmp_path / "vis.py", DECK)
     assert main([deck]) == 0
-    assert (tmp_path / "out/vis/vis.h5").is_file()
+    assert (tmp_path / "out/vis/vis.results/store.json").is_file()
     assert not (tmp_path / "out/vis/vis_grids.xmf").exists() and not (tmp_path / "out/vis/vis_xdmf.h5").exists()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 import textwrap
 
-import h5py
 import numpy as np
 import pytest
 
@@ -18,6 +17,8 @@ from solfec_py.bodies.rigid_schemes import (RIGID_SCHEMES, SCHEME_CODES, SCHEMES
 from solfec_py.cli import main
 from solfec_py.errors import InputError
 from solfec_py.output import frames
+
+from conftest import stored
 
 NEW = ("LFPC", "DIRK1", "DIRK2", "DIRK3", "DIRK4", "LSV_EXPLICIT", "LSV_IMPLICIT", "GEN_ALPHA")
 
@@ -153,9 +154,9 @@ RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 0.2)
 
 
 def _stored(path):
-    with h5py.File(path, "r") as f:
-        table, cols = f["frames"][()], [str(c) for c in f["frames"].attrs["columns"]]
-        state, carry = f["state/rigid"][()], f["carry/rigid"][()]
+    f = stored(path)
+    table, cols = f.table, f.column_names
+    state, carry = f.read_all("state/rigid"), f.read_all("carry/rigid")
     keep = [i for i, c in enumerate(cols) if c not in frames.TIMERS and not c.endswith("OFF")]
     return table[:, keep], state, carry
 
@@ -169,8 +170,8 @@ def test_continue_with_carried_scheme_state_is_bit_identical(tmp_path):
     assert main(["--no-progress", str(deck), "out/straight"]) == 0
     assert main(["--no-progress", str(deck), "out/split", "0.1"]) == 0
     assert main(["--no-progress", "-c", str(deck), "out/split"]) == 0
-    a = _stored(tmp_path / "out/straight/straight.h5")
-    b = _stored(tmp_path / "out/split/split.h5")
+    a = _stored(tmp_path / "out/straight")
+    b = _stored(tmp_path / "out/split")
     assert a[0].shape[0] == 5 and a[2].shape == (8, 21)        # 4 frames after frame 0, 2 carrying cubes
     for x, y in zip(a, b):
         np.testing.assert_array_equal(x, y)

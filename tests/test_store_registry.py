@@ -5,7 +5,6 @@ the store was reopened for a later RUN) holds the latest row of every body. Refe
 bodies the test made, their ids, kinds, labels and centres (independent of the store)."""
 from __future__ import annotations
 
-import h5py
 import numpy as np
 
 from solfec_py import session
@@ -23,8 +22,8 @@ def _bodies(sol, mat, specs):
 
 
 def _rows(path):
-    with h5py.File(path, "r") as f:
-        return f["bodies"][()], f["labels"][()].tobytes()
+    f = StoreReader.open_existing(path)
+    return f.read_all("bodies"), f.read_all("labels").tobytes()
 
 
 def _expected(bodies):

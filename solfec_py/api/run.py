@@ -35,7 +35,10 @@ def RUN(solfec, solver, duration):
     continues from the last stored frame. A run that produces NaN or infinite values, or
     whose kinetic energy blows up (``SOLFEC.blowup``), stops with an error naming the body and
     the time; the frames stored until then stay readable. Creating a file named ``STOP`` in
-    the output directory ends the run after the current step.
+    the output directory ends the run after the current step. A body that passes through
+    another within one step is reported (``SOLFEC.tunnelling``). The frames reach the
+    results every 0.2 s of wall-clock time and at the end, in files renamed into place: a
+    run killed at any instant keeps every frame written until then (docs/results.md).
 
     Parameters
     ----------
@@ -44,7 +47,9 @@ def RUN(solfec, solver, duration):
     solver : GAUSS_SEIDEL_SOLVER, PENALTY_SOLVER or NEWTON_SOLVER
         The constraint solver.
     duration : float
-        Simulated time to integrate, >= 0; at most 10**8 steps per RUN.
+        Simulated time to integrate, >= 0; at most 10**8 steps per RUN, counted at the step
+        the run takes (a dynamic run cuts the step to half the critical step of its
+        pseudo-rigid and explicit finite-element bodies; docs/limits.md).
 
     Returns
     -------
@@ -55,9 +60,13 @@ def RUN(solfec, solver, duration):
     InputTypeError
         ``solfec`` or ``solver`` of the wrong type.
     InputError
-        A negative or non-finite duration, too many steps, a second RUN of a continued analysis.
+        A negative or non-finite duration, too many steps (also at the step cut by the
+        critical step: the body, element and material that set it are named), a second RUN
+        of a continued analysis.
     SimulationError
-        The run blew up or a body penetrated deeper than UNPHYSICAL_PENETRATION allows.
+        The run blew up, a body penetrated deeper than UNPHYSICAL_PENETRATION allows, the
+        step shrank during the run to more steps than the limit, or a body passed through
+        another with ``SOLFEC.tunnelling = 'STOP'``.
 
     Examples
     --------

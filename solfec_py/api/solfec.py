@@ -11,10 +11,11 @@ from typing import Any
 from solfec_py import session, validate as V
 from solfec_py.api.common import readonly
 from solfec_py.api.stored import frame_constraints
+from solfec_py.contact import tunnel
 from solfec_py.contact.sparsify import Settings as SparsifySettings
 from solfec_py.domain import Domain
 from solfec_py.errors import InputError, InputTypeError
-from solfec_py.output.store import ResultsStore, release_writer, results_path, written_this_run
+from solfec_py.output.store import ResultsStore, exists, release_writer, remove, results_path, written_this_run
 from solfec_py.output.xdmf import remove_live_files
 
 ANALYSES = ("DYNAMIC", "QUASI_STATIC")
@@ -65,6 +66,12 @@ class SOLFEC:
         solfec-py's blow-up detector: RUN stops naming the body and the time when the
         kinetic energy grows by more than this factor (> 1, default 1e6) in one step
         (docs/limits.md); ``'OFF'`` keeps only the infinity and NaN checks.
+    tunnelling : str
+        solfec-py's tunnelling check: a body that passes through another within one step
+        (a contact gap deeper than the thinner object is thick, or a jump through another
+        body's box without a contact) is reported naming both bodies and the time:
+        ``'WARN'`` (default) warns once per pair of bodies, ``'STOP'`` stops the RUN with
+        an error, ``'OFF'`` skips the check (docs/limits.md).
     cleanup : str
         ``'ON'`` or ``'OFF'`` (default); accepted for compatibility.
 
@@ -82,6 +89,7 @@ class SOLFEC:
     >>> sol.mode
     'WRITE'
     >>> sol.blowup = 1E3        # stop earlier on a growing kinetic energy
+    >>> sol.tunnelling = 'STOP' # stop when a body passes through another in one step
     """
 
     @V.command
@@ -113,7 +121,7 @@ class SOLFEC:
 
     def _open_results(self) -> None:
         """Decide READ / WRITE mode (Solfec-1.0 user manual, READ and WRITE modes): READ when results with at least one
-        frame exist at `<outpath>/<basename>.h5` and neither -w nor -c was given; -c opens
+        frame exist at `<outpath>/<basename>.results` (or `.h5`) and neither -w nor -c was given; -c opens
         them for appending (continued WRITE); -w overwrites them (a warning, no prompt).
         -w and -c apply to results that existed when the program started: results to which
         this same program run wrote frames (an earlier SOLFEC object with the same output
@@ -121,13 +129,13 @@ class SOLFEC:
         RUN to read the histories back)."""
         path = results_path(self._outpath)
         if written_this_run(path):
-            release_writer(path)                       # the writer's frames, flushed and closed
-            if os.path.isfile(path):
+            release_writer(path)                       # the writer's frames, committed
+            if exists(path):
                 store = ResultsStore.open_existing(path)
                 if store.nframes:
                     self.store, self._mode = store, "READ"
                     return
-        if not os.path.isfile(path):
+        if not exists(path):
             if session.current().continue_run:
                 session.warn(f"-c: no results to continue at {path!r}; starting a new run")
             self.store = ResultsStore(path)
@@ -135,7 +143,7 @@ class SOLFEC:
         if self._use_existing_results(path):
             return
         try:
-            os.remove(path)
+            remove(path)
         except OSError:
             pass
         remove_live_files(self._outpath)
@@ -248,6 +256,15 @@ class SOLFEC:
             self.domain.blowup = float("inf")
         else:
             self.domain.blowup = V.setter_number("blowup", value, gt=1.0)
+
+    @property
+    def tunnelling(self):
+        """What a body passing through another within one step does: 'WARN', 'STOP' or 'OFF'."""
+        return self.domain.tunnelling
+
+    @tunnelling.setter
+    def tunnelling(self, value):
+        self.domain.tunnelling = V.choice("tunnelling", value, tunnel.MODES, what="tunnelling mode")
 
     @property
     def cleanup(self):

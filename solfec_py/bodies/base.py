@@ -18,7 +18,8 @@ Subclass contract:
    centre, energies) and the kind's FIELDS.
 2. `_init_row(row, body, volume, center, euler)`: fill the fields of a new body from its
    mass properties (reference configuration, `euler` = ∫(X-X0)⊗(X-X0) dV about `center`).
-3. Time stepping of all rows at once: `dynamic_init()`, `critical_step()`,
+3. Time stepping of all rows at once: `dynamic_init()`, `critical_step()` (and
+   `critical_source()`, the body and element that set it, for messages),
    `step_begin(t, h)` / `step_end(t, h)` (half steps: first half, loads and free velocity /
    reactions and second half) and the quasi-static pair `qs_step_begin`, `qs_step_end`.
    Between begin and end the constraint solvers accumulate generalised reactions through
@@ -380,6 +381,11 @@ class BodyBlock:
 
     def critical_step(self) -> float:
         raise self._missing("critical_step")
+
+    def critical_source(self) -> str:
+        """Words naming the body (and element, material) that set the last critical_step;
+        "" for kinds without one."""
+        return ""
 
     def step_begin(self, t: float, h: float) -> None:
         raise self._missing("step_begin")

@@ -188,7 +188,12 @@ class CorotationalStepper(Stepper):
                 d = slice(3 * co.off[p], 3 * co.off[p + 1])
                 s = 1.0 / np.sqrt(np.repeat(mass[blk.nodes_of(row)], 3))
                 self.bc_hcrit[p] = 2.0 / np.sqrt(largest_eigenvalue(co.K0csr[d, d], s))
-        return min(h, float(self.bc_hcrit[explicit[self.co.rows]].min()))
+        live = np.flatnonzero(explicit[self.co.rows])
+        p = int(live[np.argmin(self.bc_hcrit[live])])
+        if self.bc_hcrit[p] < h:
+            h = float(self.bc_hcrit[p])
+            self.h_crit_source = (int(self.co.rows[p]), None, "the highest frequency of its stiffness K0", None)
+        return h
 
     # ------------------------------------------------------------------ reduced state
     def reduced_state(self, row: int):

@@ -42,6 +42,7 @@ class Stepper:
         self.pins = Pins()             # pinned nodes eliminated (bodies/fe_pins.py)
         self._pins_key = None          # the constraint set they were collected from
         self.h_crit = None
+        self.h_crit_source = None      # (row, global element, volume, material) of h_crit
         self.fint = None
         self.factorisations = 0         # SuperLU factorisations made (bench figure)
 
@@ -216,8 +217,26 @@ class Stepper:
             sel = np.flatnonzero((best_g == k) & explicit[:n])
             if sel.size:
                 steps = K.critical_steps(blk.q, g.conn, g.dNdX, g.wJ, g.mat, lay.mass, best_e[sel].astype(np.int64))
-                h = min(h, float(steps.min()))
+                m = int(np.argmin(steps))
+                if steps[m] < h:
+                    h, e = float(steps[m]), int(best_e[sel[m]])
+                    self.h_crit_source = (int(g.row[e]), int(g.gid[e]), float(best_v[g.row[e]]), g.mat[e])
         return h
+
+    def critical_source(self) -> str:
+        """Which body and element set the last critical step: the element of smallest
+        current volume of that body and its material."""
+        if self.h_crit_source is None:
+            return ""
+        blk = self.block
+        row, gid, volume, material = self.h_crit_source
+        if gid is None:
+            return f"finite-element body {blk.bodies[row].id} (its whole mesh: {volume})"
+        young, poisson, density = material.tolist()
+        obj = gid - int(blk.prepared().estart[row])
+        element = int(blk.records[row].order[obj])
+        return (f"finite-element body {blk.bodies[row].id}, element {element} (its smallest: volume"
+                f" {volume:.3g}; young {young:.3g}, poisson {poisson:g}, density {density:.3g})")
 
     def step_begin(self, t: float, h: float) -> None:
         blk = self.block

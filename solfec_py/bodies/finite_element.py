@@ -320,6 +320,9 @@ class FiniteElementBlock(BodyBlock):
     def critical_step(self) -> float:
         return self.solver.critical_step()
 
+    def critical_source(self) -> str:
+        return self.solver.critical_source()
+
     def step_begin(self, t: float, h: float) -> None:
         self.solver.step_begin(t, h)
 

@@ -71,6 +71,7 @@ class PseudoRigidBlock(BodyBlock):
         super().__init__(domain, capacity)
         self.loads = PointLoads()
         self.materials = Materials(self)
+        self.critical_row = None        # the row that set the last critical step
 
     # ------------------------------------------------------------------ bodies
     def admit(self, body) -> None:
@@ -257,8 +258,20 @@ class PseudoRigidBlock(BodyBlock):
         near = bound * self.domain.step ** 2 > 1.0      # 2 / sqrt(bound) < 2 h: may limit
         if near.any():
             lmax[near] = np.linalg.eigvalsh(S[near])[:, -1]   # LAPACK over the batch
-        top = lmax.max()
+        k = int(np.argmax(lmax))
+        top = lmax[k]
+        self.critical_row = int(rows[k])
         return float(2.0 / np.sqrt(top)) if top > 0 else np.inf
+
+    def critical_source(self) -> str:
+        """The body that set the last critical step, with its size and material."""
+        row = self.critical_row
+        if row is None or row >= self.count:
+            return ""
+        body = self.bodies[row]
+        mat = body.bulk_material
+        return (f"pseudo-rigid body {body.id} (volume {self.volume[row]:.3g}, mass {self.mass[row]:.3g};"
+                f" young {mat.young:.3g}, poisson {mat.poisson:g}, density {mat.density:.3g})")
 
     def dynamic_init(self) -> None:
         """Lamé constants of the current materials, E0 factors, M_F^-1 of DEF_EXP rows and

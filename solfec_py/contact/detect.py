@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solfec_py import constraints as C, session
-from solfec_py.contact import broad, ellipsoids as EL, narrow, objects as O, polygon_points as PP, polyhedra, sparsify as SP
+from solfec_py.contact import broad, ellipsoids as EL, narrow, objects as O, polygon_points as PP, polyhedra, sparsify as SP, tunnel
 from solfec_py.errors import SimulationError
 from solfec_py.solvers.local_dynamics import body_rows
 
@@ -274,6 +274,7 @@ def _update(domain, table, geo, cset, eps, rows: np.ndarray) -> np.ndarray:
         prev = None if table.all_convex else cset.base[rows[idx], :, 2]      # (a start for ellipsoids)
         hit, found = evaluate(table, geo, om if every else om[idx], os if every else os[idx], eps, fixed=True,
                               prev=prev)
+        tunnel.check_gaps(domain, table, geo, found.om, found.os, found.n, found.gap, eps)
         if every and hit.all() and not PP.active(domain):   # every contact persists (a settled
             _persisting(domain, table, cset, eps, rows, found)  # scene): no masks
             return _keys(om, os, table.count)
@@ -347,6 +348,20 @@ def detect(domain) -> int:
         return 0
     eps = session.geometric_epsilon()
     geo = O.current(domain, table, eps)
+    new = _detect(domain, table, geo, cset, rows, eps)
+    tunnel.check_sweeps(domain, table, geo, lambda: _contact_bodies(domain.constraints))
+    return new
+
+
+def _contact_bodies(cset) -> np.ndarray:
+    """(k, 2) body ids of the contacts of the constraint set."""
+    if not isinstance(cset, C.ConstraintSet):
+        return np.zeros((0, 2), dtype=np.int64)
+    return cset.bid[_contact_rows(cset)]
+
+
+def _detect(domain, table, geo, cset, rows, eps) -> int:
+    """`detect` once the geometry is current: update, then find and insert."""
     existing = _update(domain, table, geo, cset, eps, rows) if rows.size else np.zeros(0, dtype=np.int64)
     pairs = broad.overlapping_pairs(geo.lo, geo.hi, group=table.bid, flag=table.inert)
     if pairs.size and existing.size:
@@ -370,6 +385,7 @@ def detect(domain) -> int:
             f"unphysical penetration of depth {-found.gap[k]:g} (limit {depth:g}) between bodies"
             f" {table.bid[found.om[k]]} and {table.bid[found.os[k]]} at time {domain.time:g}; reduce the"
             " time step or check the model")
+    tunnel.check_gaps(domain, table, geo, found.om, found.os, found.n, found.gap, eps)
     if PP.active(domain):
         found = PP.expand(table, geo, found, eps)
     rows = insert(domain, table, found, eps)

@@ -17,7 +17,7 @@ import numpy as np
 
 from solfec_py.errors import ResultsError
 from solfec_py.output import history
-from solfec_py.output.store import ResultsStore, results_path
+from solfec_py.output.store import ResultsStore, exists, results_path
 
 ENTITY_HELP = """\
 entity syntax (-e, repeatable; quote it for the shell):
@@ -143,9 +143,11 @@ def parse_entity(text: str, store: ResultsStore):
 
 
 def open_results(path: str) -> ResultsStore:
-    """The results of an output directory (or of an .h5 file)."""
-    file = path if path.endswith(".h5") and os.path.isfile(path) else results_path(path)
-    if not os.path.isfile(file):
+    """The results of an output directory (or its `.results` directory, or an .h5 file of an
+    older solfec-py)."""
+    own = path.rstrip("/").endswith(".results") or path.endswith(".h5")
+    file = path.rstrip("/") if own and exists(path.rstrip("/")) else results_path(path)
+    if not exists(file):
         raise ResultsError(f"no results at {path!r} (expected {file!r})")
     store = ResultsStore.open_existing(file)
     if not store.nframes:
@@ -235,7 +237,7 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="solfec-py plot", formatter_class=argparse.RawDescriptionHelpFormatter,
                                 description="Plot stored results (energies, statistics, HISTORY entities).",
                                 epilog=ENTITY_HELP)
-    p.add_argument("results", help="output directory of an analysis (or its .h5 file)")
+    p.add_argument("results", help="output directory of an analysis (or its .results directory)")
     p.add_argument("-e", "--entity", action="append", default=[], help="what to plot (repeatable; see below)")
     p.add_argument("-o", "--output", help="image file, .png, .svg or .pdf (default OUTDIR/<name>_plot.png)")
     p.add_argument("--x", metavar="ENTITY", help="plot against this entity instead of time")

@@ -67,9 +67,21 @@ def start_live_xdmf(solfec, keep_frames: int = 0) -> None:
     series = xdmf.XdmfSeries(solfec.outpath, stem, heavy, coarse=True)
     try:
         series.start(keep_frames)
-    except OSError as exc:
-        session.warn(f"ParaView export disabled: {exc}")
+    except (OSError, KeyError, ValueError, RuntimeError) as exc:
+        series.close_quietly()
         series = False
+        if keep_frames:             # a series damaged by a killed run: start it afresh
+            session.warn(f"the ParaView series in {solfec.outpath!r} cannot be continued ({exc}); it starts"
+                         f" afresh at frame {keep_frames} (XDMF_EXPORT writes the earlier frames)")
+            series = xdmf.XdmfSeries(solfec.outpath, stem, heavy, coarse=True)
+            try:
+                series.start(0)
+            except (OSError, KeyError, ValueError, RuntimeError) as again:
+                series.close_quietly()
+                session.warn(f"ParaView export disabled: {again}")
+                series = False
+        else:
+            session.warn(f"ParaView export disabled: {exc}")
     solfec.xdmf_live = series
 
 

@@ -219,6 +219,11 @@ def restore_last(solfec) -> tuple | None:
     solfec.output_interval = float(row[c("OUTPUT_INTERVAL")])
     if domain.callback is not None and np.isfinite(row[c("CALLBACK_TIME")]):
         domain.callback.next_time = float(row[c("CALLBACK_TIME")])
+    # the statistics of the last solve, which the frames of steps without a solve repeat
+    # (a zero is a statistic no solver filled: left to the solver object, as before)
+    domain.statistics = {name: (int(v) if name.endswith(("ITERS", "CONS", "BODS")) else float(v))
+                         for name in frames.STATISTICS if name in store.column_names
+                         for v in (row[c(name)],) if v != 0.0}
     return (float(row[c("CLOCK_BASE")]), float(row[c("CLOCK_H")]), int(row[c("CLOCK_K")]))
 
 

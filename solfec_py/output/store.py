@@ -1,10 +1,13 @@
-"""The HDF5 results store (layer 6), writing: `<outpath>/<basename>.h5`, one frame per output
-event, appended and flushed so a run killed at any moment keeps every flushed frame; the
-reading side is output.store_reader.StoreReader, which ResultsStore extends.
-Reference: Solfec-1.0 user manual, READ and WRITE modes, time stepping, OUTPUT (Solfec's sol.c / dom.c HDF5 output); layout in
-`output.frames` and docs/results.md.
+"""The results store (layer 6), writing: `<outpath>/<basename>.results/`, a directory of
+segment files (output.segments), one frame per output event. Rows are queued in memory and
+committed as a new segment file (written aside, closed, renamed into place) after a frame
+at most every FLUSH_SECONDS of wall-clock time and when a RUN ends, so a process killed at
+any instant leaves complete segments only: every frame up to the last commit. The reading
+side is output.store_reader.StoreReader, which ResultsStore extends.
+Reference: Solfec-1.0 user manual, READ and WRITE modes, time stepping, OUTPUT (Solfec's
+sol.c / dom.c output); layout in `output.frames`, `output.segments` and docs/results.md.
 
-Datasets (all chunked and resizable along the first axis):
+Row datasets (global row numbers; a segment holds the rows its frames added):
   frames              (F, len(columns)) float64 — one row per frame, columns in attr `columns`
   state/<family>      (rows, conf+velo+5) float64 — body states, blocks addressed by the frame row;
                       for the families of frames.RAGGED (bodies of different state lengths) a
@@ -19,11 +22,8 @@ Datasets (all chunked and resizable along the first axis):
   constraints         (rows, len(CON_COLUMNS)) float64 — columns in attr `columns`
   bodies              (B, 7) float64 — registry: id, kind code, X0 (3), label offset, label length
   labels              (chars,) uint8 — label characters of the registry
-Writing order per frame: registry, ids, state rows, constraints, then the frame row (its
-last column VALID = 1) — a frame row exists only when everything it addresses was written
-before it. Rows are queued in memory and written, then the file flushed, after a frame
-at most every FLUSH_SECONDS of wall-clock time and when a RUN ends; a killed run keeps
-every frame up to the last flush.
+A segment always ends with a complete frame: the rows of a frame (registry, ids, states,
+constraints, the frame row) are committed together.
 """
 from __future__ import annotations
 
@@ -32,25 +32,22 @@ import time
 
 import numpy as np
 
+from solfec_py import session
 from solfec_py.bodies import BODY_KINDS
 from solfec_py.bodies.base import BodyBlock
-from solfec_py.fem.elements import BY_CODE
 from solfec_py.errors import ResultsError
-from solfec_py.output import frames
-from solfec_py.output.store_reader import FORMAT, KINDS, VERSION, StoreReader, datasets, h5py_module, registry_dict
+from solfec_py.output import frames, segments
+from solfec_py.output.store_reader import FORMAT, KINDS, REGISTRY_COLUMNS, SCHEMA, VERSION, StoreReader, registry_dict
 
 KIND_FAMILY = {kind: spec.family for kind, spec in BODY_KINDS.items()}
 KIND_CODE = {kind: spec.code for kind, spec in BODY_KINDS.items()}
-REGISTRY_COLUMNS = ("ID", "KIND", "X0", "Y0", "Z0", "LABEL_OFF", "LABEL_LEN")
-GEOMETRY_INDEX = ("ID", "NODE_OFF", "NODE_CNT", "CELL_OFF", "CELL_CNT")
-MAXN = max(c.nnodes for c in BY_CODE)   # geometry/cells: element code, then up to MAXN nodes
-# frames are flushed to disk when this much wall-clock time passed since the last flush
-# (and at the end of every RUN): a killed run loses at most this much computation, and
-# an h5py flush costs ~2 ms, so 0.2 s keeps it near 1 % of a run. 0 flushes every frame.
+# frames are committed (a new segment file) when this much wall-clock time passed since the
+# last commit (and at the end of every RUN): a killed run loses at most this much
+# computation; a commit costs ~1-3 ms, so 0.2 s keeps it near 1 % of a run. 0: every frame.
 FLUSH_SECONDS = float(os.environ.get("SOLFEC_PY_FLUSH_SECONDS", "0.2"))
-# queued rows are written (not flushed) once this much waits: the queue buffers stay small
-# and warm in the CPU caches instead of growing (fresh memory costs page faults)
-QUEUE_BYTES = 4 << 20
+# queued rows are committed once this much waits: the queue buffers stay bounded (and are
+# reused from commit to commit: fresh memory costs page faults)
+QUEUE_BYTES = 16 << 20
 
 
 _WRITTEN = {"session": None, "paths": {}}
@@ -66,17 +63,17 @@ def _written_paths() -> dict:
 
 
 def written_paths() -> list:
-    """Absolute paths of the results files the current program run (session) wrote frames to."""
+    """Absolute paths of the results the current program run (session) wrote frames to."""
     return list(_written_paths())
 
 
 def written_this_run(path: str) -> bool:
-    """Did the current program run (session) write at least one frame to this results file?"""
+    """Did the current program run (session) write at least one frame to these results?"""
     return os.path.abspath(path) in _written_paths()
 
 
 def release_writer(path: str) -> None:
-    """Close the store of this program run still holding `path` open for writing (a SOLFEC
+    """Close the store of this program run still holding `path` for writing (a SOLFEC
     object whose RUN has not finished), so that the frames written so far can be read."""
     store = _written_paths().get(os.path.abspath(path))
     if store is not None:
@@ -84,57 +81,39 @@ def release_writer(path: str) -> None:
 
 
 def results_path(outpath: str) -> str:
-    """`<outpath>/<basename(outpath)>.h5` (Solfec-1.0 user manual, output directory)."""
-    base = os.path.basename(os.path.normpath(outpath))
-    return os.path.join(outpath, base + ".h5")
+    """The results of the output directory `outpath`: `<outpath>/<basename>.results` (a
+    segment directory), or the single file `<outpath>/<basename>.h5` of an older solfec-py
+    when only that exists (Solfec-1.0 user manual, output directory)."""
+    directory, legacy = segments.store_dir(outpath), segments.legacy_file(outpath)
+    if not segments.exists(directory) and os.path.isfile(legacy):
+        return legacy
+    return directory
 
 
-def _create_file(path: str, domain, compression: bool):
-    """A new, empty results file at `path` with every dataset of the layout (see the module
-    docstring), flushed; ResultsError naming the path when it cannot be created."""
-    h5py = h5py_module()
-    try:
-        f = h5py.File(path, "w", locking=False)
-    except OSError as exc:
-        raise ResultsError(f"cannot create results file {path!r}: {exc}") from None
-    f.attrs["format"], f.attrs["version"] = FORMAT, VERSION
-    f.attrs["kinds"] = list(KINDS)
-    comp = {"compression": "gzip", "compression_opts": 1, "shuffle": True} if compression else {}
-    ds = f.create_dataset("frames", (0, len(frames.FRAME_COLUMNS)), maxshape=(None, len(frames.FRAME_COLUMNS)),
-                          chunks=(64, len(frames.FRAME_COLUMNS)), dtype="f8")
-    ds.attrs["columns"] = list(frames.FRAME_COLUMNS)
-    for fam in frames.FAMILIES:
-        w = frames.state_width(fam)
-        block = domain.blocks.get(fam) if domain is not None else None
-        rows = min(max(block.count if block is not None else 0, 64), 4096)
-        f.create_dataset(f"state/{fam}", (0, w), maxshape=(None, w), chunks=(rows, w),
-                         dtype="f8", **comp)
-        f.create_dataset(f"ids/{fam}", (0,), maxshape=(None,), chunks=(4096,), dtype="i8", **comp)
-    for fam in frames.RAGGED:
-        f.create_dataset(f"state/{fam}", (0,), maxshape=(None,), chunks=(1 << 16,), dtype="f8", **comp)
-        f.create_dataset(f"ids/{fam}", (0,), maxshape=(None,), chunks=(4096,), dtype="i8", **comp)
-        f.create_dataset(f"sizes/{fam}", (0, 2), maxshape=(None, 2), chunks=(4096, 2), dtype="i8", **comp)
-    for name, width, dtype in (("nodes", 3, "f8"), ("cells", 1 + MAXN, "i8"), ("materials", 3, "f8"),
-                               ("index", len(GEOMETRY_INDEX), "i8")):
-        f.create_dataset(f"geometry/{name}", (0, width), maxshape=(None, width), chunks=(1024, width),
-                         dtype=dtype, **comp)
-    for fam, w in frames.CARRIED.items():
-        f.create_dataset(f"carry/{fam}", (0, w), maxshape=(None, w), chunks=(64, w), dtype="f8", **comp)
-    c = f.create_dataset("constraints", (0, len(frames.CON_COLUMNS)), maxshape=(None, len(frames.CON_COLUMNS)),
-                         chunks=(1024, len(frames.CON_COLUMNS)), dtype="f8", **comp)
-    c.attrs["columns"] = list(frames.CON_COLUMNS)
-    c.attrs["kinds"] = list(frames.CON_KINDS)
-    r = f.create_dataset("bodies", (0, len(REGISTRY_COLUMNS)), maxshape=(None, len(REGISTRY_COLUMNS)),
-                         chunks=(256, len(REGISTRY_COLUMNS)), dtype="f8")
-    r.attrs["columns"] = list(REGISTRY_COLUMNS)
-    f.create_dataset("labels", (0,), maxshape=(None,), chunks=(4096,), dtype="u1")
-    f.flush()
-    return f
+def exists(path: str) -> bool:
+    """Are there results (of either layout) at `path`?"""
+    return segments.exists(path)
+
+
+def remove(path: str) -> None:
+    """Remove the results at `path` and, for a segment directory, an older single file
+    beside it (-w)."""
+    segments.remove(path)
+    if path.endswith(segments.SUFFIX):
+        segments.remove(path[: -len(segments.SUFFIX)] + ".h5")
+
+
+def _attrs() -> dict:
+    """Attributes of every segment: the file's and its datasets' (column names)."""
+    return {"": {"format": FORMAT, "version": VERSION, "kinds": list(KINDS)},
+            "frames": {"columns": list(frames.FRAME_COLUMNS)},
+            "constraints": {"columns": list(frames.CON_COLUMNS), "kinds": list(frames.CON_KINDS)},
+            "bodies": {"columns": list(REGISTRY_COLUMNS)}}
 
 
 class ResultsStore(StoreReader):
-    """One results file, written during a RUN (kept open, `close()` after it) and read as
-    StoreReader reads it."""
+    """One results store, written during a RUN (`close()` after it) and read as StoreReader
+    reads it."""
 
     def __init__(self, path: str, compression: bool = False):
         super().__init__(path)
@@ -143,76 +122,120 @@ class ResultsStore(StoreReader):
         self._last_bodies: dict = {}   # family -> (bodies list copy, ids offset, ids)
         self._reg_kind = np.zeros(0, np.int64)   # body id -> stored kind code (0: none)
         self._reg_x0 = np.zeros((0, 3))          # body id -> stored X0
-        self._created = False
-        self._flushed = -np.inf        # time.monotonic() of the last flush
-        self._ds: dict = {}            # open datasets (writing) and their allocated rows
-        self._queue: dict = {}         # dataset name -> _RowQueue of rows not yet written (writing)
-        self._cap: dict = {}
+        self._started = False          # the counters follow the store on disk
+        self._committed = 0            # frames in segments on disk
+        self._flushed = -np.inf        # time.monotonic() of the last commit
+        self._queue: dict = {}         # dataset name -> _RowQueue of rows not yet committed
         self._marked = False           # registered as written by this program run
+        self._geometry_ids: set = set()  # finite-element bodies whose mesh is stored
 
     # ------------------------------------------------------------------ writing
     def start_writing(self, append: bool = False, compression: bool | None = None, domain=None) -> None:
-        """Open for a RUN: create the file the first time, append to it afterwards (and
-        when `append`, i.e. continuing stored results). A state chunk holds the rows of one
-        frame of `domain`'s bodies (64 to 4096 rows), so frames are written chunk by chunk."""
-        if self.file is not None:
-            return
+        """Open for a RUN: create the store the first time (replacing what is at its path),
+        continue it afterwards; with `append` (continuing stored results, -c) resume after
+        the last stored frame. `domain` is accepted for callers of earlier versions."""
         if compression is not None:
             self.compression = compression
-        if (append or self._created) and os.path.isfile(self.path):
-            self._reopen_for_appending()
+        if self.writing:
             return
-        self.file = _create_file(self.path, domain, self.compression)
-        self._created = True
-        self._next = {name: 0 for name, _ in datasets(self.file)}
+        if not self._started:
+            if append and segments.exists(self.path):
+                self._resume()
+            else:
+                self._create()
+            self._started = True
+        self.writing = True
+
+    def _create(self) -> None:
+        if self.legacy:                                # new results are always a directory
+            self.path, self.legacy = segments.store_dir(os.path.dirname(self.path)), False
+        if os.path.exists(self.path):
+            remove(self.path)
+        segments.create(self.path, {"format": FORMAT, "version": VERSION, "layout": "segments"})
+        self.segs.replace([])
+        self._next = {name: 0 for name in SCHEMA}
+        self._committed = 0
         self._last_bodies = {}
         self._set_registered(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 3)))
         self._frames = np.zeros((0, len(frames.FRAME_COLUMNS)))
         self._columns = dict(frames.COL)
         self._registry = registry_dict(np.zeros((0, 7)), b"")
+        self._geometry_ids = set()
 
-    def _reopen_for_appending(self) -> None:
+    def _resume(self) -> None:
+        """-c: continue the stored results after their last frame. A segment directory left
+        by a killed writer is cleaned first (unfinished and redundant segment files); an
+        older single file is converted to a segment directory."""
+        if self.legacy:
+            self._convert_legacy()
+        else:
+            cover, redundant, unfinished = segments.listing(self.path)
+            segments.clean(self.path, redundant, unfinished)
         self.refresh()
         if self._con_src is not None or any(c not in self._columns for c in frames.FRAME_COLUMNS):
-            raise ResultsError(f"results file {self.path!r} was written by an older solfec-py (format"
-                               f" version < {VERSION}): its frames lack what an exact continuation"
-                               " needs; it can be read but not continued (use -w)")
-        self.file = self._open("r+")
-        self._resume_counters()
-
-    def _resume_counters(self) -> None:
-        """After reopening for appending: the next rows follow the last complete frame."""
-        f, col = self.file, self._columns
-        self._next = {name: 0 for name, _ in datasets(f)}
-        self._next["bodies"] = f["bodies"].shape[0]
-        self._next["labels"] = f["labels"].shape[0]
-        self._next["frames"] = self._frames.shape[0]
-        if self._frames.shape[0]:
-            last = self._frames[-1]
-            self._next["constraints"] = int(last[col["CON_OFF"]] + last[col["CON_CNT"]])
-            for fam in frames.FAMILIES:
-                F = fam.upper()
-                self._next[f"state/{fam}"] = int(last[col[f"{F}_OFF"]] + last[col[f"{F}_CNT"]])
-                self._next[f"ids/{fam}"] = int(last[col[f"{F}_IDOFF"]] + last[col[f"{F}_CNT"]])
-            for fam in frames.RAGGED:
-                F = fam.upper()
-                idoff, cnt = int(last[col[f"{F}_IDOFF"]]), int(last[col[f"{F}_CNT"]])
-                run = self._sizes[fam][idoff:idoff + cnt]
-                self._next[f"state/{fam}"] = int(last[col[f"{F}_OFF"]] + run.sum() + 5 * cnt)
-                self._next[f"ids/{fam}"] = self._next[f"sizes/{fam}"] = idoff + cnt
-            for fam in frames.CARRIED:
-                F = fam.upper()
-                self._next[f"carry/{fam}"] = int(last[col[f"{F}_CARRY_OFF"]] + last[col[f"{F}_CARRY_CNT"]])
-        geo = f["geometry/index"][()] if "geometry/index" in f else np.zeros((0, len(GEOMETRY_INDEX)), np.int64)
-        if geo.shape[0]:
-            last_geo = geo[-1]
-            self._next["geometry/nodes"] = int(last_geo[1] + last_geo[2])
-            self._next["geometry/cells"] = self._next["geometry/materials"] = int(last_geo[3] + last_geo[4])
-        self._next["geometry/index"] = geo.shape[0]
+            raise ResultsError(f"results {self.path!r} were written by an older solfec-py (format"
+                               " version < 4): their frames lack what an exact continuation"
+                               " needs; they can be read but not continued (use -w)")
+        self._next = {name: self.segs.total(name) for name in SCHEMA}
+        if self._frames.shape[0] != self._next["frames"]:
+            raise ResultsError(f"results {self.path!r}: frame {self._frames.shape[0]} is incomplete;"
+                               " they can be read but not continued (use -w)")
+        self._committed = self._next["frames"]
+        geo = self.read_all("geometry/index")
         self._geometry_ids = set(geo[:, 0].tolist())
         reg = self._registry
         self._set_registered(reg["id"], reg["kind_code"], reg["X0"])
         self._last_bodies = {}
+
+    def _convert_legacy(self) -> None:
+        """The single file of format version 4 as the first segment of a new directory, its
+        rows cut after the last complete frame; the marker is written last, so a kill in the
+        middle leaves the old file in use (and the conversion is made again)."""
+        old = self.path
+        self.refresh()
+        if self._con_src is not None or any(c not in self._columns for c in frames.FRAME_COLUMNS):
+            return                                     # refused by _resume, with the reason
+        extents = self._frame_extents()
+        directory = segments.store_dir(os.path.dirname(old))
+        if os.path.exists(directory):
+            segments.remove(directory)
+        os.makedirs(directory)
+        parts = {name: (0, [self.read_slab(name, 0, n)]) for name, n in extents.items() if n}
+        segments.write_segment(directory, 0, extents["frames"], segments.FINAL, parts, _attrs(), self.compression)
+        segments.create(directory, {"format": FORMAT, "version": VERSION, "layout": "segments"})
+        os.remove(old)
+        self.path, self.legacy = directory, False
+        session.note(f"results {old!r} (a single file of an older solfec-py) converted to {directory!r} to be"
+                     " continued")
+
+    def _frame_extents(self) -> dict:
+        """Rows of every dataset up to the end of the last complete frame (of an old file)."""
+        col = self._columns
+        ext = {name: 0 for name in SCHEMA}
+        ext["bodies"], ext["labels"] = self.segs.total("bodies"), self.segs.total("labels")
+        ext["frames"] = self._frames.shape[0]
+        if self._frames.shape[0]:
+            last = self._frames[-1]
+            ext["constraints"] = int(last[col["CON_OFF"]] + last[col["CON_CNT"]])
+            for fam in frames.FAMILIES:
+                F = fam.upper()
+                ext[f"state/{fam}"] = int(last[col[f"{F}_OFF"]] + last[col[f"{F}_CNT"]])
+                ext[f"ids/{fam}"] = int(last[col[f"{F}_IDOFF"]] + last[col[f"{F}_CNT"]])
+            for fam in frames.RAGGED:
+                F = fam.upper()
+                idoff, cnt = int(last[col[f"{F}_IDOFF"]]), int(last[col[f"{F}_CNT"]])
+                run = self._sizes[fam][idoff:idoff + cnt]
+                ext[f"state/{fam}"] = int(last[col[f"{F}_OFF"]] + run.sum() + 5 * cnt)
+                ext[f"ids/{fam}"] = ext[f"sizes/{fam}"] = idoff + cnt
+            for fam in frames.CARRIED:
+                F = fam.upper()
+                ext[f"carry/{fam}"] = int(last[col[f"{F}_CARRY_OFF"]] + last[col[f"{F}_CARRY_CNT"]])
+        geo = self.read_all("geometry/index")
+        if geo.shape[0]:
+            ext["geometry/nodes"] = int(geo[-1, 1] + geo[-1, 2])
+            ext["geometry/cells"] = ext["geometry/materials"] = int(geo[-1, 3] + geo[-1, 4])
+        ext["geometry/index"] = geo.shape[0]
+        return ext
 
     def _set_registered(self, ids, codes, X0) -> None:
         """The stored registry as arrays indexed by body id: kind code (0: not stored), X0."""
@@ -224,17 +247,13 @@ class ResultsStore(StoreReader):
 
     def _reserve(self, name: str, n: int) -> tuple[int, np.ndarray]:
         """Queue n rows for the end of dataset `name`: (their first row, a writable view of
-        them in the dataset's queue buffer). Queued rows are written at the next flush
-        (`_write_queued`), one large write per dataset instead of many small ones (a frame is
-        on disk only after a flush anyway); the buffers are reused from flush to flush."""
+        them in the dataset's queue buffer). Queued rows reach the disk at the next commit,
+        one segment for all; the buffers are reused from commit to commit."""
         start = self._next[name]
-        ds = self._ds.get(name)
-        if ds is None:
-            ds = self._ds[name] = self.file[name]
-            self._cap[name] = ds.shape[0]
         queue = self._queue.get(name)
         if queue is None:
-            queue = self._queue[name] = _RowQueue(ds.shape[1:], ds.dtype)
+            tail, dtype = SCHEMA[name]
+            queue = self._queue[name] = _RowQueue(tail, dtype)
         self._next[name] = start + n
         return start, queue.reserve(n)
 
@@ -247,34 +266,18 @@ class ResultsStore(StoreReader):
         view[...] = data
         return start
 
-    def _write_queued(self) -> None:
-        """Write the queued rows, dataset by dataset, the frame table last (its rows are the
-        frames' commit markers). The frame table and the datasets it addresses grow by half
-        their size at a time (trimmed at close: no metadata change for most flushes), the
-        registry exactly; writes go through the low-level API (one hyperslab per dataset)."""
-        names = sorted((k for k, q in self._queue.items() if q.count), key=lambda k: k == "frames")
-        for name in names:
-            queue = self._queue[name]
-            data = queue.rows()
-            ds = self._ds[name]
-            end = self._next[name]
-            start = end - data.shape[0]
-            if self._cap[name] < end:
-                exact = name in ("bodies", "labels")      # read whole (the table has VALID)
-                cap = end if exact else max(end, int(1.5 * self._cap[name]) + 1024)
-                ds.resize(cap, axis=0)
-                self._cap[name] = cap
-            fspace = ds.id.get_space()
-            fspace.select_hyperslab((start,) + (0,) * (data.ndim - 1), data.shape)
-            ds.id.write(h5s_create(data.shape), fspace, data)
-            queue.clear()
-
-    def _trim(self) -> None:
-        """Shrink the over-allocated row datasets to the rows in use."""
-        for name, ds in self._ds.items():
-            if self._cap.get(name, 0) > self._next[name]:
-                ds.resize(self._next[name], axis=0)
-                self._cap[name] = self._next[name]
+    def _commit(self) -> None:
+        """The queued rows as a new segment (frames since the last commit), then merge the
+        segments that accumulated (segments.merge_tail)."""
+        end = self._next["frames"]
+        if end == self._committed:
+            return
+        parts = {name: (self._next[name] - q.count, [q.rows()]) for name, q in self._queue.items() if q.count}
+        seg = segments.write_segment(self.path, self._committed, end, 0, parts, _attrs(), self.compression)
+        for q in self._queue.values():
+            q.clear()
+        self._committed = end
+        self.segs.replace(segments.merge_tail(self.path, self.segs.segments + [seg], self.compression))
 
     def register_bodies(self, domain) -> None:
         """Registry rows for bodies not yet stored or whose kind / mass centre changed, in
@@ -335,9 +338,7 @@ class ResultsStore(StoreReader):
 
     def _store_geometry(self, body) -> None:
         """The reference mesh of a body whose block describes one (finite elements), once."""
-        ids = getattr(self, "_geometry_ids", None)
-        if ids is None:
-            ids = self._geometry_ids = set()
+        ids = self._geometry_ids
         if body.id in ids:
             return
         geo = body.block.stored_geometry(body.row)
@@ -353,7 +354,7 @@ class ResultsStore(StoreReader):
     def write_frame(self, solfec, clock=(0.0, 0.0, 0.0), flush: bool = True) -> tuple[int, np.ndarray]:
         """Append the current state of `solfec` as a frame (with `flush`, flushed to disk if
         FLUSH_SECONDS passed since the last flush); returns (frame index, constraint rows)."""
-        if self.file is None:
+        if not self.writing:
             self.start_writing()
         domain = solfec.domain
         if getattr(self, "_registry_next_id", None) != domain.next_body_id:
@@ -404,7 +405,7 @@ class ResultsStore(StoreReader):
         if flush and self.flush_due():
             self.flush()
         elif self._queued_bytes() > QUEUE_BYTES:
-            self._write_queued()
+            self._commit()
         return index, cons
 
     def _queued_bytes(self) -> int:
@@ -415,31 +416,23 @@ class ResultsStore(StoreReader):
         return time.monotonic() - self._flushed >= FLUSH_SECONDS
 
     def flush(self) -> None:
-        """Write the queued rows and flush the file: every frame so far is on disk."""
-        if self.file is not None:
-            self._write_queued()
-            self.file.flush()
+        """Commit the queued rows: every frame so far is on disk."""
+        if self.writing:
+            self._commit()
             self._flushed = time.monotonic()
 
     def close(self) -> None:
-        if self.file is not None:
+        """Commit the queued rows and stop writing (a later RUN continues the store)."""
+        if self.writing:
             try:
-                self._write_queued()
-                self._trim()
-                self.file.close()
+                self._commit()
             finally:
-                self.file = None
-                self._ds, self._cap, self._queue = {}, {}, {}
+                self.writing = False
 
 
 _FAMILY_COLS = {fam: tuple(frames.family_col(fam, w) for w in ("OFF", "CNT", "IDOFF")) for fam in frames.ALL_FAMILIES}
 _CARRY_COLS = {fam: (frames.COL[f"{fam.upper()}_CARRY_OFF"], frames.COL[f"{fam.upper()}_CARRY_CNT"])
                for fam in frames.CARRIED}
-
-
-def h5s_create(shape):
-    """A simple HDF5 dataspace of `shape` (h5py's low-level h5s, imported with h5py)."""
-    return h5py_module().h5s.create_simple(shape)
 
 
 def _state_rows(block, out: np.ndarray) -> None:

@@ -1,49 +1,112 @@
-"""Reading the HDF5 results store (layer 6): the frame table, the body registry and, per frame,
-body states, ids, carried scheme state, constraint rows and finite-element geometry. Files
-written by older versions (format 1-3) are read too. The layout is described in
+"""Reading the results store (layer 6): the frame table, the body registry and, per frame,
+body states, ids, carried scheme state, constraint rows and finite-element geometry. The
+store is a directory of segment files (format version 5, output.segments); results files
+of the single-file layout (format 1-4) are read too. The datasets are described in
 `output.store` (the writer) and docs/results.md.
 """
 from __future__ import annotations
 
-import contextlib
+import os
 
 import numpy as np
 
 from solfec_py.bodies import KIND_BY_CODE
 from solfec_py.errors import ResultsError
-from solfec_py.output import frames
+from solfec_py.fem.elements import BY_CODE
+from solfec_py.output import frames, segments
 
 FORMAT = "solfec-py results"
-VERSION = 4          # 4: variable-length state rows (finite elements: sizes/, geometry/) and
+VERSION = 5          # 5: a directory of segment files, each written whole and renamed into place
+                     # 4: variable-length state rows (finite elements: sizes/, geometry/) and
                      #    carry/<family> rows (scheme state between steps, exact -c)
                      # 3: constraint rows also hold ELEM1/2, MPNT, SPNT, COHESION (exact -c)
                      # 2: constraint rows end with the constraint ID (1: without it)
 KINDS = tuple(KIND_BY_CODE[c] for c in sorted(KIND_BY_CODE))     # stored kind code = index + 1
+REGISTRY_COLUMNS = ("ID", "KIND", "X0", "Y0", "Z0", "LABEL_OFF", "LABEL_LEN")
+GEOMETRY_INDEX = ("ID", "NODE_OFF", "NODE_CNT", "CELL_OFF", "CELL_CNT")
+MAXN = max(c.nnodes for c in BY_CODE)   # geometry/cells: element code, then up to MAXN nodes
 
 
-_H5PY: list = []
+def schema() -> dict:
+    """name -> (row shape, dtype) of every row dataset of the store (see output.store)."""
+    out = {"frames": ((len(frames.FRAME_COLUMNS),), "f8")}
+    for fam in frames.FAMILIES:
+        out[f"state/{fam}"] = ((frames.state_width(fam),), "f8")
+        out[f"ids/{fam}"] = ((), "i8")
+    for fam in frames.RAGGED:
+        out[f"state/{fam}"], out[f"ids/{fam}"], out[f"sizes/{fam}"] = ((), "f8"), ((), "i8"), ((2,), "i8")
+    for name, width, dtype in (("nodes", 3, "f8"), ("cells", 1 + MAXN, "i8"), ("materials", 3, "f8"),
+                               ("index", len(GEOMETRY_INDEX), "i8")):
+        out[f"geometry/{name}"] = ((width,), dtype)
+    for fam, w in frames.CARRIED.items():
+        out[f"carry/{fam}"] = ((w,), "f8")
+    out["constraints"] = ((len(frames.CON_COLUMNS),), "f8")
+    out["bodies"] = ((len(REGISTRY_COLUMNS),), "f8")
+    out["labels"] = ((), "u1")
+    return out
 
 
-def h5py_module():
-    """h5py (with its low-level h5s), imported when first needed and then kept: an import
-    statement costs ~0.1 ms, which per-frame calls would pay every time."""
-    if not _H5PY:
-        import h5py
-        import h5py.h5s
+SCHEMA = schema()
 
-        _H5PY.append(h5py)
-    return _H5PY[0]
+
+def open_segments(path: str):
+    """(segments of the store at `path` in frame order, unfinished and redundant file names);
+    ResultsError naming the store when it is not a solfec-py store or cannot be read."""
+    if not os.path.exists(path):
+        raise ResultsError(f"no results at {path!r}")
+    if os.path.isdir(path):
+        marker = segments.read_marker(path)
+        if marker.get("format") != FORMAT:
+            raise ResultsError(f"{path!r} is not a solfec-py results store (no '{FORMAT}' marker);"
+                               " run the deck with -w to overwrite it")
+        version = int(marker.get("version", 0))
+        if version > VERSION:
+            raise ResultsError(f"results {path!r} have format version {version}; this solfec-py reads"
+                               f" versions up to {VERSION}")
+        cover, redundant, unfinished = segments.listing(path)
+        found = []
+        for name in cover:
+            try:
+                found.append(segments.read_segment(os.path.join(path, name)))
+            except FileNotFoundError:          # merged meanwhile by a running writer: list again
+                return open_segments(path)
+            except (OSError, KeyError, ValueError) as exc:
+                raise ResultsError(f"cannot read segment {name!r} of results {path!r}: {exc}; run the deck"
+                                   " with -w to overwrite them") from None
+        return found, unfinished, redundant
+    h5py = segments.h5py_module()
+    try:
+        with h5py.File(path, "r", locking=False) as f:
+            _check_legacy(path, f)
+        return [segments.read_segment(path, legacy=True)], [], []
+    except (OSError, ValueError) as exc:
+        raise ResultsError(f"cannot open results file {path!r}: {exc}; the file is corrupt or"
+                           " truncated (run the deck with -w to overwrite it)") from None
+
+
+def _check_legacy(path: str, f) -> None:
+    if f.attrs.get("format") != FORMAT:
+        raise ResultsError(f"{path!r} is not a solfec-py results file (no '{FORMAT}' marker);"
+                           " run the deck with -w to overwrite it")
+    version = int(f.attrs.get("version", 0))
+    if version > VERSION:
+        raise ResultsError(f"results file {path!r} has format version {version}; this solfec-py"
+                           f" reads versions up to {VERSION}")
+    for name in ("frames", "constraints", "bodies", "labels"):
+        if name not in f:
+            raise ResultsError(f"results file {path!r} lacks the dataset '{name}' (truncated or"
+                               " not written by solfec-py); run the deck with -w to overwrite it")
 
 
 class StoreReader:
-    """Read access to one results file: each query opens the file and closes it again, so
-    no handle outlives a deck command (the writer, output.store.ResultsStore, extends it)."""
+    """Read access to one results store: each query opens the segment files it needs and
+    closes them again, so no handle outlives a deck command (the writer,
+    output.store.ResultsStore, extends it)."""
 
     def __init__(self, path: str):
         self.path = path
-        self.file = None               # the h5py file while a writer holds it open
-        self._held = None              # read handle kept open by held_open(), and its datasets
-        self._held_ds: dict = {}
+        self.segs = segments.SegmentSet([], self._relist)
+        self.legacy = not path.endswith(segments.SUFFIX)   # a single file of format 1-4
         self._frames = None            # cached frame table
         self._columns: dict = dict(frames.COL)
         self._registry = None
@@ -52,6 +115,7 @@ class StoreReader:
         self._sizes: dict = {}         # RAGGED family -> sizes/<family> rows
         self._con_cache = (None, None)  # (frame index, constraint rows) last read
         self._keys = (None, None, None)  # (frame index, constraint keys, key -> row)
+        self.writing = False           # a writer holds rows not yet in segments
         self.current = None            # READ mode: index of the frame shown by the model
         self.built = None              # READ mode: as-built state snapshot (output.replay)
         self.built_constraints = None  # READ mode: as-built constraint values (output.replay)
@@ -59,85 +123,63 @@ class StoreReader:
     # ------------------------------------------------------------------ opening
     @classmethod
     def open_existing(cls, path: str):
-        """Open stored results for reading; ResultsError naming the file when unreadable."""
+        """Open stored results for reading; ResultsError naming the store when unreadable."""
         store = cls(path)
         store.refresh()
         return store
 
-    @contextlib.contextmanager
+    def _relist(self) -> list:
+        return open_segments(self.path)[0]
+
     def held_open(self):
-        """Keep one read handle open while a sequence of queries runs (a replay of many
-        frames), instead of opening the file for each query; nothing changes while a writer
-        holds the file or a handle is already held."""
-        if self._held is not None or self.file is not None:
-            yield
-            return
-        self._held = self._open("r")
-        try:
-            yield
-        finally:
-            held, self._held, self._held_ds = self._held, None, {}
-            held.close()
-
-    def _dataset(self, f, name: str):
-        """Dataset `name` of the open file `f`, looked up once while a handle is held."""
-        if f is not self._held:
-            return f[name]
-        ds = self._held_ds.get(name)
-        if ds is None:
-            ds = self._held_ds[name] = f[name]
-        return ds
-
-    def _open(self, mode: str):
-        if mode == "r" and self._held is not None:
-            return contextlib.nullcontext(self._held)
-        h5py = h5py_module()
-        try:
-            return h5py.File(self.path, mode, locking=False)
-        except (OSError, ValueError) as exc:
-            raise ResultsError(f"cannot open results file {self.path!r}: {exc}; the file is corrupt or"
-                               " truncated (run the deck with -w to overwrite it)") from None
-
-    def _check_format(self, f) -> None:
-        if f.attrs.get("format") != FORMAT:
-            raise ResultsError(f"{self.path!r} is not a solfec-py results file (no '{FORMAT}' marker);"
-                               " run the deck with -w to overwrite it")
-        version = int(f.attrs.get("version", 0))
-        if version > VERSION:
-            raise ResultsError(f"results file {self.path!r} has format version {version}; this solfec-py"
-                               f" reads versions up to {VERSION}")
-        for name in ("frames", "constraints", "bodies", "labels"):
-            if name not in f:
-                raise ResultsError(f"results file {self.path!r} lacks the dataset '{name}' (truncated or"
-                                   " not written by solfec-py); run the deck with -w to overwrite it")
+        """Keep the segment files open while a sequence of queries runs (a replay of many
+        frames), instead of opening them for each query."""
+        return self.segs.hold()
 
     def refresh(self) -> None:
-        """(Re)read the frame table and the registry; frames whose data was not completely
-        written (a run killed in the middle of a frame) are ignored."""
-        with self._open("r") as f:
-            self._check_format(f)
-            try:
-                table = f["frames"][()]
-                names = [str(c) for c in f["frames"].attrs["columns"]]
-                sizes = {name: ds.shape[0] for name, ds in datasets(f)}
-                registry = f["bodies"][()]
-                labels = f["labels"][()].tobytes()
-                con_names = [str(c) for c in f["constraints"].attrs.get("columns", frames.CON_COLUMNS)]
-            except (OSError, KeyError, ValueError) as exc:
-                raise ResultsError(f"cannot read results file {self.path!r}: {exc}") from None
+        """(Re)read the segments, the frame table and the registry; in an old single file,
+        frames whose data was not completely written (a run killed in the middle of a frame)
+        are ignored."""
+        self.segs.replace(open_segments(self.path)[0])
+        first = self.segs.segments[0] if self.segs.segments else None
+        h5py = segments.h5py_module()
+        names, con_names = list(frames.FRAME_COLUMNS), list(frames.CON_COLUMNS)
+        try:
+            if first is not None and not self.legacy:
+                attrs = segments.segment_attrs(first)
+                names = attrs["frames"]["columns"]
+                con_names = attrs["constraints"]["columns"]
+            elif first is not None:
+                with h5py.File(first.path, "r", locking=False) as f:
+                    names = [str(c) for c in f["frames"].attrs["columns"]]
+                    con_names = [str(c) for c in f["constraints"].attrs.get("columns", frames.CON_COLUMNS)]
+        except (OSError, KeyError, ValueError) as exc:
+            raise ResultsError(f"cannot read results {self.path!r}: {exc}") from None
+        try:
+            table = self.read_all("frames", (len(names),))
+            registry = self.read_all("bodies")
+            labels = self.read_all("labels").tobytes()
+            self._sizes = {fam: self.read_all(f"sizes/{fam}") for fam in frames.RAGGED
+                           if f"{fam.upper()}_OFF" in names}
+        except (OSError, KeyError, ValueError) as exc:
+            raise ResultsError(f"cannot read results {self.path!r}: {exc}") from None
         self._columns = {name: i for i, name in enumerate(names)}
         self._con_src = None if tuple(con_names) == frames.CON_COLUMNS else \
             [(frames.CCOL[c], k) for k, c in enumerate(con_names) if c in frames.CCOL]
         self._con_cache = (None, None)
         self._keys = (None, None, None)
         self._pending = []
-        self._sizes = {}
-        for fam in frames.RAGGED:
-            if f"{fam.upper()}_OFF" in self._columns:
-                with self._open("r") as f:
-                    self._sizes[fam] = f[f"sizes/{fam}"][()] if f"sizes/{fam}" in f else np.zeros((0, 2), np.int64)
+        sizes = {name: self.segs.total(name) for name in self.segs.names()}
         self._frames = table[: self._complete_frames(table, sizes)]
         self._registry = registry_dict(registry, labels)
+
+    def read_all(self, name: str, shape=None) -> np.ndarray:
+        """Every row of dataset `name` (none: an empty array of its row shape)."""
+        return self.read_slab(name, 0, self.segs.total(name), shape)
+
+    def _like(self, name: str, shape=None) -> np.ndarray:
+        tail, dtype = SCHEMA.get(name, ((), "f8"))
+        return np.zeros((0,) + tuple(shape or tail), dtype=dtype)
 
     def _complete_frames(self, table, sizes) -> int:
         n = table.shape[0]
@@ -182,6 +224,11 @@ class StoreReader:
         if self._registry is None:
             self.refresh()
         return self._registry
+
+    @property
+    def column_names(self) -> list:
+        """Names of the frame table's columns, in order."""
+        return list(self._columns)
 
     def col(self, name: str) -> int:
         try:
@@ -234,21 +281,12 @@ class StoreReader:
         """Rows of dataset `name` at the given global row indices (any order, repeats ok)."""
         rows = np.asarray(rows, dtype=np.int64)
         if not rows.size:
-            with self._open("r") as f:
-                return np.zeros((0,) + f[name].shape[1:], dtype=f[name].dtype)
+            return self._like(name)
         uniq, inverse = np.unique(rows, return_inverse=True)
-        with self._open("r") as f:
-            ds = self._dataset(f, name)
-            lo, hi = int(uniq[0]), int(uniq[-1]) + 1
-            if hi - lo <= 4 * uniq.size + 4096:          # dense enough: one contiguous read
-                data = ds[lo:hi][uniq - lo]
-            else:
-                data = ds[uniq]
-        return data[inverse]
+        return self.segs.take(name, uniq, self._like(name))[inverse]
 
-    def read_slab(self, name: str, start: int, count: int) -> np.ndarray:
-        with self._open("r") as f:
-            return self._dataset(f, name)[start:start + count]
+    def read_slab(self, name: str, start: int, count: int, shape=None) -> np.ndarray:
+        return self.segs.read(name, int(start), int(start) + int(count), self._like(name, shape))
 
     def frame_ids(self, family: str, i: int) -> np.ndarray:
         row = self.table[i]
@@ -274,26 +312,21 @@ class StoreReader:
 
     def geometry(self, body_id: int):
         """(nodes, cells, materials) of a finite-element body stored in the file, or None."""
-        with self._open("r") as f:
-            if "geometry/index" not in f:
-                return None
-            index = f["geometry/index"][()]
-            hit = np.flatnonzero(index[:, 0] == body_id)
-            if not hit.size:
-                return None
-            _, noff, nn, coff, nc = (int(v) for v in index[hit[-1]])
-            return (f["geometry/nodes"][noff:noff + nn], f["geometry/cells"][coff:coff + nc],
-                    f["geometry/materials"][coff:coff + nc])
+        index = self.read_all("geometry/index")
+        hit = np.flatnonzero(index[:, 0] == body_id)
+        if not hit.size:
+            return None
+        _, noff, nn, coff, nc = (int(v) for v in index[hit[-1]])
+        return (self.read_slab("geometry/nodes", noff, nn), self.read_slab("geometry/cells", coff, nc),
+                self.read_slab("geometry/materials", coff, nc))
 
     def read_ranges(self, name: str, starts, length: int) -> np.ndarray:
-        """(k, length) values of a 1-D dataset from each start (one file opening)."""
+        """(k, length) values of a 1-D dataset from each start."""
         starts = np.asarray(starts, dtype=np.int64)
-        out = np.empty((starts.size, length))
-        with self._open("r") as f:
-            ds = self._dataset(f, name)
-            for k, s0 in enumerate(starts.tolist()):
-                out[k] = ds[s0:s0 + length]
-        return out
+        if not starts.size:
+            return np.empty((0, length))
+        rows = (starts[:, None] + np.arange(length)).reshape(-1)
+        return self.read_rows(name, rows).reshape(starts.size, length).astype(float, copy=False)
 
     def frame_state(self, family: str, i: int) -> tuple[np.ndarray, np.ndarray]:
         """(ids, state rows) of one family at frame i."""
@@ -331,7 +364,7 @@ class StoreReader:
     def frame_constraints(self, i: int) -> np.ndarray:
         """The constraint rows of frame i (columns CON_COLUMNS; a column missing from an
         older file reads 0). The last frame read is cached: its rows must not be modified."""
-        if self._con_cache[0] == i and self.file is None:
+        if self._con_cache[0] == i and not self.writing:
             return self._con_cache[1]
         row = self.table[i]
         rows = self.read_slab("constraints", int(row[self.col("CON_OFF")]), int(row[self.col("CON_CNT")]))
@@ -343,13 +376,6 @@ class StoreReader:
         rows.setflags(write=False)
         self._con_cache = (i, rows)
         return rows
-
-
-def datasets(f):
-    """(name, dataset) of every dataset in the file `f`."""
-    out = []
-    f.visititems(lambda name, obj: out.append((name, obj)) if hasattr(obj, "shape") else None)
-    return out
 
 
 class Registry(dict):

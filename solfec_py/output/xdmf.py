@@ -118,6 +118,15 @@ class XdmfSeries:
                 self._open.close()
                 self._open, self._frames_group = None, None
 
+    def close_quietly(self) -> None:
+        """Drop the heavy file's handle after a failure, whatever state it is in."""
+        f, self._open, self._frames_group = self._open, None, None
+        if f is not None:
+            try:
+                f.close()
+            except Exception:   # noqa: BLE001 (a damaged file may fail to close; it is dropped)
+                pass
+
     def start(self, keep_frames: int = 0) -> None:
         """Fresh files, or (keep_frames > 0, a continued run) the first frames of existing
         ones: later frames are dropped and the XML rebuilt from the heavy file."""

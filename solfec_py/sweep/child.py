@@ -30,32 +30,27 @@ def _watch_parent() -> None:
 
 
 def results_digest(paths: list, values: dict) -> str | None:
-    """SHA-1 over every dataset of the results files (the wall-clock timer columns of the
-    frame table excepted: they measure time, not the model) and the reported values; None
-    when there is neither."""
+    """SHA-1 over every dataset of the results (each read whole, however it is split into
+    segment files; the wall-clock timer columns of the frame table excepted: they measure
+    time, not the model) and the reported values; None when there is neither."""
     if not paths and not values:
         return None
-    import h5py
     import numpy as np
 
     from solfec_py.output.frames import TIMERS
+    from solfec_py.output.store_reader import StoreReader
 
     sha = hashlib.sha1(json.dumps(values, sort_keys=True).encode())
-
-    def visit(name, obj):
-        if isinstance(obj, h5py.Dataset):
-            data = np.ascontiguousarray(obj[()])
+    for path in sorted(paths):
+        store = StoreReader.open_existing(path)
+        for name in sorted(store.segs.names()):
+            data = np.ascontiguousarray(store.read_all(name) if name != "frames" else store.table)
             if name == "frames" and data.ndim == 2:
-                columns = [str(c) for c in obj.attrs.get("columns", [])]
-                timers = [i for i, c in enumerate(columns) if c in TIMERS]
+                timers = [i for i, c in enumerate(store.column_names) if c in TIMERS]
                 data = data.copy()
                 data[:, timers] = 0.0
             sha.update(name.encode())
             sha.update(data.tobytes())
-
-    for path in sorted(paths):
-        with h5py.File(path, "r", locking=False) as f:
-            f.visititems(visit)
     return sha.hexdigest()
 
 
@@ -65,7 +60,7 @@ def _written() -> list:
     paths = sorted(store.written_paths())
     for path in paths:
         store.release_writer(path)
-    return [p for p in paths if os.path.isfile(p)]
+    return [p for p in paths if store.exists(p)]
 
 
 def main(argv: list) -> int:

@@ -125,11 +125,11 @@ def finished(task: Task) -> dict | None:
             or tuple(record.get("task", {}).get("words", ())) != tuple(task.words)):
         return None
     from solfec_py.errors import ResultsError
-    from solfec_py.output.store import ResultsStore
+    from solfec_py.output.store import ResultsStore, exists
 
     for results in record.get("results", []):
         try:
-            if not os.path.isfile(results) or ResultsStore.open_existing(results).nframes == 0:
+            if not exists(results) or ResultsStore.open_existing(results).nframes == 0:
                 return None
         except ResultsError:
             return None
