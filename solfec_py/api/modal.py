@@ -87,7 +87,7 @@ def MODAL_ANALYSIS(body=V.MISSING, num=0, path=V.MISSING, abstol=1e-11, maxiter=
     num = V.integer("num", num, 0)
     if not V.given(path):
         raise InputTypeError("MODAL_ANALYSIS: 'path' (the results file) must be given")
-    path = V.string("path", path)
+    path = V.file_path("path", path)
     abstol = V.positive("abstol", abstol)
     maxiter = V.positive_int("maxiter", maxiter)
     loud = V.on_off("verbose", verbose, what="verbose value ('ON' or 'OFF')")
@@ -116,7 +116,11 @@ def MODAL_ANALYSIS(body=V.MISSING, num=0, path=V.MISSING, abstol=1e-11, maxiter=
                 raise SimulationError(f"MODAL_ANALYSIS: the eigenvalue solver has failed ({exc})") from None
             except ValueError as exc:
                 raise InputError(f"MODAL_ANALYSIS: {exc}") from None
-            modal.write_modes(path, *stored)
+            try:
+                modal.write_modes(path, *stored)
+            except OSError as exc:
+                raise InputError(f"MODAL_ANALYSIS: cannot write the modes to 'path' {path!r}:"
+                                 f" {exc.strerror or exc}") from None
         body._modal = stored
     elif stored is None:
         raise ModalInputError("Invalid call to MODAL_ANALYSIS --> neither a body nor a valid path was passed"
