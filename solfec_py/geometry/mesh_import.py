@@ -24,6 +24,7 @@ from solfec_py.errors import InputError
 from solfec_py.geometry import mesh_tables
 from solfec_py.geometry.mesh import Mesh
 from solfec_py.geometry.mesh_check import FLAT, check, signed_volumes  # noqa: F401 (signed_volumes re-exported)
+from solfec_py.geometry.mesh_files import check_file, reader_failure
 
 # meshio cell type -> solfec element (corner count); quadratic cells (those of fem.elements)
 # keep all their nodes
@@ -309,9 +310,9 @@ def read_raw(path, format: str | None = None, notes: list | None = None):
 
     notes = [] if notes is None else notes
     path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise InputError(f"mesh file {path!r} not found" + (" (it is a directory)" if os.path.isdir(path) else ""))
+    check_file(path, empty=False)
     fmt = file_format(path, format)
+    check_file(path)
     said = io.StringIO()
     try:
         with warnings.catch_warnings(), contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
@@ -326,8 +327,7 @@ def read_raw(path, format: str | None = None, notes: list | None = None):
 
                 mesh = meshio._helpers.reader_map[fmt](path)   # meshio.read would sys.exit on a bad file
     except (Exception, SystemExit) as exc:   # any reader failure: bad bytes in, a clear error out
-        text = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"cannot read {path!r} as a {fmt} mesh: {text}") from None
+        raise reader_failure(exc, fmt, path) from None
     notes.extend(f"meshio: {line.strip()}" for line in said.getvalue().splitlines() if line.strip())
     return mesh
 
