@@ -38,7 +38,7 @@ def _kill_when_started(path, pids):
         time.sleep(0.05)
 
 
-@pytest.mark.parametrize("workers", [0, 1])
+@pytest.mark.parametrize("workers", [0, pytest.param(1, marks=pytest.mark.slow)])   # 1: a Dask cluster (~15 s)
 def test_run_killed_by_sigkill_says_so(tmp_path, workers):
     """The run's process is killed with SIGKILL (as the system's out-of-memory killer or a
     user would): its row reads 'failed', 'killed by signal 9 (SIGKILL) ...', one by one
