@@ -96,7 +96,10 @@ class BODY(Body):
     InputTypeError
         A wrong solfec, shape, material or mesh (an emptied shape is refused).
     InputError
-        An unknown kind, a shape of non-positive volume, mass or inertia out of range.
+        An unknown kind, a shape of non-positive volume, mass or inertia out of range; a
+        mesh element the element check refuses (MESH's, run again: nodes may have moved;
+        docs/meshes.md); a material the kind cannot use (deformable bodies need young > 0
+        and poisson < 0.5, BULK_MATERIAL's rule).
     NotAvailableError
         A kind that is not available yet.
 

@@ -48,7 +48,8 @@ def HEX(nodes, i, j, k, volid, surids, dx=V.MISSING, dy=V.MISSING, dz=V.MISSING)
     Raises
     ------
     InputTypeError, InputError
-        Fewer than 24 coordinates or 6 ids, non-positive or too many divisions, non-positive sizes.
+        Fewer than 24 coordinates or 6 ids, non-positive or too many divisions, non-positive
+        sizes; corners that make folded elements (docs/meshes.md, the element check).
 
     Examples
     --------

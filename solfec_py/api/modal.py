@@ -70,7 +70,8 @@ def MODAL_ANALYSIS(body=V.MISSING, num=0, path=V.MISSING, abstol=1e-11, maxiter=
     Raises
     ------
     InputTypeError, InputError
-        A wrong argument; a body that is not FINITE_ELEMENT; ``num`` not positive with a body;
+        A wrong argument (a ``path`` that is empty, holds a NUL, is too long or names a
+        directory; one that cannot be written); a body that is not FINITE_ELEMENT; ``num`` not positive with a body;
         neither a body nor readable results; with ``constraints='ON'``, a fixed point that is
         not a mesh node.
     SimulationError

@@ -209,7 +209,9 @@ def XDMF_EXPORT(solfec, time, path, subset=V.MISSING, attributes=V.MISSING):
     Raises
     ------
     InputTypeError, InputError
-        A malformed time, an unknown attribute, a subset that selects nothing.
+        A malformed time, an unknown attribute, a subset that selects nothing; a path the
+        system cannot take (empty, a NUL character, too long, an existing file) or cannot
+        write.
 
     Examples
     --------

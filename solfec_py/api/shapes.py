@@ -222,7 +222,9 @@ class MESH(UserShape):
     ------
     InputTypeError, InputError
         Malformed lists (the message names the element and the node), out-of-range or
-        repeated node indices, no element.
+        repeated node indices, no element; duplicated, zero-volume and folded
+        (self-intersecting) elements, named with their nodes (docs/meshes.md, the element
+        check). An element listed inside out is turned the right way with a note.
 
     Examples
     --------
