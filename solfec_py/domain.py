@@ -8,16 +8,17 @@ domain owns the blocks and steps them as wholes, never body by body.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import numpy as np
 
+from solfec_py import session
 from solfec_py.bodies import BODY_KINDS
 from solfec_py.bodies.base import Body, BodyBlock, DeletedBlock
 from solfec_py.constraints import ConstraintSet
 from solfec_py.errors import NotAvailableError
-from solfec_py.materials import BulkMaterial, SurfaceMaterialTable
+from solfec_py.materials import BulkMaterial, SurfaceMaterialTable, check_for_kind
 from solfec_py.timeseries import evaluate
 
 
@@ -160,6 +161,29 @@ class Domain:
 
     def bulk_material(self, label: str) -> BulkMaterial | None:
         return self.bulk_materials.get(label)
+
+    def update_bulk_material(self, record: BulkMaterial, who: str, **values) -> None:
+        """Set parameters of `record` (BULK_MATERIAL's setters, or the constructor given a label
+        in use) by the one rule of materials.py: first every body made of it must be able to
+        take the new values (materials.check_for_kind, BODY's own check), then the record
+        changes and the blocks take young and poisson at once; a new density leaves the
+        masses of existing bodies as they are (computed when each was made) and says so."""
+        users = [b for block in self.blocks.values() for b in block.material_users(record)]
+        trial = replace(record, **values)
+        for body in users:
+            check_for_kind(body.kind, record.label, trial.young, trial.poisson,
+                           f"{who}: body {body.id}{' ' + repr(body.label) if body.label else ''}")
+        density = values.get("density", record.density)
+        keep_mass = density != record.density and users
+        for name, value in values.items():
+            setattr(record, name, value)
+        for block in self.blocks.values():
+            block.material_changed(record)
+        if keep_mass:
+            ids = ", ".join(str(b.id) for b in users[:5]) + (", ..." if len(users) > 5 else "")
+            session.warn(f"{who}: the {len(users)} bod{'y' if len(users) == 1 else 'ies'} already made of it ({ids})"
+                         " keep the mass computed from the density they were made with; the new density is for"
+                         " bodies made from now on (as in Solfec-1.0)")
 
     def outside_extents(self) -> list:
         """Bodies whose bounding box left EXTENTS (deleted by the time stepper). The blocks'

@@ -1,10 +1,18 @@
 """Bulk and surface materials (layer 2): the Saint Venant-Kirchhoff parameters of
-BULK_MATERIAL and the per-domain table of SURFACE_MATERIAL pairs with Solfec's lookup
-order (Solfec-1.0 user manual, SURFACE_MATERIAL, BULK_MATERIAL; Solfec mat.c, sps.c).
+BULK_MATERIAL, the one check of what a deformable body needs of them, and the per-domain
+table of SURFACE_MATERIAL pairs with Solfec's lookup order (Solfec-1.0 user manual,
+SURFACE_MATERIAL, BULK_MATERIAL; Solfec mat.c, sps.c).
+
+Bodies point at their BulkMaterial record, as Solfec-1.0's bodies point at theirs
+(bod.c BODY_Create: `bod->mat = mat`; lng.c's setters write that record): the elastic
+constants a body uses are the record's as they are when its forces are computed; its mass
+is computed from the density when it is made (docs of BULK_MATERIAL state the rule).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+
+from solfec_py.errors import InputError
 
 ANY_SURFACE = 2147483647  # INT_MAX: "any surface" in Solfec's pair table
 BULK_MODELS = ("KIRCHHOFF", "TSANG_MARSDEN")
@@ -27,6 +35,34 @@ class BulkMaterial:
         """Lamé constants (lambda, mu) of the Saint Venant-Kirchhoff law."""
         E, nu = self.young, self.poisson
         return E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu))
+
+
+DEFORMABLE = {"PSEUDO_RIGID": "a pseudo-rigid body", "FINITE_ELEMENT": "a finite-element body"}
+ELASTIC_RULE = "young > 0 and poisson < 0.5"
+
+
+def elastic_fault(young: float, poisson: float) -> str | None:
+    """What keeps a Saint Venant-Kirchhoff body from using (young, poisson), or None: its
+    bulk modulus is infinite at poisson 0.5 and negative above, a zero young has no
+    stiffness (no vibration, no critical step)."""
+    if not poisson < 0.5:
+        return f"poisson {poisson!r} (the bulk modulus is infinite at poisson 0.5 and negative above)"
+    if not young > 0:
+        return f"young {young!r} (no stiffness)"
+    return None
+
+
+def check_for_kind(kind: str, label: str, young: float, poisson: float, who: str) -> None:
+    """The one check of a material for a body of `kind`, used by BODY, APPLY_BULKMAT and the
+    BULK_MATERIAL setters and constructor (when bodies use the material): deformable kinds
+    need ELASTIC_RULE; rigid bodies and obstacles use the density only. `who` starts the
+    message (the command and argument, or the body)."""
+    if kind not in DEFORMABLE:
+        return
+    fault = elastic_fault(young, poisson)
+    if fault is not None:
+        raise InputError(f"{who}: {DEFORMABLE[kind]} needs a material with {ELASTIC_RULE}; BULK_MATERIAL"
+                         f" {label!r} has {fault}")
 
 
 @dataclass

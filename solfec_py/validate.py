@@ -17,6 +17,7 @@ import functools
 import inspect
 import math
 import numbers
+import os
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Iterable
@@ -205,6 +206,31 @@ def string(name: str, value: Any) -> str:
     if not isinstance(value, str):
         raise InputTypeError(f"'{name}' must be a string, got {describe(value)}")
     return value
+
+
+PATH_MAX, NAME_MAX = 4096, 255       # POSIX limits of a path and of one of its names (Linux's)
+
+
+def file_path(name: str, value: Any, kind: str = "file") -> str:
+    """A path the system can take: a non-empty string without NUL characters, at most
+    PATH_MAX characters with names of at most NAME_MAX (the bytes the file system counts);
+    for `kind` 'file' not an existing directory, for 'directory' not an existing file."""
+    text = string(name, value)
+    if not text:
+        raise InputError(f"'{name}' must name a {kind}, got an empty string")
+    if "\0" in text:
+        raise InputError(f"'{name}' holds a NUL character at position {text.index(chr(0))}, which no {kind}"
+                         f" name can hold: {describe(text)}")
+    size = len(os.fsencode(text))
+    longest = max((len(os.fsencode(part)) for part in text.split(os.sep)), default=0)
+    if size > PATH_MAX or longest > NAME_MAX:
+        raise InputError(f"'{name}' is too long for a {kind} path ({size} bytes, longest name {longest}; the"
+                         f" system takes {PATH_MAX} bytes, {NAME_MAX} per name): {describe(text)}")
+    if kind == "file" and os.path.isdir(text):
+        raise InputError(f"'{name}' must name a file, got the directory {text!r}")
+    if kind == "directory" and os.path.exists(text) and not os.path.isdir(text):
+        raise InputError(f"'{name}' must name a directory, got the file {text!r}")
+    return text
 
 
 def boolean(name: str, value: Any) -> bool:

@@ -32,12 +32,14 @@ def test_incompressible_material_is_refused_at_body_creation(api, sol):
     api.BODY(sol, "RIGID", shape, mat)                        # rigid bodies do not use poisson
 
 
-def test_incompressible_material_set_later_stops_run(api, sol):
+def test_incompressible_material_set_later_is_refused_naming_the_body(api, sol):
+    """The setter makes BODY's check on every body made of the material (BULK_MATERIAL's rule)."""
     mat = api.BULK_MATERIAL(sol, poisson=0.3)
     body = cube(api, sol, mat)
-    mat.poisson = 0.7
-    with pytest.raises(InputError, match=f"pseudo-rigid body {body.id}: .*poisson 0.7"):
-        api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-6, 10), 0.01)
+    with pytest.raises(InputError, match=f"poisson = 0.7: body {body.id}: a pseudo-rigid body .*has poisson 0.7"):
+        mat.poisson = 0.7
+    assert mat.poisson == 0.3
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-6, 10), 0.01)
 
 
 def test_unknown_scheme_lists_the_schemes(api, sol):

@@ -8,7 +8,7 @@ import numpy as np
 from solfec_py import session, validate as V
 from solfec_py.api.common import readonly, require_body
 from solfec_py.api.materials import bulk_material_of
-from solfec_py.api.shape_utils import live_shape, shape_mass_properties
+from solfec_py.api.shape_utils import checked_meshes, live_shape, shape_mass_properties
 from solfec_py.api.shapes import MESH, mesh_views, take_shape
 from solfec_py.api.solfec import require_solfec
 from solfec_py.api.stored import frame_constraints
@@ -96,7 +96,10 @@ class BODY(Body):
     InputTypeError
         A wrong solfec, shape, material or mesh (an emptied shape is refused).
     InputError
-        An unknown kind, a shape of non-positive volume, mass or inertia out of range.
+        An unknown kind, a shape of non-positive volume, mass or inertia out of range; a
+        mesh element the element check refuses (MESH's, run again: nodes may have moved;
+        docs/meshes.md); a material the kind cannot use (deformable bodies need young > 0
+        and poisson < 0.5, BULK_MATERIAL's rule).
     NotAvailableError
         A kind that is not available yet.
 
@@ -131,10 +134,13 @@ class BODY(Body):
                                         " available in solfec-py yet; pass the MESH as 'shape'")
         block = domain.block_for(kind)          # NotAvailableError for kinds still to come
         self.kind, self.bulk_material, self.label = kind, record, label
-        self.shape, self._form = live_shape("shape", shape), form if V.given(form) else None
+        live = checked_meshes("BODY: 'shape'", live_shape("shape", shape))    # MESH / MESH_IMPORT's check again:
+        self.shape, self._form = live, form if V.given(form) else None       # nodes may have moved since
         self._base = reduced_base(domain, kind, self._form, base)     # (vals, vecs) or None
         block.admit(self)                       # e.g. a material or a mesh the kind cannot use
         primitives = take_shape("shape", shape)
+        if any(p is not q for p, q in zip(primitives, live)):       # views: copies of a current configuration
+            checked_meshes("BODY: 'shape'", primitives)
         if kind in ("RIGID", "OBSTACLE"):     # FE bodies keep quadratic cells (docs/fem.md)
             primitives = linear_shapes(primitives, f"BODY ({kind})")
         elif any(isinstance(p, Mesh) and p.is_quadratic for p in primitives):

@@ -295,17 +295,39 @@ def _bulk_model(name: str, value: Any, allowed=BULK_MODELS) -> str:
 
 
 def _rw_bulk_number(name: str) -> property:
-    """young / poisson / density: read-write, number >= 0, TypeError otherwise."""
-    return _rw_record_number(name, f"{name} (read-write, >= 0)", ge=0.0)
+    """young / poisson / density: read-write, a number >= 0 (TypeError otherwise, as Solfec's
+    setters), that every body made of the material can take (Domain.update_bulk_material,
+    the check BODY makes)."""
+
+    def getter(self):
+        return getattr(self._record, name)
+
+    def setter(self, value):
+        value = V.setter_number(name, value, ge=0.0)
+        self.domain.update_bulk_material(self._record, f"BULK_MATERIAL {self._record.label!r}: {name} = {value!r}",
+                                         **{name: value})
+
+    return property(getter, setter, doc=f"{name} (read-write, >= 0; the rule of BULK_MATERIAL's docstring)")
 
 
 class BULK_MATERIAL(_MaterialHandle):
     """A bulk (volume) material: density and elastic constants.
 
     ``BULK_MATERIAL(solfec | model, label, young, poisson, density, tensile, fields, fracene)``.
-    Rigid bodies use the density only; pseudo-rigid bodies also the elastic constants.
-    Re-using a label overwrites every parameter of that material (unspecified ones take their
-    defaults) and returns the same object.
+    Rigid bodies use the density only; pseudo-rigid and finite-element bodies also the
+    elastic constants. Re-using a label overwrites every parameter of that material
+    (unspecified ones take their defaults) and returns the same object.
+
+    One rule for every body kind, Solfec-1.0's (its bodies point at their material, whose
+    stress routines read young and poisson each time, and compute the mass when the body is
+    made): a body keeps pointing at its material, so **young and poisson** set later (by
+    the setters or by redefining the label) act on every pseudo-rigid and finite-element
+    body made of it, including the parts given it by APPLY_BULKMAT, from the next step on
+    (stiffness, stresses, critical step); the **density** counts when a body (or an
+    APPLY_BULKMAT part) is made: mass, centre and inertia of existing bodies stay, for rigid,
+    pseudo-rigid and finite-element bodies alike, and a warning names them. A new value that
+    a body made of the material cannot take is refused before anything changes, with the
+    check BODY makes (young > 0 and poisson < 0.5 for deformable bodies), naming the body.
 
     Parameters
     ----------
@@ -331,12 +353,13 @@ class BULK_MATERIAL(_MaterialHandle):
     model : str
         Writable (to ``'KIRCHHOFF'`` only).
     young, poisson, density : float
-        Writable, >= 0.
+        Writable, >= 0 (the rule above).
 
     Raises
     ------
     InputTypeError, InputError
-        An unknown model, a negative parameter, a malformed ``fields`` list.
+        An unknown model, a negative parameter, a malformed ``fields`` list; a value that a
+        body made of the material cannot take (InputError naming the body).
 
     Examples
     --------
@@ -362,11 +385,9 @@ class BULK_MATERIAL(_MaterialHandle):
         values["fields"] = _fields(fields, model, domain)
         record = domain.bulk_materials.get(label)
         if record is None:
-            record = BulkMaterial(label=label)
-            domain.bulk_materials[label] = record
-        record.model = model
-        for name, value in values.items():
-            setattr(record, name, value)
+            record = domain.bulk_materials[label] = BulkMaterial(label=label, model=model, **values)
+        else:                   # the bodies made of it see the new values (BULK_MATERIAL's rule)
+            domain.update_bulk_material(record, f"BULK_MATERIAL {label!r} redefined", model=model, **values)
         return _handle(cls, record, domain)
 
     @staticmethod

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py import validate as V
+from solfec_py.api.shape_utils import checked_meshes
 from solfec_py.api.shapes import MESH
 from solfec_py.errors import InputError
 from solfec_py.geometry.hexgen import hex_mesh, pipe_mesh
@@ -47,7 +48,8 @@ def HEX(nodes, i, j, k, volid, surids, dx=V.MISSING, dy=V.MISSING, dz=V.MISSING)
     Raises
     ------
     InputTypeError, InputError
-        Fewer than 24 coordinates or 6 ids, non-positive or too many divisions, non-positive sizes.
+        Fewer than 24 coordinates or 6 ids, non-positive or too many divisions, non-positive
+        sizes; corners that make folded elements (docs/meshes.md, the element check).
 
     Examples
     --------
@@ -60,7 +62,7 @@ def HEX(nodes, i, j, k, volid, surids, dx=V.MISSING, dy=V.MISSING, dz=V.MISSING)
     sids = V.list_of_ints("surids", surids, minlen=6)
     grading = [_positive_list(name, value, n) if V.given(value) else None
                for name, value, n in (("dx", dx, i), ("dy", dy, j), ("dz", dz, k))]
-    return MESH._wrap([hex_mesh(corners, i, j, k, volid, sids, *grading)])
+    return MESH._wrap(checked_meshes("HEX", [hex_mesh(corners, i, j, k, volid, sids, *grading)]))
 
 
 @V.command
@@ -105,7 +107,7 @@ def PIPE(pnt, dir, rin, thi, ndri, nrad, nthi, volid, surids):  # noqa: A002 - S
         raise InputError(f"'nrad' must be at least 3 (subdivisions around the circumference), got {nrad}")
     volid = V.integer("volid", volid)
     sids = V.list_of_ints("surids", surids, minlen=4)
-    return MESH._wrap([pipe_mesh(base, axis, rin, thi, ndri, nrad, nthi, volid, sids)])
+    return MESH._wrap(checked_meshes("PIPE", [pipe_mesh(base, axis, rin, thi, ndri, nrad, nthi, volid, sids)]))
 
 
 # ---------------------------------------------------------------------- SPHERE, ELLIP

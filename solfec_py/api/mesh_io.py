@@ -81,8 +81,11 @@ def MESH_IMPORT(path, volid=0, surfid=0, groups=V.MISSING, scale=1.0, format=V.M
     Raises
     ------
     InputTypeError, InputError
-        A missing or unreadable file (the message says why), an unknown format, a file
-        without volume cells, a bad ``groups`` dict, a non-positive scale.
+        A missing or unreadable file (the message says why in words: not found, a
+        directory or a device, empty, truncated, another format, an unknown element type),
+        an unknown format, a file without volume cells, a bad ``groups`` dict, a
+        non-positive scale; coincident nodes; duplicated, zero-volume and folded elements
+        (docs/meshes.md, the element check; inside-out ones are turned with a note).
 
     Examples
     --------

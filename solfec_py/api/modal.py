@@ -70,7 +70,8 @@ def MODAL_ANALYSIS(body=V.MISSING, num=0, path=V.MISSING, abstol=1e-11, maxiter=
     Raises
     ------
     InputTypeError, InputError
-        A wrong argument; a body that is not FINITE_ELEMENT; ``num`` not positive with a body;
+        A wrong argument (a ``path`` that is empty, holds a NUL, is too long or names a
+        directory; one that cannot be written); a body that is not FINITE_ELEMENT; ``num`` not positive with a body;
         neither a body nor readable results; with ``constraints='ON'``, a fixed point that is
         not a mesh node.
     SimulationError
@@ -87,7 +88,7 @@ def MODAL_ANALYSIS(body=V.MISSING, num=0, path=V.MISSING, abstol=1e-11, maxiter=
     num = V.integer("num", num, 0)
     if not V.given(path):
         raise InputTypeError("MODAL_ANALYSIS: 'path' (the results file) must be given")
-    path = V.string("path", path)
+    path = V.file_path("path", path)
     abstol = V.positive("abstol", abstol)
     maxiter = V.positive_int("maxiter", maxiter)
     loud = V.on_off("verbose", verbose, what="verbose value ('ON' or 'OFF')")
@@ -116,7 +117,11 @@ def MODAL_ANALYSIS(body=V.MISSING, num=0, path=V.MISSING, abstol=1e-11, maxiter=
                 raise SimulationError(f"MODAL_ANALYSIS: the eigenvalue solver has failed ({exc})") from None
             except ValueError as exc:
                 raise InputError(f"MODAL_ANALYSIS: {exc}") from None
-            modal.write_modes(path, *stored)
+            try:
+                modal.write_modes(path, *stored)
+            except OSError as exc:
+                raise InputError(f"MODAL_ANALYSIS: cannot write the modes to 'path' {path!r}:"
+                                 f" {exc.strerror or exc}") from None
         body._modal = stored
     elif stored is None:
         raise ModalInputError("Invalid call to MODAL_ANALYSIS --> neither a body nor a valid path was passed"

@@ -44,8 +44,15 @@ def _velodir(body, X, base, series, kind):
 
 
 def _base9(value) -> np.ndarray:
+    """The three vectors of `value` as columns; refused unless independent, a test on the
+    vectors scaled to unit length (so that 1e300 or 1e-300 entries neither overflow nor count
+    as dependent)."""
     arr = V.tuple_of_numbers("base", value, 9).reshape(3, 3).T   # columns = the three vectors
-    if not abs(np.linalg.det(arr)) > 1e-12 * max(1.0, float(np.abs(arr).max()) ** 3):
+    big = np.abs(arr).max(axis=0)
+    with np.errstate(all="ignore"):
+        unit = arr / np.where(big > 0, big, 1.0)
+        unit /= np.where(big > 0, np.linalg.norm(unit, axis=0), 1.0)
+    if not (np.all(big > 0) and abs(np.linalg.det(unit)) > 1e-12):
         raise InputError(f"'base' must hold three independent vectors, got {value!r}")
     return arr
 

@@ -209,7 +209,9 @@ def XDMF_EXPORT(solfec, time, path, subset=V.MISSING, attributes=V.MISSING):
     Raises
     ------
     InputTypeError, InputError
-        A malformed time, an unknown attribute, a subset that selects nothing.
+        A malformed time, an unknown attribute, a subset that selects nothing; a path the
+        system cannot take (empty, a NUL character, too long, an existing file) or cannot
+        write.
 
     Examples
     --------
@@ -217,15 +219,16 @@ def XDMF_EXPORT(solfec, time, path, subset=V.MISSING, attributes=V.MISSING):
     """
     domain = require_solfec("solfec", solfec)
     how, times = _export_times(time)
-    path = V.string("path", path)
+    path = V.file_path("path", path, "directory")
     attrs = _attributes(attributes)
     name = os.path.basename(os.path.normpath(path))
+    V.file_path("path", os.path.join(path, name + "_constraints.xmf"))    # the longest name written there
     try:
         os.makedirs(path, exist_ok=True)
+        series = XdmfSeries(path, name, name + ".h5", attrs)
+        series.start()
     except OSError as exc:
-        raise InputError(f"cannot create 'path' directory {path!r}: {exc.strerror}") from None
-    series = XdmfSeries(path, name, name + ".h5", attrs)
-    series.start()
+        raise InputError(f"cannot write the XDMF files in 'path' {path!r}: {exc.strerror or exc}") from None
     try:
         _export(solfec, domain, series, how, times, subset)
     finally:

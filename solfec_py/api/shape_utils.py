@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from solfec_py import validate as V
+from solfec_py import session, validate as V
 from solfec_py.errors import InputError, InputTypeError
 from solfec_py.geometry.massprops import mass_properties
 from solfec_py.geometry.rotation import axis_angle
@@ -170,6 +170,24 @@ def gather_records(name: str, vals, starts, sizes, width: int, count: int, item:
         raise InputError(f"'{name}': {items} {rows[m, a]} and {rows[m, b]} (positions {a} and {b})"
                          f" in {what} {m} are the same")
     return rows, ids
+
+
+def checked_meshes(who: str, prims: list) -> list:
+    """`prims` after geometry.mesh_check on every mesh among them (the one element check of
+    every path into a body): refused elements raise InputError prefixed by `who`, inside-out
+    ones are turned with a note."""
+    from solfec_py.geometry.mesh import Mesh
+    from solfec_py.geometry.mesh_check import check_mesh
+
+    for p in prims:
+        if isinstance(p, Mesh):
+            try:
+                notes = check_mesh(p)
+            except InputError as exc:
+                raise InputError(f"{who}: {exc}") from None
+            for text in notes:
+                session.inform(f"{who}: {text}")
+    return prims
 
 
 # ---------------------------------------------------------------------- mass properties

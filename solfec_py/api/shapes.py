@@ -17,8 +17,8 @@ import numpy as np
 from solfec_py import session, validate as V
 from solfec_py.api.common import readonly
 from solfec_py.api.shape_utils import (  # noqa: F401  (re-exported deck names)
-    COPY, MASS_CENTER, ROTATE, SCALE, TRANSLATE, UserShape, gather_records, int_list, peek_shape, take_shape,
-    walk_records)
+    COPY, MASS_CENTER, ROTATE, SCALE, TRANSLATE, UserShape, checked_meshes, gather_records, int_list, peek_shape,
+    take_shape, walk_records)
 from solfec_py.errors import InputError, InputTypeError
 from solfec_py.errors import GeometryError
 from solfec_py.geometry.convex import Convex
@@ -222,7 +222,9 @@ class MESH(UserShape):
     ------
     InputTypeError, InputError
         Malformed lists (the message names the element and the node), out-of-range or
-        repeated node indices, no element.
+        repeated node indices, no element; duplicated, zero-volume and folded
+        (self-intersecting) elements, named with their nodes (docs/meshes.md, the element
+        check). An element listed inside out is turned the right way with a note.
 
     Examples
     --------
@@ -266,8 +268,8 @@ class MESH(UserShape):
             if elems.size:
                 quadratic[name] = (elems, conn[elems, :n])
         conn = np.where(np.arange(conn.shape[1]) < corners[:, None], conn, -1)[:, :8]
-        self._prims = [Mesh(X, corners, conn, volids, gid=gid, face_nodes=fnodes, face_sids=fsids,
-                            quadratic=quadratic)]
+        self._prims = checked_meshes("MESH", [Mesh(X, corners, conn, volids, gid=gid, face_nodes=fnodes,
+                                                   face_sids=fsids, quadratic=quadratic)])
         self._body = None
 
     # a view (BODY.mesh) follows its body: current coordinates come from the body

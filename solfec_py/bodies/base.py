@@ -322,6 +322,15 @@ class BodyBlock:
         raise NotAvailableError(f"APPLY_BULKMAT is not available in solfec-py for {body.kind} bodies"
                                 f" (body {body.id} keeps its global material)")
 
+    def material_users(self, record) -> list:
+        """Bodies of this block made of the BulkMaterial `record` (their own material, or a
+        part's from APPLY_BULKMAT)."""
+        return [b for b in self.bodies if b.bulk_material is record]
+
+    def material_changed(self, record) -> None:
+        """Hook: the elastic constants of `record` changed (materials.py: bodies use the
+        record's young and poisson as they are; masses stay those computed when made)."""
+
     # ------------------------------------------------------------------ state of the rows
     # Fixed-size rows (rigid: 12 + 6) are the default; a kind with bodies of different
     # state lengths overrides these five (contract item 1).

@@ -31,6 +31,8 @@ class MeshRecord:
     codes: np.ndarray              # (ne,) element code of object k
     conn: np.ndarray               # (ne, w) local node indices of object k (-1 padded)
     mat: np.ndarray                # (ne, 3) young, poisson, density of object k (APPLY_BULKMAT)
+    materials: list = field(default_factory=list)   # BulkMaterial records the elements point at
+    matid: np.ndarray = None       # (ne,) position in `materials` of object k's record
 
     @classmethod
     def of(cls, mesh, material) -> "MeshRecord":
@@ -39,11 +41,38 @@ class MeshRecord:
         order = np.concatenate([surface, interior]).astype(np.int64)
         codes, conn = element_table(mesh)
         mat = np.tile([material.young, material.poisson, material.density], (order.size, 1))
-        return cls(mesh, order, int(surface.size), codes[order], conn[order], mat)
+        return cls(mesh, order, int(surface.size), codes[order], conn[order], mat, [material],
+                   np.zeros(order.size, dtype=np.int64))
 
     @property
     def nele(self) -> int:
         return self.order.size
+
+    def assign(self, sel: np.ndarray, material) -> None:
+        """Objects `sel` take `material` (APPLY_BULKMAT): its constants now, its density for
+        good (the mass is computed from the density when a body or part is made)."""
+        k = next((i for i, r in enumerate(self.materials) if r is material), None)
+        if k is None:
+            k = len(self.materials)
+            self.materials.append(material)
+        self.matid[sel] = k
+        self.mat[sel] = (material.young, material.poisson, material.density)
+
+    def uses(self, material) -> bool:
+        return any(r is material and np.any(self.matid == k) for k, r in enumerate(self.materials))
+
+    def refresh(self, material) -> bool:
+        """Elastic constants of the objects made of `material` as the record holds them now;
+        True when some changed."""
+        changed = False
+        for k, r in enumerate(self.materials):
+            if r is material:
+                sel = self.matid == k
+                new = (material.young, material.poisson)
+                if sel.any() and np.any(self.mat[sel, :2] != new):
+                    self.mat[sel, :2] = new
+                    changed = True
+        return changed
 
 
 def element_table(mesh) -> tuple[np.ndarray, np.ndarray]:

@@ -25,6 +25,7 @@ from solfec_py.bodies.base import BodyBlock, _rows
 from solfec_py.bodies.fe_layout import MeshRecord, build, mass_properties
 from solfec_py.bodies.fe_loads import FELoads
 from solfec_py.errors import InputError, NotAvailableError
+from solfec_py.materials import check_for_kind
 
 SCHEMES = {"DEF_EXP": 0, "DEF_LIM": 1}
 DEF_EXP, DEF_LIM = 0, 1
@@ -245,9 +246,16 @@ class FiniteElementBlock(BodyBlock):
         _check_material(material, f"APPLY_BULKMAT (body {body.id})")
         rec = self.records[body.row]
         sel = rec.mesh.volids[rec.order] == volid
-        rec.mat[sel] = (material.young, material.poisson, material.density)
+        rec.assign(sel, material)
         self.materials_changed()
         return int(sel.sum())
+
+    def material_users(self, record) -> list:
+        return [b for b, rec in zip(self.bodies, self.records) if rec.uses(record)]
+
+    def material_changed(self, record) -> None:
+        if any([rec.refresh(record) for rec in self.records]):
+            self.materials_changed()
 
     # ------------------------------------------------------------------ state views
     def nodes_of(self, row: int) -> slice:
@@ -583,10 +591,4 @@ def _same_length(v, d):
 
 
 def _check_material(material, who: str) -> None:
-    if not material.poisson < 0.5:
-        raise InputError(f"{who}: 'poisson' of BULK_MATERIAL {material.label!r} must be below 0.5 for a"
-                         f" finite-element body (the Saint Venant-Kirchhoff bulk modulus is infinite at 0.5),"
-                         f" got {material.poisson!r}")
-    if not material.young > 0:
-        raise InputError(f"{who}: 'young' of BULK_MATERIAL {material.label!r} must be positive for a"
-                         f" finite-element body, got {material.young!r}")
+    check_for_kind("FINITE_ELEMENT", material.label, material.young, material.poisson, who)

@@ -93,6 +93,13 @@ class PseudoRigidBlock(BodyBlock):
     def on_change(self) -> None:
         self.loads.invalidate()
 
+    def material_users(self, record) -> list:
+        return self.materials.users(record)
+
+    def material_changed(self, record) -> None:
+        if self.materials.users(record):
+            self.materials.refresh()
+
     def remove(self, body) -> None:
         self.loads.remove_body(body)
         self.materials.forget(body)

@@ -1,6 +1,7 @@
 """Bulk materials of the pseudo-rigid block (layer 3): the Lamé constants of every row,
-read from the BULK_MATERIAL records at each RUN (a deck may change young / poisson between
-runs), and per-volume-id materials from APPLY_BULKMAT. Reference: Solfec-1.0 bod.c
+read from the BULK_MATERIAL records when they change and at each RUN (a deck may change
+young / poisson after BODY: materials.py states the rule), and per-volume-id materials from
+APPLY_BULKMAT. Reference: Solfec-1.0 bod.c
 (BODY_Material), mat.c; docs/pseudo_rigid.md.
 
 One F per body makes a body of several materials exact to model: the elastic energy
@@ -13,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from solfec_py.errors import InputError
 from solfec_py.geometry.massprops import volume_pieces
+from solfec_py.materials import check_for_kind
 
 
 class Materials:
@@ -30,10 +31,8 @@ class Materials:
 
     @staticmethod
     def check(record, where: str) -> None:
-        """Saint Venant-Kirchhoff needs poisson < 0.5 (lambda is infinite at 0.5)."""
-        if not record.poisson < 0.5:
-            raise InputError(f"{where}: a pseudo-rigid body needs a material with poisson < 0.5;"
-                             f" BULK_MATERIAL {record.label!r} has poisson {record.poisson!r}")
+        """Saint Venant-Kirchhoff needs young > 0 and poisson < 0.5 (materials.check_for_kind)."""
+        check_for_kind("PSEUDO_RIGID", record.label, record.young, record.poisson, where)
 
     def _position(self, record) -> int:
         k = self._index.get(id(record))
@@ -45,6 +44,12 @@ class Materials:
     def assign(self, row: int, body) -> None:
         self.block.material[row] = self._position(body.bulk_material)
         self.block.lame[row] = body.bulk_material.lame()
+
+    def users(self, record) -> list:
+        """Bodies of the block made of `record` (as their material or a part's)."""
+        block = self.block
+        return [b for b in block.bodies[: block.count]
+                if b.bulk_material is record or any(r is record for r in self.mixed.get(b.id, {}).values())]
 
     def forget(self, body) -> None:
         self.mixed.pop(body.id, None)

@@ -42,15 +42,18 @@ def convex_hull(points, volid: int, surfid: int) -> Convex:
     from scipy.spatial import ConvexHull, QhullError
 
     pts = np.asarray(points, dtype=float).reshape(-1, 3)
+    span = float(np.ptp(pts, axis=0).max()) if pts.size else 0.0      # no overflow up to the largest float
+    # the hull of the points scaled to a unit box: the same faces, and no products that
+    # overflow or underflow for points spanning 1e-300 .. 1e300
+    unit = (pts - 0.5 * (pts.max(axis=0) + pts.min(axis=0))) / (span if span > 0 else 1.0)
     try:
-        hull = ConvexHull(pts)
+        hull = ConvexHull(unit)
     except (QhullError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0][:80] if str(exc).strip() else type(exc).__name__
         raise GeometryError("Failed to create convex hull: the points are coincident, collinear or"
                             f" coplanar ({first})") from None
-    size = float(np.linalg.norm(pts.max(axis=0) - pts.min(axis=0)))
     normals, offsets = hull.equations[:, :3], hull.equations[:, 3]
-    label = _coplanar_groups(normals, offsets, 1e-9 * max(size, 1e-300))
+    label = _coplanar_groups(normals, offsets, 1e-9)
     keep = hull.vertices
     index = np.full(pts.shape[0], -1, dtype=np.int64)
     index[keep] = np.arange(keep.size)
@@ -58,5 +61,5 @@ def convex_hull(points, volid: int, surfid: int) -> Convex:
     for g in range(label.max() + 1):
         member = np.flatnonzero(label == g)
         ids = np.unique(hull.simplices[member])
-        faces.append(index[_ccw(pts, ids, normals[member[0]])])
+        faces.append(index[_ccw(unit, ids, normals[member[0]])])
     return Convex(pts[keep], faces, np.full(len(faces), int(surfid)), volid)

@@ -22,7 +22,9 @@ import numpy as np
 
 from solfec_py.errors import InputError
 from solfec_py.geometry import mesh_tables
-from solfec_py.geometry.mesh import Mesh, group_rows
+from solfec_py.geometry.mesh import Mesh
+from solfec_py.geometry.mesh_check import FLAT, check, signed_volumes  # noqa: F401 (signed_volumes re-exported)
+from solfec_py.geometry.mesh_files import check_file, reader_failure
 
 # meshio cell type -> solfec element (corner count); quadratic cells (those of fem.elements)
 # keep all their nodes
@@ -45,7 +47,6 @@ IGNORED = re.compile(r"^(vertex|line\d*)$")
 TAG_KEYS = ("gmsh:physical", "medit:ref", "nastran:ref", "cell_tags", "CellEntityIds", "su2:tag",
             "avsucd:material", "ugrid:ref", "netgen:index", "tetgen:ref", "flac3d:zone")
 _CONVENTION = re.compile(r"^(VOLID|SURFID)_(-?\d+)$", re.IGNORECASE)
-_CHUNK = 1 << 16
 
 
 def _kind(cell: str, linear: bool) -> tuple[str, int]:
@@ -63,45 +64,19 @@ def _kind(cell: str, linear: bool) -> tuple[str, int]:
     return "ignore", 0
 
 
-def _chunks(etype: np.ndarray):
-    """(element type, element indices) in chunks of at most _CHUNK elements of one type."""
+def orient(X, etype, conn) -> tuple[np.ndarray, int]:
+    """Flip negatively oriented elements of a generated mesh in place (corner rows of
+    `conn`); InputError for a zero volume (mesh_check.FLAT). Returns (volumes, number
+    flipped). Meshes on their way into a body get mesh_check.check, which also refuses
+    folded and duplicate elements."""
+    vol = signed_volumes(X, etype, conn)
+    size = np.zeros(etype.size)
     for k in mesh_tables.ETYPES:
-        sel = np.flatnonzero(etype == k)
-        for lo in range(0, sel.size, _CHUNK):
-            yield k, sel[lo: lo + _CHUNK]
-
-
-def _volumes(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """(signed volumes, extents) of elements of type k with corner coordinates x (m, k, 3):
-    the determinant for tetrahedra, the divergence theorem over the face triangles otherwise;
-    the extent is the largest coordinate difference from the first corner."""
-    x = x - x[:, :1]                                               # relative to the first corner
-    size = np.abs(x.reshape(x.shape[0], -1)).max(axis=1)
-    if k == 4:
-        return np.einsum("ij,ij->i", x[:, 1], np.cross(x[:, 2], x[:, 3])) / 6.0, size
-    tri = mesh_tables.TRI_TABLE[k][mesh_tables.TRI_FACE[k] >= 0]
-    a, b, c = x[:, tri[:, 0]], x[:, tri[:, 1]], x[:, tri[:, 2]]
-    return np.einsum("eti,eti->e", a, np.cross(b, c)) / 6.0, size
-
-
-def signed_volumes(X: np.ndarray, etype: np.ndarray, conn: np.ndarray) -> np.ndarray:
-    """Volume of every element (negative for a negatively oriented element)."""
-    out = np.zeros(etype.size)
-    for k, e in _chunks(etype):
-        out[e] = _volumes(X[conn[e, :k]], k)[0]
-    return out
-
-
-def orient(X, etype, conn, full=None, name=None) -> tuple[np.ndarray, int]:
-    """Flip negatively oriented elements in place (corner rows of `conn` and, for one
-    quadratic cell type `name`, the rows of `full`); InputError for a zero volume (below
-    1e-12 of the cube of the element's extent from its first corner). Returns (volumes,
-    number flipped)."""
-    vol = np.zeros(etype.size)
-    flat = np.zeros(etype.size, dtype=bool)
-    for k, e in _chunks(etype):
-        vol[e], size = _volumes(X[conn[e, :k]], k)
-        flat[e] = np.abs(vol[e]) <= 1e-12 * size ** 3
+        e = np.flatnonzero(etype == k)
+        if e.size:
+            x = X[conn[e, :k]]
+            size[e] = np.abs((x - x[:, :1]).reshape(e.size, -1)).max(axis=1)
+    flat = np.abs(vol) <= FLAT * size ** 3
     if flat.any():
         e = int(np.flatnonzero(flat)[0])
         raise InputError(f"element {e} ({mesh_tables.NAMES[int(etype[e])]}, nodes {conn[e, :etype[e]].tolist()})"
@@ -109,11 +84,8 @@ def orient(X, etype, conn, full=None, name=None) -> tuple[np.ndarray, int]:
     neg = np.flatnonzero(vol < 0)
     for k in mesh_tables.ETYPES:
         e = neg[etype[neg] == k]
-        if not e.size:
-            continue
-        conn[e, :k] = conn[e][:, list(mesh_tables.FLIP[k])]
-        if full is not None:
-            full[e] = full[e][:, FLIPS[name]]
+        if e.size:
+            conn[e, :k] = conn[e][:, list(mesh_tables.FLIP[k])]
     vol[neg] = -vol[neg]
     return vol, neg.size
 
@@ -268,17 +240,8 @@ def from_meshio(mesh, volid: int = 0, surfid: int = 0, groups: dict | None = Non
     quad = {name: (e, new[full]) for name, (e, full) in quad.items()}
     if not np.all(np.isfinite(X)):
         raise InputError(f"node {int(np.flatnonzero(~np.all(np.isfinite(X), axis=1))[0])} has a non-finite coordinate")
-    _refuse_duplicates(X, conn)
-    flipped = 0
-    for name, (e, full) in quad.items():
-        sub = conn[e]
-        _, n = orient(X, etype[e], sub, full, name)
-        conn[e], flipped = sub, flipped + n
-        quad[name] = (e, full)
-    _, n = orient(X, etype, conn)
-    flipped += n
-    if flipped:
-        notes.append(f"{flipped} negatively oriented element(s) were flipped")
+    _refuse_coincident(X)
+    notes.extend(check(X, etype, conn, quad)[1])          # the elements' check of every path into a body
     fnodes, fsids = _faces(mesh, kinds, ids, keep, new)
     return Mesh(X, etype, conn, volids, gid=surfid, face_nodes=fnodes, face_sids=fsids, quadratic=quad)
 
@@ -298,7 +261,7 @@ def _faces(mesh, kinds, ids, keep, new) -> tuple[np.ndarray, np.ndarray]:
     return np.vstack(rows), np.concatenate(sids)
 
 
-def _refuse_duplicates(X: np.ndarray, conn: np.ndarray) -> None:
+def _refuse_coincident(X: np.ndarray) -> None:
     from scipy.spatial import cKDTree
 
     diag = float(np.linalg.norm(X.max(axis=0) - X.min(axis=0)))
@@ -309,12 +272,6 @@ def _refuse_duplicates(X: np.ndarray, conn: np.ndarray) -> None:
         b = int(near[a, 1] if near[a, 1] != a else near[a, 0])
         raise InputError(f"nodes {a} and {b} coincide at {X[a].tolist()} ({close.size // 2 or 1}"
                          " pair(s)); merge duplicate nodes in the mesher (gmsh: Coherence) before importing")
-    s = np.sort(conn, axis=1) + 1                               # element node sets, two per int64
-    group, counts = group_rows((s[:, 0::2] << 32) | s[:, 1::2])
-    if np.any(counts > 1):
-        twin = np.flatnonzero(counts[group] > 1)[:2]
-        raise InputError(f"elements {int(twin[0])} and {int(twin[1])} have the same nodes"
-                         f" {sorted(conn[twin[0]][conn[twin[0]] >= 0].tolist())}")
 
 
 # ---------------------------------------------------------------------- files
@@ -353,9 +310,9 @@ def read_raw(path, format: str | None = None, notes: list | None = None):
 
     notes = [] if notes is None else notes
     path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise InputError(f"mesh file {path!r} not found" + (" (it is a directory)" if os.path.isdir(path) else ""))
+    check_file(path, empty=False)
     fmt = file_format(path, format)
+    check_file(path)
     said = io.StringIO()
     try:
         with warnings.catch_warnings(), contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
@@ -370,8 +327,7 @@ def read_raw(path, format: str | None = None, notes: list | None = None):
 
                 mesh = meshio._helpers.reader_map[fmt](path)   # meshio.read would sys.exit on a bad file
     except (Exception, SystemExit) as exc:   # any reader failure: bad bytes in, a clear error out
-        text = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"cannot read {path!r} as a {fmt} mesh: {text}") from None
+        raise reader_failure(exc, fmt, path) from None
     notes.extend(f"meshio: {line.strip()}" for line in said.getvalue().splitlines() if line.strip())
     return mesh
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from solfec_py import constraints as C
 from solfec_py.bodies.base import BodyBlock
+from solfec_py.errors import SimulationError
 from solfec_py.solvers import local_dynamics_kernels as K
 
 NPAR = 8   # per-constraint parameter columns of the kernels (see solvers/diagonal.py)
@@ -276,12 +277,62 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
                 off_b.append(b)
                 off_val.append(val)
     W = segment_sum(np.concatenate(diag_idx), np.concatenate(diag_val), n) if diag_idx else np.zeros((n, 3, 3))
+    par = parameters(cset, crow, domain.dynamic)
+    _redundant_directions(domain, cset, crow, kind, W, par)
     indptr, adj, Wadj = _csr(n, off_a, off_b, off_val)
     Winv, rho = _inverse_and_rho(W)
     return LocalDynamics(crow=crow, kind=kind, W=W, Winv=Winv, rho=rho, B=B, V=V,
                          U=cset.U[:n].copy() if whole else cset.U[crow], R=cset.R[:n].copy() if whole else cset.R[crow],
-                         par=parameters(cset, crow, domain.dynamic), indptr=indptr, adj=adj,
+                         par=par, indptr=indptr, adj=adj,
                          Wadj=Wadj, dynamic=domain.dynamic, h=h, sides=sides, whole=whole)
+
+
+ONE_DIRECTION = (C.FIXDIR, C.VELODIR, C.RIGLNK, C.SPRING)
+REDUNDANT = 1e-12      # W_NN below this share of trace(W): the bodies cannot move along N
+
+
+def _redundant_directions(domain, cset, crow, kind, W, par) -> None:
+    """One-direction rows (FIXDIR, VELODIR, RIGLNK, SPRING) along which their bodies cannot
+    move (W_NN = 0 to rounding: H^T n = 0, e.g. a direction normal to the plane of a planar
+    JOINT mechanism): their reaction would move nothing, so the row is made regular in place
+    (W_NN = its tangential scale, W_N. = W_.N = 0) and its normal reaction comes out 0
+    instead of 0 / 0. A FIX_DIRECTION then holds by itself (the motion has no component
+    along it); a PUT_RIGID_LINK normal to the motion of its ends (a rod normal to the plane
+    of a planar loop) acts from the next step on, when the ends have moved and the link has
+    tilted (its length is a second-order function of their motion); a SET_VELOCITY asking
+    for a velocity along such a direction cannot be met and stops the run."""
+    if not kind.any():                  # contacts only (CONTACT is 0): the common case, cheap
+        return
+    one = np.isin(kind, ONE_DIRECTION)
+    if not one.any():
+        return
+    trace = np.einsum("kii->k", W)
+    bad = np.flatnonzero(one & (W[:, 2, 2] <= REDUNDANT * trace))
+    if not bad.size:
+        return
+    for i in bad[(kind[bad] == C.VELODIR) & (par[bad, 2] != 0.0)].tolist():
+        r = int(crow[i])
+        raise SimulationError(f"{_row_name(cset, r)} at time {domain.time:g}: {_bodies(cset, r)} cannot move along"
+                              f" {_direction(cset, r)}, so the prescribed velocity {par[i, 2]:g} cannot be reached"
+                              " (a JOINT or another constraint holds that direction)")
+    W[bad, 2, :] = 0.0
+    W[bad, :, 2] = 0.0
+    W[bad, 2, 2] = np.where(trace[bad] > 0, 0.5 * trace[bad], 1.0)
+
+
+def _row_name(cset, r: int) -> str:
+    what = {C.FIXDIR: "FIX_DIRECTION", C.VELODIR: "SET_VELOCITY", C.RIGLNK: "PUT_RIGID_LINK",
+            C.SPRING: "PUT_SPRING"}[int(cset.kind[r])]
+    return f"{what} (constraint {int(cset.id[r])})"
+
+
+def _bodies(cset, r: int) -> str:
+    ids = [int(b) for b in cset.bid[r] if b > 0]
+    return f"body {ids[0]}" if len(ids) == 1 else f"bodies {ids[0]} and {ids[1]}"
+
+
+def _direction(cset, r: int) -> str:
+    return "(" + ", ".join(f"{v:.3g}" for v in cset.base[r][:, 2]) + ")"
 
 
 def unordered_pairs(rows: np.ndarray, con: np.ndarray):

@@ -2,7 +2,7 @@
 
     solfec-py sweep deck.py [WORDS...] --param NAME=V1,V2,... [--param ...] [--grid | --zip]
         [--samples N --dist NAME=uniform:A:B ...] [--workers K] [--scheduler ADDRESS]
-        [--out DIR] [--timeout S] [--force] [--plot X,Y]
+        [--out DIR] [--timeout S] [--force] [--plot X,Y] [--yes]
 
 Exit status 0 when every run is done, 1 when some failed or timed out (the table says
 which and why), 2 when the sweep cannot start (bad options, missing extra, no scheduler).
@@ -52,6 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", metavar="X,Y", help="draw column Y against column X into the sweep directory")
     p.add_argument("--legacy", choices=("auto", "on", "off"), default="auto", help="the deck's --legacy switch")
     p.add_argument("--no-progress", action="store_true", help="no progress bar even on a terminal")
+    p.add_argument("--yes", action="store_true", help="start a sweep of more than 10 000 runs (otherwise refused)")
     return p
 
 
@@ -78,7 +79,7 @@ def main(argv: list | None = None) -> int:
             df = run(args.deck, args.param, mode=args.mode or "grid", samples=args.samples, dists=args.dist,
                      seed=args.seed, words=args.words, workers=args.workers, scheduler=args.scheduler,
                      out=args.out, timeout=args.timeout, connect_timeout=args.connect_timeout, force=args.force,
-                     legacy=args.legacy, progress=False if args.no_progress else None)
+                     legacy=args.legacy, progress=False if args.no_progress else None, yes=args.yes)
         except (SweepError, ExtraMissingError) as exc:
             print(f"{PROG}: {exc}", file=sys.stderr)
             return 2

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 import re
 from dataclasses import dataclass
 
@@ -185,6 +186,24 @@ def design(params, mode: str = "grid", samples: int | None = None, dists=(), see
     drawn = {d.name: d.draw(rng, samples) for d in dists}
     sampled = [{name: drawn[name][i] for name in drawn} for i in range(samples)]
     return [{**a, **b} for a in listed for b in sampled]
+
+
+ASK_ABOVE = 10_000        # a sweep of more runs starts only when confirmed (--yes, run(yes=True))
+
+
+def size(params, mode: str = "grid", samples: int | None = None) -> int:
+    """The number of runs `design` would list, computed without listing them."""
+    params = list(params)
+    n = (max((len(p.values) for p in params), default=1) if mode == "zip"
+         else math.prod(len(p.values) for p in params))
+    return n * (samples or 1)
+
+
+def confirm(n: int, yes: bool) -> None:
+    """SweepError for a sweep of more than ASK_ABOVE runs that was not confirmed."""
+    if n > ASK_ABOVE and not yes:
+        raise SweepError(f"the sweep has {n:,} runs, more than {ASK_ABOVE:,}: each is a process and a directory"
+                         " of results; pass --yes (run(..., yes=True)) to start it, or sweep fewer values")
 
 
 def run_name(point: dict) -> str:

@@ -125,7 +125,7 @@ def _check_identical(table_rows: list, records: dict) -> None:
 def run(deck: str, params=None, *, mode: str = "grid", samples: int | None = None, dists=None, seed: int = 0,
         words=(), workers: int | None = None, scheduler: str | None = None, client=None, out: str | None = None,
         timeout: float | None = None, connect_timeout: float = 10.0, force: bool = False, legacy: str = "auto",
-        progress: bool | None = None, plot=None, parquet: bool = True):
+        progress: bool | None = None, plot=None, parquet: bool = True, yes: bool = False):
     """Run `deck` once per parameter point, each run its own `solfec-py -s NAME deck WORDS`
     process on Dask; returns the bookkeeping table as a pandas DataFrame.
 
@@ -169,6 +169,9 @@ def run(deck: str, params=None, *, mode: str = "grid", samples: int | None = Non
         `"X,Y"`: also draw Y against X into the sweep directory (`table.attrs['plot']`).
     parquet : bool
         Also write sweep.parquet when pyarrow is installed.
+    yes : bool
+        Confirms a sweep of more than `plan.ASK_ABOVE` (10 000) runs; without it such a
+        sweep stops with a SweepError before anything is written.
 
     Returns
     -------
@@ -192,6 +195,7 @@ def run(deck: str, params=None, *, mode: str = "grid", samples: int | None = Non
         raise P.SweepError(f"'words' must be a list of strings, got {words!r}")
     axes = plot_axes(plot)
     param_specs, dist_specs = _params(params), _dists(dists)
+    P.confirm(P.size(param_specs, mode, samples), yes)
     runs = P.runs(P.design(param_specs, mode, samples, dist_specs, seed), words)
     if workers is None:
         workers = min(os.cpu_count() or 1, len(runs))

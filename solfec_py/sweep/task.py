@@ -47,6 +47,16 @@ def deck_error(stderr: str, deck: str) -> str:
     return lines[-1] if lines else ""
 
 
+def killed_by(number: int) -> str:
+    """The error of a run ended by a signal: `killed by signal 9 (SIGKILL)`."""
+    try:
+        name = f" ({signal.Signals(number).name})"
+    except ValueError:
+        name = ""
+    return f"killed by signal {number}{name}" + (" (by the system when out of memory, or by a user)"
+                                                 if number == signal.SIGKILL else "")
+
+
 def _kill(proc: subprocess.Popen) -> None:
     try:
         if hasattr(os, "killpg"):
@@ -94,8 +104,11 @@ def execute(task: Task) -> dict:
             child = json.load(handle)
     if status == "done" and (proc.returncode != 0 or not child):
         status = "failed"
-        with open(os.path.join(task.rundir, STDERR), encoding="utf-8", errors="replace") as handle:
-            error = deck_error(handle.read(), task.deck) or f"exit status {proc.returncode}"
+        if proc.returncode is not None and proc.returncode < 0:    # killed: what it printed last is not why
+            error = killed_by(-proc.returncode)
+        else:
+            with open(os.path.join(task.rundir, STDERR), encoding="utf-8", errors="replace") as handle:
+                error = deck_error(handle.read(), task.deck) or f"exit status {proc.returncode}"
     record = {"run": task.name, "status": status, "error": error, "wall_s": wall,
               "values": read_values(env[ENV]), "results": child.get("results", []),
               "digest": child.get("digest") or _output_digest(os.path.join(task.rundir, STDOUT)),
