@@ -202,15 +202,18 @@ class FiniteElementBlock(BodyBlock):
         return ""
 
     def _park(self, body) -> dict:
-        return {"loads": self.loads.extract(body), "mat": self.records[body.row].mat.copy()}
+        rec = self.records[body.row]
+        return {"loads": self.loads.extract(body),
+                "materials": (rec.mat.copy(), list(rec.materials), rec.matid.copy())}
 
     def _unpark(self, body, parked: dict) -> None:
         if "loads" in parked:
             self.loads.restore(parked["loads"])
-        if "mat" in parked:
+        if "materials" in parked:               # APPLY_BULKMAT's element materials and their records
+            mat, materials, matid = parked["materials"]
             rec = self.records[body.row]
-            if rec.mat.shape == parked["mat"].shape and not np.array_equal(rec.mat, parked["mat"]):
-                rec.mat[:] = parked["mat"]        # APPLY_BULKMAT's element materials
+            if rec.mat.shape == mat.shape:
+                rec.mat[:], rec.materials, rec.matid = mat, materials, matid
                 self.materials_changed()
 
     def on_change(self) -> None:
