@@ -18,6 +18,7 @@ from solfec_py.domain import Callback
 from solfec_py.errors import InputError, InputTypeError
 from solfec_py.output import history, recorder, replay
 from solfec_py.output.progress import Progress
+from solfec_py.output.run_summary import RunSummary
 
 
 def _stop_file(solfec):
@@ -35,7 +36,10 @@ def RUN(solfec, solver, duration):
     continues from the last stored frame. A run that produces NaN or infinite values, or
     whose kinetic energy blows up (``SOLFEC.blowup``), stops with an error naming the body and
     the time; the frames stored until then stay readable. Creating a file named ``STOP`` in
-    the output directory ends the run after the current step.
+    the output directory ends the run after the current step. When it shows progress (a bar
+    on a terminal, or statistics lines when the deck set ``verbose = 'ON'``), RUN ends with a
+    summary: simulated time, steps, wall-clock and CPU time, where the results are, the
+    solves that stopped at the solver's iteration cap, the worst merit and the contacts.
 
     Parameters
     ----------
@@ -88,15 +92,19 @@ def RUN(solfec, solver, duration):
             return None
         progress = Progress(solfec._verbose, domain.time, domain.time + duration, session.current().interval,
                             tty=session.current().progress, explicit=solfec.verbose_set)
+        summary = RunSummary(solver, domain, duration) if progress.talks else None
         hooks = timestep.RunHooks(
-            after_step=[recorder.output_hook(solfec), progress.update, *getattr(domain, "samplers", ())],
+            after_step=[recorder.output_hook(solfec), progress.update, *([summary.update] if summary else ()),
+                        *getattr(domain, "samplers", ())],
             should_stop=_stop_file(solfec))
         try:
-            timestep.run(domain, getattr(solver, "engine", solver), duration, hooks, until)
+            timestep.run(domain, solver, duration, hooks, until)
         finally:
             progress.close(domain)
     finally:
         recorder.finish(solfec)
+    if summary is not None:
+        print(summary.text(domain, solfec.store, solfec.outpath), file=progress.stream, flush=True)
     return None
 
 

@@ -48,6 +48,12 @@ class Progress:
         elif verbose.startswith("%"):
             self._percent(0)
 
+    @property
+    def talks(self) -> bool:
+        """Is anything shown besides the percentage meter (a bar, statistics lines)? Then
+        RUN also prints its summary at the end."""
+        return self.bar is not None or self.lines
+
     def _percent(self, value: int) -> None:
         if value != self.percent:
             prefix = "" if self.percent < 0 else "\b\b\b\b"
