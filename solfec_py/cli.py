@@ -109,6 +109,15 @@ def _resolve_deck(path: str):
     return path, None
 
 
+def _stored_words(outdir: str, subdir: str | None) -> list | None:
+    """The words the results in an output directory were computed with (their record), so
+    that `solfec-py OUTDIR` reads them as the run that wrote them."""
+    from solfec_py.output import provenance
+
+    record = provenance.read(os.path.join(outdir, subdir) if subdir else outdir)
+    return [str(w) for w in record.get("words", [])] if record else None
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "sweep":
@@ -135,10 +144,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.viewer:
         print("solfec-py: -v ignored: there is no interactive viewer (open the XDMF results in ParaView)",
               file=sys.stderr)
-    session.start(deck_path=deck, extra_argv=list(args.words) + unknown, subdir=args.subdir,
+    words = list(args.words) + unknown
+    stored = _stored_words(override, args.subdir) if override and not words else None
+    session.start(deck_path=deck, extra_argv=stored or words, subdir=args.subdir,
                   overwrite=args.overwrite or args.continue_run, continue_run=args.continue_run,
                   interval=args.interval, output_override=override,
                   progress=False if args.no_progress else None)
+    if stored:
+        session.note("the words of the stored run: " + " ".join(stored))
     try:
         run_deck(deck, legacy=args.legacy)
     except DeckFailure as failure:

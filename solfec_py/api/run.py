@@ -16,7 +16,7 @@ from solfec_py.api.solvers import is_solver
 from solfec_py.bodies.base import Body
 from solfec_py.domain import Callback
 from solfec_py.errors import InputError, InputTypeError
-from solfec_py.output import history, recorder, replay
+from solfec_py.output import history, provenance, recorder, replay
 from solfec_py.output.progress import Progress
 from solfec_py.output.run_summary import RunSummary
 
@@ -36,10 +36,8 @@ def RUN(solfec, solver, duration):
     continues from the last stored frame. A run that produces NaN or infinite values, or
     whose kinetic energy blows up (``SOLFEC.blowup``), stops with an error naming the body and
     the time; the frames stored until then stay readable. Creating a file named ``STOP`` in
-    the output directory ends the run after the current step. When it shows progress (a bar
-    on a terminal, or statistics lines when the deck set ``verbose = 'ON'``), RUN ends with a
-    summary: simulated time, steps, wall-clock and CPU time, where the results are, the
-    solves that stopped at the solver's iteration cap, the worst merit and the contacts.
+    the output directory ends the run after the current step. A RUN that shows progress ends
+    with a summary: times, results, solver health (docs/results.md, "After a RUN").
 
     Parameters
     ----------
@@ -80,6 +78,7 @@ def RUN(solfec, solver, duration):
     if solfec.continued and solfec.runs:
         raise InputError("Multiple RUN commands are not allowed in case of a continued [-c] analysis")
     solfec._run_solver = solver
+    solfec.provenance = provenance.remember(solfec.outpath, session.current(), solfec.provenance)
     until = None
     try:
         if solfec.continued:
