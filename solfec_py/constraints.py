@@ -224,14 +224,6 @@ class ConstraintSet:
             setattr(self, name, new)
         self.capacity = capacity
 
-    def _new_id(self) -> int:
-        if self._spare:
-            self._spare.sort()
-            return self._spare.pop(0)
-        cid = self._next_id
-        self._next_id += 1
-        return cid
-
     def add(self, kind: int, master, slave, family_of) -> int:
         """Append a constraint of `kind` between Body objects `master` and `slave` (None
         allowed for the slave); `family_of(body)` names the block family of a body.
@@ -260,7 +252,7 @@ class ConstraintSet:
         rows = np.arange(start, start + k)
         for name in _FIELDS:
             getattr(self, name)[start:start + k] = 0
-        # ids: the smallest spare ids first, then fresh ones (what k calls of _new_id give)
+        # ids: the smallest spare ids first, then fresh ones (Solfec's order, one constraint at a time)
         self._spare.sort()
         reuse = self._spare[:k]
         del self._spare[:k]

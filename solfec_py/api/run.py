@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import os
 
-import numpy as np
-
 from solfec_py import session, timestep, validate as V
 from solfec_py.api.common import require_body
 from solfec_py.api.results import history_items
@@ -594,7 +592,7 @@ def _lame_constants(domain) -> dict:
     """{body id: (lambda, mu)} of the bodies whose block keeps Lamé constants (stresses)."""
     out = {}
     for block in domain.blocks.values():
-        lame = getattr(block, "lame", None)
+        lame = block.lame_constants()
         if lame is not None:
             out.update((b.id, tuple(lame[b.row].tolist())) for b in block.bodies)
     return out
