@@ -14,6 +14,8 @@ import math
 import os
 import time
 
+import numpy as np
+
 from solfec_py.constraints import CONTACT
 
 
@@ -29,6 +31,7 @@ class RunSummary:
         self.failed = {}                # error code -> (count, time of the first)
         self.worst_merit = -math.inf
         self.contacts = self.max_contacts = 0
+        self._count = -1                # constraints after the last step (contacts counted when it changes)
 
     def update(self, domain) -> None:
         """After a step: the solve it made (if any) and its contacts."""
@@ -43,9 +46,12 @@ class RunSummary:
             if merit is not None and merit > self.worst_merit:
                 self.worst_merit = float(merit)
         cons = domain.constraints
-        kind = getattr(cons, "kind", None)
-        self.contacts = int((kind[: cons.count] == CONTACT).sum()) if kind is not None else 0
-        self.max_contacts = max(self.max_contacts, self.contacts)
+        count = len(cons)
+        if count != self._count or (domain.statistics or {}).get("NEWCONS"):   # else the same contacts
+            self._count = count
+            kind = getattr(cons, "kind", None)
+            self.contacts = int(np.count_nonzero(kind[:count] == CONTACT)) if kind is not None else 0
+            self.max_contacts = max(self.max_contacts, self.contacts)
 
     def text(self, domain, store, outpath: str) -> str:
         """The summary: three lines, indented after the first."""
