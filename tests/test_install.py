@@ -10,6 +10,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from conftest import REPO
 
 # extras whose features the test suite exercises (the others, [docs] [peers] [mpi], are
@@ -45,6 +47,7 @@ def test_dev_extra_holds_every_extra_the_suite_tests():
         assert not missing, f"[dev] lacks {sorted(missing)} of [{name}]: its tests would be skipped by command 2"
 
 
+@pytest.mark.slow          # a pytest process: about 2 s
 def test_a_module_needing_hypothesis_skips_without_it():
     """Collection with hypothesis unimportable (plain `pip install . && pytest`): the fuzz
     module is skipped (pytest's exit status 5, nothing collected), not a collection error (2)."""

@@ -66,6 +66,7 @@ def _results(tmp_path, name="slide") -> tuple:
     return (out / "slide.h5").read_bytes(), json.loads((out / "slide.provenance.json").read_text())
 
 
+@pytest.mark.slow          # six runs of the deck: about 3 s
 def test_other_words_stop_and_say_what_to_type(slide, tmp_path, capsys):
     status, out, _ = _run(capsys, slide, "mu=0.3")
     mode, mu, slid03 = _slid(out)
