@@ -3,6 +3,7 @@
 
     solfec-py [-w] [-c] [-s SUBDIR] [-i SECONDS] [--legacy auto|on|off] deck.py [words...]
     solfec-py translate old_deck.py [-o new_deck.py]
+    solfec-py plot OUTDIR [options]                (stored results, or a sweep's table)
     solfec-py sweep deck.py --param NAME=V1,V2,... (solfec_py.sweep.cli, docs/sweeps.md)
     solfec-py verify [--scheme S] [--case C]     (rigid schemes against exact solutions)
 """
@@ -18,15 +19,32 @@ from solfec_py import __version__
 SUBCOMMANDS = ("translate", "plot", "sweep", "verify")
 
 
+USAGE = """\
+solfec-py [options] deck.py [words ...]
+       solfec-py translate OLD.py [-o NEW.py]
+       solfec-py plot OUTDIR [options]
+       solfec-py sweep deck.py --param NAME=V1,V2,... [options]
+       solfec-py verify [--scheme S] [--case C]"""
+
+COMMANDS = """\
+commands:
+  deck.py [words ...]  run a deck (Python 3 or legacy Python 2); the words after it that
+                       are not options are returned by NON_SOLFEC_ARGV()
+  translate            print (or -o write) the Python 3 translation of a legacy deck
+  plot                 plot stored results (OUTDIR) or a sweep's table (SWEEPDIR)
+  sweep                run a deck over parameter values, one process per point
+  verify               convergence tables of the rigid schemes against exact solutions
+
+'solfec-py COMMAND --help' lists a command's options."""
+
+
 def _run_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="solfec-py",
-        description="Run a Solfec input deck (Python 3 or legacy Python 2). Words after the deck "
-                    "that are not options are returned by NON_SOLFEC_ARGV().",
-        epilog="Sub-commands: 'solfec-py translate OLD.py [-o NEW.py]' prints the Python 3 "
-               "translation of a legacy deck; 'solfec-py plot OUTDIR' plots stored results; "
-               "'solfec-py sweep deck.py --param NAME=V1,V2' runs a parameter sweep "
-               "('solfec-py plot SWEEPDIR --x NAME --y NAME' plots its table).")
+        prog="solfec-py", usage=USAGE, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Run a Solfec input deck, or one of the commands below.\n\n" + COMMANDS,
+        epilog="A run whose results exist (same deck, words and input files) reads them: READ\n"
+               "mode. Other words or inputs stop with what differs; -w overwrites, -s NAME writes\n"
+               "elsewhere (docs/results.md).")
     p.add_argument("deck", help="deck file (.py) or an output directory holding results")
     p.add_argument("words", nargs="*", help="extra words for NON_SOLFEC_ARGV()")
     p.add_argument("-w", action="store_true", dest="overwrite", help="overwrite existing results (WRITE mode)")
@@ -91,6 +109,15 @@ def _resolve_deck(path: str):
     return path, None
 
 
+def _stored_words(outdir: str, subdir: str | None) -> list | None:
+    """The words the results in an output directory were computed with (their record), so
+    that `solfec-py OUTDIR` reads them as the run that wrote them."""
+    from solfec_py.output import provenance
+
+    record = provenance.read(os.path.join(outdir, subdir) if subdir else outdir)
+    return [str(w) for w in record.get("words", [])] if record else None
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "sweep":
@@ -103,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
         return verify_main(argv[1:])
     if argv and argv[0] in SUBCOMMANDS:
         return _translate(argv[1:]) if argv[0] == "translate" else _plot(argv[1:])
+    if not argv:                          # what to type, not argparse's "deck is required"
+        print(f"usage: {USAGE}\n\n{COMMANDS}", file=sys.stderr)
+        return 2
     args, unknown = _run_parser().parse_known_args(argv)
     from solfec_py import session
     from solfec_py.lang.runner import DeckFailure, run_deck
@@ -114,10 +144,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.viewer:
         print("solfec-py: -v ignored: there is no interactive viewer (open the XDMF results in ParaView)",
               file=sys.stderr)
-    session.start(deck_path=deck, extra_argv=list(args.words) + unknown, subdir=args.subdir,
+    words = list(args.words) + unknown
+    stored = _stored_words(override, args.subdir) if override and not words else None
+    session.start(deck_path=deck, extra_argv=stored or words, subdir=args.subdir,
                   overwrite=args.overwrite or args.continue_run, continue_run=args.continue_run,
                   interval=args.interval, output_override=override,
                   progress=False if args.no_progress else None)
+    if stored:
+        session.note("the words of the stored run: " + " ".join(stored))
     try:
         run_deck(deck, legacy=args.legacy)
     except DeckFailure as failure:

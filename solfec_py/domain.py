@@ -153,8 +153,9 @@ class Domain:
                 total += slots.sum(axis=0)
                 continue
             kinetic = block.kinetic_energy()            # obstacles have none
-            if hasattr(block, "obstacle"):
-                kinetic = np.where(block.obstacle[:n], 0.0, kinetic)
+            still = block.obstacles()
+            if still is not None:
+                kinetic = np.where(still, 0.0, kinetic)
             total[0] += (kinetic if bodies is None else kinetic[rows]).sum()
             total[1:] += slots[:, 1:].sum(axis=0)
         return total

@@ -34,3 +34,8 @@ class NotAvailableError(SolfecError, RuntimeError):
 
 class ResultsError(SolfecError, RuntimeError):
     """Stored results are missing, corrupt or do not hold what was asked for."""
+
+
+class ResultsMismatchError(ResultsError):
+    """Stored results were computed from other words, deck text or input files than the
+    run that found them: READ mode would show another model's results."""

@@ -1,6 +1,8 @@
 """Process-wide settings of one solfec-py program run (layer 0): command-line switches
-(-w, -c, -s, -i, extra words), GEOMETRIC_EPSILON, WARNINGS. Mirrors the globals of
-Solfec-1.0's solfec.c / lng.c (Solfec-1.0 user manual, command line, GEOMETRIC_EPSILON, WARNINGS).
+(-w, -c, -s, -i, extra words), GEOMETRIC_EPSILON, WARNINGS, the deck's text and the input
+files the run read (what results are computed from: output/provenance.py). Mirrors the
+globals of Solfec-1.0's solfec.c / lng.c (Solfec-1.0 user manual, command line,
+GEOMETRIC_EPSILON, WARNINGS).
 
 The deck runner calls `start(...)` before a deck runs; library users and tests get the
 defaults. Nothing here imports numpy, so reading a setting is cheap.
@@ -25,6 +27,10 @@ class Session:
     warnings: bool = True
     progress: bool | None = None       # None: a progress bar only on a terminal
     notes_given: set = field(default_factory=set)  # notes printed once per program run
+    deck_source: str | None = None     # the deck's text as read, and as compiled (legacy decks
+    deck_code: str | None = None       # translated), set by the deck runner
+    inputs: dict = field(default_factory=dict)  # input file (as the deck named it) -> sha256
+    input_watchers: list = field(default_factory=list)  # called as w(path, sha256) on each input
 
 
 _current = Session()
@@ -70,3 +76,22 @@ def runtime_warning(message: str) -> None:
     """Solfec's Python RuntimeWarning (e.g. ignored attribute assignments)."""
     if _current.warnings:
         _warnings.warn(message, RuntimeWarning, stacklevel=3)
+
+
+def record_input(path) -> str:
+    """Note that the deck read the file `path` (a mesh, a time series, a script) through a
+    solfec-py command: its sha256 joins `inputs`, and each input watcher is told (a READ-mode
+    analysis compares it with the inputs its results were computed from, and may raise).
+    Returns the digest."""
+    import hashlib
+    import os
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    name, value = os.fspath(path), digest.hexdigest()
+    _current.inputs[name] = value
+    for watcher in list(_current.input_watchers):
+        watcher(name, value)
+    return value

@@ -3,6 +3,7 @@ __file__, the importable `solfec` module, and every deck in inputs/ runs."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -165,3 +166,23 @@ def test_input_decks_run_twice(deck, capsys):
     if stores:                          # a deck without RUN (gmsh_part: meshing only) stores nothing
         assert "opened in READ mode (-w overwrites)" in second.err
     assert second.out == first.out      # the same check, the same numbers: read from the results
+
+
+def test_no_arguments_prints_the_usage_of_every_command(capsys):
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert "required" not in err
+    assert "solfec-py [options] deck.py [words ...]" in err
+    for command in ("translate", "plot", "sweep", "verify"):
+        assert f"solfec-py {command} " in err
+    assert "--help" in err
+
+
+def test_help_lists_every_command(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    for command in ("translate", "plot", "sweep", "verify"):
+        assert re.search(rf"^  {command} +\S", out, re.MULTILINE), f"{command} not listed"
+    assert "-w" in out and "-s SUBDIR" in out

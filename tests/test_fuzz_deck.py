@@ -19,7 +19,9 @@ import types
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+
+pytest.importorskip("hypothesis", reason="property-based fuzzing needs hypothesis (pip install -e .[dev])")
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
 from solfec_py import session, validate as V
 from solfec_py.api import NAMES

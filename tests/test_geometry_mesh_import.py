@@ -294,3 +294,52 @@ def test_abaqus_include_and_generate(tmp_path):
                                        "*ELSET, ELSET=ALL, GENERATE\n1, 2, 1\n")
     mesh, _ = read_inp(str(tmp_path / "main.inp"))
     assert mesh.points.shape == (5, 3) and mesh.cell_sets["ALL"][0].tolist() == [0, 1]
+
+
+BLOCK_INP = """\
+*NODE
+1, 0, 0, 0
+2, 1, 0, 0
+3, 1, 1, 0
+4, 0, 1, 0
+5, 0, 0, 1
+6, 1, 0, 1
+7, 1, 1, 1
+8, 0, 1, 1
+9, 2, 0, 0
+10, 2, 1, 0
+11, 2, 0, 1
+12, 2, 1, 1
+*ELEMENT, TYPE=C3D8, ELSET=BLOCK
+1, 1, 2, 3, 4, 5, 6, 7, 8
+*ELEMENT, TYPE=C3D8
+2, 2, 9, 10, 3, 6, 11, 12, 7
+*ELSET, ELSET=RIGHT
+2
+*ELSET, ELSET=TOPFACES
+1, 2
+*SURFACE, NAME=TOP, TYPE=ELEMENT
+TOPFACES, S2
+*SURFACE, NAME=LEFT, TYPE=ELEMENT
+BLOCK, S6
+*SOLID SECTION, ELSET=RIGHT, MATERIAL=STEEL
+*SURFACE, NAME=END, TYPE=ELEMENT
+RIGHT, S4
+"""
+
+
+def test_abaqus_sets_given_to_elements_are_volume_groups_whatever_else_uses_them(tmp_path):
+    """BLOCK (named on its *ELEMENT line) and RIGHT (a section's set) also define surfaces,
+    and stay volume groups; TOPFACES serves only to define TOP and is no group of its own."""
+    path = tmp_path / "block.inp"
+    path.write_text(BLOCK_INP)
+    mesh, _ = read_inp(str(path))
+    assert set(mesh.cell_sets) == {"BLOCK", "RIGHT", "TOP", "LEFT", "END"}
+    m = from_meshio(mesh, groups={"BLOCK": 5, "RIGHT": 6, "TOP": 7, "LEFT": 8, "END": 9})
+    assert m.volids.tolist() == [5, 6]
+    top, left, end = (m.ref[m.nodes_on_surface(k)] for k in (7, 8, 9))
+    assert top.shape == (6, 3) and np.all(top[:, 2] == 1.0)          # S2: the faces z = 1
+    assert left.shape == (4, 3) and np.all(left[:, 0] == 0.0)        # S6 of element 1: x = 0
+    assert end.shape == (4, 3) and np.all(end[:, 0] == 2.0)          # S4 of element 2: x = 2
+    with pytest.raises(InputError, match=r"'groups' names \['TOPFACES'\] are not in the mesh"):
+        from_meshio(mesh, groups={"TOPFACES": 1})

@@ -58,3 +58,44 @@ def test_quiet_off_a_terminal_unless_the_deck_asked(tmp_path, capsys):
     assert out.count("TIME:") >= 10 and "STEPS/s" in out    # asked for: every step with -i 0
     assert main([write_deck(tmp_path / "c.py", text % ("c", "")), "--no-progress"]) == 0
     assert capsys.readouterr().out == ""
+
+
+def test_bar_shows_on_a_pseudo_terminal_that_reports_no_size():
+    """`script` and CI runners give the deck a pseudo-terminal of 0 columns: the bar is
+    drawn 80 columns wide (or $COLUMNS) instead of 0 wide, which showed nothing."""
+    import os
+    import pty
+    import types
+
+    def _read_until_newline(fd, seconds=10.0):
+        """What the pseudo-terminal passed on, up to the bar's final newline (the kernel
+        hands it over asynchronously)."""
+        import select
+        import time
+
+        data, end = b"", time.monotonic() + seconds
+        while b"\n" not in data and time.monotonic() < end:
+            if select.select([fd], [], [], 0.1)[0]:
+                data += os.read(fd, 1 << 16)
+        return data.decode("utf-8", "replace")
+
+    master, slave = pty.openpty()
+    try:
+        if os.get_terminal_size(slave).columns != 0:      # pragma: no cover - platform pty default
+            import pytest
+
+            pytest.skip("this platform's new pseudo-terminals report a size")
+        stream = os.fdopen(slave, "w", closefd=False)
+        domain = types.SimpleNamespace(time=0.0, step=1e-3, statistics={}, constraints=[], bodies=[])
+        progress = Progress("ON", 0.0, 0.01, stream=stream)    # tty decided by isatty(): True
+        for _ in range(10):
+            domain.time += 0.001
+            progress.update(domain)
+        progress.close(domain)
+        stream.flush()
+        text = _read_until_newline(master)
+    finally:
+        os.close(slave)
+        os.close(master)
+    last = [line for line in re.split(r"[\r\n]", text) if line.strip()][-1]
+    assert "100%|" in last and "t=0.01/0.01 s" in last and "steps=10" in last

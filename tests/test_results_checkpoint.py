@@ -248,9 +248,10 @@ def test_sigkill_keeps_flushed_frames_and_continue_finishes_the_run(tmp_path, ca
     xtimes = check_references(str(tmp_path / "out/kill/kill_grids.xmf"))
     assert 0 < len(xtimes) <= n
     np.testing.assert_allclose(xtimes, t[: len(xtimes)], atol=1e-12)
-    # the killed results open in READ mode ...
+    # the killed results open in READ mode (the same words: results are read by the run
+    # that computed them) ...
     probe = write_deck(tmp_path / "kill.py", KILL + "import json\njson.dump([sol.mode, DURATION(sol)], open('d.json', 'w'))\n")
-    assert main([probe]) == 0
+    assert main([probe, "0.002"]) == 0
     mode, duration = json.load(open(tmp_path / "d.json"))
     assert mode == "READ" and duration[1] == pytest.approx(t[-1], abs=1e-12)
     # ... and -c finishes the run; its last frames equal an uninterrupted run's

@@ -182,21 +182,26 @@ def test_bodies_created_later_and_deleted_by_extents(tmp_path):
 
 
 def test_read_mode_warns_when_the_stored_run_stopped_early(tmp_path, capsys):
-    """A run cut short (here: the same deck run first to 0.1 s of its 0.2 s) leaves frames
-    that a READ-mode rerun would silently report as the end state; its first RUN says so.
-    A complete store gives no warning, and neither does a later RUN call while reading."""
+    """A run cut short (here: a CALLBACK stops it at 0.1 s of its 0.2 s while a file 'halt'
+    exists) leaves frames that a READ-mode rerun would silently report as the end state; its
+    first RUN says so. A complete store gives no warning, and neither does a later RUN call
+    while reading."""
     deck = free_flight_deck('out/short') + """\
-import sys
+import os
 OUTPUT(sol, 0.01)
-stop = float((NON_SOLFEC_ARGV() or ['0.2'])[0])
-RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), stop)
-RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), stop) if sol.mode == 'READ' else None
+CALLBACK(sol, 0.01, (), lambda: 0 if os.path.exists('halt') and sol.time > 0.1 - 1e-9 else 1)
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 0.2)
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 0.2) if sol.mode == 'READ' else None
 """
     name = write_deck(tmp_path / "short.py", deck)
-    assert main([name, "0.1"]) == 0                     # WRITE: stops at 0.1 s
+    (tmp_path / "halt").write_text("")
+    assert main([name]) == 0                            # WRITE: stops at 0.1 s
+    (tmp_path / "halt").unlink()
     capsys.readouterr()
-    assert main([name, "0.2"]) == 0                     # READ: asks for 0.2 s
+    assert main([name]) == 0                            # READ: asks for 0.2 s
     err = capsys.readouterr().err
     assert "end at t = 0.1" in err and "before t = 0.2" in err and "-c continues" in err
-    assert main([name, "0.1"]) == 0                     # READ of what was asked: no warning
+    assert main(["-w", name]) == 0                      # the whole run
+    capsys.readouterr()
+    assert main([name]) == 0                            # READ of what was asked: no warning
     assert "WARNING" not in capsys.readouterr().err

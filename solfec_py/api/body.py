@@ -374,8 +374,6 @@ def BODY_CHARS(body, mass, volume, center, tensor):
     vol = V.positive("volume", volume)
     c = V.point("center", center)
     t = V.tuple_of_numbers("tensor", tensor, 9).reshape(3, 3).T
-    if not hasattr(body.block, "set_characteristics"):
-        raise NotAvailableError(f"BODY_CHARS of a {body.kind} body is not available yet")
     body.block.set_characteristics(body.row, m, vol, c, t)
 
 

@@ -11,7 +11,6 @@ from solfec_py.bodies.loads import (CONVECTED_FORCE, CONVECTED_TORQUE, SPATIAL_F
                                     SPATIAL_TORQUE, ForceCallback)
 from solfec_py.bodies.obstacle import LOAD_ERROR
 from solfec_py.errors import InputError, InputTypeError, NotAvailableError
-from solfec_py.geometry.mesh import Mesh
 
 KINDS = ("SPATIAL", "CONVECTED")
 
@@ -178,7 +177,7 @@ def PRESSURE(body, surfid, value):
 
 
 def _block_loads(body):
-    loads = getattr(body.block, "loads", None)
+    loads = body.block.loads
     if loads is None:
         raise NotAvailableError(f"loads on {body.kind} bodies are not available yet")
     return loads

@@ -102,6 +102,7 @@ def MESH_IMPORT(path, volid=0, surfid=0, groups=V.MISSING, scale=1.0, format=V.M
     notes: list = []
     mesh = mesh_import.read_mesh(path, fmt, notes, volid=volid, surfid=surfid, groups=_groups(groups), scale=scale,
                         linear=linear)
+    session.record_input(path)          # results record what they were computed from
     _notes(notes, f"MESH_IMPORT {os.fspath(path)}")
     return MESH._wrap([mesh])
 
@@ -154,6 +155,7 @@ def TETRAHEDRALIZE(shape, path, volume=V.MISSING, quality=V.MISSING, volid=V.MIS
     if os.path.isfile(path):
         notes: list = []
         mesh = mesh_import.read_mesh(path, cache_format(path), notes)
+        session.record_input(path)
         _notes(notes, f"TETRAHEDRALIZE {path}")
         return MESH._wrap([mesh])
     vmax = V.number("volume", volume) if V.given(volume) else None
@@ -201,6 +203,7 @@ def _surface_file(path: str, notes: list):
     if not os.path.isfile(path):
         raise InputError(f"'shape' file {path!r} not found")
     raw = mesh_import.read_raw(path, None, notes)
+    session.record_input(path)
     try:
         if any(mesh_import._kind(c.type, True)[0] == "volume" for c in raw.cells):
             mesh = mesh_import.from_meshio(raw, notes=notes, linear=True)

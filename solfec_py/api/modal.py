@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solfec_py import validate as V
+from solfec_py import session, validate as V
 from solfec_py.api.common import require_body
 from solfec_py.api.solfec import require_solfec
 from solfec_py.errors import InputError, InputTypeError, SimulationError
@@ -96,6 +96,7 @@ def MODAL_ANALYSIS(body=V.MISSING, num=0, path=V.MISSING, abstol=1e-11, maxiter=
     stored = modal.read_modes(path)
     if stored is not None and num > 0 and stored[0].size != num:
         stored = None                               # asked for another number: computed anew
+    from_file = stored is not None
     if V.given(body):
         blk, row = _fe_block_row(body, "MODAL_ANALYSIS")
         if num == 0:
@@ -122,10 +123,13 @@ def MODAL_ANALYSIS(body=V.MISSING, num=0, path=V.MISSING, abstol=1e-11, maxiter=
             except OSError as exc:
                 raise InputError(f"MODAL_ANALYSIS: cannot write the modes to 'path' {path!r}:"
                                  f" {exc.strerror or exc}") from None
+            from_file = False
         body._modal = stored
     elif stored is None:
         raise ModalInputError("Invalid call to MODAL_ANALYSIS --> neither a body nor a valid path was passed"
                               f" (no modal results in {path!r})")
+    if from_file:
+        session.record_input(path)                  # modes read: results record them
     vals, vecs = stored
     if loud:
         for i, lam in enumerate(vals.tolist()):
@@ -136,7 +140,7 @@ def MODAL_ANALYSIS(body=V.MISSING, num=0, path=V.MISSING, abstol=1e-11, maxiter=
 def held_directions(body) -> dict:
     """node -> (j, 3) directions held by the body's single-body FIX_POINT (x, y, z) and
     FIX_DIRECTION (its direction) constraints; their points must be mesh nodes."""
-    from solfec_py import constraints as C, session
+    from solfec_py import constraints as C
 
     blk, row = body.block, body.row
     cons = blk.domain.constraints

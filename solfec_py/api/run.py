@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import os
 
-import numpy as np
-
 from solfec_py import session, timestep, validate as V
 from solfec_py.api.common import require_body
 from solfec_py.api.results import history_items
@@ -16,8 +14,9 @@ from solfec_py.api.solvers import is_solver
 from solfec_py.bodies.base import Body
 from solfec_py.domain import Callback
 from solfec_py.errors import InputError, InputTypeError
-from solfec_py.output import history, recorder, replay
+from solfec_py.output import history, provenance, recorder, replay
 from solfec_py.output.progress import Progress
+from solfec_py.output.run_summary import RunSummary
 
 
 def _stop_file(solfec):
@@ -39,6 +38,8 @@ def RUN(solfec, solver, duration):
     another within one step is reported (``SOLFEC.tunnelling``). The frames reach the
     results every 0.2 s of wall-clock time and at the end, in files renamed into place: a
     run killed at any instant keeps every frame written until then (docs/results.md).
+    A RUN that shows progress ends with a summary: times, results, solver health
+    (docs/results.md, "After a RUN").
 
     Parameters
     ----------
@@ -86,6 +87,7 @@ def RUN(solfec, solver, duration):
         raise InputError("Multiple RUN commands are not allowed in case of a continued [-c] analysis")
     solfec._run_solver = solver
     _distribute(domain)
+    solfec.provenance = provenance.remember(solfec.outpath, session.current(), solfec.provenance)
     until = None
     try:
         if solfec.continued:
@@ -98,15 +100,19 @@ def RUN(solfec, solver, duration):
             return None
         progress = Progress(solfec._verbose, domain.time, domain.time + duration, session.current().interval,
                             tty=session.current().progress, explicit=solfec.verbose_set)
+        summary = RunSummary(solver, domain, duration) if progress.talks else None
         hooks = timestep.RunHooks(
-            after_step=[recorder.output_hook(solfec), progress.update, *getattr(domain, "samplers", ())],
+            after_step=[recorder.output_hook(solfec), progress.update, *([summary.update] if summary else ()),
+                        *getattr(domain, "samplers", ())],
             should_stop=_stop_file(solfec))
         try:
-            timestep.run(domain, getattr(solver, "engine", solver), duration, hooks, until)
+            timestep.run(domain, solver, duration, hooks, until)
         finally:
             progress.close(domain)
     finally:
         recorder.finish(solfec)
+    if summary is not None:
+        print(summary.text(domain, solfec.store, solfec.outpath), file=progress.stream, flush=True)
     return None
 
 
@@ -608,7 +614,7 @@ def _lame_constants(domain) -> dict:
     """{body id: (lambda, mu)} of the bodies whose block keeps Lamé constants (stresses)."""
     out = {}
     for block in domain.blocks.values():
-        lame = getattr(block, "lame", None)
+        lame = block.lame_constants()
         if lame is not None:
             out.update((b.id, tuple(lame[b.row].tolist())) for b in block.bodies)
     return out

@@ -34,7 +34,9 @@ def labelled_series() -> dict:
 def _points(value: Any) -> tuple[np.ndarray, np.ndarray]:
     """(times, values) from a flat list, a list of [t, v] lists or a file path."""
     if isinstance(value, str):
-        return read_series_file(value, "points")
+        points = read_series_file(value, "points")
+        session.record_input(value)     # results record what they were computed from
+        return points
     if not isinstance(value, list):
         raise InputTypeError(f"'points' must be a list or a string object (file path), got {V.describe(value)}")
     if value and isinstance(value[0], list):

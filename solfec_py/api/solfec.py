@@ -14,7 +14,8 @@ from solfec_py.api.stored import frame_constraints
 from solfec_py.contact import tunnel
 from solfec_py.contact.sparsify import Settings as SparsifySettings
 from solfec_py.domain import Domain
-from solfec_py.errors import InputError, InputTypeError
+from solfec_py.errors import InputError, InputTypeError, ResultsMismatchError
+from solfec_py.output import provenance
 from solfec_py.output.store import ResultsStore, exists, release_writer, remove, results_path, written_this_run
 from solfec_py.output.xdmf import remove_live_files
 
@@ -39,7 +40,9 @@ class SOLFEC:
     ``SOLFEC(analysis, step, output)``. Every other command takes the SOLFEC object it adds to
     or acts on. When ``output`` already holds results of a previous run the analysis opens in
     READ mode: nothing is computed again and RUN, HISTORY, SEEK, ... read the stored frames
-    (``solfec-py -w`` overwrites them instead).
+    (``solfec-py -w`` overwrites them instead). Results computed with other words
+    (NON_SOLFEC_ARGV), another deck text before its RUN or other input files are neither
+    read nor overwritten: the run stops saying what differs (docs/results.md).
 
     Parameters
     ----------
@@ -82,6 +85,8 @@ class SOLFEC:
     InputError
         An unknown analysis kind, a step that is not positive and finite, an output
         directory that cannot be created.
+    ResultsMismatchError
+        ``output`` holds results computed from other words, deck text or input files.
 
     Examples
     --------
@@ -101,6 +106,7 @@ class SOLFEC:
         # contact sparsification with Solfec's defaults; mindist = GEOMETRIC_EPSILON now
         self.domain.sparsify = SparsifySettings(mindist=session.geometric_epsilon())
         self.domain.owner = self
+        self._output = output
         self._outpath = output_path(output)
         self._verbose = "ON"
         self.verbose_set = False     # the deck set `verbose` (statistics lines off a terminal)
@@ -114,6 +120,7 @@ class SOLFEC:
         self.xdmf_live = None        # live ParaView series (output.xdmf), False when off
         self._run_solver = None      # solver of the last RUN (statistics for the frames)
         self._stored_constraints = {}  # READ mode: STORED_CONSTRAINT objects (api.stored)
+        self.provenance = None       # what the results were computed from (output/provenance.py)
         self.runs = 0
         self._open_results()
         if self._mode == "WRITE":
@@ -147,6 +154,7 @@ class SOLFEC:
         except OSError:
             pass
         remove_live_files(self._outpath)
+        provenance.remove(self._outpath)
         self.store = ResultsStore(path)
 
     def _use_existing_results(self, path: str) -> bool:
@@ -157,12 +165,18 @@ class SOLFEC:
         if s.continue_run:
             store = ResultsStore.open_existing(path)
             if store.nframes:
+                record = provenance.read(self._outpath)
+                found = provenance.differences(record, s, self._outpath) if record else []
+                if found:
+                    session.warn(f"-c: continuing the results in {self._outpath}, computed from other inputs: "
+                                 + "; ".join(found))
                 self.store, self.continued = store, True
                 return True
             session.warn(f"-c: results at {path!r} hold no frames; starting a new run")
         elif not s.overwrite:
             store = ResultsStore.open_existing(path)   # ResultsError naming the file if unreadable
             if store.nframes:
+                self._check_inputs(s)
                 self.store, self._mode = store, "READ"
                 session.note(f"results exist in {self._outpath}: opened in READ mode (-w overwrites)")
                 return True
@@ -170,6 +184,27 @@ class SOLFEC:
         else:
             session.warn(f"-w: overwriting the existing results at {path!r}")
         return False
+
+    def _check_inputs(self, s) -> None:
+        """READ mode over results that existed: they must have been computed from this run's
+        words, deck text (up to its RUN) and input files (output/provenance.py); those read
+        later are compared as they are read. Results of an older solfec-py have no record:
+        read with a note."""
+        record = provenance.read(self._outpath)
+        if record is None:
+            session.note(f"the results in {self._outpath} hold no record of the words and input files they were"
+                         " computed from (an older solfec-py wrote them): they are read unchecked")
+            return
+        found = provenance.differences(record, s, self._outpath)
+        if found:
+            raise ResultsMismatchError(provenance.mismatch_message(self._outpath, found, s, self._output))
+
+        def watch(path: str, digest: str) -> None:
+            later = provenance.input_differences(record, path, digest)
+            if later:
+                raise ResultsMismatchError(provenance.mismatch_message(self._outpath, later, s, self._output))
+
+        s.input_watchers.append(watch)
 
     def _prepare_output(self) -> None:
         """WRITE mode: create the directory and keep a copy of the deck (Solfec-1.0 user manual, output directory)."""

@@ -11,7 +11,8 @@ Base class contract (`ConstraintSolver`):
  2. A solver implementation reads the parameters (e.g. `gs.epsilon`, `gs.maxiter`,
     `gs.diagsolver`, `gs.failure_action`, `gs.merit_threshold`,
     `gs.failure_data`, `gs.failure_callback`) and after every solve calls
-    `record_solve(iters, rerhist=..., merhist=..., mvhist=..., error=...)`.
+    `record_solve(iters, rerhist=..., merhist=..., mvhist=..., error=...)`;
+    `solve_record()` counts the solves (RUN's summary).
  3. Gauss-Seidel applies its failure action with `handle_failure()` after a solve whose
     error is not 'OK'.
  4. `solve(domain, h)` runs the numerical solver of its kind (solfec_py.solvers.solve).
@@ -82,9 +83,10 @@ class ConstraintSolver:
     """Base of the solver objects RUN accepts; keeps the statistics of the last solve."""
 
     kind = "CONSTRAINT_SOLVER"
-    __slots__ = ("_iters", "_rerhist", "_merhist", "_mvhist", "_error", "_itershist")
+    __slots__ = ("_iters", "_rerhist", "_merhist", "_mvhist", "_error", "_itershist", "_solves")
 
     def __init__(self):
+        self._solves = 0               # solves so far (RUN's summary, output/run_summary.py)
         self._iters = 0
         self._rerhist: list = []
         self._merhist: list = []
@@ -101,8 +103,13 @@ class ConstraintSolver:
         self._merhist = [float(x) for x in merhist]
         self._mvhist = [int(x) for x in mvhist]
         self._error = error
+        self._solves += 1
         if self._itershist is not None:
             self._itershist.append(self._iters)
+
+    def solve_record(self) -> tuple[int, str]:
+        """(number of solves so far, error code of the last one)."""
+        return self._solves, self._error
 
     def solve(self, domain, h: float) -> None:
         """Solve the domain's constraints for step h (numerical solvers: solfec_py.solvers)."""

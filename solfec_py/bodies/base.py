@@ -37,7 +37,10 @@ Subclass contract:
    `local_velocity`, `delassus` (h-free Ha A^-1 Hb^T of two points of one body),
    `couples` (which pairs of points interact at all) and `add_reactions` (H^T R into the
    body's generalised reaction). `contact_inert(rows)` marks bodies that neither react to
-   contacts nor couple them (obstacles).
+   contacts nor couple them (obstacles). Defaults a kind may override for speed:
+   `add_signed_reactions(rows, H, con, sign, R, inert)` (add_reactions of the signed,
+   gathered reactions of the entries that are not inert) and `delassus_indexed` (True:
+   `delassus` also takes index arrays `ia`, `ib` into H and reads H in place).
 6. `kinetic_energy()` per row, `energies()`, `bounding_boxes()` of current shapes,
    `current_primitives(row)` (shape primitives placed in the current configuration).
 7. Deck-facing hooks, with defaults here where a kind may have nothing to do:
@@ -47,9 +50,16 @@ Subclass contract:
    the (3, 3) field BODY.tensor shows and BODY_CHARS sets), `add_pressure(body, surfid,
    value)`, `apply_material(body, volid, record)`, `stored_geometry(row)` (what the
    results file keeps to evaluate points without the deck), `state_changed(rows)` (the
-   deck set conf / velo: state a scheme carries between steps is void).
+   deck set conf / velo: state a scheme carries between steps is void),
+   `set_characteristics(row, mass, volume, center, tensor)` (BODY_CHARS; not available by
+   default), `loads` (the kind's load records FORCE / TORQUE / GRAVITY go to; None by
+   default: the kind takes none).
 8. Optional hooks: `on_change()` (the set of bodies changed), `remove(body)` (extend to
-   drop per-kind records of the body).
+   drop per-kind records of the body), `obstacles()` (rows that never move: no kinetic
+   energy; None by default), `lame_constants()` ((count, 2) Lamé constants with which
+   HISTORY evaluates stresses from stored states; None by default: stresses come from
+   the stored geometry, or are zero), `articulated_system` (the JOINT trees whose links
+   are rows of the block, rigid_schemes/articulated.py; None by default).
 9. Moving a body between the blocks of two processes (solfec_py/parallel): `pack_rows` /
    `unpack_rows` carry every per-row field but `LOCAL_FIELDS` (bookkeeping of this block
    only, such as node offsets) as float rows, plus `_pack_ragged` / `_unpack_ragged` for
@@ -280,6 +290,9 @@ class BodyBlock:
 
     # ------------------------------------------------------------------ deck-level hooks
     TENSOR = ""   # name of the (3, 3) field BODY.tensor reads and BODY_CHARS writes
+    loads = None  # the kind's load records (bodies/loads.py); None: FORCE and the like refused
+    articulated_system = None   # JOINT trees of the block's rows (rigid_schemes/articulated.py)
+    delassus_indexed = False    # `delassus` takes index arrays ia / ib into H (contract item 5)
 
     def admit(self, body) -> None:
         """Hook: raise an InputError if `body` (kind, label, material, shape and `form` set;
@@ -313,6 +326,21 @@ class BodyBlock:
 
         raise NotAvailableError(f"PRESSURE on {body.kind} bodies is not available in solfec-py yet"
                                 " (finite-element and pseudo-rigid bodies take it)")
+
+    def set_characteristics(self, row: int, mass: float, volume: float, center, tensor) -> None:
+        """BODY_CHARS: the body's mass, volume, mass centre and inertia / Euler tensor."""
+        from solfec_py.errors import NotAvailableError
+
+        raise NotAvailableError(f"BODY_CHARS of a {self.bodies[row].kind} body is not available yet")
+
+    def obstacles(self) -> np.ndarray | None:
+        """(count,) bool: rows that never move (obstacles: no kinetic energy); None: none."""
+        return None
+
+    def lame_constants(self) -> np.ndarray | None:
+        """(count, 2) Lamé constants (lambda, mu) of the rows, with which stresses are
+        evaluated from stored states (HISTORY); None when the kind keeps none."""
+        return None
 
     def apply_material(self, body, volid: int, record) -> int:
         """APPLY_BULKMAT: parts of `body` with volume id `volid` take `record`; returns how
@@ -482,6 +510,15 @@ class BodyBlock:
     def add_reactions(self, rows, H, R) -> None:
         """Accumulate H^T R (R (k, 3) local reactions, rows may repeat)."""
         raise self._missing("add_reactions")
+
+    def add_signed_reactions(self, rows, H, con, sign, R, inert) -> None:
+        """add_reactions of sign * R[con] for the entries that are not `inert` (the local
+        dynamics' scatter of the reactions, solvers/local_dynamics.py)."""
+        live = ~inert
+        if live.all():
+            self.add_reactions(rows, H, sign[:, None] * R[con])
+        elif live.any():
+            self.add_reactions(rows[live], H[live], sign[live, None] * R[con[live]])
 
     def contact_inert(self, rows) -> np.ndarray:
         raise self._missing("contact_inert")

@@ -23,8 +23,8 @@ from solfec_py.bodies import fe_step_kernels as FK
 from solfec_py.bodies.fe_dynamics import Stepper
 from solfec_py.bodies.fe_reduced import MODAL, ReducedBody
 from solfec_py.errors import SimulationError
-from solfec_py.fem import corotational as C
-from solfec_py.fem import kernels as K
+from solfec_py.fem import corotational as corot
+from solfec_py.fem import kernels as fem_kernels
 from solfec_py.fem.assembly import TangentPattern
 
 BC = 1          # FORMS code of 'BC' (bodies/finite_element.py)
@@ -92,7 +92,7 @@ class CorotationalStepper(Stepper):
         self.co = SimpleNamespace(
             rows=rows, nodes=nodes.astype(np.int64), body=np.repeat(np.arange(rows.size), counts).astype(np.int64),
             off=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), pos=pos, vol=vol[rows],
-            G=C.nodal_gradients(lay.groups, blk.N), K0=K0.tobsr(blocksize=(3, 3)), K0csr=K0.tocsr(),
+            G=corot.nodal_gradients(lay.groups, blk.N), K0=K0.tobsr(blocksize=(3, 3)), K0csr=K0.tocsr(),
             K0up=FK.upper_blocks(K0), d=np.empty((nodes.size, 3)), y=np.empty((nodes.size, 3)), reduced={})
         for row in rows[blk.form[rows] >= MODAL].tolist():
             sl = blk.nodes_of(row)
@@ -107,13 +107,13 @@ class CorotationalStepper(Stepper):
         co, blk = self._setup(), self.block
         nb = co.rows.size
         Fbar = np.empty((nb, 3, 3))
-        C.average_gradients(blk.X, q, co.G, co.nodes, co.body, nb, co.vol, Fbar)
+        corot.average_gradients(blk.X, q, co.G, co.nodes, co.body, nb, co.vol, Fbar)
         bad = np.flatnonzero(~(np.linalg.det(Fbar) > 0))
         if bad.size:
             body = blk.bodies[int(co.rows[bad[0]])]
             raise SimulationError(f"co-rotational finite-element body {body.id} turned inside out (mean"
                                   f" deformation gradient det <= 0) at time {blk.domain.time:g}")
-        return C.polar_rotations(Fbar)
+        return corot.polar_rotations(Fbar)
 
     def rotations(self) -> np.ndarray:
         """R of the BC bodies used by the step (computed from q when none is cached)."""
@@ -132,7 +132,7 @@ class CorotationalStepper(Stepper):
         co = self._setup()
         self.R, self.S = R, S = self._rotations(blk.q)
         d = co.d
-        C.corotated(blk.X, blk.q, co.nodes, co.body, R, d)
+        corot.corotated(blk.X, blk.q, co.nodes, co.body, R, d)
         full = len(co.reduced) < co.rows.size          # some BC body needs K0 d
         y = co.y
         if full:
@@ -144,13 +144,13 @@ class CorotationalStepper(Stepper):
             y[seg] = (rb.KE @ qr[row]).reshape(-1, 3)
         energy, torque = np.zeros(co.rows.size), np.zeros((co.rows.size, 3))
         centre = np.ascontiguousarray(blk.center[co.rows])
-        C.rotate_back(blk.X, blk.q, co.nodes, co.body, R, centre, d, y, out, energy, torque)
+        corot.rotate_back(blk.X, blk.q, co.nodes, co.body, R, centre, d, y, out, energy, torque)
         explicit = ~self.implicit_rows()[co.rows]
         if self.consistent and explicit.any():
             # explicit bodies only: A0 = M + c K0 of an implicit body does not hold the
             # stiffness of this term, which then makes the implicit step unstable (BM22)
-            c = C.rotation_variation(R, S, torque, co.vol) * explicit[:, None]
-            C.add_rotated_variation(co.G, co.nodes, co.body, R, c, out)
+            c = corot.rotation_variation(R, S, torque, co.vol) * explicit[:, None]
+            corot.add_rotated_variation(co.G, co.nodes, co.body, R, c, out)
         for row, q in qr.items():
             energy[co.pos[row]] = 0.5 * q @ (co.reduced[row].Kr @ q)
         self.bc_energy = energy
@@ -267,9 +267,9 @@ class CorotationalStepper(Stepper):
         co = self.co
         R = self.rotations()
         a = np.empty((v.size, 1))
-        C.rotate_nodal(R, co.body, np.ascontiguousarray(v).reshape(-1, 1), a, True)
+        corot.rotate_nodal(R, co.body, np.ascontiguousarray(v).reshape(-1, 1), a, True)
         b = (co.K0 @ a[:, 0]).reshape(-1, 1)
-        C.rotate_nodal(R, co.body, b, a, False)
+        corot.rotate_nodal(R, co.body, b, a, False)
         return a[:, 0].reshape(-1, 3)
 
     def _factorise(self, Kmat, rows, coef) -> None:
@@ -333,11 +333,11 @@ def corotated_displacements(blk, row: int) -> np.ndarray:
         vol = np.zeros(blk.count)
         for g in lay.groups:
             vol += np.bincount(g.row, weights=g.wJ.sum(axis=1), minlength=blk.count)
-        st._gradients = (lay, C.nodal_gradients(lay.groups, blk.N), vol)
+        st._gradients = (lay, corot.nodal_gradients(lay.groups, blk.N), vol)
     _, G, vol = st._gradients
     sl = blk.nodes_of(row)
     x = blk.X[sl] + blk.q[sl]
-    R = C.polar_rotations((x.T @ G[sl] / vol[row])[None])[0][0]
+    R = corot.polar_rotations((x.T @ G[sl] / vol[row])[None])[0][0]
     return x @ R - blk.X[sl]
 
 
@@ -360,7 +360,7 @@ def stiffness_at_rest(blk):
     data = pattern.zeros()
     zero = np.zeros((blk.N, 3))
     for g, slot in zip(lay.groups, pattern.slots):
-        K.add_stiffness_csr(zero, g.conn, g.dNdX, g.wJ, g.mat, slot, pattern.nbptr, 1.0, data)
+        fem_kernels.add_stiffness_csr(zero, g.conn, g.dNdX, g.wJ, g.mat, slot, pattern.nbptr, 1.0, data)
     return pattern.matrix(data)
 
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from solfec_py.bodies import fe_points as P
+from solfec_py.bodies import fe_points
 from solfec_py.bodies import fe_step_kernels as FK
 from solfec_py.bodies.fe_iterative import ITERATIVE_DOFS, IterativeOperator
 from solfec_py.bodies.fe_pins import Pins
 from solfec_py.errors import SimulationError
-from solfec_py.fem import kernels as K
+from solfec_py.fem import kernels as fem_kernels
 from solfec_py.fem.assembly import TangentPattern
 
 
@@ -86,7 +86,7 @@ class Stepper:
         lay = blk.prepared()
         out[:] = 0.0
         for g in lay.groups:
-            bad = K.internal_force(blk.q, g.conn, g.dNdX, g.wJ, g.mat, out, g.energy)
+            bad = fem_kernels.internal_force(blk.q, g.conn, g.dNdX, g.wJ, g.mat, out, g.energy)
             if bad >= 0:
                 e = int(g.gid[bad])
                 row = int(lay.erow[e])
@@ -134,7 +134,7 @@ class Stepper:
         data = self.data
         data[:] = 0.0
         for g, slot in zip(lay.groups, self.pattern.slots):
-            K.add_stiffness_csr(blk.q, g.conn, g.dNdX, g.wJ, g.mat, slot, self.pattern.nbptr, 1.0, data)
+            fem_kernels.add_stiffness_csr(blk.q, g.conn, g.dNdX, g.wJ, g.mat, slot, self.pattern.nbptr, 1.0, data)
         return self.pattern.matrix(data)
 
     def _factorise(self, Kmat, rows, coef) -> None:
@@ -206,7 +206,7 @@ class Stepper:
         n = blk.count
         best_v, best_g, best_e = np.full(n, np.inf), np.full(n, -1), np.full(n, -1)
         for k, g in enumerate(lay.groups):
-            vol = K.current_volumes(blk.q, g.conn, g.dNdX, g.wJ)
+            vol = fem_kernels.current_volumes(blk.q, g.conn, g.dNdX, g.wJ)
             order = np.lexsort((vol, g.row))
             first = order[np.r_[True, g.row[order][1:] != g.row[order][:-1]]]
             rows = g.row[first]
@@ -216,7 +216,8 @@ class Stepper:
         for k, g in enumerate(lay.groups):
             sel = np.flatnonzero((best_g == k) & explicit[:n])
             if sel.size:
-                steps = K.critical_steps(blk.q, g.conn, g.dNdX, g.wJ, g.mat, lay.mass, best_e[sel].astype(np.int64))
+                steps = fem_kernels.critical_steps(blk.q, g.conn, g.dNdX, g.wJ, g.mat, lay.mass,
+                                                   best_e[sel].astype(np.int64))
                 m = int(np.argmin(steps))
                 if steps[m] < h:
                     h, e = float(steps[m]), int(best_e[sel[m]])
@@ -387,7 +388,7 @@ class Stepper:
             inv_mass[self.pins.node] = 0.0          # fixed nodes of explicit bodies do not move
             a, b = Ha[exp], Hb[exp]
             part = np.empty((exp.size, 3, 3))
-            P.lumped_delassus(a.nodes, a.N, a.base, b.nodes, b.N, b.base, inv_mass, part)
+            fe_points.lumped_delassus(a.nodes, a.N, a.base, b.nodes, b.N, b.base, inv_mass, part)
             out[exp] = part
         for row in np.unique(rows[implicit]).tolist():
             sel = np.flatnonzero(implicit & (rows == row))
@@ -395,7 +396,7 @@ class Stepper:
             a = Ha[sel]
             part = np.empty((sel.size, 3, 3))
             start = int(blk.nstart[row])
-            P.gathered_delassus(a.nodes - start, a.N, a.base, Z, column[Hb.key[sel]], part)
+            fe_points.gathered_delassus(a.nodes - start, a.N, a.base, Z, column[Hb.key[sel]], part)
             out[sel] = part
         return out
 
@@ -502,7 +503,7 @@ def locate(block, row: int, X: np.ndarray) -> np.ndarray:
     lay = block.prepared()
     out = np.empty(X.shape[0], dtype=np.int64)
     e0, e1 = int(lay.estart[row]), int(lay.estart[row + 1])
-    P.scan(lay.econn, lay.ecode, block.X, e0, e1, np.ascontiguousarray(X, dtype=float), 1e-9, out)
+    fe_points.scan(lay.econn, lay.ecode, block.X, e0, e1, np.ascontiguousarray(X, dtype=float), 1e-9, out)
     return np.where(out >= 0, out - e0, -1)
 
 
@@ -515,6 +516,6 @@ def locate_current(block, rows, x, elem) -> np.ndarray:
         m = np.flatnonzero((rows == row) & (out < 0))
         e0, e1 = int(lay.estart[row]), int(lay.estart[row + 1])
         found = np.empty(m.size, dtype=np.int64)
-        P.scan(lay.econn, lay.ecode, nodes, e0, e1, np.ascontiguousarray(x[m]), 1e-9, found)
+        fe_points.scan(lay.econn, lay.ecode, nodes, e0, e1, np.ascontiguousarray(x[m]), 1e-9, found)
         out[m] = np.where(found >= 0, found - e0, 0)
     return out

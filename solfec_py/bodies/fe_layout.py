@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from solfec_py.fem import kernels as K
+from solfec_py.fem import kernels as fem_kernels
 from solfec_py.fem.elements import BY_CODE, ELEMENTS, FIRST_ORDER
 
 
@@ -99,7 +99,7 @@ def mass_properties(mesh) -> tuple[float, np.ndarray, np.ndarray]:
         el = BY_CODE[code]
         c = np.ascontiguousarray(conn[codes == code, : el.nnodes])
         N, dN, w = el.tables("mass")
-        wJ, _ = K.jacobian_weights(mesh.ref, c, dN, w)
+        wJ, _ = fem_kernels.jacobian_weights(mesh.ref, c, dN, w)
         x = np.einsum("gk,ekj->egj", N, mesh.ref[c])                       # rule points
         vol += wJ.sum()
         first += np.einsum("eg,egj->j", wJ, x)
@@ -167,19 +167,19 @@ def build(records: list, nstart: np.ndarray, nnodes: int, X: np.ndarray) -> Layo
         conn = np.ascontiguousarray(econn[gid, : el.nnodes])
         mat = np.ascontiguousarray(emat[gid])
         _, dN, w = el.tables("stiffness")
-        dNdX, wJ, bad = K.reference_data(X, conn, dN, w)
+        dNdX, wJ, bad = fem_kernels.reference_data(X, conn, dN, w)
         if bad >= 0 and (lay.bad is None or gid[bad] < lay.bad[2]):
             e = int(gid[bad])
             lay.bad = (int(erow[e]), e - int(estart[erow[e]]), e)
         N_m, dN_m, w_m = el.tables("mass")
-        wJ_m, _ = K.jacobian_weights(X, conn, dN_m, w_m)
-        K.lumped_mass(conn, N_m, wJ_m, mat, el.lumping == "hrz", lay.mass)
+        wJ_m, _ = fem_kernels.jacobian_weights(X, conn, dN_m, w_m)
+        fem_kernels.lumped_mass(conn, N_m, wJ_m, mat, el.lumping == "hrz", lay.mass)
         if el.lumping == "hrz":     # gravity = lumped mass x g: a free body falls without strain
-            K.lumped_mass(conn, N_m, wJ_m, mat, True, lay.unit_force)
+            fem_kernels.lumped_mass(conn, N_m, wJ_m, mat, True, lay.unit_force)
         else:                       # (the consistent load is negative at quadratic corners)
             N_l, dN_l, w_l = el.tables("load")
-            wJ_l, _ = K.jacobian_weights(X, conn, dN_l, w_l)
-            K.unit_body_force(conn, N_l, wJ_l, mat, lay.unit_force)
+            wJ_l, _ = fem_kernels.jacobian_weights(X, conn, dN_l, w_l)
+            fem_kernels.unit_body_force(conn, N_l, wJ_l, mat, lay.unit_force)
         lay.groups.append(Group(el, gid, conn, mat, dNdX, wJ, np.zeros(gid.size), erow[gid]))
     _node_maps(lay, records, nnodes)
     return lay
@@ -198,8 +198,3 @@ def _node_maps(lay: Layout, records: list, nnodes: int) -> None:
     lay.node_elem = np.full(nnodes, -1, dtype=np.int64)
     has = np.diff(lay.adj_ptr) > 0
     lay.node_elem[has] = lay.adj[lay.adj_ptr[:-1][has]]
-
-
-def describe_bad(records: list, row: int, obj: int) -> int:
-    """The mesh element index (as the deck numbered it, 0-based) of object `obj`."""
-    return int(records[row].order[obj])

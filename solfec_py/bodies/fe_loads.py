@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from solfec_py.bodies import fe_points as P
+from solfec_py.bodies import fe_points
 from solfec_py.bodies.loads import CONVECTED_FORCE, PointLoads
 from solfec_py.errors import InputError, InputTypeError
-from solfec_py.fem import surface as S
+from solfec_py.fem import surface
 from solfec_py.fem.elements import Quad4, Quad8, Tri3, Tri6
 from solfec_py.timeseries import evaluate
 
@@ -97,7 +97,7 @@ class FELoads(PointLoads):
                             faces = nodes[sel][:, :size]
                             if quadratic:
                                 faces = np.hstack([faces, mids[sel][:, :size]])
-                            S.pressure_load(face, faces, S.face_normals(face, X, faces), 1.0, f)
+                            surface.pressure_load(face, faces, surface.face_normals(face, X, faces), 1.0, f)
                 used = np.flatnonzero(np.abs(f).sum(axis=1) > 0)
                 out.append((int(blk.nstart[body.row]) + used, f[used], value))
             self._unit = out
@@ -114,11 +114,11 @@ class FELoads(PointLoads):
             if conv.size:
                 lay = blk.layout
                 F = np.empty((conv.size, 3, 3))
-                P.gradients(lay.econn, lay.ecode, blk.X, blk.q, gid[conv], np.ascontiguousarray(xi[conv]), F)
+                fe_points.gradients(lay.econn, lay.ecode, blk.X, blk.q, gid[conv], np.ascontiguousarray(xi[conv]), F)
                 d[conv] = np.einsum("kij,kj->ki", F, d[conv])
             w = blk.layout.econn.shape[1]
             nodes, N = np.empty((gid.size, w), dtype=np.int64), np.empty((gid.size, w))
-            P.shape_values(blk.layout.econn, blk.layout.ecode, gid, xi, nodes, N)
+            fe_points.shape_values(blk.layout.econn, blk.layout.ecode, gid, xi, nodes, N)
             np.add.at(f, nodes.reshape(-1), (N[:, :, None] * d[:, None, :]).reshape(-1, 3))
         for nodes, unit, value in self._units():
             f[nodes] += evaluate(value, t) * unit

@@ -19,7 +19,7 @@ from numba import njit
 
 from solfec_py.fem.elements import BY_CODE
 from solfec_py.fem.laws import fe_stress_mises, lame
-from solfec_py.fem.points import IMP_EPS, MAX_ITERS, fill_point
+from solfec_py.fem.points import DOMAINS, IMP_EPS, MAX_ITERS, fill_point, inside
 
 MAXN = max(c.nnodes for c in BY_CODE)
 NNODES = np.array([c.nnodes for c in BY_CODE], dtype=np.int64)
@@ -267,18 +267,6 @@ def gathered_delassus(na, Na, ba, Z, col, out):
 
 
 @njit(cache=True)
-def _inside(code, xi, tol):
-    x, y, z = xi[0], xi[1], xi[2]
-    if code == 0 or code == 4:          # tetrahedra
-        return x >= -tol and y >= -tol and z >= -tol and x + y + z <= 1.0 + tol
-    if code == 1:                       # pyramid
-        return z >= -tol and z <= 1.0 + tol and abs(x) <= 1.0 - z + tol and abs(y) <= 1.0 - z + tol
-    if code == 2 or code == 6:          # wedges
-        return x >= -tol and y >= -tol and x + y <= 1.0 + tol and abs(z) <= 1.0 + tol
-    return abs(x) <= 1.0 + tol and abs(y) <= 1.0 + tol and abs(z) <= 1.0 + tol
-
-
-@njit(cache=True)
 def scan(econn, ecode, nodes, e0, e1, points, tol, out):
     """For each point (k, 3) the element in [e0, e1) holding it: the first whose clamped
     inverse image is inside (within `tol` of the reference domain), else the one whose
@@ -306,7 +294,7 @@ def scan(econn, ecode, nodes, e0, e1, points, tol, out):
                 continue
             if _newton(code, econn[e], nodes, p, raw, N, dN) < 0:
                 continue
-            if _inside(code, raw, tol):
+            if inside(DOMAINS[code], raw, tol):
                 out[m] = e
                 break
             for i in range(3):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py import session
-from solfec_py.bodies import fe_dynamics, fe_points as P, fe_step_kernels as FK
+from solfec_py.bodies import fe_dynamics, fe_points, fe_step_kernels as FK
 from solfec_py.bodies.fe_corotational import CorotationalStepper
 from solfec_py.bodies.fe_reduced import check_base
 from solfec_py.bodies.base import BodyBlock, _rows
@@ -379,8 +379,8 @@ class FiniteElementBlock(BodyBlock):
         lay = self.prepared()
         nodes = self.X[: self.N] + self.q[: self.N] if current else self.X[: self.N]
         xi = np.empty((gid.size, 3))
-        P.reference_coordinates(lay.econn, lay.ecode if ecode is None else ecode, np.ascontiguousarray(nodes), gid,
-                                np.ascontiguousarray(points, dtype=float).reshape(-1, 3), xi)
+        fe_points.reference_coordinates(lay.econn, lay.ecode if ecode is None else ecode, np.ascontiguousarray(nodes),
+                                        gid, np.ascontiguousarray(points, dtype=float).reshape(-1, 3), xi)
         return xi
 
     def point_objects(self, rows, X) -> np.ndarray:
@@ -424,14 +424,14 @@ class FiniteElementBlock(BodyBlock):
         gid = self._gid(rows, X, elem)
         xi = self._xi(gid, X)
         out = np.empty((gid.size, 3))
-        P.interpolate(self.layout.econn, self.layout.ecode, gid, xi, self.q, out)
+        fe_points.interpolate(self.layout.econn, self.layout.ecode, gid, xi, self.q, out)
         return X + out
 
     def point_velocities(self, rows, X, elem=None) -> np.ndarray:
         X = np.ascontiguousarray(X, dtype=float).reshape(-1, 3)
         gid = self._gid(rows, X, elem)
         out = np.empty((gid.size, 3))
-        P.interpolate(self.layout.econn, self.layout.ecode, gid, self._xi(gid, X), self.u, out)
+        fe_points.interpolate(self.layout.econn, self.layout.ecode, gid, self._xi(gid, X), self.u, out)
         return out
 
     def ref_points(self, rows, x, elem=None) -> np.ndarray:
@@ -444,7 +444,7 @@ class FiniteElementBlock(BodyBlock):
         gid = self.layout.estart[rows] + np.asarray(elem, np.int64)
         xi = self._xi(gid, x, current=True)
         out = np.empty((gid.size, 3))
-        P.interpolate(self.layout.econn, self.layout.ecode, gid, xi, self.X, out)
+        fe_points.interpolate(self.layout.econn, self.layout.ecode, gid, xi, self.X, out)
         return out
 
     def _gradients(self, rows, elem) -> np.ndarray:
@@ -453,9 +453,9 @@ class FiniteElementBlock(BodyBlock):
         rows = _rows(rows)
         e = np.zeros(rows.size, np.int64) if elem is None else np.maximum(np.asarray(elem, np.int64), 0)
         gid = lay.estart[rows] + e
-        xi = P.START[lay.ecode[gid]]
+        xi = fe_points.START[lay.ecode[gid]]
         F = np.empty((gid.size, 3, 3))
-        P.gradients(lay.econn, lay.ecode, self.X, self.q, gid, np.ascontiguousarray(xi), F)
+        fe_points.gradients(lay.econn, lay.ecode, self.X, self.q, gid, np.ascontiguousarray(xi), F)
         return F
 
     def cur_vectors(self, rows, d, elem=None) -> np.ndarray:
@@ -493,7 +493,7 @@ class FiniteElementBlock(BodyBlock):
             if d[j] < eps:
                 node[i] = conn[j]
         out = np.empty((gid.size, 7))
-        P.stresses(lay.econn, lay.ecode, lay.emat, self.X, self.q, gid, xi, node, lay.adj_ptr, lay.adj, out)
+        fe_points.stresses(lay.econn, lay.ecode, lay.emat, self.X, self.q, gid, xi, node, lay.adj_ptr, lay.adj, out)
         return out
 
     def current_primitives(self, row: int) -> list:
@@ -528,7 +528,7 @@ class FiniteElementBlock(BodyBlock):
         for sel, ecode in ((np.flatnonzero(~lin), lay.ecode), (np.flatnonzero(lin), lay.ecode_linear)):
             if sel.size:
                 n_s, N_s = np.empty((sel.size, w), dtype=np.int64), np.empty((sel.size, w))
-                P.shape_values(lay.econn, ecode, gid[sel], self._xi(gid[sel], X[sel], ecode=ecode), n_s, N_s)
+                fe_points.shape_values(lay.econn, ecode, gid[sel], self._xi(gid[sel], X[sel], ecode=ecode), n_s, N_s)
                 nodes[sel], N[sel] = n_s, N_s
         return PointOperator(nodes, N, np.ascontiguousarray(base, dtype=float))
 
@@ -541,7 +541,7 @@ class FiniteElementBlock(BodyBlock):
 
     def local_velocity(self, rows, H, which="free") -> np.ndarray:
         out = np.empty((len(H), 3))
-        P.local_velocities(H.nodes, H.N, H.base, self.u0 if which == "start" else self.u, out)
+        fe_points.local_velocities(H.nodes, H.N, H.base, self.u0 if which == "start" else self.u, out)
         return out
 
     def delassus(self, rows, Ha, Hb) -> np.ndarray:
@@ -551,11 +551,11 @@ class FiniteElementBlock(BodyBlock):
         """Points of an explicit body interact only through common nodes (diagonal mass,
         Solfec-1.0 ldy.c, local dynamics sparsity shortcut); implicit bodies couple all their points."""
         rows = _rows(rows)
-        near = P.share_nodes(Ha.nodes, Ha.N, Hb.nodes, Hb.N)
+        near = fe_points.share_nodes(Ha.nodes, Ha.N, Hb.nodes, Hb.N)
         return near | (self.solver.implicit_rows()[rows])
 
     def add_reactions(self, rows, H, R) -> None:
-        P.add_reactions(H.nodes, H.N, H.base, np.ascontiguousarray(R, dtype=float), self.r)
+        fe_points.add_reactions(H.nodes, H.N, H.base, np.ascontiguousarray(R, dtype=float), self.r)
 
     def contact_inert(self, rows) -> np.ndarray:
         return np.zeros(_rows(rows).size, dtype=bool)
@@ -578,7 +578,7 @@ class FiniteElementBlock(BodyBlock):
         """(reference nodes (nn, 3), cells (ne, 1 + MAXN): element code then local nodes,
         -1 padded, in object order, element materials (ne, 3))."""
         rec = self.records[row]
-        cells = np.full((rec.nele, 1 + P.MAXN), -1, dtype=np.int64)
+        cells = np.full((rec.nele, 1 + fe_points.MAXN), -1, dtype=np.int64)
         cells[:, 0] = rec.codes
         cells[:, 1:1 + rec.conn.shape[1]] = rec.conn
         return self.X[self.nodes_of(row)], cells, rec.mat

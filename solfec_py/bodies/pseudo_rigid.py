@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solfec_py.bodies import pseudo_rigid_kernels as K
+from solfec_py.bodies import pseudo_rigid_kernels as pr_kernels
 from solfec_py.bodies.base import BodyBlock
 from solfec_py.bodies.loads import CONVECTED_FORCE, PRESSURE, PointLoads
 from solfec_py.bodies.pseudo_rigid_materials import Materials
@@ -29,7 +29,7 @@ GRADIENT = slice(0, 9)
 CENTER = slice(9, 12)
 GRADVEL = slice(0, 9)
 LINEAR = slice(9, 12)
-SCHEMES = {"DEF_EXP": K.EXP, "DEF_LIM": K.LIM}
+SCHEMES = {"DEF_EXP": pr_kernels.EXP, "DEF_LIM": pr_kernels.LIM}
 CALLBACK_LAYOUT = "9 generalised forces conjugate to dF/dt row-wise, then the resultant force"
 
 
@@ -114,6 +114,9 @@ class PseudoRigidBlock(BodyBlock):
         if "loads" in parked:
             self.loads.restore(parked["loads"])
 
+    def lame_constants(self) -> np.ndarray:
+        return self.lame[: self.count]
+
     def set_characteristics(self, row, mass, volume, center, tensor) -> None:
         """BODY_CHARS: overwrite m, V, X0 and the Euler tensor E0 (conf keeps its centre, as
         for rigid bodies in Solfec)."""
@@ -172,7 +175,7 @@ class PseudoRigidBlock(BodyBlock):
         each entry's body (rows may repeat)."""
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
         out = np.empty((rows.size, 7))
-        K.cauchy_stresses(self.conf, self.lame, rows, out)
+        pr_kernels.cauchy_stresses(self.conf, self.lame, rows, out)
         return out
 
     # ------------------------------------------------------------------ body interface
@@ -224,8 +227,8 @@ class PseudoRigidBlock(BodyBlock):
     def delassus(self, rows, Ha, Hb):
         """Ha A^-1 Hb^T with A^-1 = blockdiag(Ainv, I / m): M^-1 (DEF_EXP) or the linearly
         implicit operator (DEF_LIM, quasi-statics) of the current step."""
-        return K.delassus(np.asarray(rows, dtype=np.int64), np.ascontiguousarray(Ha),
-                          np.ascontiguousarray(Hb), self.Ainv, self.mass)
+        return pr_kernels.delassus(np.asarray(rows, dtype=np.int64), np.ascontiguousarray(Ha),
+                                   np.ascontiguousarray(Hb), self.Ainv, self.mass)
 
     def add_reactions(self, rows, H, R):
         np.add.at(self.reaction, np.asarray(rows, dtype=np.int64), np.einsum("kij,ki->kj", H, R))
@@ -246,7 +249,7 @@ class PseudoRigidBlock(BodyBlock):
         """1/2 sum_r dF_r E0 dF_r + 1/2 m v.v per row (dF_r = row r of dF/dt)."""
         n = self.count
         out = np.empty(n)
-        K.kinetic_energies(self.velo[:n], self.euler[:n], self.mass[:n], out)
+        pr_kernels.kinetic_energies(self.velo[:n], self.euler[:n], self.mass[:n], out)
         return out
 
     # ------------------------------------------------------------------ time stepping
@@ -256,11 +259,11 @@ class PseudoRigidBlock(BodyBlock):
         step: bodies whose Gershgorin bound proves them slower skip the eigenvalues and
         contribute 2 / sqrt(bound) (a lower bound of theirs, itself >= twice the step)."""
         n = self.count
-        rows = np.flatnonzero(self.scheme[:n] == K.EXP)
+        rows = np.flatnonzero(self.scheme[:n] == pr_kernels.EXP)
         if rows.size == 0:
             return np.inf
         S, bound = np.empty((rows.size, 9, 9)), np.empty(rows.size)
-        K.scaled_stiffness(self.conf, self.lame, self.volume, self.Linv, rows, S, bound)
+        pr_kernels.scaled_stiffness(self.conf, self.lame, self.volume, self.Linv, rows, S, bound)
         lmax = bound.copy()
         near = bound * self.domain.step ** 2 > 1.0      # 2 / sqrt(bound) < 2 h: may limit
         if near.any():
@@ -293,7 +296,7 @@ class PseudoRigidBlock(BodyBlock):
                              " check its shape or BODY_CHARS") from None
         self.Linv[:n] = np.linalg.inv(L)
         Einv = np.linalg.inv(self.euler[:n])
-        exp = self.scheme[:n] == K.EXP
+        exp = self.scheme[:n] == pr_kernels.EXP
         self.Ainv[:n][exp] = np.einsum("ab,kij->kaibj", np.eye(3), Einv[exp]).reshape(-1, 9, 9)
         self.energy[:n, 0] = self.kinetic_energy()
         self.energy[:n, 4] = self._internal(self.domain.time)[1]
@@ -302,7 +305,7 @@ class PseudoRigidBlock(BodyBlock):
         """(f_int (n, 9), energy (n,)) at the present F; stops the run if some det F <= 0."""
         n = self.count
         fint, energy, det = np.empty((n, 9)), np.empty(n), np.empty(n)
-        K.internal_forces(self.conf[:n], self.lame[:n], self.volume[:n], fint, energy, det)
+        pr_kernels.internal_forces(self.conf[:n], self.lame[:n], self.volume[:n], fint, energy, det)
         bad = np.flatnonzero(~(det > 0))
         if bad.size:
             body = self.bodies[int(bad[0])]
@@ -348,9 +351,9 @@ class PseudoRigidBlock(BodyBlock):
         self.fext[:n] = self._loads(t, h)
         force = self.fext[:n].copy()
         force[:, :9] -= self._internal(t)[0]
-        bad = K.free_velocity(self.conf[:n], self.velo[:n], force, self.lame[:n], self.volume[:n],
-                              self.euler[:n], self.Linv[:n], self.mass[:n], self.damping[:n],
-                              self.scheme[:n], h, self.Ainv[:n], quasi_static)
+        bad = pr_kernels.free_velocity(self.conf[:n], self.velo[:n], force, self.lame[:n], self.volume[:n],
+                                       self.euler[:n], self.Linv[:n], self.mass[:n], self.damping[:n],
+                                       self.scheme[:n], h, self.Ainv[:n], quasi_static)
         if bad >= 0:
             body = self.bodies[bad]
             why = "the stiffness has no positive eigenvalue" if quasi_static else "the step operator is singular"
@@ -369,7 +372,7 @@ class PseudoRigidBlock(BodyBlock):
         """u += h A^-1 r; q(t+h) = q(t+h/2) + h/2 u; energies."""
         n = self.count
         self.fext[:n] += self.reaction[:n]
-        K.add_reaction_velocity(self.velo[:n], self.reaction[:n], self.Ainv[:n], self.mass[:n], h)
+        pr_kernels.add_reaction_velocity(self.velo[:n], self.reaction[:n], self.Ainv[:n], self.mass[:n], h)
         self.conf[:n] += 0.5 * h * self.velo[:n]
         self.energy[:n, 1] += 0.5 * h * np.einsum("ni,ni->n", self.velo0[:n] + self.velo[:n], self.fext[:n])
         self.energy[:n, 4] = self._internal(t + h)[1]
@@ -385,6 +388,6 @@ class PseudoRigidBlock(BodyBlock):
     def qs_step_end(self, t: float, h: float) -> None:
         """u += h A^-1 r; q += h u; the internal energy of the new configuration."""
         n = self.count
-        K.add_reaction_velocity(self.velo[:n], self.reaction[:n], self.Ainv[:n], self.mass[:n], h)
+        pr_kernels.add_reaction_velocity(self.velo[:n], self.reaction[:n], self.Ainv[:n], self.mass[:n], h)
         self.conf[:n] += h * self.velo[:n]
         self.energy[:n, 4] = self._internal(t + h)[1]

@@ -256,6 +256,9 @@ class RigidBlock(SchemeSupport, BodyBlock):
         """velo = (angular as the referential Omega, linear)."""
         self.velo[row, ANGULAR], self.velo[row, LINEAR] = angular, linear
 
+    def obstacles(self) -> np.ndarray:
+        return self.obstacle[: self.count]
+
     def set_characteristics(self, row, mass, volume, center, inertia) -> None:
         """BODY_CHARS: overwrite m, V, X0, J (conf keeps its centre: a Solfec lng.c quirk)."""
         self.mass[row], self.volume[row] = mass, volume
@@ -355,7 +358,7 @@ class RigidBlock(SchemeSupport, BodyBlock):
 
     def _articulated(self):
         """The joint trees stepping in this block now (rigid_schemes/articulated.py), or None."""
-        system = getattr(self, "articulated_system", None)
+        system = self.articulated_system
         return system if system is not None and system.step is not None else None
 
     def add_reactions(self, rows, H, R):

@@ -19,37 +19,47 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solfec_py.fem.elements import BY_CODE, CUBE, PRISM, PYRAMID, SIMPLEX
+from solfec_py.fem.elements import BY_CODE, PRISM, PYRAMID, SIMPLEX, Hex8, Hex20, Pyr5, Tet4, Tet10, Wed6, Wed15
 from solfec_py.fem.laws import fe_stress_mises, lame
 
 IMP_EPS, MAX_ITERS = 1e-9, 64
 
-# one compiled fill per element code; numba needs the dispatch spelled out (a loop over a
-# tuple of functions uses its experimental first-class functions and compiles 3x slower)
-_f0, _f1, _f2, _f3, _f4, _f5, _f6 = (njit(cache=True)(c.fill) for c in BY_CODE)
+# element data for the kernels, by element code: the reference domain of each type
+DOMAINS = np.array([c.domain for c in BY_CODE], dtype=np.int64)
+
+# each element's fill compiled for scalar points, dispatched on its code. numba needs the
+# dispatch spelled out (a tuple of functions, indexed, uses its experimental first-class
+# functions and compiles 3x slower): one branch per element class, checked against the table
+TET4, PYR5, WED6, HEX8, TET10, HEX20, WED15 = (c.code for c in (Tet4, Pyr5, Wed6, Hex8, Tet10, Hex20, Wed15))
+_fill_tet4, _fill_pyr5, _fill_wed6, _fill_hex8, _fill_tet10, _fill_hex20, _fill_wed15 = (
+    njit(cache=True)(c.fill) for c in (Tet4, Pyr5, Wed6, Hex8, Tet10, Hex20, Wed15))
+if set(BY_CODE) != {Tet4, Pyr5, Wed6, Hex8, Tet10, Hex20, Wed15}:   # pragma: no cover - a new element type
+    raise ImportError("fem/points.py: fill_point has no branch for some element type of fem.elements")
 
 
 @njit(cache=True)
 def fill_point(code, x, y, z, N, dN):
     """Shape values N (n,) and reference derivatives dN (n, 3) of element type ``code``."""
-    if code == 0:
-        _f0(x, y, z, N, dN)
-    elif code == 1:
-        _f1(x, y, z, N, dN)
-    elif code == 2:
-        _f2(x, y, z, N, dN)
-    elif code == 3:
-        _f3(x, y, z, N, dN)
-    elif code == 4:
-        _f4(x, y, z, N, dN)
-    elif code == 5:
-        _f5(x, y, z, N, dN)
+    if code == TET4:
+        _fill_tet4(x, y, z, N, dN)
+    elif code == PYR5:
+        _fill_pyr5(x, y, z, N, dN)
+    elif code == WED6:
+        _fill_wed6(x, y, z, N, dN)
+    elif code == HEX8:
+        _fill_hex8(x, y, z, N, dN)
+    elif code == TET10:
+        _fill_tet10(x, y, z, N, dN)
+    elif code == HEX20:
+        _fill_hex20(x, y, z, N, dN)
     else:
-        _f6(x, y, z, N, dN)
+        _fill_wed15(x, y, z, N, dN)
 
 
 @njit(cache=True)
-def _inside(domain, xi, tol):
+def inside(domain, xi, tol):
+    """Is the reference point xi within `tol` of the reference `domain` (SIMPLEX, PYRAMID,
+    PRISM, CUBE; DOMAINS[code] of an element type)?"""
     x, y, z = xi[0], xi[1], xi[2]
     if domain == SIMPLEX:
         return x >= -tol and y >= -tol and z >= -tol and x + y + z <= 1.0 + tol
@@ -131,7 +141,7 @@ def _locate(code, domain, nodes, conn, boxes, points, start, lo, hi, tol, elem, 
                 continue
             if _inverse_one(code, nodes, conn, e, p, start, z, N, dN) < 0:
                 continue
-            if _inside(domain, z, tol):
+            if inside(domain, z, tol):
                 elem[m], dist[m] = e, 0.0
                 xi[m, :] = z
                 break

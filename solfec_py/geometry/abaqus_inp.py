@@ -5,7 +5,8 @@ meshio's reader does not read. Reference: the Abaqus Keywords Reference (*NODE, 
 
 `read_inp(path)` returns a meshio.Mesh: one cell block per *ELEMENT keyword in file order,
 element sets as `cell_sets` (except internal ones, named _..., and those that only serve to
-define surfaces), and each element-face surface as extra triangle/quad blocks
+define surfaces: named by a *SURFACE, not on an *ELEMENT line nor a section's ELSET=), and
+each element-face surface as extra triangle/quad blocks
 (the faces' corner nodes) named in `cell_sets` by the surface name. Names are matched
 case-insensitively, as Abaqus does. One part (with its instance's translation/rotation) or a
 flat file; node-based surfaces are skipped with a note. `write_inp(path, mesh)` writes a
@@ -144,6 +145,7 @@ class _Reader:
         self.nodes = []                         # (labels (n,), coordinates (n, 3)) per *NODE block
         self.blocks = []                        # (meshio type, element labels, node labels (m, n))
         self.elsets, self.names = {}, {}        # UPPER name -> list of labels / set names; spelling
+        self.volume_sets = set()                # UPPER names given to elements (*ELEMENT, sections)
         self.surfaces = {}                      # UPPER name -> [(label or set name, face number)]
         self.notes, self.parts = [], 0
         self.skipped = set()                    # first labels of ignored element blocks
@@ -196,6 +198,7 @@ class _Reader:
             self.blocks.append((kind, rows[:, 0], rows[:, 1:]))
             if "ELSET" in params:
                 self._set(params["ELSET"]).extend(rows[:, 0].tolist())
+                self.volume_sets.add(params["ELSET"].upper())
         elif key == "ELSET":
             if "ELSET" not in params:
                 raise InpError(f"{where}: *ELSET without ELSET=")
@@ -235,6 +238,8 @@ class _Reader:
                                " assemblies) or one part")
         elif key == "INSTANCE":
             self.placement = _rotation([_numbers([text], float, where).tolist() for text in data], where)
+        elif key.endswith("SECTION") and "ELSET" in params:     # *SOLID SECTION, ELSET=...: a material
+            self.volume_sets.add(params["ELSET"].upper())
 
     def _set(self, name: str) -> list:
         self.names.setdefault(name.upper(), name)
@@ -300,9 +305,13 @@ def read_inp(path: str):
     locate = _Locator(r.blocks, r.skipped, path)
     nb = len(cells)
     sets = {}
+    # sets that only serve to define surfaces: named by a *SURFACE, and neither given to
+    # elements on their *ELEMENT line nor to a section (those are volume groups whatever
+    # else uses them)
     for_surfaces = {what for items in r.surfaces.values() for what, _ in items if isinstance(what, str)}
+    for_surfaces -= r.volume_sets
     for name in r.elsets:
-        if name.startswith("_") or name in for_surfaces:      # internal and surface-defining sets
+        if name.startswith("_") or name in for_surfaces:      # internal and surface-only sets
             continue
         block, row = locate(r.labels_of(name), f"set {r.names[name]!r}")
         sets[r.names[name]] = [row[block == b] for b in range(nb)]

@@ -42,7 +42,6 @@ _HIGHER = re.compile(r"^(tetra|pyramid|wedge|hexahedron)(\d+)$")
 # surface cells -> corner count (higher-order faces: their corners)
 FACE_CELLS = {"triangle": 3, "quad": 4, "triangle6": 3, "quad8": 4, "quad9": 4}
 _FACES = re.compile(r"^(triangle|quad)(\d+)$")
-IGNORED = re.compile(r"^(vertex|line\d*)$")
 # per-cell integer tags, first found wins (our own export writes `volid` / `surfid`)
 TAG_KEYS = ("gmsh:physical", "medit:ref", "nastran:ref", "cell_tags", "CellEntityIds", "su2:tag",
             "avsucd:material", "ugrid:ref", "netgen:index", "tetgen:ref", "flac3d:zone")

@@ -80,9 +80,8 @@ def shape_functions(etype: int, xi: np.ndarray) -> np.ndarray:
     return FIRST_ORDER[etype].shape(xi)
 
 
-# order-2 volume rules (the ones Solfec uses for everything except the HEX8 mass), in
-# Solfec's point order, and the values of the shape functions there: (npoints, etype)
-VOLUME_POINTS = {e: FIRST_ORDER[e].rules["stiffness"].points for e in ETYPES}
+# the values of the shape functions at the order-2 volume rules (the ones Solfec uses for
+# everything except the HEX8 mass), in Solfec's point order: (npoints, etype)
 VOLUME_N = {e: FIRST_ORDER[e].tables("stiffness")[0] for e in ETYPES}
 
 # face rules: triangles 1 point (centroid), quadrilaterals 2 x 2 Gauss, as node weights

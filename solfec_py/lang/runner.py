@@ -10,6 +10,7 @@ import sys
 import traceback
 from dataclasses import dataclass
 
+from solfec_py import session
 from solfec_py.errors import SolfecError
 
 
@@ -148,6 +149,7 @@ def runscript_for(ns: dict, deck: str):
             source = read_deck(script)
         except OSError as exc:
             raise InputError(f"runscript: cannot read {words[0]!r}: {exc.strerror}") from None
+        session.record_input(script)
         text, translated = prepare(source, script)
         if translated:
             from solfec_py.lang import legacy
@@ -186,6 +188,9 @@ def run_deck(path: str, legacy: str = "auto") -> dict:
         line = exc.lineno or None
         text = lines[line - 1] if line and line <= len(lines) else (exc.text or "")
         raise DeckFailure(path, line, exc.offset, exc, text) from exc
+    current = session.current()
+    if current.deck_path == path:       # what the results will record (output/provenance.py)
+        current.deck_source, current.deck_code = source, code_text
     ns = namespace_for(path, translated, legacy)
     deck_dir = os.path.dirname(os.path.abspath(path))
     sys.path.insert(0, deck_dir)
@@ -218,8 +223,6 @@ def deck_argv(path: str) -> list[str]:
     """`sys.argv` while a deck runs: the deck's path, then the words after it that are not
     solfec-py options (those NON_SOLFEC_ARGV returns), as `python deck.py words` gives.
     Solfec-1.0 left `sys.argv` unset; solfec-py's own options never appear in it."""
-    from solfec_py import session
-
     return [path] + [str(w) for w in session.current().extra_argv]
 
 

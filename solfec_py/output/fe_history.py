@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py import session
-from solfec_py.bodies import fe_points as P
+from solfec_py.bodies import fe_points
 from solfec_py.errors import ResultsError
 from solfec_py.output import frames
 
@@ -47,13 +47,13 @@ class StoredMesh:
         else:
             node = -1
             found = np.empty(1, dtype=np.int64)
-            P.scan(self.econn, self.ecode, self.X, 0, self.ecode.size, np.ascontiguousarray(X), 1e-9, found)
+            fe_points.scan(self.econn, self.ecode, self.X, 0, self.ecode.size, np.ascontiguousarray(X), 1e-9, found)
             if found[0] < 0:
                 raise ResultsError(f"point {tuple(X[0].tolist())} is outside the referential mesh")
             elems = found
         e = int(elems[0])
         xi = np.empty((1, 3))
-        P.reference_coordinates(self.econn, self.ecode, self.X, np.array([e]), X, xi)
+        fe_points.reference_coordinates(self.econn, self.ecode, self.X, np.array([e]), X, xi)
         return elems, node, e, xi
 
 
@@ -109,14 +109,14 @@ def point_values(store, fr, family: str, bid: int, point, entity: str) -> np.nda
         adj = np.arange(elems.size, dtype=np.int64)
         res = np.empty((1, 7))
         for j, f in enumerate(live.tolist()):
-            P.stresses(econn, mesh.ecode[elems], mesh.emat[elems], X, np.ascontiguousarray(data[j]), np.array([k]),
-                       xi, np.array([lnode]), adj_ptr, adj, res)
+            fe_points.stresses(econn, mesh.ecode[elems], mesh.emat[elems], X, np.ascontiguousarray(data[j]),
+                               np.array([k]), xi, np.array([lnode]), adj_ptr, adj, res)
             out[f] = res[0, comp]
         return out
     comp = "XYZ".index(entity[1])
     vals = np.empty((1, 3))
     for j, f in enumerate(live.tolist()):
-        P.interpolate(econn, mesh.ecode[elems], np.array([k]), xi, np.ascontiguousarray(data[j]), vals)
+        fe_points.interpolate(econn, mesh.ecode[elems], np.array([k]), xi, np.ascontiguousarray(data[j]), vals)
         v = vals[0, comp]
         out[f] = v + point[comp] if entity[0] == "C" else v
     return out

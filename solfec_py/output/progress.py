@@ -5,6 +5,9 @@ elsewhere silent, or a statistics line every -i seconds when the deck set 'ON' i
 """
 from __future__ import annotations
 
+import io
+import os
+import shutil
 import sys
 import time as wallclock
 
@@ -41,9 +44,15 @@ class Progress:
             self.bar = tqdm(total=round(t1 - t0, 12), unit="s", unit_scale=False, leave=True,
                             bar_format="{percentage:3.0f}%|{bar}| t={n:.4g}/{total:.4g} s"
                                        " [{elapsed}<{remaining}{postfix}]",
-                            file=self.stream, dynamic_ncols=True)
+                            file=self.stream, **_width(self.stream))
         elif verbose.startswith("%"):
             self._percent(0)
+
+    @property
+    def talks(self) -> bool:
+        """Is anything shown besides the percentage meter (a bar, statistics lines)? Then
+        RUN also prints its summary at the end."""
+        return self.bar is not None or self.lines
 
     def _percent(self, value: int) -> None:
         if value != self.percent:
@@ -106,6 +115,21 @@ def _isatty(stream) -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError):
         return False
+
+
+def _width(stream) -> dict:
+    """tqdm's size options: follow the terminal's width as it changes, unless the terminal
+    reports no size (a pseudo-terminal opened without one, as `script` or a CI runner
+    does: tqdm then takes 0 columns and rows and draws nothing, not even a line); then
+    $COLUMNS x $LINES or 80 x 24, fixed."""
+    try:
+        columns = os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        columns = None                  # not a file: tqdm asks the stream itself
+    if columns == 0:
+        size = shutil.get_terminal_size((80, 24))
+        return {"ncols": size.columns, "nrows": size.lines}
+    return {"dynamic_ncols": True}
 
 
 def _statistics(domain) -> list:

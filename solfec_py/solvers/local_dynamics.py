@@ -25,7 +25,7 @@ import numpy as np
 from solfec_py import constraints as C
 from solfec_py.bodies.base import BodyBlock
 from solfec_py.errors import SimulationError
-from solfec_py.solvers import local_dynamics_kernels as K
+from solfec_py.solvers import local_dynamics_kernels as ld_kernels
 
 NPAR = 8   # per-constraint parameter columns of the kernels (see solvers/diagonal.py)
 
@@ -83,7 +83,7 @@ def segment_sum(index: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     """out[i] = sum of values[k] over index[k] == i; values (E, ...) -> (n, ...) (a numba
     loop adding in the order of k, as np.bincount does)."""
     flat = np.ascontiguousarray(values, dtype=float).reshape(values.shape[0], -1)
-    out = K.segment_sum_flat(np.ascontiguousarray(index, dtype=np.int64), flat, n)
+    out = ld_kernels.segment_sum_flat(np.ascontiguousarray(index, dtype=np.int64), flat, n)
     return out.reshape((n,) + values.shape[1:])
 
 
@@ -130,7 +130,7 @@ class LocalDynamics:
         B, Winv = self.B, self.Winv
         if (B.dtype == np.float64 and Winv.dtype == np.float64 and B.flags.c_contiguous
                 and Winv.flags.c_contiguous and B.shape[1:] == (3,) and Winv.shape[1:] == (3, 3)):
-            e = 0.5 * K.quadratic_sum(B, Winv)      # the einsum below, its order, without its setup
+            e = 0.5 * ld_kernels.quadratic_sum(B, Winv)      # the einsum below, its order, without its setup
         else:
             e = 0.5 * np.einsum("ki,kij,kj->", B, Winv, B)
         vel = self.kind == C.VELODIR
@@ -143,7 +143,7 @@ class LocalDynamics:
         R = self.R if R is None else R
         if not self.adj.size:
             return self.B.copy()
-        return K.coupled(self.B, np.ascontiguousarray(R, dtype=float), self.indptr, self.adj, self.Wadj)
+        return ld_kernels.coupled(self.B, np.ascontiguousarray(R, dtype=float), self.indptr, self.adj, self.Wadj)
 
     def velocities(self) -> np.ndarray:
         """U = B + W R for all rows."""
@@ -152,16 +152,7 @@ class LocalDynamics:
     def scatter_reactions(self) -> None:
         """Add s H^T R to the generalised reaction of every body (Solfec-1.0 ldy.c, velocity update)."""
         for side in self.sides:
-            fused = getattr(side.block, "add_signed_reactions", None)
-            if fused is not None:           # the block gathers and masks in place (bodies/rigid.py)
-                fused(side.rows, side.H, side.con, side.sign, self.R, side.inert)
-                continue
-            live = ~side.inert
-            if live.all():
-                side.block.add_reactions(side.rows, side.H, side.sign[:, None] * self.R[side.con])
-            elif live.any():
-                side.block.add_reactions(side.rows[live], side.H[live],
-                                         side.sign[live, None] * self.R[side.con[live]])
+            side.block.add_signed_reactions(side.rows, side.H, side.con, side.sign, self.R, side.inert)
 
 
 def parameters(cset, crow: np.ndarray, dynamic: bool) -> np.ndarray:
@@ -171,13 +162,13 @@ def parameters(cset, crow: np.ndarray, dynamic: bool) -> np.ndarray:
     kind = cset.kind[crow]
     m = kind == C.CONTACT
     if m.all():                         # contacts only (the other kinds' masks need not be made)
-        K.contact_parameters(par, np.arange(n), crow, cset.friction, cset.restitution, cset.cohesion, cset.gap,
-                             cset.model, cset.spring, cset.dashpot, cset.hpow)
+        ld_kernels.contact_parameters(par, np.arange(n), crow, cset.friction, cset.restitution, cset.cohesion, cset.gap,
+                                      cset.model, cset.spring, cset.dashpot, cset.hpow)
         return par
     if m.any():
         r = crow[m]
-        K.contact_parameters(par, np.flatnonzero(m), r, cset.friction, cset.restitution, cset.cohesion, cset.gap,
-                             cset.model, cset.spring, cset.dashpot, cset.hpow)
+        ld_kernels.contact_parameters(par, np.flatnonzero(m), r, cset.friction, cset.restitution, cset.cohesion,
+                                      cset.gap, cset.model, cset.spring, cset.dashpot, cset.hpow)
     m = (kind == C.VELODIR) | (kind == C.VELODIR3)
     if m.any():
         par[m, 0:3] = cset.target[crow[m]]
@@ -220,20 +211,20 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
     passive = (kind == C.CONTACT) | (cset.bid[crow, 1] > 0)
     for code, name in enumerate(cset.families):
         block = domain.blocks.get(name)
-        con, sign, rows, X, elem, base = K.family_entries(code, crow, cset.family, brow, cset.mpnt, cset.spnt,
-                                                          cset.elem, cset.base)
+        con, sign, rows, X, elem, base = ld_kernels.family_entries(code, crow, cset.family, brow, cset.mpnt, cset.spnt,
+                                                                   cset.elem, cset.base)
         if con.size == 0:
             continue
         H = block.local_operator(rows, X, base, elem, kind[con] == C.CONTACT)
         inert = passive[con] & block.contact_inert(rows)
         sides.append(Side(block, con, sign, rows, H, inert))
-        K.add_signed(B, con, sign, np.ascontiguousarray(block.local_velocity(rows, H, "free"), dtype=float))
-        K.add_signed(V, con, sign, np.ascontiguousarray(block.local_velocity(rows, H, "start"), dtype=float))
+        ld_kernels.add_signed(B, con, sign, np.ascontiguousarray(block.local_velocity(rows, H, "free"), dtype=float))
+        ld_kernels.add_signed(V, con, sign, np.ascontiguousarray(block.local_velocity(rows, H, "start"), dtype=float))
         live = np.flatnonzero(~inert)
         if live.size == 0:
             continue
         c, sg, rw = con[live], sign[live], rows[live]
-        if getattr(block, "delassus_indexed", False):
+        if block.delassus_indexed:
             # the block reads H in place at index arrays (bodies/rigid.py): no gathered
             # (k, 3, 6) copies of the live entries or of the pairs
             every = live.size == con.size
@@ -266,8 +257,8 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
             E = e.size
             drow, dval = _buffer("drow", E, (), np.int64), _buffer("dval", E, (3, 3))
             a, b, val = _buffer("a", 2 * E, (), np.int64), _buffer("b", 2 * E, (), np.int64), _buffer("val", 2 * E, (3, 3))
-            same, m2 = K.pair_blocks_into(float(h), sg, c, e, f, np.ascontiguousarray(Wef, dtype=float),
-                                          drow, dval, a, b, val)
+            same, m2 = ld_kernels.pair_blocks_into(float(h), sg, c, e, f, np.ascontiguousarray(Wef, dtype=float),
+                                                   drow, dval, a, b, val)
             drow, dval, a, b, val = drow[:same], dval[:same], a[:m2], b[:m2], val[:m2]
             if drow.size:
                 diag_idx.append(drow)
@@ -342,7 +333,8 @@ def unordered_pairs(rows: np.ndarray, con: np.ndarray):
     if rows.size <= 1:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty
-    return K.unordered_pairs(np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(con, dtype=np.int64))
+    return ld_kernels.unordered_pairs(np.ascontiguousarray(rows, dtype=np.int64),
+                                      np.ascontiguousarray(con, dtype=np.int64))
 
 
 _BUFFERS: dict = {}
@@ -379,8 +371,9 @@ def _csr(n, off_a, off_b, off_val):
         val = np.ascontiguousarray(np.concatenate(off_val), dtype=float)
     E = a.size
     indptr, adj, W = _buffer("indptr", n + 1, (), np.int64), _buffer("adj", E, (), np.int64), _buffer("W", E, (3, 3))
-    m = K.off_diagonal_csr_into(n, a, b, val, _buffer("start", n + 1, (), np.int64), _buffer("order", E, (), np.int64),
-                                _buffer("inv", E, (), np.int64), indptr, adj, W)
+    m = ld_kernels.off_diagonal_csr_into(n, a, b, val, _buffer("start", n + 1, (), np.int64),
+                                         _buffer("order", E, (), np.int64), _buffer("inv", E, (), np.int64),
+                                         indptr, adj, W)
     return indptr, adj[:m], W[:m]
 
 
@@ -394,9 +387,9 @@ def _inverse_and_rho(W: np.ndarray):
     if n == 0:
         return np.zeros((0, 3, 3)), np.zeros(0)
     W = np.ascontiguousarray(W, dtype=float)
-    if not K.all_finite(W):
+    if not ld_kernels.all_finite(W):
         return _numpy_inverse_and_rho(W)
-    Winv, rho, regular = K.blocks_inverse_and_rho(W, 1e-14)
+    Winv, rho, regular = ld_kernels.blocks_inverse_and_rho(W, 1e-14)
     if not regular.all():
         Winv[~regular] = np.linalg.pinv(W[~regular])
     return Winv, rho

@@ -13,7 +13,7 @@ import sys
 import warnings
 
 from solfec_py.errors import SolfecError
-from solfec_py.sweep import plan as P, table as T, task as K
+from solfec_py.sweep import plan, table as T, task
 
 EXTRA = "pip install 'solfec-py[sweep]'"
 LEGACY = ("auto", "on", "off")
@@ -51,18 +51,18 @@ def _specs(items, cls, parse, from_pair) -> list:
 
 
 def _params(params) -> list:
-    return _specs(params, P.Param, P.parse_param, P.make_param)
+    return _specs(params, plan.Param, plan.parse_param, plan.make_param)
 
 
 def _dists(dists) -> list:
-    return _specs(dists, P.Dist, P.parse_dist, lambda name, text: P.parse_dist(f"{name}={text}"))
+    return _specs(dists, plan.Dist, plan.parse_dist, lambda name, text: plan.parse_dist(f"{name}={text}"))
 
 
 def _number(name: str, value, minimum: float, integer: bool = False):
     ok = isinstance(value, int) if integer else isinstance(value, (int, float))
     if isinstance(value, bool) or not ok or not value >= minimum:
         kind = "a whole number" if integer else "a number"
-        raise P.SweepError(f"{name} must be {kind} >= {minimum:g}, got {value!r}")
+        raise plan.SweepError(f"{name} must be {kind} >= {minimum:g}, got {value!r}")
     return value
 
 
@@ -75,8 +75,8 @@ def _client(workers: int, scheduler: str | None, connect_timeout: float):
         try:
             client = distributed.Client(scheduler, timeout=connect_timeout)
         except Exception as exc:     # refused, timed out, bad address, not a Dask scheduler, ...
-            raise P.SweepError(f"cannot reach the Dask scheduler at {scheduler!r} within {connect_timeout:g} s"
-                               f" (--connect-timeout): {type(exc).__name__}: {exc}") from None
+            raise plan.SweepError(f"cannot reach the Dask scheduler at {scheduler!r} within {connect_timeout:g} s"
+                                  f" (--connect-timeout): {type(exc).__name__}: {exc}") from None
         with client:
             yield client
         return
@@ -84,23 +84,23 @@ def _client(workers: int, scheduler: str | None, connect_timeout: float):
         cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                            dashboard_address=None, scheduler_port=0, silence_logs=logging.ERROR)
     except Exception as exc:
-        raise P.SweepError(f"cannot start a local Dask cluster of {workers} worker processes:"
-                           f" {type(exc).__name__}: {exc} (in a script, call solfec_py.sweep.run under"
-                           " `if __name__ == '__main__':`, since the workers import the script again)") from None
+        raise plan.SweepError(f"cannot start a local Dask cluster of {workers} worker processes:"
+                              f" {type(exc).__name__}: {exc} (in a script, call solfec_py.sweep.run under"
+                              " `if __name__ == '__main__':`, since the workers import the script again)") from None
     with cluster, distributed.Client(cluster) as client:
         yield client
 
 
 def _on_dask(client, tasks: list, done) -> None:
     distributed = require("distributed")
-    futures = {client.submit(K.execute, t, pure=False, key=f"solfec-sweep-{t.name}-{os.getpid()}-{id(t)}"): t
+    futures = {client.submit(task.execute, t, pure=False, key=f"solfec-sweep-{t.name}-{os.getpid()}-{id(t)}"): t
                for t in tasks}
     try:
         for future in distributed.as_completed(futures):
             try:
                 record = future.result()
             except Exception as exc:       # the worker died, the task could not run, ...
-                record = K.lost(futures[future], exc)
+                record = task.lost(futures[future], exc)
             done(record)
     finally:
         client.cancel(list(futures))
@@ -182,9 +182,9 @@ def run(deck: str, params=None, *, mode: str = "grid", samples: int | None = Non
     """
     require("pandas")
     if not isinstance(deck, str) or not os.path.isfile(deck):
-        raise P.SweepError(f"'deck' must be a deck file, got {deck!r} (no such file)")
+        raise plan.SweepError(f"'deck' must be a deck file, got {deck!r} (no such file)")
     if legacy not in LEGACY:
-        raise P.SweepError(f"'legacy' must be one of {list(LEGACY)}, got {legacy!r}")
+        raise plan.SweepError(f"'legacy' must be one of {list(LEGACY)}, got {legacy!r}")
     if timeout is not None:
         _number("timeout", timeout, 1e-9)
     _number("connect_timeout", connect_timeout, 1e-9)
@@ -192,11 +192,11 @@ def run(deck: str, params=None, *, mode: str = "grid", samples: int | None = Non
         words = words.split()
     words = list(words)
     if not all(isinstance(w, str) for w in words):
-        raise P.SweepError(f"'words' must be a list of strings, got {words!r}")
+        raise plan.SweepError(f"'words' must be a list of strings, got {words!r}")
     axes = plot_axes(plot)
     param_specs, dist_specs = _params(params), _dists(dists)
-    P.confirm(P.size(param_specs, mode, samples), yes)
-    runs = P.runs(P.design(param_specs, mode, samples, dist_specs, seed), words)
+    plan.confirm(plan.size(param_specs, mode, samples), yes)
+    runs = plan.runs(plan.design(param_specs, mode, samples, dist_specs, seed), words)
     if workers is None:
         workers = min(os.cpu_count() or 1, len(runs))
     _number("workers", workers, 0, integer=True)
@@ -213,8 +213,8 @@ def run(deck: str, params=None, *, mode: str = "grid", samples: int | None = Non
     records, todo = {}, []
     for r in runs:
         rundir = os.path.join(sweepdir, "runs", r.name)
-        t = K.Task(deck=deck, words=r.words, name=r.name, rundir=rundir, cwd=cwd, timeout=timeout, legacy=legacy)
-        earlier = None if force else K.finished(t)
+        t = task.Task(deck=deck, words=r.words, name=r.name, rundir=rundir, cwd=cwd, timeout=timeout, legacy=legacy)
+        earlier = None if force else task.finished(t)
         if earlier is not None:
             records[r.name] = dict(earlier, resumed=True)
         else:
@@ -238,7 +238,7 @@ def run(deck: str, params=None, *, mode: str = "grid", samples: int | None = Non
     try:
         if todo and workers == 0 and client is None and not scheduler:
             for t in todo:
-                done(K.execute(t))
+                done(task.execute(t))
         elif todo and client is not None:
             _on_dask(client, todo, done)
         elif todo:
@@ -262,5 +262,5 @@ def plot_axes(plot):
         return None
     axes = plot.split(",") if isinstance(plot, str) else list(plot)
     if len(axes) != 2 or not all(isinstance(a, str) and a.strip() for a in axes):
-        raise P.SweepError(f"plot must be 'X,Y' (two column names), got {plot!r}")
+        raise plan.SweepError(f"plot must be 'X,Y' (two column names), got {plot!r}")
     return tuple(a.strip() for a in axes)

@@ -20,9 +20,9 @@ HEAVY_TOP = "HEAVY_TOP"
 
 
 def main(argv: list[str] | None = None) -> int:
-    from solfec_py.verify import cases as C, study as S
+    from solfec_py.verify import cases, study
 
-    table = C.cases()
+    table = cases.cases()
     names = [*table, HEAVY_TOP]
     p = argparse.ArgumentParser(prog="solfec-py verify", description="Convergence studies of the rigid"
                                 " integration schemes on exact and manufactured solutions (docs/integrators.md).")
@@ -46,9 +46,9 @@ def main(argv: list[str] | None = None) -> int:
             _heavy_top(schemes, args)
             continue
         case = table[name]
-        studies = [S.run_study(s, case) for s in schemes if S.applies(s, case)]
-        skipped = [s for s in schemes if not S.applies(s, case)]
-        print(S.format_table(case, studies))
+        studies = [study.run_study(s, case) for s in schemes if study.applies(s, case)]
+        skipped = [s for s in schemes if not study.applies(s, case)]
+        print(study.format_table(case, studies))
         if skipped:
             print(f"(not run: {', '.join(skipped)}, which see the added mass one step late)")
         if not args.no_plots and studies:
@@ -62,12 +62,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _heavy_top(schemes, args) -> None:
-    from solfec_py.verify import heavy_top as H
+    from solfec_py.verify import heavy_top
 
-    runs = [H.run_top(s, h) for s in schemes for h in H.STEPS]
-    print(H.format_table(runs))
+    runs = [heavy_top.run_top(s, h) for s in schemes for h in heavy_top.STEPS]
+    print(heavy_top.format_table(runs))
     if not args.no_plots:
         from solfec_py.verify import plots
 
-        print("wrote " + plots.heavy_top(runs, H.exact_nutation_period(), os.path.join(args.out, "heavy_top.png")))
+        print("wrote " + plots.heavy_top(runs, heavy_top.exact_nutation_period(),
+                                         os.path.join(args.out, "heavy_top.png")))
     print()

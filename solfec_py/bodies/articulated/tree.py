@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solfec_py.bodies.articulated import kernels as K
+from solfec_py.bodies.articulated import kernels as tree_kernels
 from solfec_py.bodies.articulated.kinds import JOINT_KINDS, tables, zero_coordinates
 
 _TABLES = tables()   # nv, nq, ball, dof type, dof axis, dof fixed per kind code
@@ -108,8 +108,8 @@ class JointTree:
             if np.array_equal(known, q):
                 return result
         nvk, _, ballk, dtype, daxis, dfixed = _TABLES
-        result = K.forward_kinematics(q, self.parent, self.kind, self.qoff, self.voff, self.E, self.P, self.X0,
-                                      nvk, ballk, dtype, daxis, dfixed)
+        result = tree_kernels.forward_kinematics(q, self.parent, self.kind, self.qoff, self.voff, self.E, self.P,
+                                                 self.X0, nvk, ballk, dtype, daxis, dfixed)
         cache.insert(0, (q.copy(), result))
         del cache[2:]
         return result
@@ -120,7 +120,7 @@ class JointTree:
         for known, result in self.__dict__.get("_inertias", ()):
             if known is Lam:
                 return result
-        out = K.spatial_inertias(Lam, xc, self.mass, self.J)
+        out = tree_kernels.spatial_inertias(Lam, xc, self.mass, self.J)
         cache = self.__dict__.setdefault("_inertias", [])
         cache.insert(0, (Lam, out))
         del cache[2:]
@@ -129,7 +129,7 @@ class JointTree:
     def mass_matrix(self, q) -> np.ndarray:
         """Joint-space mass matrix M(q) (nv, nv), CRBA."""
         Lam, xc, S, _ = self.kinematics(q)
-        return K.crba(self.inertias(Lam, xc), S, self.parent, self.voff)
+        return tree_kernels.crba(self.inertias(Lam, xc), S, self.parent, self.voff)
 
     def inverse_dynamics(self, q, v, vdot, gravity=(0.0, 0.0, 0.0), fext=None) -> np.ndarray:
         """Joint forces tau = M vdot + bias (RNEA); fext (n, 6) world spatial forces
@@ -146,8 +146,8 @@ class JointTree:
     def _rnea(self, q, v, vdot, gravity, fext):
         Lam, xc, S, crossed = self.kinematics(q)
         fext = np.zeros((self.count, 6)) if fext is None else np.ascontiguousarray(fext, dtype=float)
-        tau, F = K.rnea(self.inertias(Lam, xc), S, crossed, self.parent, self.voff, np.asarray(v, float),
-                        np.asarray(vdot, float), np.asarray(gravity, float), fext)
+        tau, F = tree_kernels.rnea(self.inertias(Lam, xc), S, crossed, self.parent, self.voff, np.asarray(v, float),
+                                   np.asarray(vdot, float), np.asarray(gravity, float), fext)
         return tau, F, Lam, xc
 
     def forward_dynamics(self, q, v, tau=None, gravity=(0.0, 0.0, 0.0), fext=None) -> np.ndarray:
@@ -155,8 +155,8 @@ class JointTree:
         Lam, xc, S, crossed = self.kinematics(q)
         fext = np.zeros((self.count, 6)) if fext is None else np.ascontiguousarray(fext, dtype=float)
         tau = np.zeros(self.nv) if tau is None else np.asarray(tau, float)
-        return K.aba(self.inertias(Lam, xc), S, crossed, self.parent, self.voff, np.asarray(v, float), tau,
-                     np.asarray(gravity, float), fext)
+        return tree_kernels.aba(self.inertias(Lam, xc), S, crossed, self.parent, self.voff, np.asarray(v, float), tau,
+                                np.asarray(gravity, float), fext)
 
     def bias(self, q, v, gravity=(0.0, 0.0, 0.0), fext=None) -> np.ndarray:
         """Velocity, gravity and external-load terms: tau at zero joint acceleration."""
@@ -165,26 +165,26 @@ class JointTree:
     def advance(self, q, v, h: float) -> np.ndarray:
         """q (+) h v (ball rotations by the exponential map)."""
         nvk, _, ballk, dtype, _, _ = _TABLES
-        return K.advance(np.asarray(q, float), np.asarray(v, float), float(h), self.kind, self.qoff, self.voff,
-                         nvk, ballk, dtype)
+        return tree_kernels.advance(np.asarray(q, float), np.asarray(v, float), float(h), self.kind, self.qoff,
+                                    self.voff, nvk, ballk, dtype)
 
     def link_velocities(self, q, v) -> np.ndarray:
         """(n, 6) spatial link velocities (w, v at the world origin)."""
         _, _, S, _ = self.kinematics(q)
-        return K.link_velocities(S, np.asarray(v, float), self.parent, self.voff)
+        return tree_kernels.link_velocities(S, np.asarray(v, float), self.parent, self.voff)
 
     def point_jacobians(self, q, links, x) -> np.ndarray:
         """(k, 3, nv) velocity of world points x (k, 3) on stored links per joint rate."""
         _, _, S, _ = self.kinematics(q)
-        return K.point_jacobians(np.asarray(links, np.int64), np.ascontiguousarray(x, float), S, self.parent,
-                                 self.voff)
+        return tree_kernels.point_jacobians(np.asarray(links, np.int64), np.ascontiguousarray(x, float), S, self.parent,
+                                            self.voff)
 
     def rigid_states(self, q, v) -> tuple[np.ndarray, np.ndarray]:
         """Links' states in the rigid layout (bodies/rigid.py), stored order:
         conf (n, 12) = Lam column-major + mass centre, velo (n, 6) = referential angular
         velocity Lam^T w + mass-centre velocity v_O + w x xc."""
         Lam, xc, S, _ = self.kinematics(q)
-        V = K.link_velocities(S, np.asarray(v, float), self.parent, self.voff)
+        V = tree_kernels.link_velocities(S, np.asarray(v, float), self.parent, self.voff)
         conf = np.concatenate((Lam.transpose(0, 2, 1).reshape(-1, 9), xc), axis=1)
         velo = np.concatenate((np.einsum("nji,nj->ni", Lam, V[:, 0:3]), V[:, 3:6] + np.cross(V[:, 0:3], xc)), axis=1)
         return conf, velo
@@ -196,7 +196,7 @@ class JointTree:
         Lam, xc, S, _ = self.kinematics(q)
         links = np.asarray(links, np.int64)
         x = xc[links] + np.einsum("kij,kj->ki", Lam[links], np.asarray(X, float) - self.X0[links])
-        J = K.point_jacobians(links, np.ascontiguousarray(x), S, self.parent, self.voff)
+        J = tree_kernels.point_jacobians(links, np.ascontiguousarray(x), S, self.parent, self.voff)
         return np.einsum("kji,kjl->kil", np.asarray(base, float), J)
 
     def link_inverse_inertia(self, q, links) -> np.ndarray:
@@ -206,7 +206,7 @@ class JointTree:
         unit time of link a (the links' share of the Delassus operator)."""
         Lam, xc, S, _ = self.kinematics(q)
         links = np.asarray(links, np.int64)
-        Phi = K.link_responses(self.inertias(Lam, xc), S, self.parent, self.voff, links)
+        Phi = tree_kernels.link_responses(self.inertias(Lam, xc), S, self.parent, self.voff, links)
         # rigid velocity of link l = A_l (w, v_O), A_l = [[Lam^T, 0], [-[xc]x, I]]
         A = np.zeros((links.size, 6, 6))
         A[:, 0:3, 0:3] = Lam[links].transpose(0, 2, 1)

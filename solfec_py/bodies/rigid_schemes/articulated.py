@@ -35,7 +35,7 @@ from solfec_py.errors import InputError, SimulationError
 def system_of(block, scheme) -> ArticulatedSystem:
     """The domain's articulated system, built at the first step (checked to start at rest in
     the reference configuration); its links must all use `scheme`."""
-    system = getattr(block, "articulated_system", None)
+    system = block.articulated_system
     fresh = system is None or len(system.records) < len(block.domain.joints)
     if fresh:
         system = ArticulatedSystem(block.domain.joints)

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from solfec_py.bodies.rigid_schemes import kernels as K
+from solfec_py.bodies.rigid_schemes import kernels as scheme_kernels
 from solfec_py.bodies.rigid_schemes.base import OneStepScheme, mtv
 from solfec_py.errors import SimulationError
 from solfec_py.geometry.rotation import skew
@@ -45,7 +45,7 @@ class Dirk(OneStepScheme):
         g = np.arange(block.count)[rows]
         k = g.size
         Ma = block.added_mass(g, implicit=True)
-        P0 = K.momentum(st.R, st.J, st.mass, Ma, st.v, st.w)
+        P0 = scheme_kernels.momentum(st.R, st.J, st.mass, Ma, st.v, st.w)
         s = self.b.size
         KR, Kx, KP = np.zeros((s, k, 3, 3)), np.zeros((s, k, 3)), np.zeros((s, k, 6))
         R, x, v, w = st.R.copy(), st.x.copy(), st.v.copy(), st.w.copy()
@@ -61,8 +61,8 @@ class Dirk(OneStepScheme):
         x1 = st.x + h * np.einsum("j,jka->ka", self.b, Kx)
         P1 = P0 + h * np.einsum("j,jka->ka", self.b, KP)
         R1 = st.R + h * np.einsum("j,jkab->kab", self.b, KR)
-        R1 = K.orthonormalize(R1)
-        v1, w1 = K.velocities(R1, st.J, st.mass, Ma, P1)
+        R1 = scheme_kernels.orthonormalize(R1)
+        v1, w1 = scheme_kernels.velocities(R1, st.J, st.mass, Ma, P1)
         return R1, x1, mtv(R1, w1), v1
 
     def _stage(self, block, g, ti, h, ci, Rh, xh, Ph, st, Ma, R, x, v, w):
@@ -77,8 +77,9 @@ class Dirk(OneStepScheme):
             Omega = mtv(R[a], w[a])
             F[a] = np.hstack(block.stage_forces(g[a], R[a], x[a], Omega, v[a], ti, h, implicit=True))
             P = Ph[a] + ci * F[a]
-            Ra, xa, va, wa, bad = K.dirk_stage(Rh[a], xh[a], P, ci, st.J[a], st.mass[a],
-                                               Ma[a] if Ma.shape[0] else Ma, w[a], self.TOL, self.NEWTON_MAXITER)
+            Ra, xa, va, wa, bad = scheme_kernels.dirk_stage(Rh[a], xh[a], P, ci, st.J[a], st.mass[a],
+                                                            Ma[a] if Ma.shape[0] else Ma, w[a], self.TOL,
+                                                            self.NEWTON_MAXITER)
             if bad >= 0:
                 self._fail(block, g[a[bad]], ti, "Newton solve of the rotation")
             R[a], x[a], v[a], w[a] = Ra, xa, va, wa

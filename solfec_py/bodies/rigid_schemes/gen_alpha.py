@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solfec_py.bodies.rigid_schemes import kernels as K
+from solfec_py.bodies.rigid_schemes import kernels as scheme_kernels
 from solfec_py.bodies.rigid_schemes.base import OneStepScheme, mtv
 from solfec_py.errors import SimulationError
 from solfec_py.geometry.rotation import expmap
@@ -78,8 +78,9 @@ class GenAlpha(OneStepScheme):
             xn = st.x[a] + h * dq[:, 0:3]
             R1[a], x1[a], u1[a], a1[a] = Rn, xn, un, an
             f, tau = block.stage_forces(g[a], Rn, xn, mtv(Rn, un[:, 3:6]), un[:, 0:3], t + h, h, implicit=True)
-            res, S, scale = _residual(K.contiguous(Rn), K.contiguous(st.J[a]), K.contiguous(st.mass[a]),
-                                      K.contiguous(Ma[a] if Ma.shape[0] else Ma), K.contiguous(un), K.contiguous(ud[a]),
+            contiguous = scheme_kernels.contiguous
+            res, S, scale = _residual(contiguous(Rn), contiguous(st.J[a]), contiguous(st.mass[a]),
+                                      contiguous(Ma[a] if Ma.shape[0] else Ma), contiguous(un), contiguous(ud[a]),
                                       np.hstack((f, tau)), gp, bp)
             done = np.abs(res).max(axis=1) <= self.TOL * scale
             active = a[~done]
@@ -101,7 +102,7 @@ def _accelerations(R, J, mass, Ma, w, F):
     A = R @ J @ R.transpose(0, 2, 1)
     rhs = F.copy()
     rhs[:, 3:6] -= np.cross(w, np.einsum("nij,nj->ni", A, w))
-    return np.hstack(K.velocities(R, J, mass, Ma, rhs))
+    return np.hstack(scheme_kernels.velocities(R, J, mass, Ma, rhs))
 
 
 @njit(cache=True)
@@ -113,7 +114,7 @@ def _residual(R, J, mass, Ma, u, ud, F, gp, bp):
     scale = np.empty(k)
     RJ, A = np.empty((3, 3)), np.empty((3, 3))
     for n in range(k):
-        K._spatial_inertia(R[n], J[n], RJ, A)
+        scheme_kernels._spatial_inertia(R[n], J[n], RJ, A)
         w, wd = u[n, 3:6].copy(), ud[n, 3:6].copy()
         Aw, Awd = A @ w, A @ wd
         gyro = np.cross(w, Aw)
@@ -121,9 +122,9 @@ def _residual(R, J, mass, Ma, u, ud, F, gp, bp):
         res[n, 3:6] = Awd + gyro - F[n, 3:6]
         for i in range(3):
             S[n, i, i] = mass[n]
-        Sw = K._skew(w)
-        C = Sw @ A - K._skew(Aw)
-        Kr = A @ K._skew(wd) - K._skew(Awd) + Sw @ (A @ Sw - K._skew(Aw))
+        Sw = scheme_kernels._skew(w)
+        C = Sw @ A - scheme_kernels._skew(Aw)
+        Kr = A @ scheme_kernels._skew(wd) - scheme_kernels._skew(Awd) + Sw @ (A @ Sw - scheme_kernels._skew(Aw))
         S[n, 3:6, 3:6] = A + gp * C + bp * Kr
         if Ma.shape[0]:
             res[n] += Ma[n] @ ud[n].copy()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solfec_py.bodies.rigid_schemes import kernels as K
+from solfec_py.bodies.rigid_schemes import kernels as scheme_kernels
 from solfec_py.bodies.rigid_schemes.base import OneStepScheme, mtv, mv
 from solfec_py.geometry.rotation import skew
 
@@ -51,7 +51,7 @@ class Lfpc(OneStepScheme):
             xp[prev] = c[:, 9:12] + 2.0 * h * st.v[prev]
             vp[prev] = c[:, 15:18] + 2.0 * h * f0[prev] / m[prev]
             Lp[prev] = Lm + 2.0 * h * tau0[prev]
-        Rp = K.orthonormalize(Rp)
+        Rp = scheme_kernels.orthonormalize(Rp)
         # carry the start state for the next step's predictor
         block.carry[g, 0:9] = st.R.transpose(0, 2, 1).reshape(-1, 9)
         block.carry[g, 9:12], block.carry[g, 12:15], block.carry[g, 15:18] = st.x, st.Omega, st.v
@@ -72,7 +72,7 @@ class Lfpc(OneStepScheme):
             x1 = st.x + 0.5 * h * (st.v + v1)
             L1 = L0 + 0.5 * h * (tau0 + F[:, 3:6])
             ws = mv(Rp, _referential(Rp, Jinv, L1))
-            R1 = K.orthonormalize(st.R + 0.5 * h * (W0 + skew(ws) @ Rp))
+            R1 = scheme_kernels.orthonormalize(st.R + 0.5 * h * (W0 + skew(ws) @ Rp))
             Rp, xp, vp, Omp = R1, x1, v1, _referential(R1, Jinv, L1)
         if lag is not None:
             block.record_accel(g, 2.0 * np.hstack((vp - st.v, mv(Rp, Omp) - st.w)) / h - lag)

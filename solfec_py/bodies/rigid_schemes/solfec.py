@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solfec_py.bodies.rigid_schemes import solfec_kernels as K
+from solfec_py.bodies.rigid_schemes import solfec_kernels
 from solfec_py.bodies.rigid_schemes.base import CENTER, RigidScheme, rotations
 from solfec_py.errors import SimulationError
 from solfec_py.geometry.rotation import expmap, right_jacobian, skew
@@ -24,22 +24,22 @@ class SolfecScheme(RigidScheme):
 
     GROUP = "solfec"
     order = 2
-    KIND = K.OTHER
+    KIND = solfec_kernels.OTHER
 
     def begin(self, block, rows, t, h):
         idx = _indices(block, rows)
         conf, velo = block.conf, block.velo
         if block.gravity_only():                                    # gravity alone: one pass
             g = np.asarray(block.domain.gravity_at(t + 0.5 * h), dtype=float)
-            K.half_step_gravity(idx, conf, velo, block.J, block.Jinv, block.mass, block.obstacle, g,
-                                block.momentum, block.fext, h)
+            solfec_kernels.half_step_gravity(idx, conf, velo, block.J, block.Jinv, block.mass, block.obstacle, g,
+                                             block.momentum, block.fext, h)
             return
-        K.half_rotate(idx, conf, velo, h)
+        solfec_kernels.half_rotate(idx, conf, velo, h)
         # point loads need the half-step rotations; gravity and callbacks do not
         R_half = rotations(conf[rows]) if len(block.loads) else np.broadcast_to(np.eye(3), (idx.size, 3, 3))
         f, ts, tr = block.loads_at(rows, R_half, conf[rows, CENTER], t + 0.5 * h, h)
-        K.half_velocity(idx, conf, velo, block.J, block.Jinv, block.mass, np.ascontiguousarray(f),
-                        np.ascontiguousarray(ts), np.ascontiguousarray(tr), block.momentum, block.fext, h)
+        solfec_kernels.half_velocity(idx, conf, velo, block.J, block.Jinv, block.mass, np.ascontiguousarray(f),
+                                     np.ascontiguousarray(ts), np.ascontiguousarray(tr), block.momentum, block.fext, h)
 
     def begin_every_row(self, block, t, h) -> bool:
         """The start of the step (support._begin_rows) and `begin` of every row of the block
@@ -47,16 +47,17 @@ class SolfecScheme(RigidScheme):
         if not block.gravity_only():
             return False
         g = np.asarray(block.domain.gravity_at(t + 0.5 * h), dtype=float)
-        K.begin_half_step_gravity(block.count, block.conf, block.velo, block.J, block.Jinv, block.mass,
-                                  block.obstacle, g, block.momentum, block.fext, h, block.velo0, block.reaction,
-                                  block.norotation)
+        solfec_kernels.begin_half_step_gravity(block.count, block.conf, block.velo, block.J, block.Jinv, block.mass,
+                                               block.obstacle, g, block.momentum, block.fext, h, block.velo0,
+                                               block.reaction, block.norotation)
         return True
 
     def finish(self, block, rows, t, h):
         idx = _indices(block, rows)
-        failed = K.finish(idx.size, idx, block.scheme, _kinds(block), block.conf, block.velo, block.reaction,
-                          block.J, block.Jinv, block.mass, block.momentum, block.norotation, h, MAXITER,
-                          False, block.velo0, block.fext, block.obstacle, block.energy, np.zeros(1))
+        failed = solfec_kernels.finish(idx.size, idx, block.scheme, _kinds(block), block.conf, block.velo,
+                                       block.reaction, block.J, block.Jinv, block.mass, block.momentum,
+                                       block.norotation, h, MAXITER, False, block.velo0, block.fext, block.obstacle,
+                                       block.energy, np.zeros(1))
         if failed >= 0:
             _not_converged(block, int(idx[failed]))
 
@@ -66,9 +67,10 @@ class SolfecScheme(RigidScheme):
         every conf and velo entry came out finite is left in block.finite_after_step (the
         sum of them all is finite), for the step's finite-state check."""
         total = np.zeros(1)
-        failed = K.finish(block.count, _EVERY, block.scheme, _kinds(block), block.conf, block.velo, block.reaction,
-                          block.J, block.Jinv, block.mass, block.momentum, block.norotation, h, MAXITER,
-                          True, block.velo0, block.fext, block.obstacle, block.energy, total)
+        failed = solfec_kernels.finish(block.count, _EVERY, block.scheme, _kinds(block), block.conf, block.velo,
+                                       block.reaction, block.J, block.Jinv, block.mass, block.momentum,
+                                       block.norotation, h, MAXITER, True, block.velo0, block.fext, block.obstacle,
+                                       block.energy, total)
         if failed >= 0:
             _not_converged(block, failed)
         block.finite_after_step = bool(np.isfinite(total[0]))
@@ -84,7 +86,7 @@ def _kinds(block) -> np.ndarray:
     cached = getattr(block, "_finish_kinds", None)
     if cached is not None and cached[0] == key:
         return cached[1]
-    kinds = np.full(len(block.schemes), K.OTHER, dtype=np.int64)
+    kinds = np.full(len(block.schemes), solfec_kernels.OTHER, dtype=np.int64)
     for code, scheme in block.scheme_table():
         if isinstance(scheme, SolfecScheme):
             kinds[code] = scheme.KIND
@@ -110,7 +112,7 @@ class RigPos(SolfecScheme):
     """NEW1: explicit, Lambda = Lambda_half exp[h/2 Omega1], Omega = Omega1."""
 
     name = "RIG_POS"
-    KIND = K.POS
+    KIND = solfec_kernels.POS
 
 
 class RigNeg(SolfecScheme):
@@ -118,14 +120,14 @@ class RigNeg(SolfecScheme):
     (a += h Tc; Omega = J^-1 exp[h/2 Omega1]^T a)."""
 
     name = "RIG_NEG"
-    KIND = K.NEG
+    KIND = solfec_kernels.NEG
 
 
 class RigImp(SolfecScheme):
     """NEW3: semi-explicit, solves exp[h/2 Omega] J Omega = a by Newton (no energy drift)."""
 
     name = "RIG_IMP"
-    KIND = K.IMP
+    KIND = solfec_kernels.IMP
 
 
 MAXITER = 50

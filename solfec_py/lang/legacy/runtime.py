@@ -23,6 +23,7 @@ import sys
 import types
 from collections.abc import Mapping
 
+from solfec_py import session
 from solfec_py.lang.legacy import shims
 from solfec_py.lang.legacy.shims import BUILTIN_NAMES
 
@@ -217,6 +218,7 @@ def execfile(filename, globals=None, locals=None):
     python2 = "_p2_print" in caller.f_globals or "_p2_print" in caller.f_builtins
     with open(filename, "rb") as handle:
         text = handle.read().decode("utf-8", "surrogateescape")
+    session.record_input(filename)       # results record what they were computed from
     _run(text, os.fspath(filename), globs, locs, python2)
 
 
