@@ -61,9 +61,10 @@ def _slid(out: str) -> tuple:
 
 
 def _results(tmp_path, name="slide") -> tuple:
-    """(bytes of the results file, the record) as they are on disk."""
+    """(bytes of the results files, the record) as they are on disk."""
     out = tmp_path / "out" / "slide"
-    return (out / "slide.h5").read_bytes(), json.loads((out / "slide.provenance.json").read_text())
+    files = sorted(p for p in (out / "slide.results").rglob("*") if p.is_file())
+    return b"".join(p.read_bytes() for p in files), json.loads((out / "slide.provenance.json").read_text())
 
 
 @pytest.mark.slow          # six runs of the deck: about 3 s
@@ -84,7 +85,7 @@ def test_other_words_stop_and_say_what_to_type(slide, tmp_path, capsys):
     status, out, _ = _run(capsys, "-s", "mu06", slide, "mu=0.6")  # elsewhere
     mode, mu, slid06 = _slid(out)
     assert (status, mode, mu) == (0, "WRITE", 0.6) and 0.0 < slid06 < slid03   # more friction
-    assert (tmp_path / "out/slide/mu06/mu06.h5").is_file() and _results(tmp_path) == stored
+    assert (tmp_path / "out/slide/mu06/mu06.results").is_dir() and _results(tmp_path) == stored
     assert _slid(_run(capsys, "-w", slide, "mu=0.6")[1]) == ("WRITE", 0.6, slid06)   # overwritten
     assert _slid(_run(capsys, slide, "mu=0.6")[1]) == ("READ", 0.6, slid06)
 

@@ -45,7 +45,7 @@ if sol.mode == 'WRITE':
 
 SUMMARY = re.compile(
     r"RUN: t = 0 -> (?P<t1>\S+) s in (?P<steps>\d+) steps; (?P<wall>\S+) s wall, (?P<cpu>\S+) s CPU\n"
-    r"  results: out/summary/summary\.h5 \((?P<frames>\d+) frames\); plot them: solfec-py plot out/summary\n"
+    r"  results: out/summary/summary\.results \((?P<frames>\d+) frames\); plot them: solfec-py plot out/summary\n"
     r"  solver: GAUSS_SEIDEL_SOLVER stopped at its iteration cap \(maxiter = 3\) without converging in"
     r" (?P<capped>\d+) of (?P<solves>\d+) steps, first at t = \S+ s; worst merit (?P<merit>\S+);"
     r" contacts: (?P<end>\d+) at the end, at most (?P<most>\d+)\n")
