@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     session.start(deck_path=deck, extra_argv=list(args.words) + unknown, subdir=args.subdir,
                   overwrite=args.overwrite or args.continue_run, continue_run=args.continue_run,
                   interval=args.interval, output_override=override,
-                  progress=False if args.no_progress else None)
+                  progress=False if args.no_progress else None, notices=True)
     try:
         run_deck(deck, legacy=args.legacy)
     except DeckFailure as failure:

@@ -25,6 +25,7 @@ class Session:
     warnings: bool = True
     progress: bool | None = None       # None: a progress bar only on a terminal
     notes_given: set = field(default_factory=set)  # notes printed once per program run
+    notices: bool = False              # the CLI's line on kernels compiled by a first run (compilation.py)
 
 
 _current = Session()

@@ -20,6 +20,7 @@ from numba import njit
 from solfec_py.fem.elements import BY_CODE
 from solfec_py.fem.laws import fe_stress_mises, lame
 from solfec_py.fem.points import IMP_EPS, MAX_ITERS, fill_point
+from solfec_py.geometry.linalg3 import solve3s
 
 MAXN = max(c.nnodes for c in BY_CODE)
 NNODES = np.array([c.nnodes for c in BY_CODE], dtype=np.int64)
@@ -343,11 +344,13 @@ def _newton(code, conn_e, nodes, p, xi, N, dN):
                 r[i] -= N[k] * nodes[node, i]
                 for j in range(3):
                     J[i, j] += nodes[node, i] * dN[k, j]
-        if abs(np.linalg.det(J)) < 1e-300:
+        ok, d0, d1, d2 = solve3s(J[0, 0], J[0, 1], J[0, 2], J[1, 0], J[1, 1], J[1, 2], J[2, 0], J[2, 1], J[2, 2],
+                                 r[0], r[1], r[2])
+        if not ok:                                  # singular J
             return -1
-        d = np.linalg.solve(J, r)
-        for i in range(3):
-            xi[i] += d[i]
-        if np.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) < IMP_EPS:
+        xi[0] += d0
+        xi[1] += d1
+        xi[2] += d2
+        if np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) < IMP_EPS:
             return it + 1
     return -1

@@ -55,18 +55,26 @@ def _stable_order(keys, order):
     return out
 
 
-@njit(cache=True)
 def unordered_pairs(rows, con):
-    """All unordered pairs (e, f), e != f, of entries with equal rows: the entries sorted by
-    (rows, con, entry) (np.lexsort's stable order), then for each sorted position its later
-    partners of the same row, in order: the pairs and order of the numpy expression in
-    local_dynamics.unordered_pairs, without its temporaries."""
+    """All unordered pairs (e, f), e != f, of entries with equal rows (int64 arrays): the
+    entries sorted by (rows, con, entry) (np.lexsort's stable order: counting sorts when the
+    keys are small, else numpy's stable sorts; the rare case stays out of the compiled
+    code), then for each sorted position its later partners of the same row, in order: the
+    pairs and order of the numpy expression in local_dynamics.unordered_pairs, without its
+    temporaries."""
     E = rows.size
     if E and rows.min() >= 0 and con.min() >= 0 and rows.max() < 4 * E + 1024 and con.max() < 4 * E + 1024:
-        order = _stable_order(rows, _stable_order(con, np.arange(E)))
+        order = _stable_order(rows, _stable_order(con, np.arange(E, dtype=np.int64)))
     else:
-        order = np.argsort(con, kind="mergesort")
-        order = order[np.argsort(rows[order], kind="mergesort")]
+        order = np.argsort(con, kind="stable")
+        order = order[np.argsort(rows[order], kind="stable")]
+    return _pairs_in_order(rows, order)
+
+
+@njit(cache=True)
+def _pairs_in_order(rows, order):
+    """The pairs of `unordered_pairs` for the entries in their sorted order."""
+    E = rows.size
     total = 0
     start = 0
     for i in range(1, E + 1):
