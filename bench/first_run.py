@@ -38,6 +38,17 @@ BODY(sol, 'OBSTACLE', floor, mat)
 BLOCK = ("HEX([0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0.5, 1, 0, 0.5, 1, 1, 0.5, 0, 1, 0.5], "
          "{n}, {n}, {n}, 1, [1] * 6)")
 
+FE = """
+sol = SOLFEC('DYNAMIC', 1E-4, OUT)
+mat = BULK_MATERIAL(sol, model='KIRCHHOFF', young=1E6, poisson=0.3, density=1000)
+SURFACE_MATERIAL(sol, model='SIGNORINI_COULOMB', friction=0.3)
+GRAVITY(sol, (0, 0, -9.81))
+{floor}
+block = BODY(sol, 'FINITE_ELEMENT', TRANSLATE({block}, (0, 0, 1E-5)), mat, form='{form}')
+block.scheme = 'DEF_LIM'
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-6, 100), 0.002)
+"""
+
 DECKS = {
     "RIG": """
 sol = SOLFEC('DYNAMIC', 1E-3, OUT)
@@ -54,26 +65,8 @@ block = BODY(sol, 'PSEUDO_RIGID', {block}, mat)
 INITIAL_VELOCITY(block, (0, 0, 0), (0, 0, 20))
 RUN(sol, GAUSS_SEIDEL_SOLVER(1E-6, 100), 0.002)
 """.format(block=BLOCK.format(n=1)),
-    "FE-TL": """
-sol = SOLFEC('DYNAMIC', 1E-4, OUT)
-mat = BULK_MATERIAL(sol, model='KIRCHHOFF', young=1E6, poisson=0.3, density=1000)
-SURFACE_MATERIAL(sol, model='SIGNORINI_COULOMB', friction=0.3)
-GRAVITY(sol, (0, 0, -9.81))
-{floor}
-block = BODY(sol, 'FINITE_ELEMENT', TRANSLATE({block}, (0, 0, 1E-5)), mat, form='TL')
-block.scheme = 'DEF_LIM'
-RUN(sol, GAUSS_SEIDEL_SOLVER(1E-6, 100), 0.002)
-""".format(floor=FLOOR, block=BLOCK.format(n=2)),
-    "FE-BC": """
-sol = SOLFEC('DYNAMIC', 1E-4, OUT)
-mat = BULK_MATERIAL(sol, model='KIRCHHOFF', young=1E6, poisson=0.3, density=1000)
-SURFACE_MATERIAL(sol, model='SIGNORINI_COULOMB', friction=0.3)
-GRAVITY(sol, (0, 0, -9.81))
-{floor}
-block = BODY(sol, 'FINITE_ELEMENT', TRANSLATE({block}, (0, 0, 1E-5)), mat, form='BC')
-block.scheme = 'DEF_LIM'
-RUN(sol, GAUSS_SEIDEL_SOLVER(1E-6, 100), 0.002)
-""".format(floor=FLOOR, block=BLOCK.format(n=2)),
+    "FE-TL": FE.format(form="TL", floor=FLOOR, block=BLOCK.format(n=2)),
+    "FE-BC": FE.format(form="BC", floor=FLOOR, block=BLOCK.format(n=2)),
     "CONTACT": """
 sol = SOLFEC('DYNAMIC', 1E-3, OUT)
 mat = BULK_MATERIAL(sol, density=2000)

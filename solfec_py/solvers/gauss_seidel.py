@@ -9,23 +9,23 @@ R), and ends with error = |R - R_prev| / |R| (1 when R = 0) and, when meritval <
 merit g(R). It stops when iters >= maxiter or (error <= epsilon and merit <= meritval).
 With over-relaxation (omega != 1, contact rows of the Signorini-Coulomb model) R - R_prev
 in the error is each row's own Gauss-Seidel update, before it is relaxed: the residual of
-the plain sweep at the current iterate, the quantity the test measures at omega = 1 (the
-relaxed change is about omega times it; bench/README.md, "S1 Gauss-Seidel sweeps").
+the plain sweep at the current iterate, the quantity the test measures at omega = 1.
 SPRING forces come from a Python function, so with springs the kernel is run one sweep at
 a time and the forces are re-evaluated between sweeps from the velocities of the sweep.
+
 The common row, a Signorini-Coulomb contact solved by SEMISMOOTH_NEWTON, is solved on
-scalars inside the sweep (`_contact_row_ssn`, no array views: bench/README.md, "The
-Gauss-Seidel row solve"); every other row goes through `solve_row`, with the same bits.
-When every row is such a contact (S1, S2) the sweep is `_sweep_contacts`: diagonal.ssn_block
-inlined into its own code (`_inlined`) and compiled with numba's error_model="numpy" (a float
-division by zero gives inf / NaN instead of a test and a raise per division; the divisors of
-ssn_block and solve3s are nonzero by their branches), the same operations in the same order,
-so the same bits, 22 – 33 % cheaper per row on S1 (bench/README.md, "S1 at w = 1: the sweep
-(session 25)").
+scalars inside the sweep (`_contact_row_ssn`, no array views); every other row goes
+through `solve_row`, with the same bits. When every row is such a contact (S1, S2) the
+sweep is `_sweep_contacts`: diagonal.ssn_block inlined into its own code (`_inlined`) and
+compiled with numba's error_model="numpy" (a float division by zero gives inf / NaN instead
+of a test and a raise per division; the divisors of ssn_block and solve3s are nonzero by
+their branches), the same operations in the same order, so the same bits, 22 - 33 % cheaper
+per row on S1. Each kind of set has a kernel of its own (`iterate` chooses), so that numba
+compiles only the sweep a deck uses (docs/dev/performance.md).
 
 numba's cache of these kernels holds the compiled functions of solvers/diagonal.py too, but
 is invalidated by changes of this file only: edit this line when diagonal.py or
-geometry/linalg3.py (its solve3s) changes (last: solve3s moved to linalg3.py, session 25).
+geometry/linalg3.py (its solve3s) changes (last change there: solve3s in linalg3.py).
 """
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def _inlined(fn, **calls):
     inline="always" (numba inlines its IR into the calling kernel, which lowers it with its
     own options), calling `calls` in place of the functions of those names: the same
     operations, so the same bits, without the calls numba makes between separately compiled
-    functions (bench/README.md, "S1 at w = 1: the sweep (session 25)")."""
+    functions (docs/dev/performance.md)."""
     f = fn.py_func
     g = dict(f.__globals__)
     g.update(calls)
@@ -238,7 +238,7 @@ def _relax_s(omega, mu, c, p0, p1, p2, q0, q1, q2):
 def _relax(a, omega, par, W, blast, R, U, Rp):
     """`_relax_s` on the arrays of row a, and its U = b + W_aa R. A call of its own, not
     inlined into the sweep: inlined (and so the whole relaxed row on scalars) the relaxed
-    sweep ran 2 - 7 % slower (bench/README.md, "S1 Gauss-Seidel sweeps and over-relaxation")."""
+    sweep ran 2 - 7 % slower."""
     R[a, 0], R[a, 1], R[a, 2] = _relax_s(omega, par[a, 0], par[a, 2], Rp[0], Rp[1], Rp[2],
                                          R[a, 0], R[a, 1], R[a, 2])
     for i in range(3):

@@ -7,14 +7,13 @@ Reference: Solfec-1.0 ldy.c, local dynamics (the diagonal blocks and their inver
 
 Each reproduces the numpy expression it replaces bit for bit (tests/test_step_kernels.py):
 segment sums add in entry order, as np.bincount / np.add.at do; einsum sums are formed in
-the order numpy's einsum forms them (bench/README.md, 'Local dynamics assembly (issue 13,
-third pass)'). The diagonal blocks' eigenvalues and inverses are closed forms equal to
-LAPACK's (np.linalg.eigvalsh / inv) to rounding, not bit for bit (bench/README.md, 'S2 M = 8:
-closed-form diagonal blocks and step overhead (session 25)').
+the order numpy's einsum forms them. The diagonal blocks' eigenvalues and inverses are
+closed forms equal to LAPACK's (np.linalg.eigvalsh / inv) to rounding, not bit for bit
+(docs/dev/performance.md).
 
 numba's cache of these kernels holds the inlined geometry/linalg3.py functions too, but is
-invalidated by changes of this file only: edit this line when linalg3.py changes (last: the
-inverse by linalg3.solve3s, session 25).
+invalidated by changes of this file only: edit this line when linalg3.py changes (last change
+there: the inverse by linalg3.solve3s).
 """
 from __future__ import annotations
 
@@ -295,7 +294,7 @@ def off_diagonal_csr(n, a, b, values):
 @njit(cache=True)
 def off_diagonal_csr_into(n, a, b, values, start, order, inv, indptr, adj, W):
     """off_diagonal_csr writing into given arrays (local_dynamics reuses them from step to
-    step: freshly mapped memory costs page faults, bench/README.md): scratch start (>= n + 1),
+    step: freshly mapped memory costs page faults): scratch start (>= n + 1),
     order and inv (>= E), outputs indptr (>= n + 1), adj (>= E) and W (>= E blocks); returns
     the number m of distinct blocks, written to adj[:m], W[:m] and indptr[:n + 1]."""
     E = a.size
