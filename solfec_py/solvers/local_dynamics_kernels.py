@@ -292,6 +292,42 @@ def off_diagonal_csr(n, a, b, values):
 
 
 @njit(cache=True)
+def _merge_sort_by(items, key):
+    """Sort `items` in place by key[items], stably (bottom-up merge sort): the order of
+    np.argsort(key[items], kind="mergesort"), without numba's generic sort to compile."""
+    n = items.size
+    src, dst = items, np.empty(n, dtype=items.dtype)
+    swapped = False
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid, hi = min(lo + width, n), min(lo + 2 * width, n)
+            i, j, k = lo, mid, lo
+            while i < mid and j < hi:
+                if key[src[j]] < key[src[i]]:    # equal keys: the left run first (stable)
+                    dst[k] = src[j]
+                    j += 1
+                else:
+                    dst[k] = src[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                dst[k] = src[i]
+                i += 1
+                k += 1
+            while j < hi:
+                dst[k] = src[j]
+                j += 1
+                k += 1
+        src, dst = dst, src
+        swapped = not swapped
+        width *= 2
+    if swapped:
+        for k in range(n):
+            items[k] = src[k]
+
+
+@njit(cache=True)
 def off_diagonal_csr_into(n, a, b, values, start, order, inv, indptr, adj, W):
     """off_diagonal_csr writing into given arrays (local_dynamics reuses them from step to
     step: freshly mapped memory costs page faults): scratch start (>= n + 1),
@@ -312,10 +348,7 @@ def off_diagonal_csr_into(n, a, b, values, start, order, inv, indptr, adj, W):
         fill[a[k]] += 1
     for i in range(n):                      # stable sort by b within row i
         if start[i + 1] - start[i] > 32:    # long row: merge sort (insertion sort is quadratic)
-            seg = order[start[i]:start[i + 1]].copy()
-            perm = np.argsort(b[seg], kind="mergesort")
-            for p in range(seg.size):
-                order[start[i] + p] = seg[perm[p]]
+            _merge_sort_by(order[start[i]:start[i + 1]], b)
             continue
         for p in range(start[i] + 1, start[i + 1]):
             k = order[p]
