@@ -26,7 +26,7 @@ Observed (2-core machine): the arrays settle within about 40 steps, then a slow 
 (e-folding about 50 steps) and saturates near 1e-4 J (M = 5), because a HEX 1x1x1 face pair gets
 one contact at the centroid of the overlap lens; with HEX 2x2x1 cubes (four contacts per face)
 the same run decays to 1e-14 J. CONDET (the compiled pair kernel re-evaluating every persisting
-pair, about 4.0 us per pair since session 25) takes about 55-70 % of the CPU time (bench/README.md).
+pair, about 4.0 us per pair) takes about 55-70 % of the CPU time (docs/dev/performance.md).
 """
 from __future__ import annotations
 

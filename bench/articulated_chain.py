@@ -1,4 +1,4 @@
-"""Benchmark: forward dynamics of articulated chains (issue 12; docs/joints.md).
+"""Benchmark: forward dynamics of articulated chains (docs/joints.md).
 
 Scene "articulated chain": a chain of n revolute links (boxes 1 x 0.1 x 0.1 m,
 alternating hinge axes so the motion is spatial) released from a bent configuration under

@@ -3,7 +3,7 @@ solved by Gauss-Seidel; prints one JSON line with the block updates (reactions x
 second of the sweep kernel and of the whole constraint solve, per step.
 
 Run:  python bench/chain.py [N] [steps] [epsilon] [maxiter]
-Target (issue 4): >= 2 M block updates per second on one core.
+Goal: >= 2 M block updates per second on one core.
 """
 from __future__ import annotations
 

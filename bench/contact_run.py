@@ -64,9 +64,24 @@ def observed_run(A, sol, steps: int, h: float, profile: str | None = None, relax
         prof.disable()
         prof.dump_stats(profile)
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-    return {"wall": wall, "cpu": cpu, "ran": domain.steps_done, "contacts": np.array(stats["contacts"] or [0]),
+    return {"wall": wall, "cpu": cpu, "ran": domain.steps_done, "hash": state_hash(domain), "contacts": np.array(stats["contacts"] or [0]),
             "gap": stats["gap"], "iters": np.array(iters or [0]), "merit": np.array(stats["merit"] or [np.nan]),
             "timers": {k: round(domain.timers.get(k, 0.0), 3) for k in timestep.TIMERS}}
+
+
+def state_hash(domain) -> str:
+    """16 hex digits of the SHA-256 of every block's body rows (conf, velo) at the end:
+    equal hashes, bit-identical states (a speed change that keeps the arithmetic keeps it)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for name in sorted(domain.blocks):
+        block = domain.blocks[name]
+        for name in ("conf", "velo"):                    # the rows of the block's bodies
+            array = getattr(block, name, None)
+            if isinstance(array, np.ndarray):
+                digest.update(np.ascontiguousarray(array[: block.count]).tobytes())
+    return digest.hexdigest()[:16]
 
 
 def report(scene: str, n: int, h: float, run: dict, **figures) -> dict:
@@ -86,7 +101,7 @@ def report(scene: str, n: int, h: float, run: dict, **figures) -> dict:
             "solver": SOLVER["kind"], "tunnelling": TUNNELLING["mode"],
             "gs_iters_mean": round(float(iters.mean()), 1), "gs_iters_max": int(iters.max()),
             "merit_mean": float(f"{np.mean(run['merit']):.3e}"), "merit_max": float(f"{np.max(run['merit']):.3e}"),
-            "timers": run["timers"], "energy_drift": None,
+            "timers": run["timers"], "energy_drift": None, "state_hash": run["hash"],
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
 
 

@@ -6,7 +6,7 @@ RUN writing no frames (OUTPUT interval beyond the duration: frame 0 only, live X
 the baseline, RUN writing the HDF5 results store only (SOLFEC_PY_XDMF=0), and RUN writing
 the store and the live XDMF series. Prints one JSON line per steps-per-frame value: wall
 times (best of REPEAT runs: the machine's noise is one-sided), the overhead ratios over the
-baseline (issue 5 target: writing the frames adds < 20 %), milliseconds per frame, and
+baseline (the goal: writing the frames adds < 20 %), milliseconds per frame, and
 bytes per body-frame of the results file and of the XDMF data.
 
     python bench/output_overhead.py [steps_per_frame ...]     (default: 1 10)

@@ -1,5 +1,5 @@
 """Benchmark: time to translate a generated 5 000-line legacy (Python 2) Solfec deck to
-Python 3 (issue 3 target: under 2 s).  Prints one JSON line:
+Python 3 (the goal: under 2 s).  Prints one JSON line:
 {"lines": ..., "parser_build_s": ..., "translate_s": ..., "target_s": 2.0, "ok": ...}.
 The deck repeats a block of typical Solfec-1.0 constructs: print statements with trailing
 commas and `>>`, integer division, tabs in indentation, `exec`, `%`-formatting, dict

@@ -28,6 +28,7 @@ extensions = [
     "sphinx.ext.mathjax",
     "deck_reference",
     "deck_gallery",
+    "file_links",
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = ["_build", "_ext", "Thumbs.db", ".DS_Store"]
@@ -56,3 +57,8 @@ html_theme_options = {
     "show_toc_level": 2,
 }
 html_static_path = ["_static"]
+html_css_files = ["solfec.css"]
+# The left sidebar lists the pages of the current section (tutorials, guides, developer
+# notes); the pages without a section of their own get none rather than an empty list
+html_sidebars = {page: [] for page in ("index", "getting_started", "units", "reference", "gallery",
+                                       "search", "genindex")}

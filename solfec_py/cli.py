@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     session.start(deck_path=deck, extra_argv=stored or words, subdir=args.subdir,
                   overwrite=args.overwrite or args.continue_run, continue_run=args.continue_run,
                   interval=args.interval, output_override=override,
-                  progress=False if args.no_progress else None)
+                  progress=False if args.no_progress else None, notices=True)
     if stored:
         session.note("the words of the stored run: " + " ".join(stored))
     try:

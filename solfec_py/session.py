@@ -31,6 +31,7 @@ class Session:
     deck_code: str | None = None       # translated), set by the deck runner
     inputs: dict = field(default_factory=dict)  # input file (as the deck named it) -> sha256
     input_watchers: list = field(default_factory=list)  # called as w(path, sha256) on each input
+    notices: bool = False              # the CLI's line on kernels compiled by a first run (compilation.py)
 
 
 _current = Session()

@@ -173,7 +173,7 @@ def test_gjk_start_pair_gives_the_same_distance(seed):
     va = rng.normal(size=(rng.integers(4, 12), 3))
     vb = rng.normal(size=(rng.integers(4, 12), 3)) + rng.normal(size=3) * (3 if seed % 2 else 0.5)
     work = gjk_work()
-    ref = gjk_into(va, vb, work)
+    ref = gjk_into(va, vb, work, 0, 0)
     for i0, j0 in zip(rng.integers(0, len(va), 8), rng.integers(0, len(vb), 8)):
         d = gjk_into(va, vb, work, i0, j0)
         assert d == pytest.approx(ref, abs=1e-12)

@@ -48,6 +48,25 @@ def test_entry_has_a_docstring_with_an_example(name):
     assert len(summary) > 10, f"{name}: the docstring opens with no summary"
 
 
+# arguments that are physical quantities and the dimension their entry must state (docs/units.md)
+DIMENSIONS = {("SOLFEC", "step"): "[time]", ("RUN", "duration"): "[time]", ("OUTPUT", "interval"): "[time]",
+              ("BULK_MATERIAL", "young"): "[stress]", ("BULK_MATERIAL", "density"): "[density]",
+              ("SURFACE_MATERIAL", "cohesion"): "[stress]", ("GRAVITY", "vector"): "[acceleration]",
+              ("FORCE", "value"): "[force]", ("TORQUE", "value"): "[force x length]",
+              ("PRESSURE", "value"): "[stress]", ("SPHERE", "radius"): "[length]", ("HEX", "nodes"): "[length]",
+              ("INITIAL_VELOCITY", "linear, angular"): "[velocity]", ("BODY_CHARS", "tensor"): "[mass x area]",
+              ("FIX_POINT", "strength"): "[force]", ("GEOMETRIC_EPSILON", "epsilon"): "[length]"}
+
+
+@pytest.mark.parametrize("name, argument", sorted(DIMENSIONS))
+def test_physical_arguments_state_their_dimension(name, argument):
+    """The reference entry of a physical argument opens its description with its dimension."""
+    doc = inspect.getdoc(NAMES[name])
+    match = re.search(rf"^{re.escape(argument)} : [^\n]*\n((?:    [^\n]*\n?)+)", doc, re.MULTILINE)
+    assert match, f"{name}: no description of {argument!r}"
+    assert match.group(1).strip().startswith(DIMENSIONS[name, argument]), (name, argument, match.group(1))
+
+
 def test_unavailable_commands_say_so():
     for name in R.entries()["Not available yet"]:
         assert "not available" in NAMES[name].__doc__.lower(), name

@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "solfec_py"
 # layer of each top-level module or sub-package: a module imports only from its own layer
 # or lower ones (lower layers never import higher ones)
 LAYERS = {
-    "errors": 0, "validate": 0, "session": 0,
+    "errors": 0, "validate": 0, "session": 0, "compilation": 0,
     "geometry": 1, "fem": 1,
     "materials": 2, "timeseries": 2, "constraints": 2, "motion": 2,
     "bodies": 3,

@@ -65,6 +65,8 @@ def test_live_xdmf_references_every_frame(vis):
     np.testing.assert_array_equal(times, store.times)
     assert len(times) == 11
     assert not (tmp_path / "out/vis/vis_constraints.xmf").exists()     # no constraints in this model
+    grid = ET.parse(str(tmp_path / "out/vis/vis_grids.xmf")).getroot().find("Domain/Grid/Grid")
+    assert "STRESS" not in [a.get("Name") for a in grid.findall("Attribute")]   # rigid bodies only
 
 
 def test_meshio_reads_the_series_and_the_displacement_is_the_free_fall(vis):
@@ -240,3 +242,41 @@ def test_live_export_can_be_switched_off(tmp_path, monkeypatch):
     assert main([deck]) == 0
     assert (tmp_path / "out/vis/vis.results/store.json").is_file()
     assert not (tmp_path / "out/vis/vis_grids.xmf").exists() and not (tmp_path / "out/vis/vis_xdmf.h5").exists()
+
+
+STRESSED = """\
+import numpy as np
+sol = SOLFEC('DYNAMIC', 1E-4, 'out/fe')
+sol.verbose = 'OFF'
+mat = BULK_MATERIAL(sol, young=2.0E9, poisson=0.3, density=1000.0)
+cube = BODY(sol, 'FINITE_ELEMENT', HEX([0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1],
+                                       2, 2, 2, 1, [1] * 6), mat)
+X = np.array(cube.block.X[:cube.block.N])
+U = np.array({U})
+cube.conf = tuple((X @ (U - np.eye(3)).T).reshape(-1).tolist())   # a homogeneous stretch at t = 0
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-3, 100), 2E-4)
+"""
+
+
+def test_finite_element_bodies_write_their_stress_by_default(tmp_path):
+    """A run with a finite-element body writes STRESS to its ParaView files without being
+    asked (a rigid-only run does not: test_live_xdmf_references_every_frame): frame 0 holds
+    the deck's homogeneous stretch F = U (symmetric), whose stress at every surface point is
+    Solfec's formula F P / det F (tests/stress_reference.py) to float32 rounding (rtol 1e-6)."""
+    from stress_reference import solfec_fe_stress
+
+    U = [[1.01, 0.002, 0.0], [0.002, 0.995, 0.001], [0.0, 0.001, 1.003]]
+    deck = write_deck(tmp_path / "fe.py", STRESSED.format(U=U))
+    assert main([deck]) == 0
+    xmf = os.path.join(tmp_path, "out", "fe", "fe_grids.xmf")
+    check_references(xmf)
+    grid = ET.parse(xmf).getroot().find("Domain/Grid/Grid")
+    names = [a.get("Name") for a in grid.findall("Attribute")]
+    assert "STRESS" in names
+    item = next(a for a in grid.findall("Attribute") if a.get("Name") == "STRESS").find("DataItem")
+    file, path = item.text.strip().split(":")
+    with h5py.File(os.path.join(tmp_path, "out", "fe", file), "r") as f:
+        stress = np.array(f[path])
+    ref = solfec_fe_stress(np.array(U), 2.0e9, 0.3)[:6]
+    assert stress.shape[1] == 6 and stress.shape[0] > 0
+    np.testing.assert_allclose(stress, np.tile(ref, (stress.shape[0], 1)), rtol=1e-6, atol=1e-6 * np.abs(ref).max())

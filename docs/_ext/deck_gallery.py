@@ -49,7 +49,7 @@ def decks() -> list:
 
 
 def description(name: str) -> str:
-    """The leading comment block of the deck, as plain text."""
+    """The comment block at the top of the deck, as plain text."""
     lines = []
     with open(os.path.join(INPUTS, name + ".py"), encoding="utf-8") as f:
         for line in f:

@@ -46,5 +46,7 @@ def _collect() -> dict:
 
 
 NAMES = _collect()
+
+from solfec_py import compilation  # noqa: E402,F401  (numba's compile events: the first run's notice)
 __all__ = sorted(NAMES)
 globals().update(NAMES)

@@ -354,9 +354,11 @@ def BODY_CHARS(body, mass, volume, center, tensor):
     ----------
     body : BODY
     mass, volume : float
-        > 0.
+        [mass] and [volume]. > 0.
     center : tuple of 3 floats
+        [length].
     tensor : tuple of 9 floats
+        [mass x area].
 
     Raises
     ------
@@ -391,6 +393,7 @@ def INITIAL_VELOCITY(body, linear, angular):
     ----------
     body : BODY
     linear, angular : tuple of 3 floats
+        [velocity] and [angle / time] (radians).
 
     Raises
     ------

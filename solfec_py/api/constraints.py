@@ -221,9 +221,9 @@ def FIX_POINT(body, point, strength=V.MISSING):
     ----------
     body : BODY
     point : tuple of 3 floats
-        Inside the body.
+        [length]. Inside the body.
     strength : float, optional
-        > 0: the constraint is removed when its reaction exceeds it (default: never).
+        [force]. > 0: the constraint is removed when its reaction exceeds it (default: never).
 
     Returns
     -------
@@ -259,11 +259,12 @@ def FIX_DIRECTION(body, point, direction, body2=V.MISSING, point2=V.MISSING):
     ----------
     body : BODY
     point : tuple of 3 floats
+        [length].
     direction : tuple of 3 floats
         Non-zero (normalised).
     body2 : BODY, optional
     point2 : tuple of 3 floats, optional
-        Given together with ``body2``.
+        [length]. Given together with ``body2``.
 
     Returns
     -------
@@ -319,9 +320,9 @@ def PUT_RIGID_LINK(body1, body2, point1, point2, strength=V.MISSING):
     body1, body2 : BODY or None
         Not both None, not two obstacles.
     point1, point2 : tuple of 3 floats
-        Referential points inside their bodies.
+        [length]. Referential points inside their bodies.
     strength : float, optional
-        > 0: the link breaks when its reaction exceeds it.
+        [force]. > 0: the link breaks when its reaction exceeds it.
 
     Returns
     -------
@@ -384,10 +385,11 @@ def PUT_SPRING(body1, point1, body2, point2, function, limits, direction=V.MISSI
     ----------
     body1, body2 : BODY
     point1, point2 : tuple of 3 floats
+        [length].
     function : callable
-        ``function(stroke, velocity) -> float``.
+        [force] of a stroke [length] and a velocity [velocity]. ``function(stroke, velocity) -> float``.
     limits : tuple of 2 floats
-        ``smin <= 0 <= smax``.
+        [length]. ``smin <= 0 <= smax``.
     direction : tuple of 3 floats, optional
     update : str, optional
 

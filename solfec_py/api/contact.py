@@ -89,9 +89,9 @@ def CONTACT_SPARSIFY(solfec, threshold=V.MISSING, minarea=V.MISSING, mindist=V.M
     threshold : float, optional
         In [0, 1] (default 0.01; 0 turns the area-ratio rule off).
     minarea : float, optional
-        >= 0 (default 0).
+        [area]. >= 0 (default 0).
     mindist : float, optional
-        >= 0 (default GEOMETRIC_EPSILON).
+        [length]. >= 0 (default GEOMETRIC_EPSILON).
 
     Raises
     ------
@@ -171,10 +171,10 @@ def OVERLAP_CORRECTION(solfec, fraction=V.MISSING, slop=V.MISSING):
     ----------
     solfec : SOLFEC
     fraction : float, optional
-        Share of the overlap removed per step, in [0, 1] (default 0.5, measured on S2's
-        cube stacks; 1.0 overshoots; bench/README.md, session 25). 0 switches it off.
+        [dimensionless]. Share of the overlap removed per step, in [0, 1] (default 0.5,
+        measured on S2's cube stacks; 1.0 overshoots). 0 switches it off.
     slop : float, optional
-        Overlap left alone, >= 0 (a length; default 0.0: the whole overlap is corrected).
+        [length]. Overlap left alone, >= 0 (default 0.0: the whole overlap is corrected).
         Bodies resting on single contact points (CONTACT_POINTS 'CENTROID', e.g. HEX 1x1x1
         boxes) carry rocking moments through their overlap; without a slop the correction
         feeds their rocking, so give them a slop of the order of that overlap (3e-5 m for

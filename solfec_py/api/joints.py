@@ -107,7 +107,7 @@ class JOINT:
     child : BODY
         The RIGID body the joint moves; it has at most one parent joint.
     point : tuple
-        The joint centre (x, y, z) in the current configuration.
+        [length]. The joint centre (x, y, z) in the current configuration.
     axis : tuple, optional
         The joint axis; required for REVOLUTE, PRISMATIC, CYLINDRICAL, UNIVERSAL and PLANAR.
     axis2 : tuple, optional
@@ -115,11 +115,14 @@ class JOINT:
     label : str, optional
         A name used in messages.
     limits : tuple, optional
+        [length] for slides, radians for rotations.
         ``(lower, upper)`` of a one-freedom joint, or one pair per freedom: inelastic stops
         (rotations of SPHERICAL and FREE joints: on the components of the rotation vector).
     spring : float or tuple, optional
+        [force / length] for slides, [force x length / angle] for rotations (radians).
         Stiffness on every freedom (rest at creation), or ``(stiffness, rest)``.
     damper : float, optional
+        [force x time / length] for slides, [force x length x time / angle] for rotations.
         Damping coefficient on every freedom.
     drive : float or TIME_SERIES, optional
         Prescribed coordinate of a one-freedom joint (an actuator that imposes it; it must

@@ -26,6 +26,7 @@ def GRAVITY(solfec, vector):
     ----------
     solfec : SOLFEC
     vector : tuple of 3 numbers or TIME_SERIES
+        [acceleration].
 
     Raises
     ------
@@ -67,9 +68,11 @@ def FORCE(body, kind, point, direction, value, data=V.MISSING):
     kind : str
         ``'SPATIAL'`` or ``'CONVECTED'``.
     point : tuple of 3 floats
+        [length].
     direction : tuple of 3 floats
         Non-zero (ignored with a callback).
     value : float, TIME_SERIES or callable
+        [force].
     data : object, optional
         Passed to the callback.
 
@@ -122,6 +125,7 @@ def TORQUE(body, kind, direction, value):
     direction : tuple of 3 floats
         Non-zero.
     value : float or TIME_SERIES
+        [force x length].
 
     Raises
     ------
@@ -157,6 +161,7 @@ def PRESSURE(body, surfid, value):
     body : BODY
     surfid : int
     value : float or TIME_SERIES
+        [stress].
 
     Raises
     ------

@@ -190,16 +190,17 @@ class SURFACE_MATERIAL(_MaterialHandle):
         ``'SPRING_DASHPOT'`` (a compliant normal law).
     label : str, optional
     friction : float, optional
-        Coulomb coefficient, >= 0 (default 0).
+        [dimensionless]. Coulomb coefficient, >= 0 (default 0).
     cohesion : float, optional
-        Cohesion stress, >= 0 (default 0).
+        [stress]. Cohesion stress, >= 0 (default 0).
     restitution : float, optional
-        Normal restitution coefficient in [0, 1] (default 0).
+        [dimensionless]. Normal restitution coefficient in [0, 1] (default 0).
     spring, dashpot : float, optional
+        [force / length] (with hpow 1; [force / length^hpow] in general) and [force x time / length].
         SPRING_DASHPOT stiffness (>= 0) and damping (a negative value asks for critical
         damping); default 0.
     hpow : float, optional
-        Exponent of the spring law, >= 0 (default 1).
+        [dimensionless]. Exponent of the spring law, >= 0 (default 1).
 
     Attributes
     ----------
@@ -337,13 +338,14 @@ class BULK_MATERIAL(_MaterialHandle):
     label : str, optional
         Default ``'BULK_MATERIAL_n'``.
     young : float, optional
-        Young's modulus, >= 0 (default 1e9).
+        [stress]. Young's modulus, >= 0 (default 1e9).
     poisson : float, optional
-        Poisson's ratio, >= 0 (default 0.25).
+        [dimensionless]. Poisson's ratio, >= 0 (default 0.25).
     density : float, optional
-        >= 0 (default 1e3).
+        [density]. >= 0 (default 1e3).
     tensile, fracene : float, optional
-        Tensile strength and fracture energy, >= 0 (default infinite); stored, used by
+        [stress] and [energy / area]. Tensile strength and fracture energy, >= 0 (default
+        infinite); stored, used by
         fracture (not available yet).
     fields : list of FIELD or labels, optional
 

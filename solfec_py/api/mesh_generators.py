@@ -30,7 +30,7 @@ def HEX(nodes, i, j, k, volid, surids, dx=V.MISSING, dy=V.MISSING, dz=V.MISSING)
     Parameters
     ----------
     nodes : list of 24 floats
-        The 8 corners: the bottom four counter-clockwise seen from above, then the top four
+        [length]. The 8 corners: the bottom four counter-clockwise seen from above, then the top four
         above them.
     i, j, k : int
         Divisions along the brick's three edge directions (at most 10**6 elements in all).
@@ -74,11 +74,11 @@ def PIPE(pnt, dir, rin, thi, ndri, nrad, nthi, volid, surids):  # noqa: A002 - S
     Parameters
     ----------
     pnt : tuple of 3 floats
-        Centre of the base.
+        [length]. Centre of the base.
     dir : tuple of 3 floats
-        Axis; its length is the pipe length.
+        [length]. Axis; its length is the pipe length.
     rin, thi : float
-        Inner radius and wall thickness, > 0.
+        [length]. Inner radius and wall thickness, > 0.
     ndri, nrad, nthi : int
         Divisions along the axis, around the circumference (>= 3) and through the wall.
     volid : int

@@ -67,6 +67,7 @@ def MESH_IMPORT(path, volid=0, surfid=0, groups=V.MISSING, scale=1.0, format=V.M
         Group name -> id (default: numbered groups keep their numbers, named ones are numbered
         in order).
     scale : float
+        [dimensionless]: file coordinates times scale are in the deck's length unit.
         Coordinates are multiplied by it, > 0 (default 1; e.g. 0.001 for millimetres).
     format : str, optional
         A meshio format name overriding the file extension (``'gmsh'``, ``'abaqus'``, ``'vtu'``, ...).
@@ -128,7 +129,7 @@ def TETRAHEDRALIZE(shape, path, volume=V.MISSING, quality=V.MISSING, volid=V.MIS
     path : str
         Cache file (``.vtu``, ``.msh``, ``.inp``, ``.vtk``, ``.xdmf``, ``.med``; other extensions are VTU).
     volume : float, optional
-        Largest element volume, > 0.
+        [volume]. Largest element volume, > 0.
     quality : float, optional
         Radius-edge quality bound, > 1.
     volid, surid : int, optional
@@ -229,8 +230,9 @@ def ELLIP_MESH(center, radii, error, volid, surfid):
     Parameters
     ----------
     center : tuple of 3 floats
+        [length].
     radii : tuple of 3 floats
-        Semi-axes, > 0.
+        [length]. Semi-axes, > 0.
     error : float
         > 0.
     volid, surfid : int

@@ -25,7 +25,7 @@ def GEOMETRIC_EPSILON(epsilon):
     Parameters
     ----------
     epsilon : float
-        > 0.
+        [length]. > 0.
 
     Raises
     ------
@@ -283,7 +283,7 @@ def DISPLAY_POINT(body, point, label=V.MISSING):
     ----------
     body : BODY
     point : tuple of 3 floats
-        Inside the body.
+        [length]. Inside the body.
     label : str, optional
 
     Raises

@@ -75,9 +75,11 @@ def SET_VELOCITY(body, point, direction, value):
     ----------
     body : BODY
     point : tuple of 3 floats
+        [length].
     direction : tuple of 3 floats
         Non-zero (normalised).
     value : float or TIME_SERIES
+        [velocity].
 
     Returns
     -------
@@ -111,9 +113,11 @@ def SET_DISPLACEMENT(body, point, direction, tms):
     ----------
     body : BODY
     point : tuple of 3 floats
+        [length].
     direction : tuple of 3 floats
         Non-zero.
     tms : TIME_SERIES
+        [length] over [time].
 
     Returns
     -------
@@ -149,8 +153,10 @@ def SET_ACCELERATION(body, point, direction, tms):
     ----------
     body : BODY
     point : tuple of 3 floats
+        [length].
     direction : tuple of 3 floats
     tms : TIME_SERIES
+        [acceleration] over [time].
 
     Returns
     -------
@@ -195,9 +201,11 @@ def SET_VELOCITY3(body, point, base, tms):
     ----------
     body : BODY
     point : tuple of 3 floats
+        [length].
     base : tuple of 9 floats
         Three independent vectors, one after the other.
     tms : tuple of 3 (float or TIME_SERIES)
+        [velocity] (over [time]).
 
     Returns
     -------
@@ -226,8 +234,10 @@ def SET_DISPLACEMENT3(body, point, base, tms):
     ----------
     body : BODY
     point : tuple of 3 floats
+        [length].
     base : tuple of 9 floats
     tms : tuple of 3 TIME_SERIES
+        [length] over [time].
 
     Returns
     -------
@@ -258,8 +268,10 @@ def SET_ACCELERATION3(body, point, base, tms):
     ----------
     body : BODY
     point : tuple of 3 floats
+        [length].
     base : tuple of 9 floats
     tms : tuple of 3 TIME_SERIES
+        [acceleration] over [time].
 
     Returns
     -------

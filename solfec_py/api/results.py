@@ -19,7 +19,7 @@ from solfec_py.errors import InputError, InputTypeError, ResultsError
 from solfec_py.output import history
 from solfec_py.output import replay
 from solfec_py.output.frames import CCOL, constraint_rows
-from solfec_py.output.xdmf import ATTRIBUTES, DEFAULT_ATTRIBUTES, XdmfSeries
+from solfec_py.output.xdmf import ATTRIBUTES, XdmfSeries, default_attributes
 
 
 # ---------------------------------------------------------------------- HISTORY items
@@ -171,9 +171,9 @@ def _export_times(time):
     return "list", [V.number("time", time)]
 
 
-def _attributes(attributes):
+def _attributes(attributes, bodies):
     if not V.given(attributes):
-        return DEFAULT_ATTRIBUTES
+        return default_attributes(bodies)
     if not isinstance(attributes, list):
         raise InputError("'attributes' should be a list of attributes, e.g. ['DISP', 'VELO', 'REAC', 'GAP'],"
                          f" got {V.describe(attributes)}")
@@ -198,13 +198,15 @@ def XDMF_EXPORT(solfec, time, path, subset=V.MISSING, attributes=V.MISSING):
     ----------
     solfec : SOLFEC
     time : float, list of floats or tuple (t0, t1)
+        [time].
     path : str
         Directory (created).
     subset : str, tuple or list, optional
         Bodies to export: label regular expressions, BODY objects, body ids and
         ``(xmin, ymin, zmin, xmax, ymax, zmax)`` boxes; default all.
     attributes : list of str, optional
-        Any of ``'DISP' 'VELO' 'STRESS' 'REAC' 'RELV' 'GAP'``; default DISP, VELO, REAC, GAP.
+        Any of ``'DISP' 'VELO' 'STRESS' 'REAC' 'RELV' 'GAP'``; default DISP, VELO, REAC, GAP,
+        and STRESS when the model holds finite-element bodies.
 
     Raises
     ------
@@ -220,7 +222,7 @@ def XDMF_EXPORT(solfec, time, path, subset=V.MISSING, attributes=V.MISSING):
     domain = require_solfec("solfec", solfec)
     how, times = _export_times(time)
     path = V.file_path("path", path, "directory")
-    attrs = _attributes(attributes)
+    attrs = _attributes(attributes, domain.bodies)
     name = os.path.basename(os.path.normpath(path))
     V.file_path("path", os.path.join(path, name + "_constraints.xmf"))    # the longest name written there
     try:
@@ -279,7 +281,7 @@ def INITIALIZE_STATE(solfec, path, time, subset=V.MISSING):
     path : str
         An output directory holding results.
     time : float
-        >= 0.
+        [time]. >= 0.
     subset : str or list of str, optional
 
     Raises

@@ -48,7 +48,7 @@ def RUN(solfec, solver, duration):
     solver : GAUSS_SEIDEL_SOLVER, PENALTY_SOLVER or NEWTON_SOLVER
         The constraint solver.
     duration : float
-        Simulated time to integrate, >= 0; at most 10**8 steps per RUN, counted at the step
+        [time]. Simulated time to integrate, >= 0; at most 10**8 steps per RUN, counted at the step
         the run takes (a dynamic run cuts the step to half the critical step of its
         pseudo-rigid and explicit finite-element bodies; docs/limits.md).
 
@@ -138,7 +138,7 @@ def OUTPUT(solfec, interval, compression=V.MISSING):
     ----------
     solfec : SOLFEC
     interval : float
-        >= 0.
+        [time]. >= 0.
     compression : str, optional
         ``'ON'`` or ``'OFF'``: compressed HDF5 datasets.
 
@@ -174,7 +174,7 @@ def EXTENTS(solfec, extents):
     ----------
     solfec : SOLFEC
     extents : tuple of 6 floats
-        Minima, then maxima; each minimum must be below its maximum.
+        [length]. Minima, then maxima; each minimum must be below its maximum.
 
     Raises
     ------
@@ -207,7 +207,7 @@ def CALLBACK(solfec, interval, data, callback):
     ----------
     solfec : SOLFEC
     interval : float
-        > 0.
+        [time]. > 0.
     data : object
         Passed to the callback (a tuple is unpacked).
     callback : callable
@@ -244,7 +244,7 @@ def UNPHYSICAL_PENETRATION(solfec, depth):
     ----------
     solfec : SOLFEC
     depth : float
-        > 0.
+        [length]. > 0.
 
     Raises
     ------
@@ -376,7 +376,7 @@ def DISPLACEMENT(body, point):
     ----------
     body : BODY
     point : tuple of 3 floats
-        Referential point.
+        [length]. Referential point.
 
     Returns
     -------
@@ -407,6 +407,7 @@ def VELOCITY(body, point):
     ----------
     body : BODY
     point : tuple of 3 floats
+        [length].
 
     Returns
     -------
@@ -441,6 +442,7 @@ def STRESS(body, point):
     ----------
     body : BODY
     point : tuple of 3 floats
+        [length].
 
     Returns
     -------
@@ -473,6 +475,7 @@ def SEEK(solfec, time):
     ----------
     solfec : SOLFEC
     time : float
+        [time].
 
     Examples
     --------
@@ -576,7 +579,7 @@ def HISTORY(solfec, list, t0, t1, skip=V.MISSING, progress=V.MISSING):
     solfec : SOLFEC
     list : item or list of items
     t0, t1 : float
-        Time range.
+        [time]. Time range.
     skip : int, optional
         Use every skip-th frame (> 0).
     progress : str, optional

@@ -67,6 +67,7 @@ class TIME_SERIES:
     Parameters
     ----------
     points : list or str
+        Times in [time], values in the unit of what the series drives.
         ``[t0, v0, t1, v1, ...]`` (at least two points), ``[[t0, v0], [t1, v1], ...]``, or the
         path of a text file of ``t v`` lines (``#`` starts a comment; a blank line ends the
         data). Times must increase.

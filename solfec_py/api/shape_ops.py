@@ -54,6 +54,7 @@ def BEND(shape, point, direction, angle):
     shape : MESH
         A free mesh (not the mesh of a BODY).
     point : tuple of 3 floats
+        [length].
     direction : tuple of 3 floats
         Non-zero.
     angle : float
@@ -104,7 +105,7 @@ def SPLIT(shape, point, normal, surfid=(0, 0), topoadj="OFF", remesh="ON"):
     ----------
     shape : CONVEX, MESH, SPHERE, ELLIP or a list of those
     point, normal : tuple of 3 floats
-        ``normal`` non-zero.
+        [length] (the point). ``normal`` non-zero.
     surfid : tuple of 2 ints, optional
         Surface ids of the new faces: ``surfid[0]`` on the face whose outward normal is
         ``normal``, ``surfid[1]`` on the other (default (0, 0)).
@@ -295,7 +296,7 @@ def OVERLAPPING(*args, **kwargs):
     not : str, optional
         ``'NOT'`` selects the shapes that do not overlap.
     gap : float, optional
-        <= 0 (default 0).
+        [length]. <= 0 (default 0).
 
     Returns
     -------

@@ -235,6 +235,7 @@ def TRANSLATE(shape, vector):
     ----------
     shape : CONVEX, MESH, SPHERE, ELLIP, a list of those, or a tuple of 3 floats
     vector : tuple of 3 floats
+        [length].
 
     Returns
     -------
@@ -272,6 +273,7 @@ def ROTATE(shape, point, vector, angle):
     ----------
     shape : CONVEX, MESH, SPHERE, ELLIP, a list of those, or a tuple of 3 floats
     point : tuple of 3 floats
+        [length].
     vector : tuple of 3 floats
         Non-zero.
     angle : float

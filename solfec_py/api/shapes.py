@@ -49,7 +49,7 @@ class CONVEX(UserShape):
     Parameters
     ----------
     vertices : list of floats
-        ``[x0, y0, z0, x1, y1, z1, ...]``, at least 4 vertices.
+        [length]. ``[x0, y0, z0, x1, y1, z1, ...]``, at least 4 vertices.
     faces : list of ints
         For each face: the vertex count n (>= 3), n vertex indices counter-clockwise seen from
         outside, and the face's surface id; at least 4 faces.
@@ -118,7 +118,7 @@ def HULL(points, volid, surfid, convex=V.MISSING):
     Parameters
     ----------
     points : list of floats
-        ``[x0, y0, z0, ...]``, at least 4 points not in one plane.
+        [length]. ``[x0, y0, z0, ...]``, at least 4 points not in one plane.
     volid, surfid : int
     convex : CONVEX, optional
         A collection the hull is put in front of (emptied into the result).
@@ -210,7 +210,7 @@ class MESH(UserShape):
     Parameters
     ----------
     nodes : list of floats
-        ``[x0, y0, z0, x1, ...]``.
+        [length]. ``[x0, y0, z0, x1, ...]``.
     elements : list of ints
         For each element: the node count (4, 5, 6, 8, 10, 15 or 20), the node indices, the
         volume id.
@@ -418,8 +418,9 @@ class SPHERE(UserShape):
     Parameters
     ----------
     center : tuple of 3 floats
+        [length].
     radius : float
-        > 0.
+        [length]. > 0.
     volid, surfid : int
 
     Attributes
@@ -475,8 +476,9 @@ class ELLIP(UserShape):
     Parameters
     ----------
     center : tuple of 3 floats
+        [length].
     radii : tuple of 3 floats
-        Semi-axes, > 0.
+        [length]. Semi-axes, > 0.
     volid, surfid : int
 
     Attributes

@@ -50,7 +50,7 @@ class SOLFEC:
         ``'DYNAMIC'`` or ``'QUASI_STATIC'`` (no inertia carried from step to step:
         velocities follow from the current loads and constraints).
     step : float
-        Time step, > 0; settable later as ``sol.step``.
+        [time]. Time step, > 0; settable later as ``sol.step``.
     output : str
         Output directory (created; a copy of the deck goes in it). ``solfec-py -s NAME``
         appends a sub-directory.

@@ -20,6 +20,7 @@ from numba import njit
 from solfec_py.fem.elements import BY_CODE
 from solfec_py.fem.laws import fe_stress_mises, lame
 from solfec_py.fem.points import DOMAINS, IMP_EPS, MAX_ITERS, fill_point, inside
+from solfec_py.geometry.linalg3 import solve3s
 
 MAXN = max(c.nnodes for c in BY_CODE)
 NNODES = np.array([c.nnodes for c in BY_CODE], dtype=np.int64)
@@ -115,6 +116,27 @@ def shape_values(econn, ecode, gid, xi, nodes_out, N_out):
 
 
 @njit(cache=True)
+def _det_inverse3(A):
+    """(det A, A^-1) of a 3 x 3 matrix by cofactors (A^-1 = adj(A) / det A; the Jacobian of
+    an element map, well conditioned for an element that is not degenerate; no LAPACK call,
+    whose numba wrappers cost seconds of a first run's compilation)."""
+    a00, a01, a02 = A[0, 0], A[0, 1], A[0, 2]
+    a10, a11, a12 = A[1, 0], A[1, 1], A[1, 2]
+    a20, a21, a22 = A[2, 0], A[2, 1], A[2, 2]
+    c00, c01, c02 = a11 * a22 - a12 * a21, a12 * a20 - a10 * a22, a10 * a21 - a11 * a20
+    det = a00 * c00 + a01 * c01 + a02 * c02
+    inv = np.empty((3, 3))
+    inv[0, 0], inv[1, 0], inv[2, 0] = c00 / det, c01 / det, c02 / det
+    inv[0, 1] = (a02 * a21 - a01 * a22) / det
+    inv[1, 1] = (a00 * a22 - a02 * a20) / det
+    inv[2, 1] = (a01 * a20 - a00 * a21) / det
+    inv[0, 2] = (a01 * a12 - a02 * a11) / det
+    inv[1, 2] = (a02 * a10 - a00 * a12) / det
+    inv[2, 2] = (a00 * a11 - a01 * a10) / det
+    return det, inv
+
+
+@njit(cache=True)
 def _gradient(code, conn_e, X, q, xi, N, dN, F):
     """F = I + sum q_k (x) dN_k/dX at xi (3, 3); returns det of dX/dxi."""
     n = NNODES[code]
@@ -125,8 +147,7 @@ def _gradient(code, conn_e, X, q, xi, N, dN, F):
         for i in range(3):
             for j in range(3):
                 F0[i, j] += X[node, i] * dN[k, j]
-    det0 = np.linalg.det(F0)
-    inv = np.linalg.inv(F0)
+    det0, inv = _det_inverse3(F0)
     for i in range(3):
         for J in range(3):
             s = 1.0 if i == J else 0.0
@@ -331,11 +352,13 @@ def _newton(code, conn_e, nodes, p, xi, N, dN):
                 r[i] -= N[k] * nodes[node, i]
                 for j in range(3):
                     J[i, j] += nodes[node, i] * dN[k, j]
-        if abs(np.linalg.det(J)) < 1e-300:
+        ok, d0, d1, d2 = solve3s(J[0, 0], J[0, 1], J[0, 2], J[1, 0], J[1, 1], J[1, 2], J[2, 0], J[2, 1], J[2, 2],
+                                 r[0], r[1], r[2])
+        if not ok:                                  # singular J
             return -1
-        d = np.linalg.solve(J, r)
-        for i in range(3):
-            xi[i] += d[i]
-        if np.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) < IMP_EPS:
+        xi[0] += d0
+        xi[1] += d1
+        xi[2] += d2
+        if np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) < IMP_EPS:
             return it + 1
     return -1

@@ -13,6 +13,17 @@ import numpy as np
 
 
 @numba.njit(cache=True)
+def _grown(out):
+    """A copy of the full pair list out (k, 2) with room for 2 k pairs (copied element by
+    element: an array assignment would compile numba's shape-mismatch message)."""
+    k = out.shape[0]
+    grown = np.empty((2 * k, 2), dtype=np.int64)
+    for c in range(k):
+        grown[c, 0], grown[c, 1] = out[c, 0], out[c, 1]
+    return grown
+
+
+@numba.njit(cache=True)
 def _sweep(lo, hi, order, axis, skip_group, group, skip_flag, flag):
     """Pairs (i, j), i < j, of boxes overlapping on all axes; pairs with equal `group`
     (when skip_group) or both `flag` (when skip_flag) are left out. Listed by the sorted
@@ -46,9 +57,7 @@ def _sweep(lo, hi, order, axis, skip_group, group, skip_flag, flag):
             if skip_flag and flag[i] and flag[j]:
                 continue
             if k == out.shape[0]:
-                grown = np.empty((2 * k, 2), dtype=np.int64)
-                grown[:k] = out[:k]
-                out = grown
+                out = _grown(out)
             if i < j:
                 out[k, 0], out[k, 1] = i, j
             else:
@@ -159,9 +168,7 @@ def _grid(lo, hi, cell, skip_group, group, skip_flag, flag):
                 if lo[j, 0] > hi0 or li0 > hi[j, 0] or lo[j, 1] > hi1 or li1 > hi[j, 1] or lo[j, 2] > hi2 or li2 > hi[j, 2]:
                     continue
                 if k == out.shape[0]:
-                    grown = np.empty((2 * k, 2), dtype=np.int64)
-                    grown[:k] = out[:k]
-                    out = grown
+                    out = _grown(out)
                 out[k, 0], out[k, 1] = i, j
                 k += 1
     # large boxes: a small box j can meet large box i only if lo[j, 0] lies in
@@ -203,9 +210,7 @@ def _grid(lo, hi, cell, skip_group, group, skip_flag, flag):
         found = np.sort(partners[:np_])
         for j in found:
             if k == out.shape[0]:
-                grown = np.empty((2 * k, 2), dtype=np.int64)
-                grown[:k] = out[:k]
-                out = grown
+                out = _grown(out)
             out[k, 0], out[k, 1] = min(i, j), max(i, j)
             k += 1
     return out[:k]

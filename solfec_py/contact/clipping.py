@@ -141,7 +141,7 @@ def clip(FV, FN, FP, nf, nk, dk, k, ax, S, tmp, cap, ang, idx, tol):
             S[f, v] = sv
     if not outside:
         return nf
-    nc = 0
+    nc = np.int64(0)                     # (not a literal 0: one compiled _angles, _sort)
     g = 0
     for f in range(nf):
         m = FN[f]

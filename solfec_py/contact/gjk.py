@@ -109,17 +109,18 @@ def gjk(va, vb):
     Minkowski difference with an exact sub-simplex search (`gjk_into` with work arrays of
     its own)."""
     work = gjk_work()
-    d = gjk_into(va, vb, work)
+    d = gjk_into(va, vb, work, np.int64(0), np.int64(0))
     return work[9], work[10], d
 
 
 @numba.njit(cache=True, error_model="numpy")
-def gjk_into(va, vb, work, i0=0, j0=0):
+def gjk_into(va, vb, work, i0, j0):
     """`gjk` on the reusable work arrays `work` (from `gjk_work`; zeroed here first, so that
     every call starts as a fresh one): returns the distance and leaves the closest points
     p, q in work[9], work[10]. The iteration starts from the vertex pair va[i0] - vb[j0]
-    (a guess of the closest features saves iterations). It runs on scalars (a contact
-    step calls this up to four times per polyhedron pair)."""
+    (a guess of the closest features saves iterations; 0, 0 without one: pass them as
+    int64 variables, `np.int64(0)`, so that numba compiles one version for every caller).
+    It runs on scalars (a contact step calls this up to four times per polyhedron pair)."""
     W, A, B, lam, x, G, r, mu, idx, p, q = work
     for k in range(4):
         lam[k] = 0.0
@@ -193,8 +194,9 @@ def gjk_pairs(ca, cb, c_vstart, v_cur):
     m = ca.size
     P, Q, D = np.zeros((m, 3)), np.zeros((m, 3)), np.zeros(m)
     work = gjk_work()
+    z = np.int64(0)
     for k in range(m):
         a, b = ca[k], cb[k]
-        D[k] = gjk_into(v_cur[c_vstart[a]:c_vstart[a + 1]], v_cur[c_vstart[b]:c_vstart[b + 1]], work)
+        D[k] = gjk_into(v_cur[c_vstart[a]:c_vstart[a + 1]], v_cur[c_vstart[b]:c_vstart[b + 1]], work, z, z)
         P[k], Q[k] = work[9], work[10]
     return P, Q, D

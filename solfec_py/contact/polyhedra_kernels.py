@@ -14,8 +14,8 @@ polygons outgrow the work arrays is flagged for the Qhull path
 
 The polytope's construction and summary are in `clipping.py`. numba's cache of these
 kernels holds the compiled `gjk.gjk` and the clipping kernels too, but is invalidated by
-changes of this file only: edit this line when gjk.py or clipping.py changes (last:
-clipping.py split off, session 25).
+changes of this file only: edit this line when gjk.py or clipping.py changes (last change
+there: gjk_into's start vertices passed as int64, one compiled version for every caller).
 
 The kernels here and in gjk.py are compiled with numba's error_model="numpy": no check for
 a division by zero before each division (every division is guarded by its own test or has a
@@ -93,7 +93,8 @@ def _gap_into(va, vb, x, n, V, eps, work, one, sha, shb, in_a, in_b):
     copies of the refinement). in_a (in_b): x is known to be inside a (b), whose GJK
     distance check (0 <= eps) is then skipped."""
     one[0, 0], one[0, 1], one[0, 2] = x[0], x[1], x[2]
-    if (not in_a and gjk_into(va, one, work) > eps) or (not in_b and gjk_into(vb, one, work) > eps):
+    z = np.int64(0)
+    if (not in_a and gjk_into(va, one, work, z, z) > eps) or (not in_b and gjk_into(vb, one, work, z, z) > eps):
         return False, 0.0
     lo, hi = np.inf, -np.inf
     for v in range(V.shape[0]):
@@ -103,7 +104,7 @@ def _gap_into(va, vb, x, n, V, eps, work, one, sha, shb, in_a, in_b):
     if g < -eps:                                         # refine: depth along n
         g0, g1, g2 = g * n[0], g * n[1], g * n[2]       # va + g n, vb - g n, elementwise
         na_, nb_ = va.shape[0], vb.shape[0]
-        ia, ib, top, bottom = 0, 0, -np.inf, np.inf     # GJK starts from the extreme vertices along n
+        ia, ib, top, bottom = z, z, -np.inf, np.inf     # GJK starts from the extreme vertices along n
         for i in range(na_):
             sha[i, 0], sha[i, 1], sha[i, 2] = va[i, 0] + g0, va[i, 1] + g1, va[i, 2] + g2
             pr = va[i, 0] * n[0] + va[i, 1] * n[1] + va[i, 2] * n[2]
@@ -131,6 +132,13 @@ def _far(Y, c):
     return j, np.sqrt(best)
 
 
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _put(out, k, x0, x1, x2):
+    """out[k] = (x0, x1, x2), element by element (an array assignment would compile numba's
+    shape-mismatch message, seconds of a first run)."""
+    out[k, 0], out[k, 1], out[k, 2] = x0, x1, x2
+
+
 @numba.njit(cache=True, error_model="numpy")
 def polygon_corners(V, x, n, tol, out):
     """Up to four points spanning the contact polygon: the vertices V projected onto the
@@ -144,35 +152,36 @@ def polygon_corners(V, x, n, tol, out):
             Y[i, j] = V[i, j] - t * n[j]
     i0, r0 = _far(Y, x)
     if r0 <= tol:
-        out[0] = x
+        _put(out, 0, x[0], x[1], x[2])
         return 1
     i1, r1 = _far(Y, Y[i0])
-    out[0], out[1] = Y[i0], Y[i1]
+    _put(out, 0, Y[i0, 0], Y[i0, 1], Y[i0, 2])
+    _put(out, 1, Y[i1, 0], Y[i1, 1], Y[i1, 2])
     if r1 <= tol:
-        out[0] = x
+        _put(out, 0, x[0], x[1], x[2])
         return 1
-    e = (Y[i1] - Y[i0]) / r1
-    s = np.cross(n, e)                     # in-plane, across the line P0 P1
+    e0, e1, e2 = (Y[i1, 0] - Y[i0, 0]) / r1, (Y[i1, 1] - Y[i0, 1]) / r1, (Y[i1, 2] - Y[i0, 2]) / r1
+    s0, s1, s2 = n[1] * e2 - n[2] * e1, n[2] * e0 - n[0] * e2, n[0] * e1 - n[1] * e0   # n x e: across P0 P1
     lo, hi, jlo, jhi = 0.0, 0.0, -1, -1
     for i in range(Y.shape[0]):
-        h = (Y[i, 0] - Y[i0, 0]) * s[0] + (Y[i, 1] - Y[i0, 1]) * s[1] + (Y[i, 2] - Y[i0, 2]) * s[2]
+        h = (Y[i, 0] - Y[i0, 0]) * s0 + (Y[i, 1] - Y[i0, 1]) * s1 + (Y[i, 2] - Y[i0, 2]) * s2
         if h > hi:
             hi, jhi = h, i
         if h < lo:
             lo, jlo = h, i
     k = 2
     if hi > tol:
-        out[k] = Y[jhi]
+        _put(out, k, Y[jhi, 0], Y[jhi, 1], Y[jhi, 2])
         k += 1
     if -lo > tol:
-        out[k] = Y[jlo]
+        _put(out, k, Y[jlo, 0], Y[jlo, 1], Y[jlo, 2])
         k += 1
     return k
 
 
 @numba.njit(cache=True, error_model="numpy")
 def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f_surface, f_sid,
-                 c_tstart, tri, c_closed, f_vstart, f_vert, lo_box, hi_box, eps, corner_tol=-1.0):
+                 c_tstart, tri, c_closed, f_vstart, f_vert, lo_box, hi_box, eps, corner_tol):
     """Narrow phase of the convex pairs (ca[k] owns the normal; c_tstart, tri, c_closed as
     in `objects.ObjectTable`: a point strictly inside a closed convex skips its GJK check,
     `_behind_all`; f_vstart, f_vert: the table's face polygons, from which a's own polytope
@@ -180,7 +189,7 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
     normal (from a to b), gap, area, surface id of a, of b, `redo` (pairs whose work
     arrays overflowed: to be evaluated by the Qhull path) and, when corner_tol >= 0, the
     `polygon_corners` of every contact (m, 4, 3) with their count (m,), corners kept apart
-    by at least max(corner_tol, 10 x the lens thickness along the normal)."""
+    by at least max(corner_tol, 10 x the lens thickness along the normal); corner_tol < 0: no corners."""
     m = ca.size
     touch = np.zeros(m, dtype=np.bool_)
     redo = np.zeros(m, dtype=np.bool_)
@@ -211,6 +220,7 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
     surface = np.empty(2 * kmax, dtype=np.bool_)
     c_state = np.zeros(c_fstart.size - 1, dtype=np.int8)   # 0: not seen, 1 / 2: `own_faces` true / false
     work = gjk_work()                        # work arrays reused by every pair
+    z = np.int64(0)                          # (not a literal 0: one compiled gjk_into for all calls)
     vmax = 0
     for c in range(c_vstart.size - 1):
         vmax = max(vmax, c_vstart[c + 1] - c_vstart[c])
@@ -223,7 +233,7 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
     for k in range(m):
         a, b = ca[k], cb[k]
         va, vb = v_cur[c_vstart[a]:c_vstart[a + 1]], v_cur[c_vstart[b]:c_vstart[b + 1]]
-        dist = gjk_into(va, vb, work)
+        dist = gjk_into(va, vb, work, z, z)
         if dist > eps:
             continue
         p = work[9]
@@ -318,7 +328,9 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
         sa = _nearest_surface(x, f_normal, f_offset, f_surface, f_sid, fa0, fa1)
         sb = _nearest_surface(x, f_normal, f_offset, f_surface, f_sid, fb0, fb1)
         touch[k] = True
-        point[k], normal[k], gap[k], area[k] = x, nn, g, 0.5 * total
+        _put(point, k, x[0], x[1], x[2])
+        _put(normal, k, nn[0], nn[1], nn[2])
+        gap[k], area[k] = g, 0.5 * total
         sid_a[k], sid_b[k] = sa, sb
         if corner_tol >= 0.0:                  # flat lens: corners farther apart than 10 x its thickness
             lo_n, hi_n = np.inf, -np.inf

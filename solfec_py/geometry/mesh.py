@@ -132,7 +132,7 @@ _SHARED_COUNT = 256        # topologies kept (the oldest dropped first)
 def _topology_of(etype: np.ndarray, conn: np.ndarray) -> _Topology:
     """The topology of (etype, conn); small meshes of equal connectivity (the many copies of
     one shape in a scene: 512 cubes, each meshed for contact and for output) share one,
-    derived once (bench/README.md, S2 M = 8 session 25)."""
+    derived once."""
     if etype.size > _SHARED_UP_TO:
         return _Topology(etype, conn)
     key = (etype.tobytes(), conn.tobytes())

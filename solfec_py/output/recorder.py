@@ -64,7 +64,8 @@ def start_live_xdmf(solfec, keep_frames: int = 0) -> None:
         solfec.xdmf_live = False
         return
     stem, heavy = xdmf.live_names(solfec.outpath)
-    series = xdmf.XdmfSeries(solfec.outpath, stem, heavy, coarse=True)
+    series = xdmf.XdmfSeries(solfec.outpath, stem, heavy, xdmf.default_attributes(solfec.domain.bodies),
+                             coarse=True)
     try:
         series.start(keep_frames)
     except (OSError, KeyError, ValueError, RuntimeError) as exc:

@@ -6,7 +6,8 @@ Reference: Solfec-1.0 user manual, XDMF_EXPORT (Solfec's XDMF export: `_grids.xm
 Each frame is one uniform grid of a temporal collection: all bodies' surface triangles
 (topology and the cell attributes BID and SURFID, the body and surface id of each
 triangle, shared by frames while the body set is unchanged), the current points, and the
-point attributes DISP (x − X), VELO (and STRESS, zero for rigid bodies); constraints are a
+point attributes DISP (x − X), VELO and STRESS (by default when the model holds finite-element
+bodies; zero on rigid bodies); constraints are a
 polyvertex grid with REAC (global reaction B·R), RELV (global relative velocity B·U), GAP
 and KIND. Heavy data are float32 (visualisation only;
 the results of record are the float64 frames of the results store). The heavy file stays
@@ -25,6 +26,16 @@ from solfec_py.output.surface import SurfaceSet
 
 ATTRIBUTES = ("DISP", "VELO", "STRESS", "REAC", "RELV", "GAP")
 DEFAULT_ATTRIBUTES = ("DISP", "VELO", "REAC", "GAP")
+STRESSED_KINDS = ("FINITE_ELEMENT",)      # bodies whose STRESS the files carry by default
+
+
+def default_attributes(bodies) -> tuple:
+    """The attributes written unless the deck names them: DEFAULT_ATTRIBUTES, and STRESS
+    when a finite-element body is among `bodies` (its stress field is what ParaView is
+    opened for; rigid bodies would only add zeros)."""
+    if any(getattr(body, "kind", None) in STRESSED_KINDS for body in bodies):
+        return DEFAULT_ATTRIBUTES[:2] + ("STRESS",) + DEFAULT_ATTRIBUTES[2:]
+    return DEFAULT_ATTRIBUTES
 HEAD = ('<?xml version="1.0"?>\n<Xdmf Version="3.0">\n  <Domain>\n'
         '    <Grid Name="{name}" GridType="Collection" CollectionType="Temporal">\n')
 TAIL = "    </Grid>\n  </Domain>\n</Xdmf>\n"

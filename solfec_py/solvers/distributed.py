@@ -101,6 +101,33 @@ def _free_energy(ld, n: int, comm) -> float:
     return total if total > 0.0 else 1.0
 
 
+def sweep_rows(order, backward, contacts, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+               dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, omega):
+    """One sweep over the rows `order` with the kernels gauss_seidel.iterate would choose
+    (`contacts`: `_ssn_contacts` of the rows); returns (sum |R - R_prev|^2, sum |R|^2, first diagonal
+    error code, aborted). The distributed solve sweeps its row classes one by one with it."""
+    if contacts:
+        n, start, up, lo = order.size, 0, 0.0, 0.0
+        while True:
+            m, up, lo = gs._sweep_contacts(order, start, backward, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast,
+                                        dynamic, h, deps, dmaxiter, omega, up, lo)
+            if m >= n:
+                return up, lo, code, False
+            a = order[n - 1 - m] if backward else order[m]
+            up, lo, code, abort = gs._contact_fallback(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force,
+                                                    blast, dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, omega,
+                                                    up, lo, code)
+            if abort:
+                return up, lo, code, True
+            start = m + 1
+    ws, A, b, R0, U0 = np.empty((9, 3)), np.empty((3, 3)), np.empty(3), np.empty(3), np.empty(3)
+    if omega == 1.0:
+        return gs._sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+                      dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0)
+    return gs._sweep_relaxed(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+                          dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0, omega)
+
+
 def gauss_seidel(ld, settings, ext, springs, variant: str) -> gs.Result:
     """Solve the local dynamics `ld` (owned rows first, then external rows) in place; the
     external rows' reactions come from their owners between the phases of every sweep."""
@@ -132,7 +159,7 @@ def gauss_seidel(ld, settings, ext, springs, variant: str) -> gs.Result:
     def sweep(order, backward):
         if order.size == 0 or state["abort"]:
             return
-        up, lo, code, abort = gs.sweep_rows(order, backward, contacts, *args, force, blast, dynamic, h, dsolver,
+        up, lo, code, abort = sweep_rows(order, backward, contacts, *args, force, blast, dynamic, h, dsolver,
                                             deps, dmax, stop, state["code"], omega)
         state["up"] += up
         state["lo"] += lo

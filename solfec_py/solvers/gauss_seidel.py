@@ -9,23 +9,23 @@ R), and ends with error = |R - R_prev| / |R| (1 when R = 0) and, when meritval <
 merit g(R). It stops when iters >= maxiter or (error <= epsilon and merit <= meritval).
 With over-relaxation (omega != 1, contact rows of the Signorini-Coulomb model) R - R_prev
 in the error is each row's own Gauss-Seidel update, before it is relaxed: the residual of
-the plain sweep at the current iterate, the quantity the test measures at omega = 1 (the
-relaxed change is about omega times it; bench/README.md, "S1 Gauss-Seidel sweeps").
+the plain sweep at the current iterate, the quantity the test measures at omega = 1.
 SPRING forces come from a Python function, so with springs the kernel is run one sweep at
 a time and the forces are re-evaluated between sweeps from the velocities of the sweep.
+
 The common row, a Signorini-Coulomb contact solved by SEMISMOOTH_NEWTON, is solved on
-scalars inside the sweep (`_contact_row_ssn`, no array views: bench/README.md, "The
-Gauss-Seidel row solve"); every other row goes through `solve_row`, with the same bits.
-When every row is such a contact (S1, S2) the sweep is `_sweep_contacts`: diagonal.ssn_block
-inlined into its own code (`_inlined`) and compiled with numba's error_model="numpy" (a float
-division by zero gives inf / NaN instead of a test and a raise per division; the divisors of
-ssn_block and solve3s are nonzero by their branches), the same operations in the same order,
-so the same bits, 22 – 33 % cheaper per row on S1 (bench/README.md, "S1 at w = 1: the sweep
-(session 25)").
+scalars inside the sweep (`_contact_row_ssn`, no array views); every other row goes
+through `solve_row`, with the same bits. When every row is such a contact (S1, S2) the
+sweep is `_sweep_contacts`: diagonal.ssn_block inlined into its own code (`_inlined`) and
+compiled with numba's error_model="numpy" (a float division by zero gives inf / NaN instead
+of a test and a raise per division; the divisors of ssn_block and solve3s are nonzero by
+their branches), the same operations in the same order, so the same bits, 22 - 33 % cheaper
+per row on S1. Each kind of set has a kernel of its own (`iterate` chooses), so that numba
+compiles only the sweep a deck uses (docs/dev/performance.md).
 
 numba's cache of these kernels holds the compiled functions of solvers/diagonal.py too, but
 is invalidated by changes of this file only: edit this line when diagonal.py or
-geometry/linalg3.py (its solve3s) changes (last: solve3s moved to linalg3.py, session 25).
+geometry/linalg3.py (its solve3s) changes (last change there: solve3s in linalg3.py).
 """
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def _inlined(fn, **calls):
     inline="always" (numba inlines its IR into the calling kernel, which lowers it with its
     own options), calling `calls` in place of the functions of those names: the same
     operations, so the same bits, without the calls numba makes between separately compiled
-    functions (bench/README.md, "S1 at w = 1: the sweep (session 25)")."""
+    functions (docs/dev/performance.md)."""
     f = fn.py_func
     g = dict(f.__globals__)
     g.update(calls)
@@ -238,7 +238,7 @@ def _relax_s(omega, mu, c, p0, p1, p2, q0, q1, q2):
 def _relax(a, omega, par, W, blast, R, U, Rp):
     """`_relax_s` on the arrays of row a, and its U = b + W_aa R. A call of its own, not
     inlined into the sweep: inlined (and so the whole relaxed row on scalars) the relaxed
-    sweep ran 2 - 7 % slower (bench/README.md, "S1 Gauss-Seidel sweeps and over-relaxation")."""
+    sweep ran 2 - 7 % slower."""
     R[a, 0], R[a, 1], R[a, 2] = _relax_s(omega, par[a, 0], par[a, 2], Rp[0], Rp[1], Rp[2],
                                          R[a, 0], R[a, 1], R[a, 2])
     for i in range(3):
@@ -323,11 +323,35 @@ def _sweep_relaxed(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj,
 
 
 @njit(cache=True)
-def _row_call(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h, dsolver, deps,
-              dmaxiter, ws, A, b, R0, U0):
-    """`solve_row` as a call of its own (not inlined): the fallback of `_sweep_contacts`."""
-    return solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h,
-                     dsolver, deps, dmaxiter, ws, A, b, R0, U0)
+def _contact_fallback(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h, dsolver,
+                      deps, dmaxiter, stop_on_fail, omega, up, lo, code):
+    """Row a of `_sweep_contacts` whose Newton iteration failed, redone by `solve_row` (with
+    its fallbacks) and relaxed as the sweep would: returns the sweep's sums and diagonal
+    error code after the row and whether failure='EXIT' aborts the sweep. A kernel of its
+    own, called between the two parts of a sweep that `iterate` runs on either side of the
+    row, so that numba compiles `solve_row` only for a deck that needs it."""
+    ws, A, b, R0, U0 = np.empty((9, 3)), np.empty((3, 3)), np.empty(3), np.empty(3), np.empty(3)
+    p0, p1, p2 = R[a, 0], R[a, 1], R[a, 2]
+    st = solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h,
+                   dsolver, deps, dmaxiter, ws, A, b, R0, U0)
+    d = R[a, 0] - p0
+    up += d * d
+    d = R[a, 1] - p1
+    up += d * d
+    d = R[a, 2] - p2
+    up += d * d
+    if st != 0:
+        if code == 0:
+            code = st
+        if stop_on_fail:
+            return up, lo, code, True
+    elif omega != 1.0:
+        R0[0], R0[1], R0[2] = p0, p1, p2
+        _relax(a, omega, par, W, blast, R, U, R0)
+    lo += R[a, 0] * R[a, 0]
+    lo += R[a, 1] * R[a, 1]
+    lo += R[a, 2] * R[a, 2]
+    return up, lo, code, False
 
 
 @njit(cache=True)
@@ -343,131 +367,164 @@ def _ssn_contacts(order, dsolver, kind, par, dynamic):
 
 
 @njit(cache=True, error_model="numpy")
-def _sweep_contacts(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
-                    dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0, omega):
-    """`_sweep` (omega 1) or `_sweep_relaxed` over rows that are all Signorini-Coulomb
-    SEMISMOOTH_NEWTON contacts (`_ssn_contacts`): the same operations in the same order, so
-    the same bits, with diagonal.ssn_block inlined; a row whose Newton iteration fails is
-    redone by `solve_row` as a call (rare, so not inlined: a small loop compiles faster)."""
+def _sweep_contacts(order, start, backward, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h,
+                    deps, dmaxiter, omega, up, lo):
+    """`_sweep` (omega 1) or `_sweep_relaxed` from position `start` of `order` over rows that
+    are all Signorini-Coulomb SEMISMOOTH_NEWTON contacts (`_ssn_contacts`): the same
+    operations in the same order, so the same bits, with diagonal.ssn_block inlined. Adds
+    the rows to the sums up and lo and returns (position of the first row whose Newton
+    iteration failed, or order.size; up, lo); that row is left as it was, for
+    `_contact_fallback` (rare, so not compiled in: a small loop compiles faster)."""
     n = order.size
     relaxed = omega != 1.0
-    Rp = np.empty(3)
-    up = 0.0
-    lo = 0.0
-    for m in range(n):
+    for m in range(start, n):
         a = order[n - 1 - m] if backward else order[m]
         p0, p1, p2 = R[a, 0], R[a, 1], R[a, 2]
         ok, b0, b1, b2, q0, q1, q2, u0, u1, u2 = _ssn_row(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, dynamic,
                                                           h, deps, dmaxiter, p0, p1, p2)
-        if ok:
-            d = q0 - p0                           # the row's own update (before relaxation)
-            up += d * d
-            d = q1 - p1
-            up += d * d
-            d = q2 - p2
-            up += d * d
-            if relaxed:                           # `_relax` on scalars
-                q0, q1, q2 = _relax_s(omega, par[a, 0], par[a, 2], p0, p1, p2, q0, q1, q2)
-                u0 = b0 + W[a, 0, 0] * q0 + W[a, 0, 1] * q1 + W[a, 0, 2] * q2
-                u1 = b1 + W[a, 1, 0] * q0 + W[a, 1, 1] * q1 + W[a, 1, 2] * q2
-                u2 = b2 + W[a, 2, 0] * q0 + W[a, 2, 1] * q1 + W[a, 2, 2] * q2
-            blast[a, 0], blast[a, 1], blast[a, 2] = b0, b1, b2
-            R[a, 0], R[a, 1], R[a, 2] = q0, q1, q2
-            U[a, 0], U[a, 1], U[a, 2] = u0, u1, u2
-            lo += q0 * q0
-            lo += q1 * q1
-            lo += q2 * q2
-            continue
-        st = _row_call(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h,
-                       dsolver, deps, dmaxiter, ws, A, b, R0, U0)
-        d = R[a, 0] - p0
+        if not ok:
+            return m, up, lo
+        d = q0 - p0                               # the row's own update (before relaxation)
         up += d * d
-        d = R[a, 1] - p1
+        d = q1 - p1
         up += d * d
-        d = R[a, 2] - p2
+        d = q2 - p2
         up += d * d
-        if st != 0:
-            if code == 0:
-                code = st
-            if stop_on_fail:
-                return up, lo, code, True
-        elif relaxed:
-            Rp[0], Rp[1], Rp[2] = p0, p1, p2
-            _relax(a, omega, par, W, blast, R, U, Rp)
-        lo += R[a, 0] * R[a, 0]
-        lo += R[a, 1] * R[a, 1]
-        lo += R[a, 2] * R[a, 2]
-    return up, lo, code, False
+        if relaxed:                               # `_relax` on scalars
+            q0, q1, q2 = _relax_s(omega, par[a, 0], par[a, 2], p0, p1, p2, q0, q1, q2)
+            u0 = b0 + W[a, 0, 0] * q0 + W[a, 0, 1] * q1 + W[a, 0, 2] * q2
+            u1 = b1 + W[a, 1, 0] * q0 + W[a, 1, 1] * q1 + W[a, 1, 2] * q2
+            u2 = b2 + W[a, 2, 0] * q0 + W[a, 2, 1] * q1 + W[a, 2, 2] * q2
+        blast[a, 0], blast[a, 1], blast[a, 2] = b0, b1, b2
+        R[a, 0], R[a, 1], R[a, 2] = q0, q1, q2
+        U[a, 0], U[a, 1], U[a, 2] = u0, u1, u2
+        lo += q0 * q0
+        lo += q1 * q1
+        lo += q2 * q2
+    return n, up, lo
 
 
 @njit(cache=True)
-def sweep_rows(order, backward, contacts, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
-               dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, omega):
-    """One sweep over the rows `order` with the kernel `iterate` would choose (`contacts`:
-    `_ssn_contacts` of the rows); returns (sum |R - R_prev|^2, sum |R|^2, first diagonal
-    error code, aborted). The distributed solve sweeps its row classes one by one with it."""
-    ws = np.empty((9, 3))
-    A = np.empty((3, 3))
-    b = np.empty(3)
-    R0 = np.empty(3)
-    U0 = np.empty(3)
-    if contacts:
-        return _sweep_contacts(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force,
-                               blast, dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0,
-                               omega)
-    if omega == 1.0:
-        return _sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
-                      dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0)
-    return _sweep_relaxed(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
-                          dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0, omega)
+def _sweep_done(it, up, lo, kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force, blast, dynamic, h, epsilon,
+                maxiter, meritval, efree, rerhist, merhist, num, Ut):
+    """The end of sweep `it`: error = |R - R_prev| / |R| from the sweep's sums, the merit
+    when meritval < 1, both recorded; returns (it + 1, error, converged, stop)."""
+    error = math.sqrt(up) / (math.sqrt(lo) if lo > 0.0 else 1.0)
+    mer = 0.0
+    if meritval < 1.0:
+        mer = merit(kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force, blast, dynamic, h, efree, num, Ut,
+                    np.empty((9, 3)))
+    rerhist[it] = error
+    merhist[it] = mer
+    it += 1
+    converged = error <= epsilon and mer <= meritval
+    return it, error, converged, converged or it >= maxiter
 
 
 @njit(cache=True)
+def _iterate_contacts(order, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h, epsilon,
+                      maxiter, meritval, deps, dmaxiter, reverse, efree, it, nsweeps, rerhist, merhist, num, Ut,
+                      omega, start, up, lo, error, kind):
+    """`iterate` over a set of SEMISMOOTH_NEWTON contacts (`_sweep_contacts`), its first
+    sweep resumed at position `start` with the sums up and lo; stops at a row whose Newton
+    iteration failed. Returns (iterations, converged, error, position of that row or -1,
+    up, lo)."""
+    n = order.size
+    for _ in range(nsweeps):
+        backward = reverse and (it % 2 == 1)
+        m, up, lo = _sweep_contacts(order, start, backward, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast,
+                                    dynamic, h, deps, dmaxiter, omega, up, lo)
+        if m < n:
+            return it, False, error, m, up, lo
+        it, error, converged, stop = _sweep_done(it, up, lo, kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force,
+                                                 blast, dynamic, h, epsilon, maxiter, meritval, efree, rerhist,
+                                                 merhist, num, Ut)
+        if stop:
+            return it, converged, error, -1, 0.0, 0.0
+        start, up, lo = 0, 0.0, 0.0
+    return it, False, error, -1, 0.0, 0.0
+
+
+@njit(cache=True)
+def _iterate_rows(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h,
+                  epsilon, maxiter, meritval, dsolver, deps, dmaxiter, reverse, stop_on_fail, efree, it, nsweeps,
+                  rerhist, merhist, num, Ut):
+    """`iterate` over a set of any rows with plain Gauss-Seidel sweeps (`_sweep`)."""
+    ws, A, b, R0, U0 = np.empty((9, 3)), np.empty((3, 3)), np.empty(3), np.empty(3), np.empty(3)
+    code = np.int64(0)
+    error = 0.0
+    for _ in range(nsweeps):
+        backward = reverse and (it % 2 == 1)
+        up, lo, code, abort = _sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par,
+                                     force, blast, dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, ws, A,
+                                     b, R0, U0)
+        if abort:                              # failure='EXIT': aborted in the sweep
+            return it, False, error, code
+        it, error, converged, stop = _sweep_done(it, up, lo, kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force,
+                                                 blast, dynamic, h, epsilon, maxiter, meritval, efree, rerhist,
+                                                 merhist, num, Ut)
+        if stop:
+            return it, converged, error, code
+    return it, False, error, code
+
+
+@njit(cache=True)
+def _iterate_relaxed(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h,
+                     epsilon, maxiter, meritval, dsolver, deps, dmaxiter, reverse, stop_on_fail, efree, it, nsweeps,
+                     rerhist, merhist, num, Ut, omega):
+    """`iterate` over a set of any rows, the contact rows over-relaxed (`_sweep_relaxed`)."""
+    ws, A, b, R0, U0 = np.empty((9, 3)), np.empty((3, 3)), np.empty(3), np.empty(3), np.empty(3)
+    code = np.int64(0)
+    error = 0.0
+    for _ in range(nsweeps):
+        backward = reverse and (it % 2 == 1)
+        up, lo, code, abort = _sweep_relaxed(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj,
+                                             par, force, blast, dynamic, h, dsolver, deps, dmaxiter, stop_on_fail,
+                                             code, ws, A, b, R0, U0, omega)
+        if abort:
+            return it, False, error, code
+        it, error, converged, stop = _sweep_done(it, up, lo, kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force,
+                                                 blast, dynamic, h, epsilon, maxiter, meritval, efree, rerhist,
+                                                 merhist, num, Ut)
+        if stop:
+            return it, converged, error, code
+    return it, False, error, code
+
+
 def iterate(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
             dynamic, h, epsilon, maxiter, meritval, dsolver, deps, dmaxiter, reverse, stop_on_fail,
             efree, it0, nsweeps, rerhist, merhist, num, Ut, omega=1.0):
     """Up to `nsweeps` Gauss-Seidel iterations starting at iteration count it0; contact
     rows of the Signorini-Coulomb model over-relaxed by `omega` (1: plain Gauss-Seidel).
-    Returns (iterations done in total, converged, last error, diagonal error code)."""
-    ws = np.empty((9, 3))
-    A = np.empty((3, 3))
-    b = np.empty(3)
-    R0 = np.empty(3)
-    U0 = np.empty(3)
-    it = it0
-    code = 0
-    error = 0.0
-    converged = False
-    contacts = _ssn_contacts(order, dsolver, kind, par, dynamic)
-    for _ in range(nsweeps):
-        backward = reverse and (it % 2 == 1)
-        if contacts:
-            up, lo, code, abort = _sweep_contacts(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj,
-                                                  Wadj, par, force, blast, dynamic, h, dsolver, deps, dmaxiter,
-                                                  stop_on_fail, code, ws, A, b, R0, U0, omega)
-        elif omega == 1.0:
-            up, lo, code, abort = _sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj,
-                                         par, force, blast, dynamic, h, dsolver, deps, dmaxiter, stop_on_fail,
-                                         code, ws, A, b, R0, U0)
-        else:
-            up, lo, code, abort = _sweep_relaxed(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj,
-                                                 Wadj, par, force, blast, dynamic, h, dsolver, deps, dmaxiter,
-                                                 stop_on_fail, code, ws, A, b, R0, U0, omega)
+    Returns (iterations done in total, converged, last error, diagonal error code).
+
+    Each kind of set has a kernel of its own, so that numba compiles only the sweep a deck
+    uses: a set of SEMISMOOTH_NEWTON contacts sweeps with `_sweep_contacts`, paused at a
+    row whose Newton iteration fails for `_contact_fallback` and then resumed; any other
+    set with `_sweep` or (omega != 1) `_sweep_relaxed`."""
+    common = (order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h, epsilon,
+              maxiter, meritval, dsolver, deps, dmaxiter, reverse, stop_on_fail, efree, it0, nsweeps, rerhist,
+              merhist, num, Ut)
+    if not _ssn_contacts(order, dsolver, kind, par, dynamic):
+        return _iterate_rows(*common) if omega == 1.0 else _iterate_relaxed(*common, omega)
+    it, left, start, up, lo, code, error = it0, nsweeps, 0, 0.0, 0.0, 0, 0.0
+    while True:
+        done, converged, error, m, up, lo = _iterate_contacts(
+            order, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h, epsilon, maxiter,
+            meritval, deps, dmaxiter, reverse, efree, it, left, rerhist, merhist, num, Ut, omega, start, up, lo,
+            error, kind)
+        left -= done - it
+        it = done
+        if m < 0:
+            return it, converged, error, code
+        n = order.size
+        a = order[n - 1 - m] if (reverse and it % 2 == 1) else order[m]
+        up, lo, code, abort = _contact_fallback(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force,
+                                                blast, dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, omega,
+                                                up, lo, code)
         if abort:                              # failure='EXIT': aborted in the sweep
             return it, False, error, code
-        error = math.sqrt(up) / (math.sqrt(lo) if lo > 0.0 else 1.0)
-        mer = 0.0
-        if meritval < 1.0:
-            mer = merit(kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force, blast, dynamic, h, efree, num, Ut, ws)
-        rerhist[it] = error
-        merhist[it] = mer
-        it += 1
-        if error <= epsilon and mer <= meritval:
-            converged = True
-            break
-        if it >= maxiter:
-            break
-    return it, converged, error, code
+        start = m + 1
 
 
 @dataclass

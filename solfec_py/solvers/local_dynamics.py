@@ -344,7 +344,7 @@ def _buffer(name: str, size: int, shape=(), dtype=float) -> np.ndarray:
     """buffer[:size] of a module-wide array kept from call to call (grown by 1/4 when too
     small), reused only when nothing else refers to it: a LocalDynamics still alive that holds
     a view of it keeps it, and a new array takes its place. Reused memory is mapped already;
-    fresh ~1 MB arrays cost page faults at every step (bench/README.md, S1 assembly buffers)."""
+    fresh ~1 MB arrays cost page faults at every step (docs/dev/performance.md)."""
     if name not in _BUFFERS or _BUFFERS[name].shape[0] < size or _references(name) > _UNUSED:
         _BUFFERS[name] = np.empty((max(size, 16) + max(size, 16) // 4,) + tuple(shape), dtype=dtype)
     return _BUFFERS[name][:size]

@@ -7,14 +7,13 @@ Reference: Solfec-1.0 ldy.c, local dynamics (the diagonal blocks and their inver
 
 Each reproduces the numpy expression it replaces bit for bit (tests/test_step_kernels.py):
 segment sums add in entry order, as np.bincount / np.add.at do; einsum sums are formed in
-the order numpy's einsum forms them (bench/README.md, 'Local dynamics assembly (issue 13,
-third pass)'). The diagonal blocks' eigenvalues and inverses are closed forms equal to
-LAPACK's (np.linalg.eigvalsh / inv) to rounding, not bit for bit (bench/README.md, 'S2 M = 8:
-closed-form diagonal blocks and step overhead (session 25)').
+the order numpy's einsum forms them. The diagonal blocks' eigenvalues and inverses are
+closed forms equal to LAPACK's (np.linalg.eigvalsh / inv) to rounding, not bit for bit
+(docs/dev/performance.md).
 
 numba's cache of these kernels holds the inlined geometry/linalg3.py functions too, but is
-invalidated by changes of this file only: edit this line when linalg3.py changes (last: the
-inverse by linalg3.solve3s, session 25).
+invalidated by changes of this file only: edit this line when linalg3.py changes (last change
+there: the inverse by linalg3.solve3s).
 """
 from __future__ import annotations
 
@@ -55,18 +54,26 @@ def _stable_order(keys, order):
     return out
 
 
-@njit(cache=True)
 def unordered_pairs(rows, con):
-    """All unordered pairs (e, f), e != f, of entries with equal rows: the entries sorted by
-    (rows, con, entry) (np.lexsort's stable order), then for each sorted position its later
-    partners of the same row, in order: the pairs and order of the numpy expression in
-    local_dynamics.unordered_pairs, without its temporaries."""
+    """All unordered pairs (e, f), e != f, of entries with equal rows (int64 arrays): the
+    entries sorted by (rows, con, entry) (np.lexsort's stable order: counting sorts when the
+    keys are small, else numpy's stable sorts; the rare case stays out of the compiled
+    code), then for each sorted position its later partners of the same row, in order: the
+    pairs and order of the numpy expression in local_dynamics.unordered_pairs, without its
+    temporaries."""
     E = rows.size
     if E and rows.min() >= 0 and con.min() >= 0 and rows.max() < 4 * E + 1024 and con.max() < 4 * E + 1024:
-        order = _stable_order(rows, _stable_order(con, np.arange(E)))
+        order = _stable_order(rows, _stable_order(con, np.arange(E, dtype=np.int64)))
     else:
-        order = np.argsort(con, kind="mergesort")
-        order = order[np.argsort(rows[order], kind="mergesort")]
+        order = np.argsort(con, kind="stable")
+        order = order[np.argsort(rows[order], kind="stable")]
+    return _pairs_in_order(rows, order)
+
+
+@njit(cache=True)
+def _pairs_in_order(rows, order):
+    """The pairs of `unordered_pairs` for the entries in their sorted order."""
+    E = rows.size
     total = 0
     start = 0
     for i in range(1, E + 1):
@@ -285,9 +292,45 @@ def off_diagonal_csr(n, a, b, values):
 
 
 @njit(cache=True)
+def _merge_sort_by(items, key):
+    """Sort `items` in place by key[items], stably (bottom-up merge sort): the order of
+    np.argsort(key[items], kind="mergesort"), without numba's generic sort to compile."""
+    n = items.size
+    src, dst = items, np.empty(n, dtype=items.dtype)
+    swapped = False
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid, hi = min(lo + width, n), min(lo + 2 * width, n)
+            i, j, k = lo, mid, lo
+            while i < mid and j < hi:
+                if key[src[j]] < key[src[i]]:    # equal keys: the left run first (stable)
+                    dst[k] = src[j]
+                    j += 1
+                else:
+                    dst[k] = src[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                dst[k] = src[i]
+                i += 1
+                k += 1
+            while j < hi:
+                dst[k] = src[j]
+                j += 1
+                k += 1
+        src, dst = dst, src
+        swapped = not swapped
+        width *= 2
+    if swapped:
+        for k in range(n):
+            items[k] = src[k]
+
+
+@njit(cache=True)
 def off_diagonal_csr_into(n, a, b, values, start, order, inv, indptr, adj, W):
     """off_diagonal_csr writing into given arrays (local_dynamics reuses them from step to
-    step: freshly mapped memory costs page faults, bench/README.md): scratch start (>= n + 1),
+    step: freshly mapped memory costs page faults): scratch start (>= n + 1),
     order and inv (>= E), outputs indptr (>= n + 1), adj (>= E) and W (>= E blocks); returns
     the number m of distinct blocks, written to adj[:m], W[:m] and indptr[:n + 1]."""
     E = a.size
@@ -305,10 +348,7 @@ def off_diagonal_csr_into(n, a, b, values, start, order, inv, indptr, adj, W):
         fill[a[k]] += 1
     for i in range(n):                      # stable sort by b within row i
         if start[i + 1] - start[i] > 32:    # long row: merge sort (insertion sort is quadratic)
-            seg = order[start[i]:start[i + 1]].copy()
-            perm = np.argsort(b[seg], kind="mergesort")
-            for p in range(seg.size):
-                order[start[i] + p] = seg[perm[p]]
+            _merge_sort_by(order[start[i]:start[i + 1]], b)
             continue
         for p in range(start[i] + 1, start[i + 1]):
             k = order[p]

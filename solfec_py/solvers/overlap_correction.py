@@ -59,13 +59,13 @@ class Settings:
     """OVERLAP_CORRECTION's parameters (api/contact.py): the fraction of the overlap removed
     per step, the overlap left alone (slop), and the projected Gauss-Seidel's relative
     tolerance, sweep limit and relaxation (omega = 1: plain PGS; projected SOR with omega
-    1.8 needs a quarter of the sweeps on S2's columns but was not kept, bench/README.md)."""
+    1.8 needs a quarter of the sweeps on S2's columns but was not kept)."""
 
     fraction: float = 0.5
     slop: float = 0.0
     epsilon: float = 1e-3          # a relative error of the removed overlap, not of a force:
                                    # 1e-3 keeps S2's heights and penetrations to their printed
-                                   # digits with 28 sweeps a step against 73 at 1e-5 (bench/README.md)
+                                   # digits with 28 sweeps a step against 73 at 1e-5
     maxiter: int = 1000
     omega: float = 1.0
 
@@ -127,8 +127,7 @@ def check_kinds(domain, cset=None, rows=None) -> None:
 def targets(cset, rows: np.ndarray, h: float, settings: Settings) -> np.ndarray:
     """t = fraction max(-g - slop, 0) / h with g = gap + h/2 U_N (the end-of-step gap).
     (A hysteresis that skipped steps once every overlap was below slop + GEOMETRIC_EPSILON
-    was tried and dropped: switching the correction on and off excited S2's rocking mode,
-    bench/README.md, session 25.)"""
+    was tried and dropped: switching the correction on and off excited S2's rocking mode.)"""
     g = cset.gap[rows] + 0.5 * h * cset.U[rows, 2]
     return settings.fraction * np.maximum(-g - settings.slop, 0.0) / h
 

@@ -1,7 +1,7 @@
 """Text edits on a legacy deck's source: insertions at node boundaries and replacements of
 token spans, applied in one pass so every line of the deck keeps its number (the deck
 runner's `deck.py:LINE` messages and tracebacks then point at the original lines).
-Reference: issue 3 (line preservation), docs/legacy.md.
+Reference: docs/legacy.md (line preservation).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Syntax errors of legacy (Python 2) decks in plain words: what the lark parser's
 exception means ("missing closing parenthesis", "missing ':'", "expected an indented
 block", ...), where to put the caret, and a catalogue of malformed snippets keyed by the
-parser state they stop in (lark's `match_examples` idea).  Reference: issue 3; Python 2's
+parser state they stop in (lark's `match_examples` idea).  Reference: docs/legacy.md; Python 2's
 own messages where it had one ("EOL while scanning string literal", ...).
 """
 from __future__ import annotations

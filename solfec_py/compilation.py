@@ -1,0 +1,88 @@
+"""numba's compilation as a first run sees it (layer 0): the line that says kernels are
+being compiled, and Python's cyclic garbage collector paused while numba compiles.
+Reference: numba's event API (``numba.core.event``, "numba:compile").
+
+numba compiles a kernel the first time a deck calls it and keeps the machine code in its
+cache (``SOLFEC_PY_CACHE_DIR``, README); later runs load it. The "numba:compile" event
+fires only when numba compiles (not when it loads from the cache), so the notice appears
+only on a cold cache: once per machine and solfec-py version, one line per group of
+kernels, on stderr, for the `solfec-py` command (`session.Session.notices`; library use
+stays silent).
+
+The compiler builds large graphs of short-lived objects; Python's full collections over
+them took about a fifth of the CPU time of a cold first run (contact deck, bench/first_run.py).
+The collector is disabled for the outermost compilation and enabled again after it (the
+run itself keeps Python's usual collection).
+"""
+from __future__ import annotations
+
+import gc
+import os
+import sys
+
+from numba.core import event
+
+from solfec_py import session
+
+# module prefix -> what its kernels are for (the first prefix that matches)
+GROUPS = (
+    ("solfec_py.contact", "contact detection"),
+    ("solfec_py.solvers", "the constraint solvers"),
+    ("solfec_py.bodies.articulated", "articulated bodies"),
+    ("solfec_py.bodies.rigid", "rigid bodies"),
+    ("solfec_py.bodies.pseudo_rigid", "pseudo-rigid bodies"),
+    ("solfec_py.bodies.fe", "finite-element bodies"),
+    ("solfec_py.bodies.finite_element", "finite-element bodies"),
+    ("solfec_py.fem", "finite elements"),
+    ("solfec_py.constraints", "constraints"),
+    ("solfec_py.geometry", "geometry"),
+    ("solfec_py.output", "results output"),
+    ("solfec_py", "solfec-py"),
+)
+
+
+def group_of(module: str) -> str | None:
+    """What the kernels of `module` are for, or None outside solfec-py."""
+    for prefix, name in GROUPS:
+        if module == prefix or module.startswith(prefix + ".") or module.startswith(prefix + "_"):
+            return name
+    return None
+
+
+class _Listener(event.Listener):
+    """Pauses the collector over the outermost compilation; names each new group once."""
+
+    def __init__(self):
+        self.depth = 0
+        self.collecting = False
+        self.announced = set()
+
+    def on_start(self, ev):
+        if self.depth == 0:
+            self.collecting = gc.isenabled()
+            gc.disable()
+            func = getattr(ev.data.get("dispatcher"), "py_func", None)
+            group = group_of(getattr(func, "__module__", "") or "")
+            if group is not None and session.current().notices and group not in self.announced:
+                self._announce(group)
+        self.depth += 1
+
+    def on_end(self, ev):
+        self.depth -= 1
+        if self.depth == 0 and self.collecting:
+            gc.enable()
+
+    def _announce(self, group: str) -> None:
+        where = "" if self.announced else f" (numba keeps them in {os.environ.get('NUMBA_CACHE_DIR', 'its cache')})"
+        self.announced.add(group)
+        message = f"solfec-py: compiling kernels for {group}, once per machine{where}"
+        try:
+            from tqdm import tqdm
+
+            tqdm.write(message, file=sys.stderr)   # above a progress bar, if one is drawn
+        except ImportError:  # pragma: no cover - tqdm is a dependency
+            print(message, file=sys.stderr)
+
+
+_LISTENER = _Listener()
+event.register("numba:compile", _LISTENER)
