@@ -22,7 +22,7 @@ LAYERS = {
     "materials": 2, "timeseries": 2, "constraints": 2, "motion": 2,
     "bodies": 3,
     "domain": 4,
-    "contact": 5, "solvers": 5,
+    "contact": 5, "solvers": 5, "parallel": 5,
     "timestep": 6, "output": 6, "integrators": 6,
     "api": 7,
     "lang": 8, "cli": 8, "__main__": 8, "sweep": 8, "verify": 8,

@@ -2,7 +2,8 @@
 before the segment directories; tests/data/results_v4/v4.h5 was written by that code from
 tests/data/results_v4/v4.py, a run stopped by its CALLBACK at t = 0.02): READ opens them,
 and -c converts them to a segment directory and continues. References: the same deck run
-now (bit-identical datasets) and its uninterrupted run (bit-identical continuation)."""
+now (the same datasets, to roundoff: ROUNDOFF) and its uninterrupted run (the same
+continuation, to roundoff)."""
 from __future__ import annotations
 
 import json
@@ -28,12 +29,32 @@ def _old(tmp_path):
     return shutil.copy(os.path.join(DATA, "v4.py"), tmp_path / "v4.py")
 
 
+# v4.h5 was written by an older build whose kernels summed in another order: its floats agree
+# with today's run to roundoff (seen: 1e-14 of each dataset's largest value after 20 steps),
+# not bit for bit. ROUNDOFF bounds that difference relative to the dataset's largest value;
+# what the test guards against (a column read as another, a frame lost or shifted, a wrong
+# layout) differs by O(1) of that scale. Integer data (ids, cells, labels) must be equal.
+ROUNDOFF = 1e-12
+
+
+def _close(a, b, what, scale=0.0):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape and a.dtype.kind == b.dtype.kind, what
+    if a.dtype.kind != "f":
+        np.testing.assert_array_equal(a, b, err_msg=what)
+    elif a.size:
+        np.testing.assert_allclose(a, b, rtol=0, atol=ROUNDOFF * max(np.abs(a).max(), scale, 1e-300), err_msg=what)
+
+
 def _same(a, b, names=COMPARED):
     keep = [i for i, c in enumerate(a.column_names) if c not in frames.TIMERS and not c.endswith("OFF")]
     assert a.column_names == b.column_names
-    np.testing.assert_array_equal(a.table[:, keep], b.table[:, keep])
+    energies = [i for i in keep if a.column_names[i].startswith("E_")]
+    energy = np.abs(a.table[:, energies]).max()              # the energies share one scale
+    for i in keep:
+        _close(a.table[:, i], b.table[:, i], a.column_names[i], energy if i in energies else 0.0)
     for name in names:
-        np.testing.assert_array_equal(a.read_all(name), b.read_all(name), err_msg=name)
+        _close(a.read_all(name), b.read_all(name), name)
 
 
 def test_version_4_file_reads_as_written(tmp_path, capsys):

@@ -11,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py import constraints as C
-from solfec_py.parallel.decomposition import FAMILIES
+from solfec_py.bodies import families
+
+FAMILIES = tuple(families())            # the order of body families in every message
 
 NUMERIC = tuple(name for name in C._FIELDS if name not in ("serial", "family"))
 _SHAPES = {name: C._FIELDS[name][0] for name in NUMERIC}

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from solfec_py.bodies import BODY_KINDS, families
+from solfec_py.bodies import BODY_KINDS
 from solfec_py.errors import NotAvailableError
+from solfec_py.parallel import constraint_rows as CR
+from solfec_py.parallel.constraint_rows import FAMILIES
 from solfec_py.parallel.partition import bisect, imbalance
 
-FAMILIES = tuple(families())            # the order of families in every message
 HYSTERESIS = 3.0                         # a ghost goes when its box is this many margins away
 
 
@@ -276,7 +277,6 @@ class Decomposition:
         """Constraints whose owner changed (a body migrated) go to their new owner, with
         their reactions and state."""
         from solfec_py import constraints as C
-        from solfec_py.parallel import constraint_rows as CR
 
         cset = C.constraint_set(self.domain)
         rows = np.arange(cset.count)

@@ -13,18 +13,9 @@ from __future__ import annotations
 from solfec_py import constraints as C
 from solfec_py.solvers import gauss_seidel as gs
 from solfec_py.solvers.common import finish, spring_forces, timed_assemble
-from solfec_py.solvers.diagonal import DIAGONAL_SOLVERS
 from solfec_py.solvers.update import delete_overstressed, update
 
-__all__ = ["update", "delete_overstressed", "solve", "gauss_seidel_settings"]
-
-
-def gauss_seidel_settings(obj) -> gs.Settings:
-    """Settings of a GAUSS_SEIDEL_SOLVER object (api/solvers.py attributes)."""
-    return gs.Settings(epsilon=obj.epsilon, maxiter=int(obj.maxiter), meritval=obj.merit_threshold,
-                       diagsolver=DIAGONAL_SOLVERS.index(obj.diagsolver), diagepsilon=obj.diagepsilon,
-                       diagmaxiter=int(obj.diagmaxiter), reverse=obj.reverse == "ON",
-                       stop_on_fail=obj.failure_action == "EXIT", relaxation=obj.relaxation)
+__all__ = ["update", "delete_overstressed", "solve"]
 
 
 def solve(solver, domain, h: float) -> None:
@@ -51,7 +42,7 @@ def solve(solver, domain, h: float) -> None:
 def _gauss_seidel(obj, domain, h: float) -> None:
     cset = C.constraint_set(domain)
     ld = timed_assemble(domain, cset, h)
-    result = gs.run(ld, gauss_seidel_settings(obj), springs=spring_forces(cset, ld))
+    result = gs.run(ld, gs.settings_of(obj), springs=spring_forces(cset, ld))
     finish(domain, cset, ld, result)
     obj.record_solve(result.iters, rerhist=result.rerhist, merhist=result.merhist, error=result.error)
     domain.statistics = {"GSITERS": result.iters, "MERIT": result.merit}

@@ -76,12 +76,12 @@ def solve(solver, domain, h: float) -> None:
 
 
 def _gauss_seidel(obj, domain, h: float) -> None:
-    from solfec_py.solvers import gauss_seidel_settings
+    from solfec_py.solvers.gauss_seidel import settings_of
 
     cset = C.constraint_set(domain)
     ext, ld = prepare(domain, cset, h)
     variant = getattr(obj, "variant", "FULL")
-    result = gauss_seidel(ld, gauss_seidel_settings(obj), ext, spring_forces(cset, ld), variant)
+    result = gauss_seidel(ld, settings_of(obj), ext, spring_forces(cset, ld), variant)
     finish(domain, cset, ld, result)
     ext.release(cset)
     obj.record_solve(result.iters, rerhist=result.rerhist, merhist=result.merhist, error=result.error)

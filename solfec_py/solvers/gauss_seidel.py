@@ -552,6 +552,16 @@ class Result:
     num: np.ndarray       # per-constraint merit shares
 
 
+def settings_of(obj) -> Settings:
+    """Settings of a GAUSS_SEIDEL_SOLVER deck object (api/solvers.py attributes)."""
+    from solfec_py.solvers.diagonal import DIAGONAL_SOLVERS
+
+    return Settings(epsilon=obj.epsilon, maxiter=int(obj.maxiter), meritval=obj.merit_threshold,
+                    diagsolver=DIAGONAL_SOLVERS.index(obj.diagsolver), diagepsilon=obj.diagepsilon,
+                    diagmaxiter=int(obj.diagmaxiter), reverse=obj.reverse == "ON",
+                    stop_on_fail=obj.failure_action == "EXIT", relaxation=obj.relaxation)
+
+
 def run(ld, settings: Settings, springs=None, order=None) -> Result:
     """Solve the local dynamics `ld` in place (ld.R, ld.U); `springs(b)` returns the SPRING
     forces (n,) for the block velocities b (n, 3), or None when there are no springs.
