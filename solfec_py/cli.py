@@ -1,7 +1,7 @@
 """The `solfec-py` command (layer 8): run a deck with Solfec's switches, or a sub-command
 (`translate` a legacy deck, `plot` results, `sweep` parameters). Reference: Solfec-1.0 user manual, command line.
 
-    solfec-py [-w] [-c] [-s SUBDIR] [-i SECONDS] [--legacy auto|on|off] deck.py [words...]
+    solfec-py [-n K] [-w] [-c] [-s SUBDIR] [-i SECONDS] [--legacy auto|on|off] deck.py [words...]
     solfec-py translate old_deck.py [-o new_deck.py]
     solfec-py plot OUTDIR [options]                (stored results, or a sweep's table)
     solfec-py sweep deck.py --param NAME=V1,V2,... (solfec_py.sweep.cli, docs/sweeps.md)
@@ -20,7 +20,7 @@ SUBCOMMANDS = ("translate", "plot", "sweep", "verify")
 
 
 USAGE = """\
-solfec-py [options] deck.py [words ...]
+solfec-py [-n K] [options] deck.py [words ...]
        solfec-py translate OLD.py [-o NEW.py]
        solfec-py plot OUTDIR [options]
        solfec-py sweep deck.py --param NAME=V1,V2,... [options]
@@ -29,7 +29,8 @@ solfec-py [options] deck.py [words ...]
 COMMANDS = """\
 commands:
   deck.py [words ...]  run a deck (Python 3 or legacy Python 2); the words after it that
-                       are not options are returned by NON_SOLFEC_ARGV()
+                       are not options are returned by NON_SOLFEC_ARGV(); -n K before the
+                       deck runs it on K MPI ranks (the [mpi] extra, docs/parallel.md)
   translate            print (or -o write) the Python 3 translation of a legacy deck
   plot                 plot stored results (OUTDIR) or a sweep's table (SWEEPDIR)
   sweep                run a deck over parameter values, one process per point
@@ -133,6 +134,13 @@ def main(argv: list[str] | None = None) -> int:
     if not argv:                          # what to type, not argparse's "deck is required"
         print(f"usage: {USAGE}\n\n{COMMANDS}", file=sys.stderr)
         return 2
+    from solfec_py.parallel.launch import run as launch, split_ranks
+
+    ranks, argv = split_ranks(argv)
+    if ranks is not None and ranks > 1:            # solfec-py -n K: the same arguments on K ranks
+        status = launch(ranks, argv)
+        if status >= 0:
+            return status
     args, unknown = _run_parser().parse_known_args(argv)
     from solfec_py import session
     from solfec_py.lang.runner import DeckFailure, run_deck
@@ -149,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     session.start(deck_path=deck, extra_argv=stored or words, subdir=args.subdir,
                   overwrite=args.overwrite or args.continue_run, continue_run=args.continue_run,
                   interval=args.interval, output_override=override,
-                  progress=False if args.no_progress else None, notices=True)
+                  progress=False if args.no_progress or not _speaks() else None, notices=_speaks(), speaks=_speaks())
     if stored:
         session.note("the words of the stored run: " + " ".join(stored))
     try:
@@ -163,6 +171,13 @@ def main(argv: list[str] | None = None) -> int:
         print("\nsolfec-py: interrupted", file=sys.stderr)
         return 130
     return 0
+
+
+def _speaks() -> bool:
+    """Warnings, notes and progress come from rank 0 only of a parallel run."""
+    from solfec_py.parallel import comm
+
+    return comm.launched_size() == 1 or comm.rank() == 0
 
 
 def _report(failure) -> int:

@@ -32,6 +32,7 @@ class Session:
     inputs: dict = field(default_factory=dict)  # input file (as the deck named it) -> sha256
     input_watchers: list = field(default_factory=list)  # called as w(path, sha256) on each input
     notices: bool = False              # the CLI's line on kernels compiled by a first run (compilation.py)
+    speaks: bool = True                # prints warnings and notes (rank 0 of a parallel run only)
 
 
 _current = Session()
@@ -55,7 +56,7 @@ def geometric_epsilon() -> float:
 
 def warn(message: str) -> None:
     """A Solfec warning on stderr, unless WARNINGS('OFF')."""
-    if _current.warnings:
+    if _current.warnings and _current.speaks:
         print(f"WARNING: {message}", file=sys.stderr)
 
 
@@ -64,18 +65,19 @@ def note(message: str) -> None:
     once per program run."""
     if message not in _current.notes_given:
         _current.notes_given.add(message)
-        print(f"solfec-py: {message}", file=sys.stderr)
+        if _current.speaks:
+            print(f"solfec-py: {message}", file=sys.stderr)
 
 
 def inform(message: str) -> None:
     """An informative note on stderr (what an import dropped or fixed), unless WARNINGS('OFF')."""
-    if _current.warnings:
+    if _current.warnings and _current.speaks:
         print(f"NOTE: {message}", file=sys.stderr)
 
 
 def runtime_warning(message: str) -> None:
     """Solfec's Python RuntimeWarning (e.g. ignored attribute assignments)."""
-    if _current.warnings:
+    if _current.warnings and _current.speaks:
         _warnings.warn(message, RuntimeWarning, stacklevel=3)
 
 

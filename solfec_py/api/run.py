@@ -86,8 +86,8 @@ def RUN(solfec, solver, duration):
     if solfec.continued and solfec.runs:
         raise InputError("Multiple RUN commands are not allowed in case of a continued [-c] analysis")
     solfec._run_solver = solver
-    _distribute(domain)
-    solfec.provenance = provenance.remember(solfec.outpath, session.current(), solfec.provenance)
+    solfec.provenance = provenance.remember(solfec.outpath, session.current(), solfec.provenance,
+                                            write=recorder.writes(solfec))
     until = None
     try:
         if solfec.continued:
@@ -95,6 +95,7 @@ def RUN(solfec, solver, duration):
             duration = recorder.continue_run(solfec, duration)
         else:
             recorder.begin(solfec)
+        _distribute(domain)                      # after frame 0 or the restored state
         solfec.runs += 1
         if duration <= 0.0:
             return None
@@ -117,7 +118,9 @@ def RUN(solfec, solver, duration):
 
 
 def _distribute(domain) -> None:
-    """On several ranks, the first RUN partitions the bodies (parallel/decomposition.py)."""
+    """On several ranks, the first RUN partitions the bodies (parallel/decomposition.py)
+    once every rank holds the whole model: built by the deck, or restored by -c from the
+    last stored frame (so -c continues with any number of ranks)."""
     from solfec_py.parallel import comm
 
     if domain.parallel is None and comm.size() > 1:

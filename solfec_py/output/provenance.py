@@ -47,16 +47,17 @@ def remove(outpath: str) -> None:
         pass
 
 
-def remember(outpath: str, session, previous: dict | None = None) -> dict:
+def remember(outpath: str, session, previous: dict | None = None, write: bool = True) -> dict:
     """Before a RUN writes results to `outpath`: the record of this run (words, deck text up
-    to the statement running RUN now, inputs read so far), written when it differs from
-    `previous` (the one this analysis wrote last); returns it."""
+    to the statement running RUN now, inputs read so far), written (by the process that
+    writes the results: `write`) when it differs from `previous` (the one this analysis
+    wrote last); returns it."""
     from solfec_py import __version__
 
     record = {"format": FORMAT, "version": VERSION, "solfec_py": __version__,
               "words": [str(w) for w in session.extra_argv], "deck": _deck_record(session),
               "inputs": [{"path": path, "sha256": digest} for path, digest in session.inputs.items()]}
-    if record != previous:
+    if write and record != previous:
         target = record_path(outpath)
         temporary = target + ".tmp"
         with open(temporary, "w", encoding="utf-8") as handle:

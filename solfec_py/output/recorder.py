@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from solfec_py import session, timestep
 from solfec_py.errors import SolfecError
-from solfec_py.output import replay, xdmf
+from solfec_py.output import frame_parts, replay, xdmf
 
 
 def output_hook(solfec):
@@ -28,29 +28,44 @@ def output_hook(solfec):
     return hook
 
 
-def _writes(solfec) -> bool:
-    """Does this process write the results (serial runs, rank 0 of a parallel run)?"""
-    par = solfec.domain.parallel
-    return par is None
+def writes(solfec) -> bool:
+    """Does this process write the results? Serial runs do; of a parallel run, rank 0 writes
+    the one model the ranks' parts make (docs/parallel.md)."""
+    from solfec_py.parallel import comm
+
+    return comm.rank() == 0
 
 
 def write_frame(solfec) -> None:
     """A frame in the results store, then in the live ParaView files; when the store's
     flush is due, the ParaView series is synced first, then the store flushed: the frames
     of the results on disk are always in the ParaView files too (a continued run after a
-    kill finds every frame it keeps in both)."""
-    if not _writes(solfec):
+    kill finds every frame it keeps in both). On several ranks each rank's owned bodies and
+    constraints go to rank 0, which writes them as one frame (no live ParaView files: the
+    XDMF_EXPORT of the stored run writes them)."""
+    domain = solfec.domain
+    clock = (domain.time, domain.step, 0)    # time = base + k h with k = 0: the time itself
+    par = domain.parallel
+    if par is not None:
+        parts = frame_parts.collect(domain, owned=par.owned_rows, geometry_known=par.geometry_sent,
+                                    stepped=domain.initialized)
+        par.geometry_sent.update(parts.geometry)
+        every = par.comm.gather_object(parts)
+        if every is None:
+            return
+        solfec.store.write_parts(solfec, frame_parts.merge(every), clock, flush=True)
+        return
+    if not writes(solfec):
         return
     store = solfec.store
-    # the clock columns: time = base + k h with k = 0 (the time itself is the clock)
-    index, cons = store.write_frame(solfec, (solfec.domain.time, solfec.domain.step, 0), flush=False)
+    index, cons = store.write_frame(solfec, clock, flush=False)
     live = solfec.xdmf_live
     due = store.flush_due()
     if live:
         try:
-            live.write_frame(index, solfec.domain.time, solfec.domain.bodies, cons, sync=due)
+            live.write_frame(index, domain.time, domain.bodies, cons, sync=due)
         except (OSError, SolfecError) as exc:
-            session.warn(f"ParaView export stopped at t = {solfec.domain.time:g}: {exc}")
+            session.warn(f"ParaView export stopped at t = {domain.time:g}: {exc}")
             solfec.xdmf_live = False
     if due:
         store.flush()
@@ -86,9 +101,23 @@ def start_live_xdmf(solfec, keep_frames: int = 0) -> None:
     solfec.xdmf_live = series
 
 
+def _start_live_xdmf_serial(solfec, keep_frames: int = 0) -> None:
+    """The live ParaView series of a serial run; a parallel run writes none (its results
+    give them afterwards: XDMF_EXPORT, docs/parallel.md) and says so once."""
+    from solfec_py.parallel import comm
+
+    if comm.size() > 1:
+        if solfec.xdmf_live is None and xdmf.live_enabled():
+            session.note(f"parallel run on {comm.size()} ranks: no live ParaView files; write them from the"
+                         " stored results afterwards (XDMF_EXPORT)")
+        solfec.xdmf_live = False
+        return
+    start_live_xdmf(solfec, keep_frames)
+
+
 def finish(solfec) -> None:
     """After a RUN: trim and close the results file and the live ParaView data."""
-    if not _writes(solfec):
+    if not writes(solfec):
         return
     try:
         solfec.store.close()
@@ -100,9 +129,9 @@ def finish(solfec) -> None:
 def begin(solfec) -> None:
     """Before the steps of a (not continued) RUN: open the store; frame 0 at t = 0."""
     domain = solfec.domain
-    if _writes(solfec):
+    if writes(solfec):
         solfec.store.start_writing(compression=solfec.output_compression, domain=solfec.domain)
-        start_live_xdmf(solfec)
+        _start_live_xdmf_serial(solfec)
     if solfec.runs == 0 and domain.time == 0.0:
         timestep.initialize(domain)
         write_frame(solfec)
@@ -113,9 +142,16 @@ def continue_run(solfec, duration: float) -> float:
     (RUN's duration shortened by the time already computed, Solfec-1.0 user manual, command line)."""
     domain = solfec.domain
     t_start = domain.time
-    solfec.store.start_writing(append=True)
+    from solfec_py.parallel import comm
+
+    if writes(solfec):
+        solfec.store.start_writing(append=True)
+    comm.world().barrier()      # the other ranks of a parallel run read what rank 0 kept
+    if not writes(solfec):
+        solfec.store.refresh()
     replay.restore_last(solfec)
-    start_live_xdmf(solfec, keep_frames=solfec.store.nframes)
+    if writes(solfec):
+        _start_live_xdmf_serial(solfec, keep_frames=solfec.store.nframes)
     timestep.initialize(domain)
     remaining = t_start + duration - domain.time
     # the uninterrupted run called the CALLBACK right after storing this frame (every

@@ -120,6 +120,7 @@ class ResultsStore(StoreReader):
         self.compression = compression
         self._next: dict = {}          # dataset name -> next free row
         self._last_bodies: dict = {}   # family -> (bodies list copy, ids offset, ids)
+        self._last_part_ids: dict = {}  # family -> (ids, ids offset) of the last merged parts
         self._reg_kind = np.zeros(0, np.int64)   # body id -> stored kind code (0: none)
         self._reg_x0 = np.zeros((0, 3))          # body id -> stored X0
         self._started = False          # the counters follow the store on disk
@@ -156,6 +157,7 @@ class ResultsStore(StoreReader):
         self._next = {name: 0 for name in SCHEMA}
         self._committed = 0
         self._last_bodies = {}
+        self._last_part_ids = {}
         self._set_registered(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 3)))
         self._frames = np.zeros((0, len(frames.FRAME_COLUMNS)))
         self._columns = dict(frames.COL)
@@ -186,6 +188,7 @@ class ResultsStore(StoreReader):
         reg = self._registry
         self._set_registered(reg["id"], reg["kind_code"], reg["X0"])
         self._last_bodies = {}
+        self._last_part_ids = {}
 
     def _convert_legacy(self) -> None:
         """The single file of format version 4 as the first segment of a new directory, its
@@ -338,18 +341,23 @@ class ResultsStore(StoreReader):
 
     def _store_geometry(self, body) -> None:
         """The reference mesh of a body whose block describes one (finite elements), once."""
-        ids = self._geometry_ids
-        if body.id in ids:
+        if body.id in self._geometry_ids:
             return
         geo = body.block.stored_geometry(body.row)
-        if geo is None:
+        if geo is not None:
+            self._store_geometry_arrays(body.id, geo)
+
+    def _store_geometry_arrays(self, body_id: int, geo) -> None:
+        """(nodes, cells, materials) of body `body_id` as its stored reference mesh, once."""
+        ids = self._geometry_ids
+        if body_id in ids:
             return
         nodes, cells, materials = geo
         noff = self._append("geometry/nodes", np.asarray(nodes, float).reshape(-1, 3))
         coff = self._append("geometry/cells", np.asarray(cells, np.int64))
         self._append("geometry/materials", np.asarray(materials, float).reshape(-1, 3))
-        self._append("geometry/index", np.array([[body.id, noff, len(nodes), coff, len(cells)]], dtype=np.int64))
-        ids.add(body.id)
+        self._append("geometry/index", np.array([[body_id, noff, len(nodes), coff, len(cells)]], dtype=np.int64))
+        ids.add(body_id)
 
     def write_frame(self, solfec, clock=(0.0, 0.0, 0.0), flush: bool = True) -> tuple[int, np.ndarray]:
         """Append the current state of `solfec` as a frame (with `flush`, flushed to disk if
@@ -407,6 +415,83 @@ class ResultsStore(StoreReader):
         elif self._queued_bytes() > QUEUE_BYTES:
             self._commit()
         return index, cons
+
+    def write_parts(self, solfec, parts, clock=(0.0, 0.0, 0.0), flush: bool = True) -> tuple[int, np.ndarray]:
+        """Append a frame given as output/frame_parts.FrameParts (the merged parts of the ranks
+        of a parallel run, rows in id order), laid out as write_frame lays out a serial one;
+        returns (frame index, constraint rows)."""
+        if not self.writing:
+            self.start_writing()
+        self._register_parts(solfec.domain, parts)
+        row = frames.table_row(solfec, clock, 0, parts.energy)
+        row[frames.COL["BODS"]] = parts.bodies
+        last = self._last_part_ids
+        for fam in frames.FAMILIES:
+            ids, states = parts.fixed[fam]
+            cached = last.get(fam)
+            if cached is None or not np.array_equal(cached[0], ids):
+                cached = last[fam] = (ids, self._append(f"ids/{fam}", ids))
+            off = self._append(f"state/{fam}", states)
+            c = _FAMILY_COLS[fam]
+            row[c[0]], row[c[1]], row[c[2]] = off, ids.size, cached[1]
+        for fam in frames.RAGGED:
+            ids, sizes, values = parts.ragged[fam]
+            cached = last.get(fam)
+            if cached is None or not np.array_equal(cached[0], ids):
+                self._append(f"sizes/{fam}", np.asarray(sizes, np.int64).reshape(-1, 2))
+                cached = last[fam] = (ids, self._append(f"ids/{fam}", ids))
+            off = self._append(f"state/{fam}", values) if ids.size else self._next[f"state/{fam}"]
+            c = _FAMILY_COLS[fam]
+            row[c[0]], row[c[1]], row[c[2]] = off, ids.size, cached[1]
+        for fam in frames.CARRIED:
+            carried = parts.carried[fam]
+            c = _CARRY_COLS[fam]
+            row[c[0]] = self._append(f"carry/{fam}", carried) if carried.shape[0] else self._next[f"carry/{fam}"]
+            row[c[1]] = carried.shape[0]
+        cons = parts.constraints
+        row[frames.COL["CON_OFF"]] = self._append("constraints", cons)
+        row[frames.COL["CON_CNT"]] = row[frames.COL["CONS"]] = cons.shape[0]
+        index = self._append("frames", row[None, :])
+        if not self._marked:
+            _written_paths()[os.path.abspath(self.path)] = self
+            self._marked = True
+        self._pending.append(row)
+        if flush and self.flush_due():
+            self.flush()
+        elif self._queued_bytes() > QUEUE_BYTES:
+            self._commit()
+        return index, cons
+
+    def _register_parts(self, domain, parts) -> None:
+        """Registry rows (and meshes) of the bodies in `parts` not yet stored or changed, as
+        register_bodies does for a domain; labels come from the deck's body objects (every
+        rank of a parallel run holds them all)."""
+        pid, pcode, px0 = parts.registry
+        known = pid < self._reg_kind.size
+        same = np.zeros(pid.size, dtype=bool)
+        k = pid[known]
+        same[known] = (self._reg_kind[k] == pcode[known]) & (self._reg_x0[k] == px0[known]).all(axis=1)
+        new = np.flatnonzero(~same)
+        for body_id, geo in parts.geometry.items():
+            self._store_geometry_arrays(int(body_id), geo)
+        if not new.size:
+            return
+        ids, codes, x0 = pid[new], pcode[new], px0[new]
+        encoded = [((getattr(domain.by_id.get(int(i)), "label", None)) or "").encode("utf-8") for i in ids.tolist()]
+        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=ids.size)
+        table = np.empty((ids.size, len(REGISTRY_COLUMNS)))
+        table[:, 0], table[:, 1], table[:, 2:5] = ids, codes, x0
+        table[:, 5] = self._next["labels"] + np.cumsum(lengths) - lengths
+        table[:, 6] = lengths
+        top = int(ids.max()) + 1
+        if top > self._reg_kind.size:
+            grow = max(top, 2 * self._reg_kind.size)
+            kind, seen = np.zeros(grow, np.int64), np.zeros((grow, 3))
+            kind[:self._reg_kind.size], seen[:self._reg_kind.size] = self._reg_kind, self._reg_x0
+            self._reg_kind, self._reg_x0 = kind, seen
+        self._reg_kind[ids], self._reg_x0[ids] = codes, x0
+        self._append("labels", np.frombuffer(b"".join(encoded), dtype=np.uint8))
+        self._append("bodies", table)
 
     def _queued_bytes(self) -> int:
         return sum(q.count * q.row_bytes for q in self._queue.values())

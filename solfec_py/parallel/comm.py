@@ -65,6 +65,9 @@ class Serial:
     def allgather_object(self, value) -> list:
         return [value]
 
+    def gather_object(self, value, root: int = 0):
+        return [value]
+
     def alltoall_object(self, values: list) -> list:
         return list(values)
 
@@ -147,6 +150,11 @@ class World(Serial):
 
     def allgather_object(self, value) -> list:
         return self.comm.allgather(value)
+
+    def gather_object(self, value, root: int = 0):
+        """The values of every rank as a list on `root`, None elsewhere (pickled: for output
+        frames, not for the per-step path)."""
+        return self.comm.gather(value, root=root)
 
     def alltoall_object(self, values: list) -> list:
         return self.comm.alltoall(values)

@@ -53,6 +53,7 @@ class Decomposition:
         self.where = np.zeros(0, dtype=np.int64)         # body id -> bit mask of ranks holding a row
         self.parked: dict = {}                           # body id -> records of a detached body
         self.sent: dict = {}                             # owned body id -> bit mask of its ghost ranks
+        self.geometry_sent: set = set()                  # FE bodies whose mesh this rank sent to rank 0
         self.tree = None
         self.tolerance, self.weightfactor, self.updatefreq = 1.1, 1.0, 10
         self.margin = 0.0
