@@ -41,7 +41,7 @@ commands:
 
 def _run_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="solfec-py", usage=USAGE, formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="solfec-py", usage=USAGE, allow_abbrev=False, formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Run a Solfec input deck, or one of the commands below.\n\n" + COMMANDS,
         epilog="A run whose results exist (same deck, words and input files) reads them: READ\n"
                "mode. Other words or inputs stop with what differs; -w overwrites, -s NAME writes\n"
@@ -141,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
         status = launch(ranks, argv)
         if status >= 0:
             return status
-    args, unknown = _run_parser().parse_known_args(argv)
+    options, rest = _split_options(argv)
+    args = _run_parser().parse_args(options + (["--", *rest] if rest else []))
     from solfec_py import session
     from solfec_py.lang.runner import DeckFailure, run_deck
 
@@ -152,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.viewer:
         print("solfec-py: -v ignored: there is no interactive viewer (open the XDMF results in ParaView)",
               file=sys.stderr)
-    words = list(args.words) + unknown
+    words = list(args.words)
     stored = _stored_words(override, args.subdir) if override and not words else None
     session.start(deck_path=deck, extra_argv=stored or words, subdir=args.subdir,
                   overwrite=args.overwrite or args.continue_run, continue_run=args.continue_run,
@@ -171,6 +172,29 @@ def main(argv: list[str] | None = None) -> int:
         print("\nsolfec-py: interrupted", file=sys.stderr)
         return 130
     return 0
+
+
+FLAGS = {"-w", "-c", "--continue", "-v", "--no-progress", "--traceback", "--version", "-h", "--help"}
+VALUED = {"-s", "-i", "--legacy"}
+
+
+def _split_options(argv: list) -> tuple[list, list]:
+    """(solfec-py's options, the deck and its words): an option is one of ours spelled out
+    exactly (anywhere, as Solfec takes them); every other word, such as a deck's own
+    `-solv GS` or `-stop 0.1`, goes to the deck (NON_SOLFEC_ARGV), never read as `-s olv`."""
+    options, rest = [], []
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word in FLAGS or word.startswith("--legacy="):
+            options.append(word)
+        elif word in VALUED and i + 1 < len(argv):
+            options += [word, argv[i + 1]]
+            i += 1
+        else:
+            rest.append(word)
+        i += 1
+    return options, rest
 
 
 def _speaks() -> bool:

@@ -172,7 +172,7 @@ def test_no_arguments_prints_the_usage_of_every_command(capsys):
     assert main([]) == 2
     err = capsys.readouterr().err
     assert "required" not in err
-    assert "solfec-py [options] deck.py [words ...]" in err
+    assert "solfec-py [-n K] [options] deck.py [words ...]" in err
     for command in ("translate", "plot", "sweep", "verify"):
         assert f"solfec-py {command} " in err
     assert "--help" in err

@@ -194,6 +194,8 @@ def run_deck(path: str, legacy: str = "auto") -> dict:
     ns = namespace_for(path, translated, legacy)
     deck_dir = os.path.dirname(os.path.abspath(path))
     sys.path.insert(0, deck_dir)
+    helpers = os.path.join(os.path.dirname(os.path.abspath(__file__)), "helpers")
+    sys.path.append(helpers)            # Solfec's scripts/ modules (lang/helpers), found last
     saved_argv, saved_modules = sys.argv, set(sys.modules)
     sys.argv = deck_argv(path)
     try:
@@ -212,10 +214,11 @@ def run_deck(path: str, legacy: str = "auto") -> dict:
     finally:
         sys.argv = saved_argv
         _forget_user_modules(saved_modules)
-        try:
-            sys.path.remove(deck_dir)
-        except ValueError:
-            pass
+        for folder in (deck_dir, helpers):
+            try:
+                sys.path.remove(folder)
+            except ValueError:
+                pass
     return ns
 
 
