@@ -18,6 +18,7 @@ from solfec_py.errors import InputError, InputTypeError, ResultsMismatchError
 from solfec_py.output import provenance
 from solfec_py.output.store import ResultsStore, exists, release_writer, remove, results_path, written_this_run
 from solfec_py.output.xdmf import remove_live_files
+from solfec_py.parallel.comm import world
 
 ANALYSES = ("DYNAMIC", "QUASI_STATIC")
 VERBOSE = ("ON", "OFF", "%", "%\n")
@@ -123,6 +124,9 @@ class SOLFEC:
         self.provenance = None       # what the results were computed from (output/provenance.py)
         self.runs = 0
         self._open_results()
+        # every rank of a parallel run decides READ / WRITE (and removes old results) before
+        # rank 0 starts writing: a rank still looking would take the new store for old results
+        world().barrier()
         if self._mode == "WRITE":
             self._prepare_output()
 
