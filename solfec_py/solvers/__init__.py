@@ -21,7 +21,11 @@ __all__ = ["update", "delete_overstressed", "solve"]
 def solve(solver, domain, h: float) -> None:
     """Solve the constraints of `domain` for step h with the deck solver object `solver`."""
     kind = getattr(solver, "kind", "")
-    if domain.parallel is not None:       # a run on several ranks (solvers/distributed.py)
+    if domain.parallel is not None and kind == "NEWTON_SOLVER":    # a run on several ranks
+        from solfec_py.solvers.distributed_newton import solve as distributed_newton_solve
+
+        distributed_newton_solve(solver, domain, h)
+    elif domain.parallel is not None:     # (solvers/distributed.py)
         from solfec_py.solvers.distributed import solve as distributed_solve
 
         distributed_solve(solver, domain, h)

@@ -1,8 +1,8 @@
 """Constraint solves of a run on several ranks (layer 5): the local dynamics of the rows a
-rank owns plus the external rows that share its bodies, then Gauss-Seidel with Solfec's
-three parallel variants, the penalty solver and the projected Newton solver over them, with
-the same stopping rules as the serial solves. Reference: Solfec-1.0 bgs.c (GAUSS_SEIDEL_Solve
-under MPI), nts.c (the Newton solver), pes.c; docs/parallel.md.
+rank owns plus the external rows that share its bodies, Gauss-Seidel with Solfec's three
+parallel variants over them and the penalty solver, with the same stopping rules as the
+serial solves (the projected Newton solver is solvers/distributed_newton.py). Reference:
+Solfec-1.0 bgs.c (GAUSS_SEIDEL_Solve under MPI), pes.c (the penalty solver); docs/parallel.md.
 
 Gauss-Seidel variants (Solfec's names; `ext` is parallel/external.py):
   FULL            TOP rows, their reactions sent, the first half of the INTERNAL rows, the
@@ -16,6 +16,11 @@ Gauss-Seidel variants (Solfec's names; `ext` is parallel/external.py):
                   ranks).
 Backward sweeps (reverse 'ON') run the phases in the opposite order. Sweep errors and merits
 are summed over the ranks every iteration, so every rank stops at the same iteration.
+
+PENALTY_SOLVER: each rank gives its owned contacts their spring-dashpot forces (one row at a
+time, no communication), sends them to the ranks that hold them as external rows, and the
+other rows (joints, prescribed motion, springs) are swept by the Gauss-Seidel above with
+the serial penalty solver's settings, contact reactions fixed.
 """
 from __future__ import annotations
 
@@ -68,11 +73,15 @@ def _body_rows(domain, cset, scratch: np.ndarray) -> np.ndarray:
 
 
 def solve(solver, domain, h: float) -> None:
+    """GAUSS_SEIDEL_SOLVER and PENALTY_SOLVER (NEWTON_SOLVER: solvers/distributed_newton.py)."""
     kind = getattr(solver, "kind", "")
     if kind == "GAUSS_SEIDEL_SOLVER":
         _gauss_seidel(solver, domain, h)
+    elif kind == "PENALTY_SOLVER":
+        _penalty(solver, domain, h)
     else:
-        raise NotAvailableError(f"{kind} is not available in parallel runs yet; use GAUSS_SEIDEL_SOLVER")
+        raise NotAvailableError(f"{kind or type(solver).__name__!r} is not available in parallel runs; use"
+                                " GAUSS_SEIDEL_SOLVER, NEWTON_SOLVER or PENALTY_SOLVER")
 
 
 def _gauss_seidel(obj, domain, h: float) -> None:
@@ -92,7 +101,34 @@ def _gauss_seidel(obj, domain, h: float) -> None:
     obj.handle_failure()
 
 
-def _free_energy(ld, n: int, comm) -> float:
+def _penalty(obj, domain, h: float) -> None:
+    """penalty.solve over the owned rows: each owned contact gets its spring-dashpot force
+    (no communication), the contact reactions go to the ranks holding them as external rows,
+    then the distributed Gauss-Seidel solves the other rows with the serial settings."""
+    from solfec_py.solvers import penalty
+
+    cset = C.constraint_set(domain)
+    ext, ld = prepare(domain, cset, h)
+    n_own = ext.n_own
+    is_contact = ld.kind[:n_own] == C.CONTACT
+    crows = np.flatnonzero(is_contact)
+    if crows.size:
+        penalty.contacts(crows, ld.W, ld.B, ld.V, ld.U, ld.R, ld.par, bool(ld.dynamic), float(ld.h),
+                         obj.variant == "IMPLICIT")
+    ext.exchange(ld.R)              # (the Gauss-Seidel phases send them again, if it runs)
+    others = np.flatnonzero(~is_contact)
+    result, iters = None, 0
+    if ext.comm.allreduce_sum([float(others.size)])[0] > 0:
+        result = gauss_seidel(ld, penalty.SETTINGS, ext, spring_forces(cset, ld), "FULL", rows=others)
+        iters = result.iters
+    finish(domain, cset, ld, result)
+    ext.release(cset)
+    obj.record_solve(iters)
+    domain.statistics = {"GSITERS": iters}
+
+
+def free_energy(ld, n: int, comm) -> float:
+    """LocalDynamics.free_energy of the first n rows summed over the ranks (1 when not positive)."""
     e = 0.5 * K.quadratic_sum(np.ascontiguousarray(ld.B[:n]), np.ascontiguousarray(ld.Winv[:n])) if n else 0.0
     vel = np.flatnonzero(ld.kind[:n] == C.VELODIR)
     if vel.size:
@@ -128,9 +164,10 @@ def sweep_rows(order, backward, contacts, kind, W, Winv, rho, B, V, U, R, indptr
                           dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0, omega)
 
 
-def gauss_seidel(ld, settings, ext, springs, variant: str) -> gs.Result:
+def gauss_seidel(ld, settings, ext, springs, variant: str, rows=None) -> gs.Result:
     """Solve the local dynamics `ld` (owned rows first, then external rows) in place; the
-    external rows' reactions come from their owners between the phases of every sweep."""
+    external rows' reactions come from their owners between the phases of every sweep.
+    `rows`: the owned rows to sweep (default all); the others keep their reactions."""
     from solfec_py.parallel.external import BOTTOM, INTERNAL, MIDDLE, TOP
 
     comm = ext.comm
@@ -138,17 +175,24 @@ def gauss_seidel(ld, settings, ext, springs, variant: str) -> gs.Result:
     n = ld.n
     force = np.zeros(n)
     blast = ld.coupled()
-    efree = _free_energy(ld, n_own, comm)
+    efree = free_energy(ld, n_own, comm)
     maxiter = max(1, int(settings.maxiter))
     rerhist, merhist = np.zeros(maxiter), np.zeros(maxiter)
     num, Ut = np.zeros(n), np.zeros((n, 3))
     ws = np.empty((9, 3))
     newest_first = lambda rows: np.ascontiguousarray(rows[::-1], dtype=np.int64)   # noqa: E731
-    internal = np.flatnonzero(ext.cls == INTERNAL)
+    swept = np.ones(n_own, dtype=bool)
+    if rows is not None:
+        swept[:] = False
+        swept[rows] = True
+    internal = np.flatnonzero((ext.cls == INTERNAL) & swept)
     half = internal.size // 2
     sets = {TOP: newest_first(ext.rows_of(TOP)), BOTTOM: newest_first(ext.rows_of(BOTTOM)),
-            MIDDLE: newest_first(ext.rows_of(MIDDLE)), "int1": newest_first(internal[half:]),
-            "int2": newest_first(internal[:half]), "all": newest_first(np.arange(n_own))}
+            MIDDLE: newest_first(ext.rows_of(MIDDLE))}
+    if rows is not None:
+        sets = {c: order[swept[order]] for c, order in sets.items()}
+    sets.update({"int1": newest_first(internal[half:]), "int2": newest_first(internal[:half]),
+                 "all": newest_first(np.flatnonzero(swept))})
     contacts = bool(gs._ssn_contacts(sets["all"], int(settings.diagsolver), ld.kind, ld.par, bool(ld.dynamic)))
     args = (ld.kind, ld.W, ld.Winv, ld.rho, ld.B, ld.V, ld.U, ld.R, ld.indptr, ld.adj, ld.Wadj, ld.par)
     dynamic, h = bool(ld.dynamic), float(ld.h)

@@ -1,0 +1,145 @@
+"""NEWTON_SOLVER and PENALTY_SOLVER on 2 MPI ranks (solvers/distributed_newton.py,
+solvers/distributed.py) against the serial run of the same deck: the cube array of
+tests/cube_array_deck.py (contacts between the ranks' bodies, a rigid link across the array,
+a fixed direction) run by `python -m solfec_py` and by `mpiexec -n 2`, stored states,
+kinetic energies, contact counts and iteration counts compared frame by frame."""
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import write_deck
+from cube_array_deck import cube_array
+
+pytest.importorskip("mpi4py")
+_BESIDE = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+MPIEXEC = _BESIDE if os.access(_BESIDE, os.X_OK) else shutil.which("mpiexec")
+if MPIEXEC is None:
+    pytest.skip("no mpiexec beside the interpreter or on PATH", allow_module_level=True)
+
+STEP, INTERVAL = 1e-3, 0.005
+
+
+def _env():
+    import solfec_py
+
+    env = dict(os.environ, MPLBACKEND="Agg")
+    package = os.path.dirname(os.path.dirname(os.path.abspath(solfec_py.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package, env.get("PYTHONPATH")) if p)
+    return env
+
+
+def _run(tmp_path, name: str, text: str):
+    """The deck run serially (in tmp_path/serial) and on 2 ranks (tmp_path/mpi): both
+    results as StoreReaders."""
+    from solfec_py.output.store_reader import StoreReader
+
+    readers = []
+    for where, launch in (("serial", []), ("mpi", [MPIEXEC, "-n", "2"])):
+        folder = tmp_path / where
+        folder.mkdir()
+        deck = write_deck(folder / f"{name}.py", text)
+        res = subprocess.run(launch + [sys.executable, "-m", "solfec_py", deck], cwd=folder, env=_env(),
+                             capture_output=True, text=True, timeout=240)
+        assert res.returncode == 0, f"{where} run failed:\n{res.stdout}\n{res.stderr}"
+        readers.append(StoreReader.open_existing(glob.glob(str(folder / "out" / name / "*.results"))[0]))
+    return readers
+
+
+def _states(reader, family: str, frame: int):
+    """(ids, configuration values, velocity values) of a family's bodies at a frame."""
+    if family == "rigid":
+        ids, rows = reader.frame_state(family, frame)
+        return np.asarray(ids), rows[:, :12].ravel(), rows[:, 12:18].ravel()
+    ids, sizes, flat = reader.frame_values(family, frame)
+    conf, velo, at = [], [], 0
+    for nc, nv in np.asarray(sizes).tolist():
+        conf.append(flat[at:at + nc])
+        velo.append(flat[at + nc:at + nc + nv])
+        at += nc + nv + 5
+    return np.asarray(ids), np.concatenate(conf), np.concatenate(velo)
+
+
+def _contacts(reader, frame: int) -> int:
+    return int((reader.frame_constraints(frame)[:, 0] == 1).sum())   # KIND code 1: CONTACT
+
+
+def _compare(serial, mpi, family: str, duration: float, vel_tol_per_step: float):
+    """States of every frame within the tolerances that `vel_tol_per_step` (a bound on the
+    velocity difference one solve may add, in units of the largest speed) gives after the
+    steps of `duration`: velocities the number of steps times it, configurations `duration`
+    times that. Returns the largest differences seen (velocity, configuration)."""
+    assert serial.nframes == mpi.nframes == round(duration / INTERVAL) + 1
+    vmax = max(np.abs(_states(serial, family, f)[2]).max() for f in range(serial.nframes))
+    vel_tol = round(duration / STEP) * vel_tol_per_step * vmax
+    conf_tol = duration * vel_tol
+    worst = [0.0, 0.0]
+    for f in range(serial.nframes):
+        ids_s, conf_s, velo_s = _states(serial, family, f)
+        ids_m, conf_m, velo_m = _states(mpi, family, f)
+        assert np.array_equal(ids_s, ids_m)
+        dv, dc = np.abs(velo_m - velo_s).max(), np.abs(conf_m - conf_s).max()
+        assert dv <= vel_tol, f"frame {f}: velocities differ by {dv:.3g} > {vel_tol:.3g}"
+        assert dc <= conf_tol, f"frame {f}: configurations differ by {dc:.3g} > {conf_tol:.3g}"
+        assert _contacts(serial, f) == _contacts(mpi, f), f"frame {f}: contact counts differ"
+        worst = [max(worst[0], dv), max(worst[1], dc)]
+    ek_s, ek_m = np.asarray(serial.column("E_KINETIC")), np.asarray(mpi.column("E_KINETIC"))
+    # E = m v^2 / 2: a relative speed error e gives about 2 e in energy
+    assert np.allclose(ek_m, ek_s, rtol=2 * vel_tol / vmax, atol=0.0)
+    return worst
+
+
+@pytest.mark.parametrize("kind, family", [("RIGID", "rigid"), ("TL", "finite_element")])
+def test_newton_on_two_ranks_matches_the_serial_run(tmp_path, kind, family):
+    """Frictionless, so that every solve converges by Newton (with friction the serial
+    solver falls back to Gauss-Seidel on some impacts, test below). Every solve of both runs
+    stops at merit <= meritval. The merit is 1/2 sum C W^-1 C / E_free with
+    E_free = 1/2 sum B W^-1 B: the residual's energy norm is at most sqrt(meritval) times the
+    free velocities', so two solutions of one step differ by at most 2 sqrt(meritval) times
+    the speeds, which the comparison accumulates over the steps."""
+    meritval, duration = 1e-12, 0.05
+    serial, mpi = _run(tmp_path, "cubes", cube_array("out/cubes", kind=kind, meritval=meritval, friction=0.0,
+                                                     duration=duration, interval=INTERVAL))
+    _compare(serial, mpi, family, duration, 2.0 * meritval ** 0.5)
+    its_s, its_m = np.asarray(serial.column("NTITERS")), np.asarray(mpi.column("NTITERS"))
+    assert its_s.sum() > 0
+    assert abs(its_m.sum() - its_s.sum()) <= 0.1 * its_s.sum()     # the same iterations but for rounding
+    assert np.asarray(mpi.column("MERIT")).max() <= meritval
+
+
+def test_newton_fallback_on_two_ranks(tmp_path):
+    """With friction some impacts defeat Newton in maxiter iterations on both runs; the
+    distributed Gauss-Seidel then finishes the solve to the same merit (frictional
+    solutions need not be unique, so the states are not compared)."""
+    meritval, duration = 1e-12, 0.01
+    serial, mpi = _run(tmp_path, "rough", cube_array("out/rough", meritval=meritval, duration=duration,
+                                                     interval=STEP))
+    for reader in (serial, mpi):
+        its = np.asarray(reader.column("NTITERS"))
+        assert its.max() > 200                       # maxiter 200, then Gauss-Seidel iterations
+        assert np.asarray(reader.column("MERIT")).max() <= meritval
+    assert [_contacts(serial, f) for f in range(serial.nframes)] == [_contacts(mpi, f) for f in range(mpi.nframes)]
+
+
+@pytest.mark.parametrize("joints", [False, True])
+def test_penalty_on_two_ranks_matches_the_serial_run(tmp_path, joints):
+    """Each contact's spring-dashpot force is a closed formula of its own row, the same on
+    either side of a rank boundary; the link and the fixed direction are solved by
+    Gauss-Seidel with epsilon 1e-4 (solvers/penalty.py), whose reactions, hence velocities,
+    may differ by that share per step. The bouncing cubes amplify rounding differences too
+    (a 1e-12 change of the gaps grows to 2e-5 m/s in 0.05 s), so the run is kept short."""
+    duration = 0.03
+    serial, mpi = _run(tmp_path, "springs", cube_array("out/springs", solver="PS", duration=duration,
+                                                       interval=INTERVAL, joints=joints))
+    _compare(serial, mpi, "rigid", duration, 2.0 * 1e-4)
+    its_s, its_m = np.asarray(serial.column("GSITERS")), np.asarray(mpi.column("GSITERS"))
+    if joints:
+        assert its_s[1:].min() > 0 and its_m[1:].min() > 0         # the link was solved every frame
+    else:
+        assert its_s.max() == its_m.max() == 0
