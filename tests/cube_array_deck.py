@@ -10,6 +10,7 @@ import textwrap
 SOLVERS = {
     "NS": "NEWTON_SOLVER(meritval=MERITVAL, maxiter=200)",
     "PS": "PENALTY_SOLVER()",
+    "GS": "GAUSS_SEIDEL_SOLVER(1E-8, 1000, meritval=MERITVAL)",
 }
 
 

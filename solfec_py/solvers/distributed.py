@@ -21,6 +21,10 @@ PENALTY_SOLVER: each rank gives its owned contacts their spring-dashpot forces (
 time, no communication), sends them to the ranks that hold them as external rows, and the
 other rows (joints, prescribed motion, springs) are swept by the Gauss-Seidel above with
 the serial penalty solver's settings, contact reactions fixed.
+
+After every solve (these and the Newton solve) the owners' final local velocities U of the
+boundary rows are sent as well: the contact and friction work of a body (solvers/common.py)
+takes U of its contacts, also of those another rank owns.
 """
 from __future__ import annotations
 
@@ -91,6 +95,7 @@ def _gauss_seidel(obj, domain, h: float) -> None:
     ext, ld = prepare(domain, cset, h)
     variant = getattr(obj, "variant", "FULL")
     result = gauss_seidel(ld, settings_of(obj), ext, spring_forces(cset, ld), variant)
+    ext.exchange(ld.U)              # the owners' final velocities of the external rows (contact work)
     finish(domain, cset, ld, result)
     ext.release(cset)
     obj.record_solve(result.iters, rerhist=result.rerhist, merhist=result.merhist, error=result.error)
@@ -121,6 +126,7 @@ def _penalty(obj, domain, h: float) -> None:
     if ext.comm.allreduce_sum([float(others.size)])[0] > 0:
         result = gauss_seidel(ld, penalty.SETTINGS, ext, spring_forces(cset, ld), "FULL", rows=others)
         iters = result.iters
+    ext.exchange(ld.U)              # the owners' final velocities of the external rows (contact work)
     finish(domain, cset, ld, result)
     ext.release(cset)
     obj.record_solve(iters)

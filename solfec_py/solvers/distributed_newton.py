@@ -44,6 +44,7 @@ def solve(obj, domain, h: float) -> None:
             result = gauss_seidel(ld, gs_fallback_settings(obj), ext, springs, "FULL")
             merhist = merhist + result.merhist.tolist()
             iters += result.iters
+    ext.exchange(ld.U)              # the owners' final velocities of the external rows (contact work)
     finish(domain, cset, ld, result)
     ext.release(cset)
     obj.record_solve(iters, merhist=merhist, mvhist=mvhist,
