@@ -27,6 +27,7 @@ from solfec_py.solvers.newton import apply, gs_fallback_settings, linearize, pro
 
 
 def solve(obj, domain, h: float) -> None:
+    """newton.solve on this rank's rows: the same statistics and record on every rank."""
     from solfec_py.solvers.distributed import free_energy, gauss_seidel, prepare
 
     cset = C.constraint_set(domain)
