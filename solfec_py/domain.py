@@ -62,6 +62,7 @@ class Domain:
     timers: dict = field(default_factory=dict)          # phase name -> seconds since last frame
     blowup: float = 1e6        # largest one-step growth factor of the kinetic energy (inf: no check)
     parallel: Any = None       # parallel.decomposition.Decomposition of a run on several ranks
+    balance: tuple = (1.1, 1.0, 10)   # IMBALANCE_TOLERANCE: (tolerance, weight factor, update frequency)
     tunnelling: str = "WARN"   # a body through another in one step: WARN, STOP or OFF (contact/tunnel.py)
     tunnel_state: Any = None   # what the tunnelling checks keep between steps (contact/tunnel.py)
 

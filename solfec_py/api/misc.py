@@ -217,9 +217,13 @@ def NON_SOLFEC_ARGV():
 
 @V.command
 def IMBALANCE_TOLERANCE(solfec, tolerance, weightfactor=V.MISSING, updatefreq=V.MISSING):
-    """MPI load-balancing settings: checked and ignored (serial runs).
+    """Load balancing of a run on several MPI ranks (docs/parallel.md).
 
-    ``IMBALANCE_TOLERANCE(solfec, tolerance | weightfactor, updatefreq)``.
+    ``IMBALANCE_TOLERANCE(solfec, tolerance | weightfactor, updatefreq)``: every
+    `updatefreq` steps, when the heaviest rank carries more than `tolerance` times the
+    mean load, the bodies are partitioned again; a body weighs its degrees of freedom over
+    6 (at least 1) plus `weightfactor` times its constraints. A serial run keeps the
+    values and does not use them.
 
     Parameters
     ----------
@@ -245,14 +249,17 @@ def IMBALANCE_TOLERANCE(solfec, tolerance, weightfactor=V.MISSING, updatefreq=V.
     >>> IMBALANCE_TOLERANCE(sol, 1.3, 0.5, 10)
     """
     require_solfec("solfec", solfec)
-    V.positive("tolerance", tolerance)
+    tol = float(V.positive("tolerance", tolerance))
+    w, freq = 1.0, 10
     if V.given(weightfactor):
         w = V.number("weightfactor", weightfactor)
         if not 0 <= w <= 1:
             raise InputTypeError(f"'weightfactor' must be a number >= 0 and <= 1, got {w!r}")
     if V.given(updatefreq):
-        if V.integer("updatefreq", updatefreq) < 1:
+        freq = V.integer("updatefreq", updatefreq)
+        if freq < 1:
             raise InputTypeError(f"'updatefreq' must be >= 1, got {updatefreq!r}")
+    solfec.domain.balance = (tol, float(w), int(freq))
     return True
 
 

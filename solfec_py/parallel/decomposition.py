@@ -55,7 +55,7 @@ class Decomposition:
         self.sent: dict = {}                             # owned body id -> bit mask of its ghost ranks
         self.geometry_sent: set = set()                  # FE bodies whose mesh this rank sent to rank 0
         self.tree = None
-        self.tolerance, self.weightfactor, self.updatefreq = 1.1, 1.0, 10
+        self.tolerance, self.weightfactor, self.updatefreq = domain.balance
         self.margin = 0.0
         self.regions = np.zeros((self.size, 2, 3))
         self.steps = 0
@@ -305,6 +305,7 @@ class Decomposition:
         return out
 
     def _ownership(self) -> None:
+        self.tolerance, self.weightfactor, self.updatefreq = self.domain.balance
         mine = self._owned_bodies()
         weights = self._weights(mine)
         load = np.zeros(self.size)
