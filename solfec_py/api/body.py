@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py import session, validate as V
-from solfec_py.api.common import readonly, require_body
-from solfec_py.api.materials import bulk_material_of
+from solfec_py.api.common import elsewhere, here_or_none, readonly, require_body
+from solfec_py.api.materials import bulk_material_object, bulk_material_of
 from solfec_py.api.shape_utils import checked_meshes, live_shape, shape_mass_properties
 from solfec_py.api.shapes import MESH, mesh_views, take_shape
 from solfec_py.api.solfec import require_solfec
@@ -188,24 +188,31 @@ class BODY(Body):
         self._kind = value
 
     @readonly
+    @here_or_none
     def mass(self):
         return float(self.block.mass[self.row])
 
     @readonly
+    @here_or_none
     def volume(self):
         return float(self.block.volume[self.row])
 
     @readonly
+    @here_or_none
     def center(self):
         return tuple(self.block.center[self.row].tolist())
 
     @readonly
+    @here_or_none
     def tensor(self):
         """Inertia tensor (rigid, obstacle) or Euler tensor (deformable), column-major 9-tuple."""
         return tuple(getattr(self.block, self.block.TENSOR)[self.row].T.reshape(-1).tolist())
 
     @readonly
+    @here_or_none
     def material(self):
+        if self._material_object is None:       # a body made on another rank (parallel/decomposition.py)
+            self._material_object = bulk_material_object(self.block.domain, self.bulk_material.label)
         return self._material_object
 
     @readonly
@@ -230,6 +237,7 @@ class BODY(Body):
         return getattr(block, "domain", None)
 
     @readonly
+    @here_or_none
     def display_points(self):
         return [(lab, tuple(self.cur_point(p).tolist())) for lab, p in self.display_points_list]
 
@@ -239,19 +247,23 @@ class BODY(Body):
 
     # ---------------------------------------------------------------- read-write
     @property
+    @here_or_none
     def conf(self):
         return tuple(self.q.tolist())
 
     @conf.setter
+    @here_or_none
     def conf(self, value):
         self.q[:] = _state_tuple("conf", value, self.q.size)
         self.block.state_changed(self.row)
 
     @property
+    @here_or_none
     def velo(self):
         return tuple(self.u.tolist())
 
     @velo.setter
+    @here_or_none
     def velo(self, value):
         self.u[:] = _state_tuple("velo", value, self.u.size)
         self.block.state_changed(self.row)
@@ -261,6 +273,7 @@ class BODY(Body):
         return self._scheme
 
     @scheme.setter
+    @here_or_none
     def scheme(self, value):
         value = V.string("scheme", value)
         if self.block.domain.analysis == "QUASI_STATIC":
@@ -290,6 +303,7 @@ class BODY(Body):
         return self._damping
 
     @damping.setter
+    @here_or_none
     def damping(self, value):
         self._damping = V.setter_number("damping", value, ge=0.0)
         self.block.set_damping(self.row, self._damping)
@@ -376,6 +390,8 @@ def BODY_CHARS(body, mass, volume, center, tensor):
     vol = V.positive("volume", volume)
     c = V.point("center", center)
     t = V.tuple_of_numbers("tensor", tensor, 9).reshape(3, 3).T
+    if elsewhere(body):
+        return None
     body.block.set_characteristics(body.row, m, vol, c, t)
 
 
@@ -407,6 +423,8 @@ def INITIAL_VELOCITY(body, linear, angular):
     body = require_body("body", body)
     v = V.point("linear", linear)
     w = V.point("angular", angular)
+    if elsewhere(body):
+        return None
     body.block.initial_velocity(body.row, v, w)
     body.block.state_changed(body.row)
 

@@ -4,7 +4,7 @@ Reference: Solfec-1.0 user manual, loads (Solfec lng.c), docs/integrators.md.
 from __future__ import annotations
 
 from solfec_py import validate as V
-from solfec_py.api.common import require_body
+from solfec_py.api.common import elsewhere, require_body
 from solfec_py.api.series import number_or_series
 from solfec_py.api.solfec import require_solfec
 from solfec_py.bodies.loads import (CONVECTED_FORCE, CONVECTED_TORQUE, SPATIAL_FORCE,
@@ -96,6 +96,8 @@ def FORCE(body, kind, point, direction, value, data=V.MISSING):
     X = V.point("point", point)
     if callable(value) and not hasattr(value, "times"):
         _direction("direction", direction, allow_zero=True)
+        if elsewhere(body):                     # on another rank: its owner holds the load
+            return None
         _block_loads(body).add_callback(ForceCallback(body, value, data, V.given(data)))
         return None
     d = _direction("direction", direction)
@@ -105,6 +107,8 @@ def FORCE(body, kind, point, direction, value, data=V.MISSING):
         raise InputTypeError(
             f"'value' must be a number or a TIME_SERIES object or a callback routine, got {V.describe(value)}") from None
     code = SPATIAL_FORCE if kind == "SPATIAL" else CONVECTED_FORCE
+    if elsewhere(body):
+        return None
     _block_loads(body).add(body, code, X, d, magnitude)
     return None
 
@@ -143,6 +147,8 @@ def TORQUE(body, kind, direction, value):
     d = _direction("direction", direction)
     magnitude = number_or_series("value", value)
     code = SPATIAL_TORQUE if kind == "SPATIAL" else CONVECTED_TORQUE
+    if elsewhere(body):
+        return None
     _block_loads(body).add(body, code, None, d, magnitude)
     return None
 
@@ -177,6 +183,8 @@ def PRESSURE(body, surfid, value):
     body = require_body("body", body)
     surfid = V.integer("surfid", surfid)
     magnitude = number_or_series("value", value)
+    if elsewhere(body):
+        return None
     body.block.add_pressure(body, surfid, magnitude)
     return None
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from solfec_py import session, timestep, validate as V
-from solfec_py.api.common import require_body
+from solfec_py.api.common import elsewhere, require_body
 from solfec_py.api.results import history_items
 from solfec_py.api.solfec import SOLFEC, require_solfec
 from solfec_py.api.solvers import is_solver
@@ -396,6 +396,8 @@ def DISPLACEMENT(body, point):
     """
     body = require_body("body", body)
     X = V.point("point", point)
+    if elsewhere(body):
+        return None
     return tuple((body.cur_point(X) - X).tolist())
 
 
@@ -427,6 +429,8 @@ def VELOCITY(body, point):
     """
     body = require_body("body", body)
     X = V.point("point", point)
+    if elsewhere(body):
+        return None
     return tuple(body.point_velocity(X).tolist())
 
 
@@ -462,6 +466,8 @@ def STRESS(body, point):
     """
     body = require_body("body", body)
     X = V.point("point", point)
+    if elsewhere(body):
+        return None
     return tuple(float(v) for v in body.block.point_stress(body.row, X))
 
 

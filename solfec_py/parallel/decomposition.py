@@ -112,20 +112,29 @@ class Decomposition:
     # ------------------------------------------------------------------ the first RUN
     def start(self) -> None:
         """Partition the bodies every rank built from the deck, keep this rank's rows and
-        its ghosts, and park the rest."""
+        its ghosts, and park the rest. Bodies only rank 0 built stay there until the first
+        exchange moves them (`_check_same_bodies`)."""
         domain = self.domain
-        self._check_same_bodies()
-        bodies = sorted(domain.bodies, key=lambda b: b.id)
+        if domain.overlap_correction is not None:
+            raise NotAvailableError("parallel runs: OVERLAP_CORRECTION is serial only (its projected sweep does"
+                                    " not exchange boundary rows); run this deck on one process")
+        adopted = self._check_same_bodies()
+        bodies = [b for b in sorted(domain.bodies, key=lambda b: b.id) if not isinstance(b.block, ElsewhereBlock)]
         for block in domain.active_blocks():
             why = block.movable(np.arange(block.count))
             if why:
                 raise NotAvailableError(f"parallel runs: {why}; run this deck on one process")
         ids, centres, boxes = self._geometry(bodies)
-        self._grow(int(ids.max(initial=0)))
-        self.obstacle[ids] = [b.kind == "OBSTACLE" for b in bodies]
         weights = self._weights(bodies)
+        if adopted:                                  # rank 0 alone has them all
+            ids, centres, boxes, weights = self.comm.bcast_object((ids, centres, boxes, weights))
+        self._grow(max(int(ids.max(initial=0)), max(adopted, default=0)))
+        every = [b.id for b in domain.bodies]
+        self.obstacle[every] = [b.kind == "OBSTACLE" for b in domain.bodies]
         self.tree = bisect(centres, weights, self.size)
         self.owner[ids] = self.tree.assign(centres)
+        if adopted:
+            self.owner[sorted(adopted)] = 0
         self.margin = self._margin(boxes)
         self._park_constraints()
         for body in bodies:
@@ -153,13 +162,16 @@ class Decomposition:
         cset._next_id = top + self.rank
         cset._spare = []
 
-    def _check_same_bodies(self) -> None:
+    def _check_same_bodies(self) -> set:
+        """Bodies the ranks built differently (a BODY under 'if RANK() == 0:', as Solfec-1.0
+        allows: there bodies live on rank 0 until balanced) are rank 0's on every rank; the
+        others must have made the same bodies themselves (no pickling then)."""
         mine = sorted((b.id, b.kind) for b in self.domain.bodies)
         every = self.comm.allgather_object(mine)
-        if any(other != every[0] for other in every):
-            raise NotAvailableError(
-                "parallel runs: the ranks built different bodies before RUN (a BODY inside 'if RANK() == 0:'?);"
-                " build the same bodies on every rank")
+        if all(other == every[0] for other in every):
+            return set()
+        common = set(every[0]).intersection(*map(set, every[1:]))
+        return self._from_rank0([b for b in self.domain.bodies if (b.id, b.kind) not in common])
 
     def _geometry(self, bodies):
         """ids (k,), centres (k, 3) and boxes (k, 2, 3) of attached `bodies` (any order)."""
@@ -266,8 +278,10 @@ class Decomposition:
 
     # ------------------------------------------------------------------ every step
     def exchange(self) -> None:
-        """Before a step: deletions, ownership (rebalance every `updatefreq` steps when the
-        imbalance passed the tolerance), migration, ghosts, constraints of new owners."""
+        """Before a step: bodies the deck created since the last step, deletions, ownership
+        (rebalance every `updatefreq` steps when the imbalance passed the tolerance),
+        migration, ghosts, constraints of new owners."""
+        self._new_bodies()
         self._deletions()
         self._ownership()
         self.exchange_ghosts()
@@ -413,6 +427,57 @@ class Decomposition:
                     out[x] = out.get(x, 0) | (1 << int(self.owner[y]))
         return out
 
+    # ------------------------------------------------------------------ bodies made during a run
+    def _new_bodies(self) -> None:
+        """Bodies a deck creates after the first RUN (in a CALLBACK, between RUNs) are kept
+        from rank 0, as in Solfec-1.0 (dom.c DOM_Insert_Body: bodies are created on rank 0,
+        the others come by migration): rank 0 owns them until the next partition query and
+        sends their definitions (shape, material, settings; pickled: a rare event) to the
+        other ranks, which replace what they made themselves by them and keep rank 0's body
+        ids from then on."""
+        domain = self.domain
+        made = [b for b in domain.bodies if b.id >= self.owner.size or self.owner[b.id] < 0]
+        if not self.comm.allreduce_max([float(len(made))])[0]:
+            return
+        kept = self._from_rank0(made)
+        ids = np.array(sorted(kept), dtype=np.int64)
+        if not ids.size:
+            return
+        self._grow(int(ids.max()))
+        self.owner[ids] = 0
+        self.where[ids] = 1
+        self.obstacle[ids] = [domain.by_id[i].kind == "OBSTACLE" for i in ids.tolist()]
+
+    def _from_rank0(self, made: list) -> set:
+        """Rank 0's bodies of `made` (its definitions, pickled) replace the other ranks' ones;
+        returns their ids."""
+        domain = self.domain
+        definitions = [_definition(b) for b in sorted(made, key=lambda b: b.id)] if self.rank == 0 else None
+        definitions, top = self.comm.bcast_object((definitions, domain.next_body_id))
+        kept = {_id_of(state) for _, state in definitions}
+        if self.rank == 0:
+            return kept
+        for body in made:                            # the deck's own copies: rank 0's stand for them
+            if body.row >= 0 and not isinstance(body.block, ElsewhereBlock):
+                body.block.remove(body)
+            domain.bodies.remove(body)
+            domain.by_id.pop(body.id, None)
+            if body.label and domain.labels.get(body.label) is body:
+                del domain.labels[body.label]
+            body.block = ElsewhereBlock(body, self.rank)
+            if body.id not in kept:
+                body.deleted = True
+        for cls, state in definitions:
+            body = _replica(cls, state, domain)
+            body.block = ElsewhereBlock(body, self.rank)
+            domain.bodies.append(body)
+            domain.by_id[body.id] = body
+            if body.label and body.label not in domain.labels:
+                domain.labels[body.label] = body
+        domain.bodies.sort(key=lambda b: b.id)
+        domain.next_body_id = top
+        return kept
+
     # ------------------------------------------------------------------ deletions
     def _deletions(self) -> None:
         gone = np.array(sorted(self.deleted), dtype=np.int64)
@@ -429,6 +494,38 @@ class Decomposition:
                 self.domain.forget(body)
             self.owner[bid] = -1
             self.where[bid] = 0
+
+
+SKIPPED = ("block", "row", "_constraints", "constraints", "loads", "_material_object")
+
+
+def _definition(body) -> tuple:
+    """(class, attributes) of a body without its state row, constraints and loads, its
+    material by label: what another rank needs to hold a row of it (the state comes with
+    the row)."""
+    state = {k: v for k, v in body.__dict__.items() if k not in SKIPPED}
+    state["bulk_material"] = body.bulk_material.label
+    return type(body), state
+
+
+def _id_of(state: dict) -> int:
+    return int(state["_id"] if "_id" in state else state["id"])
+
+
+def _replica(cls, state: dict, domain):
+    """The body `_definition` described, known to `domain` but no row of it; its material
+    record is the domain's one of the same label."""
+    label = state["bulk_material"]
+    if label not in domain.bulk_materials:
+        raise NotAvailableError(f"parallel runs: body {_id_of(state)} was made on rank 0 with the bulk material"
+                                f" {label!r} that the other ranks do not have; create materials on every rank")
+    body = cls.__new__(cls)
+    body.__dict__.update(state)
+    body.bulk_material = domain.bulk_materials[label]
+    body.row, body.loads = -1, []
+    body.__dict__["_constraints"] = []
+    body.__dict__["_material_object"] = None
+    return body
 
 
 def _kind_of(family: str) -> str:
