@@ -222,7 +222,10 @@ def _report(failure) -> int:
         import time
 
         time.sleep(1.0)
-    print(f"[rank {world.rank}] {failure.message()}", file=sys.stderr)
+    print(f"[rank {world.rank}] {failure.message()}", file=sys.stderr, flush=True)
+    import time
+
+    time.sleep(0.5)              # let mpiexec forward the line before MPI_Abort ends the run
     world.abort(1)
     return 1
 
