@@ -70,14 +70,17 @@ def _contacts(reader, frame: int) -> int:
     return int((reader.frame_constraints(frame)[:, 0] == 1).sum())   # KIND code 1: CONTACT
 
 
-def _compare(serial, mpi, family: str, duration: float, vel_tol_per_step: float):
+def _compare(serial, mpi, family: str, duration: float, vel_tol_per_step: float, step: float = STEP,
+             interval: float = INTERVAL, vfree: float = 0.0, energies=("E_KINETIC", "E_CONTACT", "E_FRICTION")):
     """States of every frame within the tolerances that `vel_tol_per_step` (a bound on the
-    velocity difference one solve may add, in units of the largest speed) gives after the
-    steps of `duration`: velocities the number of steps times it, configurations `duration`
-    times that. Returns the largest differences seen (velocity, configuration)."""
-    assert serial.nframes == mpi.nframes == round(duration / INTERVAL) + 1
-    vmax = max(np.abs(_states(serial, family, f)[2]).max() for f in range(serial.nframes))
-    vel_tol = round(duration / STEP) * vel_tol_per_step * vmax
+    velocity difference one solve may add, in units of the largest speed plus `vfree`, the
+    velocity the loads add in one step: the free velocity of a body at rest is not zero)
+    gives after the steps of `duration`: velocities the number of steps times it,
+    configurations `duration` times that. Returns the largest differences seen (velocity,
+    configuration); `energies`: the energy columns compared."""
+    assert serial.nframes == mpi.nframes == round(duration / interval) + 1
+    vmax = max(np.abs(_states(serial, family, f)[2]).max() for f in range(serial.nframes)) + vfree
+    vel_tol = round(duration / step) * vel_tol_per_step * vmax
     conf_tol = duration * vel_tol
     worst = [0.0, 0.0]
     for f in range(serial.nframes):
@@ -92,9 +95,8 @@ def _compare(serial, mpi, family: str, duration: float, vel_tol_per_step: float)
     # E = m v^2 / 2: a relative speed error e gives about 2 e in energy; the contact and
     # friction work (h/2 (U + V) R summed over the contacts of each body) as much, relative
     # to the largest of the three (frictionless runs have rounding noise for friction work)
-    names = ("E_KINETIC", "E_CONTACT", "E_FRICTION")
-    scale = max(np.abs(np.asarray(serial.column(name))).max() for name in names)
-    for name in names:
+    scale = max(np.abs(np.asarray(serial.column(name))).max() for name in ("E_KINETIC", "E_CONTACT", "E_FRICTION"))
+    for name in energies:
         e_s, e_m = np.asarray(serial.column(name)), np.asarray(mpi.column(name))
         assert np.abs(e_m - e_s).max() <= 2 * vel_tol / vmax * scale, name
     return worst

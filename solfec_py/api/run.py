@@ -99,7 +99,8 @@ def RUN(solfec, solver, duration):
         solfec.runs += 1
         if duration <= 0.0:
             return None
-        progress = Progress(solfec._verbose, domain.time, domain.time + duration, session.current().interval,
+        verbose = solfec._verbose if session.current().speaks else "OFF"     # rank 0 of a parallel run
+        progress = Progress(verbose, domain.time, domain.time + duration, session.current().interval,
                             tty=session.current().progress, explicit=solfec.verbose_set)
         summary = RunSummary(solver, domain, duration) if progress.talks else None
         hooks = timestep.RunHooks(

@@ -65,8 +65,10 @@ class Progress:
         wall = wallclock.perf_counter() - self.started
         rate = self.steps / wall if wall > 0 else 0.0
         stats = "".join(f" {k}: {v:.4g}" for k, v in _statistics(domain))
+        par = getattr(domain, "parallel", None)
+        balance = "" if par is None else f" IMBALANCE: {par.imbalance:.4g} REBALANCED: {par.rebalanced}"
         return (f"TIME: {domain.time:.6g} STEP: {domain.step:.3g} BODIES: {len(domain.bodies)}"
-                f" CONSTRAINTS: {len(domain.constraints)}{stats} STEPS/s: {rate:.4g}")
+                f" CONSTRAINTS: {len(domain.constraints)}{stats}{balance} STEPS/s: {rate:.4g}")
 
     def _postfix(self, domain) -> str:
         """'steps=N, contacts=C, iters=I' (what the last solve reported)."""

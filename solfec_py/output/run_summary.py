@@ -1,6 +1,7 @@
 """The summary RUN prints when it ends (layer 6): simulated time, steps, wall-clock and CPU
 time, where the results are, and the health of the constraint solver (solves that stopped at
-the iteration cap, the worst merit, contacts), with the command that plots them. Printed
+the iteration cap, the worst merit, contacts), with the command that plots them, and on
+several ranks the load balance (imbalance, rebalancing, migrated bodies). Printed
 when RUN's progress output is on (output.progress: a bar on a terminal, or the statistics
 lines a deck asked for); docs/results.md shows an example.
 
@@ -32,6 +33,9 @@ class RunSummary:
         self.worst_merit = -math.inf
         self.contacts = self.max_contacts = 0
         self._count = -1                # constraints after the last step (contacts counted when it changes)
+        par = getattr(domain, "parallel", None)      # parallel/decomposition.py: the load balance
+        self.rebalanced0 = par.rebalanced if par is not None else 0
+        self.worst_imbalance, self.migrated = 1.0, 0
 
     def update(self, domain) -> None:
         """After a step: the solve it made (if any) and its contacts."""
@@ -45,6 +49,10 @@ class RunSummary:
             merit = (domain.statistics or {}).get("MERIT")
             if merit is not None and merit > self.worst_merit:
                 self.worst_merit = float(merit)
+        par = getattr(domain, "parallel", None)
+        if par is not None:             # the imbalance of the step's partition and its migrations
+            self.worst_imbalance = max(self.worst_imbalance, par.imbalance)
+            self.migrated += par.migrated
         cons = domain.constraints
         count = len(cons)
         if count != self._count or (domain.statistics or {}).get("NEWCONS"):   # else the same contacts
@@ -54,7 +62,8 @@ class RunSummary:
             self.max_contacts = max(self.max_contacts, self.contacts)
 
     def text(self, domain, store, outpath: str) -> str:
-        """The summary: three lines, indented after the first."""
+        """The summary: three lines, indented after the first; on several ranks a fourth, the
+        load balance (parallel/decomposition.py: max / mean of the ranks' loads)."""
         wall, cpu = time.perf_counter() - self.wall0, time.process_time() - self.cpu0
         span = f"t = {self.t0:.6g} -> {domain.time:.6g} s"
         if domain.time < self.t0 + self.requested - 0.5 * domain.step:
@@ -64,6 +73,11 @@ class RunSummary:
         where = os.path.relpath(store.path) if store is not None else outpath
         lines.append(f"  results: {where} ({frames} frames); plot them: solfec-py plot {outpath}")
         lines.append(f"  solver: {self._health()}; contacts: {self.contacts} at the end, at most {self.max_contacts}")
+        par = getattr(domain, "parallel", None)
+        if par is not None:
+            lines.append(f"  parallel: {par.size} ranks; load imbalance {par.imbalance:.4g} at the end, at most"
+                         f" {self.worst_imbalance:.4g} (tolerance {par.tolerance:g}); rebalanced"
+                         f" {par.rebalanced - self.rebalanced0} times, {self.migrated} bodies migrated")
         return "\n".join(lines)
 
     def _health(self) -> str:
