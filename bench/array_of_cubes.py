@@ -59,21 +59,23 @@ def centres(cubes) -> np.ndarray:
     return block.conf[np.array([b.row for b in cubes]), 9:12].copy()
 
 
-def build(A, side: int, h: float, outdir: str, kifo: str = "RG", mesh: int = 1):
-    """The model; returns (SOLFEC, list of cube bodies, layer index of each cube)."""
+def build(A, side: int, h: float, outdir: str, kifo: str = "RG", mesh: int = 1, counts=None):
+    """The model; returns (SOLFEC, list of cube bodies, layer index of each cube).
+    `counts` = (nx, ny, nz) makes the array nx x ny x nz instead of side^3 (bench/mpi_scaling.py)."""
+    nx, ny, nz = counts or (side,) * 3
     sol = A["SOLFEC"]("DYNAMIC", h, outdir)
     sol.verbose = "OFF"
     A["GRAVITY"](sol, (0.0, 0.0, -G))
     mat = A["BULK_MATERIAL"](sol, young=1e9, poisson=0.25, density=DENSITY)
     A["SURFACE_MATERIAL"](sol, model="SIGNORINI_COULOMB", friction=FRICTION)
-    span = side * (EDGE + GAP) - GAP
-    floor = A["HEX"](_box((-FLOOR_MARGIN, -FLOOR_MARGIN, -0.1), (span + FLOOR_MARGIN,) * 2 + (0.0,)),
+    span_x, span_y = nx * (EDGE + GAP) - GAP, ny * (EDGE + GAP) - GAP
+    floor = A["HEX"](_box((-FLOOR_MARGIN, -FLOOR_MARGIN, -0.1), (span_x + FLOOR_MARGIN, span_y + FLOOR_MARGIN, 0.0)),
                      1, 1, 1, 0, [0] * 6)
     A["BODY"](sol, "OBSTACLE", floor, mat)
     cubes, layer = [], []
-    for k in range(side):
-        for j in range(side):
-            for i in range(side):
+    for k in range(nz):
+        for j in range(ny):
+            for i in range(nx):
                 lo = (i * (EDGE + GAP), j * (EDGE + GAP), GAP + k * (EDGE + GAP))
                 shape = A["HEX"](_box(lo, tuple(c + EDGE for c in lo)), mesh, mesh, mesh, 0, [1] * 6)
                 form = {"form": kifo} if kifo in ("TL", "BC") else {}
