@@ -61,7 +61,6 @@ class CorotationalStepper(Stepper):
         self.rotated: set = set()       # rows of `factors` that are A0 factors
         self.reduced_coef: dict = {}    # BC-MODAL / BC-RO rows of `factors` -> c of A_r
         self.bc_energy = None
-        self.bc_hcrit = None            # critical steps of the BC bodies (constant)
 
     def bc_rows(self) -> np.ndarray:
         """Co-rotated rows: BC, BC-MODAL and BC-RO (bodies/fe_reduced.py)."""
@@ -169,31 +168,31 @@ class CorotationalStepper(Stepper):
             blk.energy[self.co.rows, 4] = self.bc_energy
             blk.internal_stale = False
 
-    def _critical(self) -> float:
-        """BC bodies: 2 / sqrt(lambda_max(M^-1 K0)) of the whole body, computed once (K0 is
-        constant; Solfec takes the TL estimate of one element of the undeformed mesh, which
-        can exceed the stability limit: its nodal masses are those of the whole mesh)."""
-        bc = self.bc_rows()
-        if not bc.any():
-            return super()._critical()
-        blk = self.block
-        explicit = ~self.implicit_rows()
-        h = super()._critical() if (explicit & ~bc).any() else np.inf
-        if not (explicit & bc).any():
-            return h
-        if self.bc_hcrit is None:
+    def _row_critical(self, rows: np.ndarray) -> np.ndarray:
+        """BC bodies: 2 / sqrt(lambda_max(M^-1 K0)) of the whole body (K0 is constant;
+        Solfec takes the TL estimate of one element of the undeformed mesh, which can exceed
+        the stability limit: its nodal masses are those of the whole mesh); the others: the
+        element estimate."""
+        bc = self.bc_rows()[rows]
+        out = np.empty(rows.size)
+        if (~bc).any():
+            out[~bc] = super()._row_critical(rows[~bc])
+        if bc.any():
+            blk = self.block
             co, mass = self._setup(), blk.prepared().mass
-            self.bc_hcrit = np.full(co.rows.size, np.inf)
-            for p, row in enumerate(co.rows.tolist()):
+            for i in np.flatnonzero(bc).tolist():
+                row = int(rows[i])
+                p = int(np.searchsorted(co.rows, row))
                 d = slice(3 * co.off[p], 3 * co.off[p + 1])
-                s = 1.0 / np.sqrt(np.repeat(mass[blk.nodes_of(row)], 3))
-                self.bc_hcrit[p] = 2.0 / np.sqrt(largest_eigenvalue(co.K0csr[d, d], s))
-        live = np.flatnonzero(explicit[self.co.rows])
-        p = int(live[np.argmin(self.bc_hcrit[live])])
-        if self.bc_hcrit[p] < h:
-            h = float(self.bc_hcrit[p])
-            self.h_crit_source = (int(self.co.rows[p]), None, "the highest frequency of its stiffness K0", None)
-        return h
+                scale = 1.0 / np.sqrt(np.repeat(mass[blk.nodes_of(row)], 3))
+                out[i] = 2.0 / np.sqrt(largest_eigenvalue(co.K0csr[d, d], scale))
+        return out
+
+    def _row_source(self, row: int) -> str:
+        if self.bc_rows()[row]:
+            return (f"finite-element body {self.block.bodies[row].id} (its whole mesh: the highest"
+                    " frequency of its stiffness K0)")
+        return super()._row_source(row)
 
     # ------------------------------------------------------------------ reduced state
     def reduced_state(self, row: int):

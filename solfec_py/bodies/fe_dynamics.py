@@ -41,8 +41,8 @@ class Stepper:
         self.kept: dict = {}           # row -> (splu factor, budget, key): reused by later steps
         self.pins = Pins()             # pinned nodes eliminated (bodies/fe_pins.py)
         self._pins_key = None          # the constraint set they were collected from
-        self.h_crit = None
-        self.h_crit_source = None      # (row, global element, volume, material) of h_crit
+        self.h_crit = None             # min of block.hcrit over the explicit rows (critical_step)
+        self.h_crit_row = None         # the row that set it
         self.fint = None
         self.factorisations = 0         # SuperLU factorisations made (bench figure)
 
@@ -185,59 +185,91 @@ class Stepper:
                                   " a dynamic analysis needs a positive density")
         blk.energy[: blk.count, 0] = blk.kinetic_energy()
         blk.internal_stale = True
+        blk.hcrit[: blk.count] = 0.0     # evaluated again in this RUN's configuration
         self.h_crit = None
 
     def critical_step(self) -> float:
-        """min over explicit bodies of 2 / sqrt(lambda_max(M^-1 K_e)) of the element with the
-        smallest current volume (Solfec's estimate); evaluated at the start of a RUN and
-        when the bodies change."""
+        """min over explicit bodies of their critical steps (`block.hcrit`), each
+        2 / sqrt(lambda_max(M^-1 K_e)) of the body's element of smallest current volume
+        (Solfec's estimate) when it is first needed in a RUN: at the RUN's start, or when the
+        body joined the block (a body made during the RUN). The value is the body's own and
+        travels with its row, so a run on several ranks, whose blocks gain and lose copies of
+        bodies every step, takes the serial run's steps."""
         if self.h_crit is None:
             self.h_crit = self._critical()
         return self.h_crit
 
     def _critical(self) -> float:
         blk = self.block
+        self.h_crit_row = None
         if not blk.domain.dynamic:
             return np.inf
-        lay = blk.prepared()
-        explicit = ~self.implicit_rows()
+        n = blk.count
+        explicit = ~self.implicit_rows()[:n]
         if not explicit.any():
             return np.inf
+        need = np.flatnonzero(explicit & ~(blk.hcrit[:n] > 0))
+        if need.size:
+            blk.hcrit[need] = self._row_critical(need)
+        live = np.flatnonzero(explicit)
+        row = int(live[np.argmin(blk.hcrit[live])])
+        self.h_crit_row = row
+        return float(blk.hcrit[row])
+
+    def _smallest_elements(self, rows: np.ndarray):
+        """Per row of `rows`: (current volume, group, element index in the group) of its
+        element of smallest current volume."""
+        blk = self.block
+        lay = blk.prepared()
         n = blk.count
+        wanted = np.zeros(n, dtype=bool)
+        wanted[rows] = True
         best_v, best_g, best_e = np.full(n, np.inf), np.full(n, -1), np.full(n, -1)
         for k, g in enumerate(lay.groups):
-            vol = fem_kernels.current_volumes(blk.q, g.conn, g.dNdX, g.wJ)
-            order = np.lexsort((vol, g.row))
-            first = order[np.r_[True, g.row[order][1:] != g.row[order][:-1]]]
-            rows = g.row[first]
-            better = vol[first] < best_v[rows]
-            best_v[rows[better]], best_g[rows[better]], best_e[rows[better]] = vol[first][better], k, first[better]
-        h = np.inf
+            mine = np.flatnonzero(wanted[g.row])
+            if not mine.size:
+                continue
+            vol = fem_kernels.current_volumes(blk.q, g.conn[mine], g.dNdX[mine], g.wJ[mine])
+            order = np.lexsort((vol, g.row[mine]))
+            first = order[np.r_[True, g.row[mine][order][1:] != g.row[mine][order][:-1]]]
+            at = g.row[mine][first]
+            better = vol[first] < best_v[at]
+            best_v[at[better]], best_g[at[better]], best_e[at[better]] = vol[first][better], k, mine[first][better]
+        return best_v[rows], best_g[rows], best_e[rows]
+
+    def _row_critical(self, rows: np.ndarray) -> np.ndarray:
+        """The critical steps of `rows` in the current configuration."""
+        blk = self.block
+        lay = blk.prepared()
+        out = np.full(rows.size, np.inf)
+        _, best_g, best_e = self._smallest_elements(rows)
         for k, g in enumerate(lay.groups):
-            sel = np.flatnonzero((best_g == k) & explicit[:n])
+            sel = np.flatnonzero(best_g == k)
             if sel.size:
-                steps = fem_kernels.critical_steps(blk.q, g.conn, g.dNdX, g.wJ, g.mat, lay.mass,
-                                                   best_e[sel].astype(np.int64))
-                m = int(np.argmin(steps))
-                if steps[m] < h:
-                    h, e = float(steps[m]), int(best_e[sel[m]])
-                    self.h_crit_source = (int(g.row[e]), int(g.gid[e]), float(best_v[g.row[e]]), g.mat[e])
-        return h
+                out[sel] = fem_kernels.critical_steps(blk.q, g.conn, g.dNdX, g.wJ, g.mat, lay.mass,
+                                                      best_e[sel].astype(np.int64))
+        return out
 
     def critical_source(self) -> str:
-        """Which body and element set the last critical step: the element of smallest
-        current volume of that body and its material."""
-        if self.h_crit_source is None:
+        """Which body set the last critical step, with its element of smallest current
+        volume and that element's material."""
+        row = getattr(self, "h_crit_row", None)
+        if row is None or row >= self.block.count:
             return ""
+        return self._row_source(row)
+
+    def _row_source(self, row: int) -> str:
         blk = self.block
-        row, gid, volume, material = self.h_crit_source
-        if gid is None:
-            return f"finite-element body {blk.bodies[row].id} (its whole mesh: {volume})"
-        young, poisson, density = material.tolist()
-        obj = gid - int(blk.prepared().estart[row])
+        vols, groups, elems = self._smallest_elements(np.array([row]))
+        vol, k, e = float(vols[0]), int(groups[0]), int(elems[0])
+        if k < 0:
+            return f"finite-element body {blk.bodies[row].id}"
+        g = blk.prepared().groups[k]
+        young, poisson, density = g.mat[e].tolist()
+        obj = int(g.gid[e]) - int(blk.prepared().estart[row])
         element = int(blk.records[row].order[obj])
         return (f"finite-element body {blk.bodies[row].id}, element {element} (its smallest: volume"
-                f" {volume:.3g}; young {young:.3g}, poisson {poisson:g}, density {density:.3g})")
+                f" {vol:.3g}; young {young:.3g}, poisson {poisson:g}, density {density:.3g})")
 
     def step_begin(self, t: float, h: float) -> None:
         blk = self.block

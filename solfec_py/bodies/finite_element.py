@@ -75,6 +75,7 @@ class FiniteElementBlock(BodyBlock):
         "form": ((), np.int8),         # FORMS codes
         "damping": ((), float),        # stiffness-proportional damping eta
         "euler": ((3, 3), float),      # referential Euler tensor rho int (X-X0)(X-X0)^T dV
+        "hcrit": ((), float),          # the body's critical step of this RUN (0: not evaluated yet)
     }
 
     def __init__(self, domain, capacity: int = 8):
@@ -214,7 +215,7 @@ class FiniteElementBlock(BodyBlock):
             rec = self.records[body.row]
             if rec.mat.shape == mat.shape:
                 rec.mat[:], rec.materials, rec.matid = mat, materials, matid
-                self.materials_changed()
+                self.on_change()                # the body's own materials back: its hcrit holds
 
     def on_change(self) -> None:
         self.layout = None
@@ -223,7 +224,8 @@ class FiniteElementBlock(BodyBlock):
         self.solver.invalidate()
 
     def materials_changed(self) -> None:
-        """Element materials were set (APPLY_BULKMAT): masses and stiffness follow."""
+        """Element materials were set (APPLY_BULKMAT): masses, stiffness and critical steps follow."""
+        self.hcrit[: self.count] = 0.0
         self.on_change()
 
     def prepared(self):

@@ -67,8 +67,10 @@ class Progress:
         stats = "".join(f" {k}: {v:.4g}" for k, v in _statistics(domain))
         par = getattr(domain, "parallel", None)
         balance = "" if par is None else f" IMBALANCE: {par.imbalance:.4g} REBALANCED: {par.rebalanced}"
+        counts = _model_counts(domain)
+        ncons = len(domain.constraints) if counts is None else counts[0]
         return (f"TIME: {domain.time:.6g} STEP: {domain.step:.3g} BODIES: {len(domain.bodies)}"
-                f" CONSTRAINTS: {len(domain.constraints)}{stats}{balance} STEPS/s: {rate:.4g}")
+                f" CONSTRAINTS: {ncons}{stats}{balance} STEPS/s: {rate:.4g}")
 
     def _postfix(self, domain) -> str:
         """'steps=N, contacts=C, iters=I' (what the last solve reported)."""
@@ -141,9 +143,18 @@ def _statistics(domain) -> list:
            if isinstance(v, (int, float))]
     cons = domain.constraints
     kind = getattr(cons, "kind", None)
-    if kind is not None:
+    counts = _model_counts(domain)
+    if counts is not None:
+        out.append(("CONTACTS", float(counts[1])))
+    elif kind is not None:
         out.append(("CONTACTS", float((kind[: cons.count] == CONTACT).sum())))
     return out
+
+
+def _model_counts(domain):
+    """(constraints, contacts) of the whole model on several ranks (parallel/checks.py), else None."""
+    par = getattr(domain, "parallel", None)
+    return None if par is None else par.model_counts
 
 
 class Percent:

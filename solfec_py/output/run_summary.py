@@ -53,6 +53,10 @@ class RunSummary:
         if par is not None:             # the imbalance of the step's partition and its migrations
             self.worst_imbalance = max(self.worst_imbalance, par.imbalance)
             self.migrated += par.migrated
+        if par is not None and par.model_counts is not None:     # every rank's contacts
+            self.contacts = par.model_counts[1]
+            self.max_contacts = max(self.max_contacts, self.contacts)
+            return
         cons = domain.constraints
         count = len(cons)
         if count != self._count or (domain.statistics or {}).get("NEWCONS"):   # else the same contacts

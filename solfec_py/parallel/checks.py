@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from solfec_py.constraints import CONTACT
 from solfec_py.errors import SimulationError
 
 
@@ -33,9 +34,21 @@ def kinetic_energy(domain) -> float:
     return float(dec.comm.allreduce_sum([total])[0])
 
 
+def _owned_counts(domain) -> tuple[float, float]:
+    """(constraints, contacts) this rank owns (each constraint of the model counted once)."""
+    dec, cons = domain.parallel, domain.constraints
+    n = len(cons)
+    kind = getattr(cons, "kind", None)
+    if not n or kind is None:
+        return float(n if kind is None else 0), 0.0
+    mine = dec.constraint_owners(cons, np.arange(n)) == dec.rank
+    return float(mine.sum()), float((mine & (kind[:n] == CONTACT)).sum())
+
+
 def after_step(domain, before: float, h: float) -> float:
     """Finite states and energies, the blow-up test (dynamic runs); returns the model's
-    kinetic energy."""
+    kinetic energy and leaves the model's numbers of constraints and contacts in
+    `domain.parallel.model_counts` (for the progress line and the run summary)."""
     dec = domain.parallel
     comm = dec.comm
     bad = None
@@ -61,7 +74,9 @@ def after_step(domain, before: float, h: float) -> float:
             lo, hi = block.bounding_boxes()
             size = 0.5 * np.linalg.norm(hi[:n] - lo[:n], axis=1)
             scale += float(np.sum(np.where(own, 0.5 * block.mass[:n] * (size / h) ** 2, 0.0)))
-    total, flag, scale = comm.allreduce_sum([total, 0.0 if bad is None else 1.0, scale])
+    total, flag, scale, ncons, ncontacts = comm.allreduce_sum(
+        [total, 0.0 if bad is None else 1.0, scale, *_owned_counts(domain)])
+    dec.model_counts = (int(ncons), int(ncontacts))
     if flag:
         found = [b for b in comm.allgather_object(bad) if b is not None]
         _stop(domain, found[0][0], found[0][1])
