@@ -281,6 +281,10 @@ def pile(tolerance: float, n: int = 5) -> str:
         """)
 
 
+def _contacts_of(reader, frame: int) -> int:
+    return int((reader.frame_constraints(frame)[:, 0] == 1).sum())   # KIND code 1: CONTACT
+
+
 def _timers():
     from solfec_py.output.frames import TIMERS
 
@@ -314,9 +318,13 @@ def test_a_pile_collapsing_into_a_corner_is_rebalanced(tmp_path):
     found = []
     for tolerance in (1.1, 10.0):
         (tmp_path / str(tolerance)).mkdir()
-        res = _runs(tmp_path / str(tolerance), "pile", pile(tolerance), ranks=(2,))[1][0][1]
+        readers, runs = _runs(tmp_path / str(tolerance), "pile", pile(tolerance), ranks=(2,))
+        res = runs[0][1]
         assert res.stdout.count("RUN: t = 0 -> 0.12 s") == 1, res.stdout[-2000:]      # rank 0 speaks, once
         assert res.stdout.count("IMBALANCE: ") >= 1                                 # and its progress lines
+        # the summary counts every rank's contacts: those of the last stored frame (t = 0.12)
+        stored = _contacts_of(readers[0], readers[0].nframes - 1)
+        assert f"contacts: {stored} at the end" in res.stdout, (stored, res.stdout[-2000:])
         match = _BALANCE.search(res.stdout)
         assert match, res.stdout[-2000:]
         found.append([float(v) for v in match.groups()])
