@@ -160,6 +160,7 @@ class BodyBlock:
         "volume": ((), float),
         "center": ((3,), float),
         "energy": ((5,), float),   # KINETIC, EXTERNAL, CONTWORK, FRICWORK, INTERNAL
+        "bid": ((), np.int64),     # the row's body id (bodies[row].id, for vectorised lookups)
     }
 
     def __init__(self, domain, capacity: int = 8):
@@ -193,6 +194,7 @@ class BodyBlock:
         body.block, body.row = self, row
         for name, (tail, dtype) in self._specs.items():
             getattr(self, name)[row] = 0
+        self.bid[row] = body.id
         self.volume[row] = volume
         self.center[row] = center
         self._init_row(row, body, volume, np.asarray(center, float), np.asarray(euler, float))
@@ -220,7 +222,7 @@ class BodyBlock:
 
     def moved_fields(self) -> list:
         """The per-row fields `pack_rows` carries, in a fixed order."""
-        return [name for name in self._specs if name not in self.LOCAL_FIELDS]
+        return [name for name in self._specs if name not in self.LOCAL_FIELDS and name != "bid"]
 
     def row_width(self) -> int:
         """Numbers in a packed row (`pack_rows`)."""

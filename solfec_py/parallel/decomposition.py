@@ -52,7 +52,7 @@ class Decomposition:
         self.owner = np.full(0, -1, dtype=np.int64)      # body id -> owner rank
         self.where = np.zeros(0, dtype=np.int64)         # body id -> bit mask of ranks holding a row
         self.parked: dict = {}                           # body id -> records of a detached body
-        self.sent: dict = {}                             # owned body id -> bit mask of its ghost ranks
+        self.sent = np.zeros(0, dtype=np.int64)          # owned body id -> bit mask of its ghost ranks
         self.geometry_sent: set = set()                  # FE bodies whose mesh this rank sent to rank 0
         self.tree = None
         self.tolerance, self.weightfactor, self.updatefreq = domain.balance
@@ -63,6 +63,7 @@ class Decomposition:
         self.obstacle = np.zeros(0, dtype=bool)          # body id -> an OBSTACLE
         self.parked_constraints: dict = {}               # constraint id -> (series, function, material)
         self.links = np.zeros((0, 2), dtype=np.int64)    # bodies of the deck's two-body constraints
+        self.seen_next_id = -1                           # domain.next_body_id at the last look for new bodies
         self.imbalance = 1.0
         self.achieved = 1.0                              # the imbalance the last bisection gave
         self.measure_next = False                        # measure it at the next step
@@ -75,9 +76,10 @@ class Decomposition:
         if top >= self.owner.size:
             n = max(top + 1, 2 * self.owner.size, 64)
             owner, where, obstacle = np.full(n, -1, np.int64), np.zeros(n, np.int64), np.zeros(n, bool)
+            sent = np.zeros(n, np.int64)
             owner[: self.owner.size], where[: self.where.size] = self.owner, self.where
-            obstacle[: self.obstacle.size] = self.obstacle
-            self.owner, self.where, self.obstacle = owner, where, obstacle
+            obstacle[: self.obstacle.size], sent[: self.sent.size] = self.obstacle, self.sent
+            self.owner, self.where, self.obstacle, self.sent = owner, where, obstacle, sent
 
     def owns_pairs(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Which body pairs (ids) have their contacts owned here: the owner of the body of
@@ -105,8 +107,7 @@ class Decomposition:
 
     def owned_rows(self, block) -> np.ndarray:
         """Mask of the block's rows owned here (the others are ghosts)."""
-        ids = np.fromiter((b.id for b in block.bodies), dtype=np.int64, count=block.count)
-        return self.owner[ids] == self.rank if ids.size else np.zeros(0, dtype=bool)
+        return self.owner[block.bid[: block.count]] == self.rank
 
     @staticmethod
     def _family(body) -> str:
@@ -144,7 +145,8 @@ class Decomposition:
             if int(self.owner[body.id]) != self.rank:
                 self._detach(body)
         self.where[ids] = 1 << self.owner[ids]
-        self.sent = {}
+        self.sent[:] = 0
+        self.seen_next_id = domain.next_body_id
 
     def _park_constraints(self) -> None:
         """The deck's constraints stay with the owner of their first body; elsewhere their
@@ -194,15 +196,44 @@ class Decomposition:
     def _weights(self, bodies) -> np.ndarray:
         """Cost of each body: its degrees of freedom over 6 (a rigid body 1) plus its
         constraints times the weight factor (Solfec dom.c body_weight, constraint_weight)."""
+        ids = np.fromiter((b.id for b in bodies), dtype=np.int64, count=len(bodies))
+        dofs = np.fromiter((b.u.size for b in bodies), dtype=float, count=len(bodies))
+        return self._cost(ids, dofs)
+
+    def _cost(self, ids: np.ndarray, dofs: np.ndarray) -> np.ndarray:
+        """`_weights` of bodies given by ids and degrees of freedom."""
         cset = self.domain.constraints
-        count: dict = {}
-        if len(cset):
-            for bid in cset.bid[: cset.count].reshape(-1).tolist():
-                count[bid] = count.get(bid, 0) + 1
-        out = np.empty(len(bodies))
-        for i, b in enumerate(bodies):
-            out[i] = max(1.0, b.u.size / 6.0) + self.weightfactor * count.get(b.id, 0)
+        out = np.maximum(1.0, dofs / 6.0)
+        if len(cset) and ids.size:
+            used = cset.bid[: cset.count].reshape(-1)
+            used = used[used > 0]
+            count = np.bincount(used, minlength=int(ids.max()) + 1)
+            out += self.weightfactor * count[ids]
         return out
+
+    def _owned(self):
+        """The rows owned here: [(block, rows)], and over them in that order the ids (k,),
+        boxes (k, 2, 3) and costs (`_weights`, k)."""
+        parts, ids, boxes, costs = [], [], [], []
+        for block in self.domain.active_blocks():
+            rows = np.flatnonzero(self.owned_rows(block))
+            if not rows.size:
+                continue
+            lo, hi = block.bounding_boxes()
+            parts.append((block, rows))
+            ids.append(block.bid[rows])
+            boxes.append(np.stack((lo[rows], hi[rows]), axis=1))
+            costs.append(self._cost(block.bid[rows], block.state_sizes()[rows, 1].astype(float)))
+        if not parts:
+            return [], np.zeros(0, dtype=np.int64), np.zeros((0, 2, 3)), np.zeros(0)
+        return parts, np.concatenate(ids), np.concatenate(boxes), np.concatenate(costs)
+
+    @staticmethod
+    def _bodies_at(parts, positions: np.ndarray) -> list:
+        """The bodies at `positions` of the order of `_owned`."""
+        starts = np.cumsum([0] + [rows.size for _, rows in parts])
+        which = np.searchsorted(starts, positions, side="right") - 1
+        return [parts[p][0].bodies[int(parts[p][1][i - starts[p]])] for p, i in zip(which.tolist(), positions.tolist())]
 
     def _margin(self, boxes: np.ndarray) -> float:
         """How far beyond a rank's bodies ghosts are kept: a tenth of the median body size
@@ -309,24 +340,16 @@ class Decomposition:
         if table.shape[0]:
             CR.insert(self.domain, cset, table, self.parked_constraints)
 
-    def _owned_bodies(self) -> list:
-        out = []
-        for block in self.domain.active_blocks():
-            mask = self.owned_rows(block)
-            out += [block.bodies[r] for r in np.flatnonzero(mask).tolist()]
-        return out
-
     def _ownership(self) -> None:
         self.tolerance, self.weightfactor, self.updatefreq = self.domain.balance
-        mine = self._owned_bodies()
-        weights = self._weights(mine)
+        parts, ids, boxes, weights = self._owned()
         load = np.zeros(self.size)
         load[self.rank] = weights.sum()
         load = self.comm.allreduce_sum(load)
         self.imbalance = imbalance(load)
         if self.measure_next:
             self.achieved, self.measure_next = self.imbalance, False
-        ids, centres, boxes = self._geometry(mine)
+        centres = 0.5 * (boxes[:, 0] + boxes[:, 1])
         if self.steps % self.updatefreq == 0 and self._worth_bisecting():
             rows = np.column_stack((ids.astype(float), centres, weights))
             every, _ = self.comm.allgather_rows(rows)
@@ -341,12 +364,11 @@ class Decomposition:
         if changes.shape[0] == 0:
             return
         outgoing: dict = {}
-        for i in moving.tolist():
-            outgoing.setdefault(int(new[i]), []).append(mine[i])
+        for dest, body in zip(new[moving].tolist(), self._bodies_at(parts, moving)):
+            outgoing.setdefault(dest, []).append(body)
         arrived = self._send_rows(outgoing)
         self.owner[changes[:, 0]] = changes[:, 1]
-        for i in moving.tolist():              # a row here still: a ghost, if the new owner sends it
-            self.sent.pop(mine[i].id, None)
+        self.sent[ids[moving]] = 0              # a row here still: a ghost, if the new owner sends it
         self._take_rows(arrived, ghost=False)
 
     def _worth_bisecting(self) -> bool:
@@ -411,40 +433,42 @@ class Decomposition:
         self.regions = regions = self._regions()
         outgoing: dict = {}
         masks: dict = {}
-        mine = self._owned_bodies()
-        ids, _, boxes = self._geometry(mine)
+        parts, ids, boxes, _ = self._owned()
         if ids.size:
+            bits = np.left_shift(1, np.arange(self.size, dtype=np.int64))
             near = _meets(boxes, regions, 0.0)                  # (k, size)
             kept = _meets(boxes, regions, HYSTERESIS * self.margin)
-            bound = self._bound_ranks()
-            for i, body in enumerate(mine):
-                before = self.sent.get(body.id, 0)
-                mask = bound.get(body.id, 0)
-                for r in range(self.size):
-                    if r != self.rank and (near[i, r] or (kept[i, r] and before >> r & 1)):
-                        mask |= 1 << r
-                self.sent[body.id] = mask
-                self.where[body.id] = mask | (1 << self.rank)
-                for r in range(self.size):
-                    if mask >> r & 1:
-                        outgoing.setdefault(r, []).append(body)
-                        masks.setdefault(r, {})[body.id] = mask | (1 << self.rank)
+            want = near | (kept & ((self.sent[ids][:, None] & bits) != 0))
+            want[:, self.rank] = False
+            mask = self._bound_ranks()[ids] | (want * bits).sum(axis=1)
+            self.sent[ids] = mask
+            self.where[ids] = mask | bits[self.rank]
+            for r in range(self.size):
+                sel = np.flatnonzero(mask & bits[r])
+                if sel.size:
+                    outgoing[r] = self._bodies_at(parts, sel)
+                    masks[r] = dict(zip(ids[sel].tolist(), (mask[sel] | bits[self.rank]).tolist()))
         arrived = self._send_rows(outgoing, masks)
-        taken = set(self._take_rows(arrived, ghost=True))
+        taken = np.array(self._take_rows(arrived, ghost=True), dtype=np.int64)
         for block in list(self.domain.active_blocks()):          # ghosts no longer sent go
-            gone = [b for b, own in zip(block.bodies, self.owned_rows(block)) if not own and b.id not in taken]
-            for body in sorted(gone, key=lambda b: b.id):
+            bid = block.bid[: block.count]
+            gone = np.flatnonzero((self.owner[bid] != self.rank) & ~np.isin(bid, taken))
+            for row in gone[::-1].tolist():                     # from the end: the fewest rows move
+                body = block.bodies[row]
                 self._detach(body)
                 self.where[body.id] = 0
 
-    def _bound_ranks(self) -> dict:
-        """Owned body id -> mask of the ranks owning a body bound to it by a constraint of the
-        deck (there it must be a row, however far it is)."""
-        out: dict = {}
-        for a, b in self.links.tolist():
-            for x, y in ((a, b), (b, a)):
-                if 0 < x < self.owner.size and self.owner[x] == self.rank and self.owner[y] not in (-1, self.rank):
-                    out[x] = out.get(x, 0) | (1 << int(self.owner[y]))
+    def _bound_ranks(self) -> np.ndarray:
+        """Body id -> mask of the ranks owning a body bound to it by a constraint of the
+        deck, for the bodies owned here (there it must be a row, however far it is)."""
+        out = np.zeros(self.owner.size, dtype=np.int64)
+        if self.links.shape[0]:
+            x = np.concatenate((self.links[:, 0], self.links[:, 1]))
+            y = np.concatenate((self.links[:, 1], self.links[:, 0]))
+            ok = (x > 0) & (x < self.owner.size) & (y > 0) & (y < self.owner.size)
+            x, y = x[ok], y[ok]
+            ok = (self.owner[x] == self.rank) & (self.owner[y] != -1) & (self.owner[y] != self.rank)
+            np.bitwise_or.at(out, x[ok], np.left_shift(1, self.owner[y[ok]]))
         return out
 
     # ------------------------------------------------------------------ bodies made during a run
@@ -456,10 +480,14 @@ class Decomposition:
         other ranks, which replace what they made themselves by them and keep rank 0's body
         ids from then on."""
         domain = self.domain
-        made = [b for b in domain.bodies if b.id >= self.owner.size or self.owner[b.id] < 0]
+        made = []
+        if domain.next_body_id != self.seen_next_id:     # (ids come from next_body_id)
+            made = [b for b in domain.bodies if b.id >= self.owner.size or self.owner[b.id] < 0]
         if not self.comm.allreduce_max([float(len(made))])[0]:
+            self.seen_next_id = domain.next_body_id
             return
         kept = self._from_rank0(made)
+        self.seen_next_id = domain.next_body_id
         ids = np.array(sorted(kept), dtype=np.int64)
         if not ids.size:
             return
