@@ -48,6 +48,7 @@ def initialize(domain: Domain) -> None:
     """Build inverse inertias (after any BODY_CHARS) and initial energies of all blocks."""
     for block in domain.active_blocks():
         block.dynamic_init()
+    domain.__dict__.pop("contact_parts_cache", None)     # shapes may have changed between RUNs
     for name in TIMERS:             # the phase timers exist from the first RUN on (TIMING)
         domain.timers.setdefault(name, 0.0)
     domain.initialized = True

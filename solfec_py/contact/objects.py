@@ -332,9 +332,24 @@ def _contact_parts(body, unsupported: list) -> list:
     return parts
 
 
+def _parts_of(body, cache: dict, unsupported: list) -> list:
+    """`_contact_parts` of `body`, kept in `cache` while the body holds the same shape
+    objects (a domain's cache lives for one RUN: a run on several ranks rebuilds its table
+    whenever copies of bodies come and go, and a CALLBACK inserting bodies at every step
+    would split every body again)."""
+    key = tuple(map(id, body.shape))
+    got = cache.get(body.id)
+    if got is None or got[0] != key or got[1] is not body:
+        missing: list = []
+        got = cache[body.id] = (key, body, _contact_parts(body, missing), missing)
+    unsupported += got[3]
+    return got[2]
+
+
 def build(domain) -> ObjectTable:
     """Split every body of every block into contact objects (a setup pass over bodies)."""
     families = sorted(domain.blocks)
+    cache = domain.__dict__.setdefault("contact_parts_cache", {})
     objects, spheres, convexes, ellips = _ObjectRows(), _SphereRows(), _ConvexRows(), _EllipRows()
     first, unsupported = {}, []
     for code, name in enumerate(families):
@@ -345,7 +360,7 @@ def build(domain) -> ObjectTable:
         for r in range(n):
             body = block.bodies[r]
             starts[r] = len(objects.bodies)
-            for local, p in enumerate(_contact_parts(body, unsupported)):
+            for local, p in enumerate(_parts_of(body, cache, unsupported)):
                 index = len(objects.bodies)
                 if isinstance(p, Sphere):
                     kind, part = SPHERE, spheres.add(index, p)
