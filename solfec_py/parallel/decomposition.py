@@ -109,10 +109,6 @@ class Decomposition:
         """Mask of the block's rows owned here (the others are ghosts)."""
         return self.owner[block.bid[: block.count]] == self.rank
 
-    @staticmethod
-    def _family(body) -> str:
-        return BODY_KINDS[body.kind].family
-
     # ------------------------------------------------------------------ the first RUN
     def start(self) -> None:
         """Partition the bodies every rank built from the deck, keep this rank's rows and
@@ -212,15 +208,15 @@ class Decomposition:
         return out
 
     def _owned(self):
-        """The rows owned here: [(block, rows)], and over them in that order the ids (k,),
-        boxes (k, 2, 3) and costs (`_weights`, k)."""
+        """The rows owned here: [(family, block, rows)], and over them in that order the ids
+        (k,), boxes (k, 2, 3) and costs (`_weights`, k)."""
         parts, ids, boxes, costs = [], [], [], []
-        for block in self.domain.active_blocks():
+        for fam, block in self.domain.blocks.items():
             rows = np.flatnonzero(self.owned_rows(block))
             if not rows.size:
                 continue
             lo, hi = block.bounding_boxes()
-            parts.append((block, rows))
+            parts.append((fam, block, rows))
             ids.append(block.bid[rows])
             boxes.append(np.stack((lo[rows], hi[rows]), axis=1))
             costs.append(self._cost(block.bid[rows], block.state_sizes()[rows, 1].astype(float)))
@@ -229,11 +225,17 @@ class Decomposition:
         return parts, np.concatenate(ids), np.concatenate(boxes), np.concatenate(costs)
 
     @staticmethod
-    def _bodies_at(parts, positions: np.ndarray) -> list:
-        """The bodies at `positions` of the order of `_owned`."""
-        starts = np.cumsum([0] + [rows.size for _, rows in parts])
-        which = np.searchsorted(starts, positions, side="right") - 1
-        return [parts[p][0].bodies[int(parts[p][1][i - starts[p]])] for p, i in zip(which.tolist(), positions.tolist())]
+    def _rows_at(parts, positions: np.ndarray, values: np.ndarray | None = None) -> dict:
+        """{family: rows} of the owned rows at `positions` of the order of `_owned`, or with
+        `values` (one per position) {family: (rows, values)}."""
+        starts = np.cumsum([0] + [rows.size for _, _, rows in parts])
+        out = {}
+        for p, (fam, _, rows) in enumerate(parts):
+            sel = (positions >= starts[p]) & (positions < starts[p + 1])
+            if sel.any():
+                picked = rows[positions[sel] - starts[p]]
+                out[fam] = picked if values is None else (picked, values[sel])
+        return out
 
     def _margin(self, boxes: np.ndarray) -> float:
         """How far beyond a rank's bodies ghosts are kept: a tenth of the median body size
@@ -248,35 +250,25 @@ class Decomposition:
         self.parked[body.id] = body.block.detach(body)
         body.block = ElsewhereBlock(body, self.rank)
 
-    def _pack(self, bodies) -> list:
-        """Per family: (ids, table, ragged values, lengths) of `bodies` (ascending ids)."""
-        out = []
-        for fam in FAMILIES:
-            mine = [b for b in bodies if self._family(b) == fam]
-            if not mine:
-                out.append(None)
-                continue
-            block = mine[0].block
-            table, flat, lengths = block.pack_rows([b.row for b in mine])
-            out.append((np.array([b.id for b in mine], dtype=np.int64), table, flat, lengths))
-        return out
-
-    def _send_rows(self, outgoing: dict, extra_ints: dict | None = None) -> list:
-        """Send packed rows to ranks (outgoing: rank -> bodies); returns, per source rank,
-        per family, (ids, table, flat, lengths, ints) received; `extra_ints`: rank -> {body id: int}
-        sent with each body."""
+    def _send_rows(self, outgoing: dict) -> list:
+        """Send packed rows to ranks (outgoing: rank -> {family: (rows of its block, an int
+        sent with each row)}); returns, per source rank, per family, (ids, table, flat,
+        lengths, ints) received, rows in ascending ids (None for a family without rows)."""
         floats, ints = [], []
         for dest in range(self.size):
-            bodies = sorted(outgoing.get(dest, []), key=lambda b: b.id)
+            mine = outgoing.get(dest, {})
             f_parts, i_parts = [], []
-            for fam, packed in zip(FAMILIES, self._pack(bodies)):
-                if packed is None:
+            for fam in FAMILIES:
+                rows, tags = mine.get(fam, (np.zeros(0, dtype=np.int64), None))
+                if not rows.size:
                     i_parts.append(np.zeros(1, dtype=np.int64))
                     continue
-                ids, table, flat, lengths = packed
-                extra = extra_ints.get(dest, {}) if extra_ints else {}
-                tags = np.array([extra.get(int(i), 0) for i in ids.tolist()], dtype=np.int64)
-                i_parts += [np.array([ids.size], dtype=np.int64), ids, lengths, tags]
+                block = self.domain.blocks[fam]
+                order = np.argsort(block.bid[rows], kind="stable")
+                rows = rows[order]
+                tags = np.zeros(rows.size, dtype=np.int64) if tags is None else np.asarray(tags, np.int64)[order]
+                table, flat, lengths = block.pack_rows(rows)
+                i_parts += [np.array([rows.size], dtype=np.int64), block.bid[rows], lengths, tags]
                 f_parts += [table.reshape(-1), flat]
             floats.append(np.concatenate(f_parts) if f_parts else np.zeros(0))
             ints.append(np.concatenate(i_parts))
@@ -363,9 +355,9 @@ class Decomposition:
         self.migrated = changes.shape[0]
         if changes.shape[0] == 0:
             return
-        outgoing: dict = {}
-        for dest, body in zip(new[moving].tolist(), self._bodies_at(parts, moving)):
-            outgoing.setdefault(dest, []).append(body)
+        outgoing = {int(dest): {fam: (rows, None) for fam, rows in
+                                self._rows_at(parts, moving[new[moving] == dest]).items()}
+                    for dest in np.unique(new[moving]).tolist()}
         arrived = self._send_rows(outgoing)
         self.owner[changes[:, 0]] = changes[:, 1]
         self.sent[ids[moving]] = 0              # a row here still: a ghost, if the new owner sends it
@@ -379,7 +371,7 @@ class Decomposition:
         slack = 0.5 * (self.tolerance - 1.0)
         return self.imbalance > self.tolerance and self.imbalance > self.achieved + slack
 
-    def _take_rows(self, arrived: list, ghost: bool) -> list:
+    def _take_rows(self, arrived: list, ghost: bool) -> np.ndarray:
         """Attach or update the rows received (per source, per family); returns the ids.
         Bodies not here get a row first; then each block takes its rows in one
         `unpack_rows` (a call per body costs about 100 times more on a cube array)."""
@@ -390,27 +382,20 @@ class Decomposition:
                 if got is None:
                     continue
                 ids, table, flat, lengths, tags = got
-                offsets = np.concatenate(([0], np.cumsum(lengths)))
-                groups: dict = {}                     # block -> (positions in ids, rows)
-                for j, bid in enumerate(ids.tolist()):
-                    body = by_id[bid]
-                    if self.local(body):
-                        block, row = body.block, body.row
-                    else:
-                        block = self.domain.block_for(body.kind)
-                        row = block.attach(body, self.parked.pop(body.id, None))
-                    at, rows = groups.setdefault(id(block), (block, [], []))[1:]
-                    at.append(j)
-                    rows.append(row)
-                    if ghost:
-                        self.where[bid] = tags[j]
-                    taken.append(bid)
-                for block, at, rows in groups.values():
-                    at = np.asarray(at, dtype=np.int64)
-                    pieces = [flat[offsets[j]:offsets[j + 1]] for j in at.tolist()]
-                    block.unpack_rows(rows, table[at], np.concatenate(pieces) if pieces else flat[:0],
-                                      lengths[at])
-        return taken
+                block = self.domain.block_for(_kind_of(fam))
+                row_of = np.full(int(ids.max()) + 1, -1, dtype=np.int64)
+                held = block.bid[: block.count]
+                held = held[held <= ids.max()]
+                row_of[held] = np.flatnonzero(block.bid[: block.count] <= ids.max())
+                rows = row_of[ids]
+                for j in np.flatnonzero(rows < 0).tolist():      # not here yet: a row first
+                    body = by_id[int(ids[j])]
+                    rows[j] = block.attach(body, self.parked.pop(body.id, None))
+                block.unpack_rows(rows, table, flat, lengths)
+                if ghost:
+                    self.where[ids] = tags
+                taken.append(ids)
+        return np.concatenate(taken) if taken else np.zeros(0, dtype=np.int64)
 
     def _regions(self) -> np.ndarray:
         """(size, 2, 3) every rank's region (module docstring); empty regions are inverted boxes."""
@@ -432,7 +417,6 @@ class Decomposition:
         rank which ghosts it no longer needs, and take the ghosts sent here."""
         self.regions = regions = self._regions()
         outgoing: dict = {}
-        masks: dict = {}
         parts, ids, boxes, _ = self._owned()
         if ids.size:
             bits = np.left_shift(1, np.arange(self.size, dtype=np.int64))
@@ -446,10 +430,9 @@ class Decomposition:
             for r in range(self.size):
                 sel = np.flatnonzero(mask & bits[r])
                 if sel.size:
-                    outgoing[r] = self._bodies_at(parts, sel)
-                    masks[r] = dict(zip(ids[sel].tolist(), (mask[sel] | bits[self.rank]).tolist()))
-        arrived = self._send_rows(outgoing, masks)
-        taken = np.array(self._take_rows(arrived, ghost=True), dtype=np.int64)
+                    outgoing[r] = self._rows_at(parts, sel, mask[sel] | bits[self.rank])
+        arrived = self._send_rows(outgoing)
+        taken = self._take_rows(arrived, ghost=True)
         for block in list(self.domain.active_blocks()):          # ghosts no longer sent go
             bid = block.bid[: block.count]
             gone = np.flatnonzero((self.owner[bid] != self.rank) & ~np.isin(bid, taken))
