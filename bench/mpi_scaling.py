@@ -42,7 +42,7 @@ steps, slowest rank; `body_steps_per_s`: n steps / wall_s) and
   mpi4py_imported            K = 1: whether the serial run imported mpi4py (must be false)
 
 then a markdown table of all runs (stderr). --profile FILE dumps cProfile statistics of
-rank 0's timed steps (one more run of the last configuration and K, not counted in the
+rank 0's timed steps (FILE.rank1, ...: the other ranks') (one more run of the last configuration and K, not counted in the
 figures) and prints its top functions. --balance TOL[,WF,FREQ] sets IMBALANCE_TOLERANCE.
 
     python bench/mpi_scaling.py [--ranks 1,2] [--scenes cubes,spheres,fe,weak] [--cubes M ...]
@@ -122,7 +122,7 @@ bytes0 = getattr(comm, "bytes_sent", 0)
 rebalanced0 = par.rebalanced if par is not None else 0
 steps0 = domain.steps_done
 prof = None
-if cfg.get("profile") and RANK() == 0:
+if cfg.get("profile"):
     import cProfile
     prof = cProfile.Profile()
 if comm is not None:
@@ -135,7 +135,7 @@ if prof is not None:
     prof.disable()
 wall, cpu = time.perf_counter() - start, time.process_time() - cpu
 if prof is not None:
-    prof.dump_stats(cfg["profile"])
+    prof.dump_stats(cfg["profile"] + (f".rank{RANK()}" if RANK() else ""))
 owned = ghosts = 0
 for block in domain.active_blocks():
     if hasattr(block, "obstacle"):
@@ -305,7 +305,8 @@ def main(argv=None) -> list:
                    help="IMBALANCE_TOLERANCE(sol, TOL, WF, FREQ) of the runs (default: the deck default 1.1, 1, 10)")
     p.add_argument("--repeats", type=int, default=3, help="runs of each (scene, K); the median is reported (default 3)")
     p.add_argument("--timeout", type=float, default=900.0, help="seconds a run may take (default 900)")
-    p.add_argument("--profile", default=None, help="cProfile file of rank 0's timed steps (the last run)")
+    p.add_argument("--profile", default=None, help="cProfile file of rank 0's timed steps (the last run);"
+                                                   " FILE.rankN: the other ranks'")
     p.add_argument("--no-warmup", action="store_true", help="skip the cache warm-up runs")
     p.add_argument("--quick", action="store_true", help="CI size: M = 3, 125 spheres, FE M = 2, M0 = 2, 3 steps, one repeat")
     args = p.parse_args(argv)

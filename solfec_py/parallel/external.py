@@ -66,6 +66,7 @@ class External:
             self.recv_cls[r] = part[:, CR.WIDTH].astype(np.int64)
             start += k
         self.requests: list = []
+        self._phases: dict = {}                 # (class, colour) -> messages (`_pairs`)
 
     # ------------------------------------------------------------------ phases
     def rows_of(self, which: int) -> np.ndarray:
@@ -77,7 +78,14 @@ class External:
     def _pairs(self, which: int, colour: int | None = None):
         """(rank, send rows, receive rows) of the messages of a phase: sends of my rows of the
         class, receives of the external rows of the class (from ranks of `colour` only, if
-        given)."""
+        given); worked out once a solve (a sweep's phases repeat every iteration)."""
+        key = (which, colour)
+        got = self._phases.get(key)
+        if got is None:
+            got = self._phases[key] = [(t, s, r) for t, s, r in self._find_pairs(which, colour) if s.size or r.size]
+        return got
+
+    def _find_pairs(self, which: int, colour: int | None):
         out = []
         for t in range(self.size):
             if t == self.rank:
@@ -96,8 +104,8 @@ class External:
         """Post the sends of the rows of class `which` of `values` (n, 3)."""
         for t, s, _ in self._pairs(which):
             if s.size:
-                buf = np.ascontiguousarray(values[s])
-                self.requests.append((self.comm.comm.Isend(buf, dest=t, tag=tag), buf))
+                buf = values[s]                                  # (a fresh contiguous copy)
+                self.requests.append(self.comm.comm.Isend(buf, dest=t, tag=tag))
                 self.comm.bytes_sent += buf.nbytes
 
     def receive_values(self, which: int, values: np.ndarray, tag: int, colour: int | None = None) -> None:
@@ -113,9 +121,11 @@ class External:
         self.complete_sends()
 
     def complete_sends(self) -> None:
-        for req, _ in self.requests:
-            req.Wait()
-        self.requests = []
+        if self.requests:
+            from mpi4py import MPI
+
+            MPI.Request.Waitall(self.requests)      # (mpi4py keeps each send's buffer alive)
+            self.requests = []
 
     def exchange(self, values: np.ndarray, tag: int = ALL) -> None:
         """Every boundary row's values to the ranks that hold it as an external row."""
