@@ -54,10 +54,14 @@ class CorotationalStepper(Stepper):
     consistent = True
 
     def invalidate(self) -> None:
+        """The bodies of the block changed. The factorised A0 = M + c K0 are a body's own
+        (its mesh, materials and density) and stay, keyed by body id: a block on several
+        ranks gains and loses copies of bodies every few steps."""
         super().invalidate()
+        if not hasattr(self, "A0"):
+            self.A0: dict = {}          # (body id, coef) -> factorised M + coef K0
         self.co = None                  # BC data of the current layout (_setup)
         self.R = self.S = None          # rotations / stretches of the BC bodies at the last force
-        self.A0: dict = {}              # (row, coef) -> SuperLU of M + coef K0
         self.rotated: set = set()       # rows of `factors` that are A0 factors
         self.reduced_coef: dict = {}    # BC-MODAL / BC-RO rows of `factors` -> c of A_r
         self.bc_energy = None
@@ -219,6 +223,10 @@ class CorotationalStepper(Stepper):
             blk.q[sl], blk.u[sl] = rb.lift(blk.X[sl])
         blk.energy[: blk.count, 0] = blk.kinetic_energy()
 
+    def forget_operators(self) -> None:
+        """Materials changed: the factorised operators of every body go."""
+        self.A0 = {}
+
     def dynamic_init(self) -> None:
         super().dynamic_init()
         if self.bc_rows().any():
@@ -284,11 +292,12 @@ class CorotationalStepper(Stepper):
                 self.factors[row] = (None, blk.nodes_of(row), np.zeros(0, np.int64), None, None)
                 self.reduced_coef[row] = c
                 continue
-            lu = self.A0.get((row, c))
+            key = (blk.bodies[row].id, c)
+            lu = self.A0.get(key)
             if lu is None:
                 if len(self.A0) > 4 * max(1, len(self.co.rows)):
                     self.A0.clear()
-                lu = self.A0[(row, c)] = self._factor_A0(row, c)
+                lu = self.A0[key] = self._factor_A0(row, c)
             self.factors[row] = (lu, blk.nodes_of(row), np.zeros(0, np.int64), None, None)
             self.rotated.add(row)
 

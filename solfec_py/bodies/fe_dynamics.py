@@ -46,6 +46,9 @@ class Stepper:
         self.fint = None
         self.factorisations = 0         # SuperLU factorisations made (bench figure)
 
+    def forget_operators(self) -> None:
+        """Hook: materials changed; operators kept across `invalidate` go."""
+
     # ------------------------------------------------------------------ helpers
     def _collect_pins(self, levels=None) -> Pins:
         """The pins of this step (`levels` per body row in a dynamic step, pin_levels; None

@@ -226,6 +226,7 @@ class FiniteElementBlock(BodyBlock):
     def materials_changed(self) -> None:
         """Element materials were set (APPLY_BULKMAT): masses, stiffness and critical steps follow."""
         self.hcrit[: self.count] = 0.0
+        self.solver.forget_operators()
         self.on_change()
 
     def prepared(self):
