@@ -383,10 +383,10 @@ class Decomposition:
                     continue
                 ids, table, flat, lengths, tags = got
                 block = self.domain.block_for(_kind_of(fam))
-                row_of = np.full(int(ids.max()) + 1, -1, dtype=np.int64)
                 held = block.bid[: block.count]
-                held = held[held <= ids.max()]
-                row_of[held] = np.flatnonzero(block.bid[: block.count] <= ids.max())
+                known = held <= ids.max()
+                row_of = np.full(int(ids.max()) + 1, -1, dtype=np.int64)   # body id -> its row here
+                row_of[held[known]] = np.flatnonzero(known)
                 rows = row_of[ids]
                 for j in np.flatnonzero(rows < 0).tolist():      # not here yet: a row first
                     body = by_id[int(ids[j])]

@@ -122,9 +122,7 @@ class External:
 
     def complete_sends(self) -> None:
         if self.requests:
-            from mpi4py import MPI
-
-            MPI.Request.Waitall(self.requests)      # (mpi4py keeps each send's buffer alive)
+            self.comm.MPI.Request.Waitall(self.requests)      # (mpi4py keeps each send's buffer alive)
             self.requests = []
 
     def exchange(self, values: np.ndarray, tag: int = ALL) -> None:
