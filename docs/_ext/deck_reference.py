@@ -22,7 +22,7 @@ SECTIONS = [
     ("Prescribed motion", ("motion",)),
     ("Contact", ("contact",)),
     ("Solvers", ("solvers",)),
-    ("Results", ("results",)),
+    ("Results", ("results", "navigation")),
     ("Utilities", ("misc", "sweep")),
     ("Not available yet", ("unavailable",)),
 ]
