@@ -9,7 +9,7 @@ LATER = {
     "constraints": ("LOCDYN_DUMP",),
     "the MBFCP export": ("MBFCP_EXPORT",),
     "results": ("SOLFEC_EXPORT", "RIGID_TO_FEM"),
-    "deformable bodies": ("SIMPLIFIED_CRACK", "RT_SPLIT", "BODY_MM_EXPORT", "FRACTURE_EXPORT_YAFFEMS"),
+    "deformable bodies": ("SIMPLIFIED_CRACK", "RT_SPLIT", "FRACTURE_EXPORT_YAFFEMS"),
     "the viewer": ("RENDER",),
 }
 

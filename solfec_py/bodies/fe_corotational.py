@@ -363,12 +363,19 @@ def largest_eigenvalue(K, s) -> float:
 
 def stiffness_at_rest(blk):
     """K0 = K(q = 0) of every FE body of a block (3N x 3N CSR, block diagonal by body)."""
+    return element_stiffness(blk, np.zeros((blk.N, 3)))
+
+
+def element_stiffness(blk, q: np.ndarray):
+    """The tangent stiffness of the elements at nodal displacements q (N, 3) of every FE body
+    of a block (3N x 3N CSR, block diagonal by body): total-Lagrangian, whatever the body's
+    form (Solfec-1.0 fem.c tangent_stiffness)."""
     lay = blk.prepared()
     pattern = TangentPattern(blk.N, [g.conn for g in lay.groups])
     data = pattern.zeros()
-    zero = np.zeros((blk.N, 3))
+    q = np.ascontiguousarray(q[: blk.N], dtype=float)
     for g, slot in zip(lay.groups, pattern.slots):
-        fem_kernels.add_stiffness_csr(zero, g.conn, g.dNdX, g.wJ, g.mat, slot, pattern.nbptr, 1.0, data)
+        fem_kernels.add_stiffness_csr(q, g.conn, g.dNdX, g.wJ, g.mat, slot, pattern.nbptr, 1.0, data)
     return pattern.matrix(data)
 
 
