@@ -38,6 +38,7 @@ from solfec_py.solvers import gauss_seidel as gs
 from solfec_py.solvers import local_dynamics_kernels as K
 from solfec_py.solvers.common import finish, spring_forces, timed_assemble
 from solfec_py.solvers.local_dynamics import body_rows, row_lookup
+from solfec_py.solvers.merit import merit
 
 VARIANTS = ("FULL", "MIDDLE_JACOBI", "BOUNDARY_JACOBI")
 
@@ -249,7 +250,7 @@ def gauss_seidel(ld, settings, ext, springs, variant: str, rows=None) -> gs.Resu
             ext.receive_values(last, ld.R, last)
         mer = 0.0
         if settings.meritval < 1.0:
-            mer = gs.merit(ld.kind[:n_own], ld.W, ld.Winv, ld.B, ld.V, ld.R, ld.indptr, ld.adj, ld.Wadj, ld.par,
+            mer = merit(ld.kind[:n_own], ld.W, ld.Winv, ld.B, ld.V, ld.R, ld.indptr, ld.adj, ld.Wadj, ld.par,
                            force, blast, dynamic, h, efree, num, Ut, ws)
         up, lo, mer, abort = comm.allreduce_sum([state["up"], state["lo"], mer, float(state["abort"])])
         error = math.sqrt(up) / (math.sqrt(lo) if lo > 0.0 else 1.0)
@@ -262,7 +263,7 @@ def gauss_seidel(ld, settings, ext, springs, variant: str, rows=None) -> gs.Resu
             break
         if it >= maxiter:
             break
-    final = gs.merit(ld.kind[:n_own], ld.W, ld.Winv, ld.B, ld.V, ld.R, ld.indptr, ld.adj, ld.Wadj, ld.par, force,
+    final = merit(ld.kind[:n_own], ld.W, ld.Winv, ld.B, ld.V, ld.R, ld.indptr, ld.adj, ld.Wadj, ld.par, force,
                      blast, dynamic, h, efree, num, Ut, ws)
     final = float(comm.allreduce_sum([final])[0])
     ld.U[:n_own] = Ut[:n_own]

@@ -22,7 +22,7 @@ from solfec_py import constraints as C
 from solfec_py.solvers import gauss_seidel as gs
 from solfec_py.solvers import gmres
 from solfec_py.solvers.common import finish, spring_forces
-from solfec_py.solvers.gauss_seidel import merit
+from solfec_py.solvers.merit import merit
 from solfec_py.solvers.newton import apply, gs_fallback_settings, linearize, project_contacts
 
 

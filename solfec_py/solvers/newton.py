@@ -43,7 +43,7 @@ from solfec_py.constraints import CONTACT, FIXDIR, FIXPNT, RIGLNK, SPRING, VELOD
 from solfec_py.solvers import gauss_seidel as gs
 from solfec_py.solvers.common import finish, spring_forces, timed_assemble
 from solfec_py.solvers.diagonal import _cone_derivative, cone_project
-from solfec_py.solvers.gauss_seidel import _spring_locked, merit
+from solfec_py.solvers.merit import _spring_locked, merit
 
 
 @njit(cache=True)
