@@ -397,17 +397,12 @@ class Decomposition:
                 taken.append(ids)
         return np.concatenate(taken) if taken else np.zeros(0, dtype=np.int64)
 
-    def _regions(self) -> np.ndarray:
-        """(size, 2, 3) every rank's region (module docstring); empty regions are inverted boxes."""
-        lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
-        for block in self.domain.active_blocks():
-            mask = self.owned_rows(block)
-            if hasattr(block, "obstacle"):
-                mask &= ~block.obstacle[: block.count]
-            if mask.any():
-                blo, bhi = block.bounding_boxes()
-                lo = np.minimum(lo, blo[mask].min(axis=0))
-                hi = np.maximum(hi, bhi[mask].max(axis=0))
+    def _regions(self, ids: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        """(size, 2, 3) every rank's region (module docstring) from the boxes of the bodies
+        owned here (`_owned`; obstacles left out); empty regions are inverted boxes."""
+        moving = boxes[~self.obstacle[ids]] if ids.size else boxes
+        lo = moving[:, 0].min(axis=0) if moving.shape[0] else np.full(3, np.inf)
+        hi = moving[:, 1].max(axis=0) if moving.shape[0] else np.full(3, -np.inf)
         mine = np.concatenate((lo - self.margin, hi + self.margin))
         every, _ = self.comm.allgather_rows(mine.reshape(1, 6))
         return every.reshape(self.size, 2, 3)
@@ -415,9 +410,9 @@ class Decomposition:
     def exchange_ghosts(self) -> None:
         """Send every owned body near another rank's region to it (full rows), tell each
         rank which ghosts it no longer needs, and take the ghosts sent here."""
-        self.regions = regions = self._regions()
         outgoing: dict = {}
         parts, ids, boxes, _ = self._owned()
+        self.regions = regions = self._regions(ids, boxes)
         if ids.size:
             bits = np.left_shift(1, np.arange(self.size, dtype=np.int64))
             near = _meets(boxes, regions, 0.0)                  # (k, size)
