@@ -167,12 +167,14 @@ def gradients(econn, ecode, X, q, gid, xi, F):
 
 
 @njit(cache=True)
-def _stress(code, conn_e, X, q, mat_e, xi, N, dN, F, out, add):
+def _stress(code, conn_e, X, q, mat_e, xi, N, dN, F, out):
+    """out (7,) += stress and von Mises at point xi of the element (one compiled
+    specialisation: callers zero out first where they want the value alone)."""
     _gradient(code, conn_e, X, q, xi, N, dN, F)
     lam, mu = lame(mat_e[0], mat_e[1])
     s = fe_stress_mises(F[0, 0], F[0, 1], F[0, 2], F[1, 0], F[1, 1], F[1, 2], F[2, 0], F[2, 1], F[2, 2], lam, mu)
     for i in range(7):
-        out[i] = out[i] + s[i] if add else s[i]
+        out[i] = out[i] + s[i]
 
 
 @njit(cache=True)
@@ -185,12 +187,12 @@ def stresses(econn, ecode, emat, X, q, gid, xi, node, adj_ptr, adj, out):
     z = np.empty(3)
     for m in range(gid.size):
         a = node[m]
-        if a < 0:
-            e = gid[m]
-            _stress(ecode[e], econn[e], X, q, emat[e], xi[m], N, dN, F, out[m], False)
-            continue
         for i in range(7):
             out[m, i] = 0.0
+        if a < 0:
+            e = gid[m]
+            _stress(ecode[e], econn[e], X, q, emat[e], xi[m], N, dN, F, out[m])
+            continue
         count = 0
         for j in range(adj_ptr[a], adj_ptr[a + 1]):
             e = adj[j]
@@ -199,7 +201,7 @@ def stresses(econn, ecode, emat, X, q, gid, xi, node, adj_ptr, adj, out):
                 if econn[e, k] == a:
                     for i in range(3):
                         z[i] = REF_NODES[code, k, i]
-                    _stress(code, econn[e], X, q, emat[e], z, N, dN, F, out[m], True)
+                    _stress(code, econn[e], X, q, emat[e], z, N, dN, F, out[m])
                     count += 1
                     break
         for i in range(7):

@@ -154,18 +154,6 @@ def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynam
 
 
 @njit(cache=True, inline="always")
-def _ssn_row(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, dynamic, h, deps, dmaxiter, p0, p1, p2):
-    """`_contact_row_ssn` from the reaction p, with diagonal.ssn_block inlined (`_ssn_block`),
-    storing nothing: returns (solved, b, R, U) for `_sweep_contacts` to store."""
-    b0, b1, b2 = neighbour_sum(a, B, R, indptr, adj, Wadj)
-    it, q0, q1, q2, u0, u1, u2 = _ssn_block(
-        dynamic, h, par[a, 0], par[a, 1], par[a, 2], par[a, 3], rho[a],
-        W[a, 0, 0], W[a, 0, 1], W[a, 0, 2], W[a, 1, 0], W[a, 1, 1], W[a, 1, 2], W[a, 2, 0], W[a, 2, 1],
-        W[a, 2, 2], b0, b1, b2, V[a, 2], U[a, 0], U[a, 1], U[a, 2], p0, p1, p2, deps, dmaxiter)
-    return 0 <= it < dmaxiter, b0, b1, b2, q0, q1, q2, u0, u1, u2
-
-
-@njit(cache=True, inline="always")
 def _relax_s(omega, mu, c, p0, p1, p2, q0, q1, q2):
     """Over-relaxed contact reaction r = p + omega (q - p) from the previous reaction p and
     the row's solution q, projected back onto the (cohesion-shifted) friction cone: the
@@ -320,7 +308,9 @@ def _sweep_contacts(order, start, backward, W, rho, B, V, U, R, indptr, adj, Wad
                     deps, dmaxiter, omega, up, lo):
     """`_sweep` (omega 1) or `_sweep_relaxed` from position `start` of `order` over rows that
     are all Signorini-Coulomb SEMISMOOTH_NEWTON contacts (`_ssn_contacts`): the same
-    operations in the same order, so the same bits, with diagonal.ssn_block inlined. Adds
+    operations in the same order, so the same bits, with diagonal.ssn_block inlined straight
+    into the loop (not through a row function: numba copies an inlined function's code once
+    per level of inlining, and the extra level cost half a second of compilation). Adds
     the rows to the sums up and lo and returns (position of the first row whose Newton
     iteration failed, or order.size; up, lo); that row is left as it was, for
     `_contact_fallback` (rare, so not compiled in: a small loop compiles faster)."""
@@ -329,9 +319,12 @@ def _sweep_contacts(order, start, backward, W, rho, B, V, U, R, indptr, adj, Wad
     for m in range(start, n):
         a = order[n - 1 - m] if backward else order[m]
         p0, p1, p2 = R[a, 0], R[a, 1], R[a, 2]
-        ok, b0, b1, b2, q0, q1, q2, u0, u1, u2 = _ssn_row(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, dynamic,
-                                                          h, deps, dmaxiter, p0, p1, p2)
-        if not ok:
+        b0, b1, b2 = neighbour_sum(a, B, R, indptr, adj, Wadj)
+        it, q0, q1, q2, u0, u1, u2 = _ssn_block(
+            dynamic, h, par[a, 0], par[a, 1], par[a, 2], par[a, 3], rho[a],
+            W[a, 0, 0], W[a, 0, 1], W[a, 0, 2], W[a, 1, 0], W[a, 1, 1], W[a, 1, 2], W[a, 2, 0], W[a, 2, 1],
+            W[a, 2, 2], b0, b1, b2, V[a, 2], U[a, 0], U[a, 1], U[a, 2], p0, p1, p2, deps, dmaxiter)
+        if it < 0 or it >= dmaxiter:
             return m, up, lo
         d = q0 - p0                               # the row's own update (before relaxation)
         up += d * d

@@ -17,6 +17,7 @@ _GROUP_KEYS = list(dict.fromkeys(s.GROUP or s.name for s in SCHEME_LIST))
 _CODE_GROUP = np.array([_GROUP_KEYS.index(s.GROUP or s.name) for s in SCHEME_LIST], dtype=np.int64)
 _CARRYING = np.array([s.CARRY > 0 for s in SCHEME_LIST])
 _NO_ADDED_MASS = np.zeros((0, 6, 6))
+_IMP = SCHEME_CODES["RIG_IMP"]
 _DECK_COMMAND = {"FIXPNT": "FIX_POINT", "FIXDIR": "FIX_DIRECTION", "VELODIR": "SET_VELOCITY, SET_DISPLACEMENT or"
                  " SET_ACCELERATION", "VELODIR3": "SET_VELOCITY3, SET_DISPLACEMENT3 or SET_ACCELERATION3",
                  "RIGLNK": "PUT_RIGID_LINK", "SPRING": "PUT_SPRING", "CONTACT": "contact"}
@@ -64,6 +65,27 @@ class SchemeSupport:
             out.append((first, slice(0, n) if counts[key] == n else np.flatnonzero(gid == key)))
         self._group_cache = (n, out)
         return out
+
+    def _resting(self) -> bool:
+        """Is every row an obstacle at rest, stepped by its RIG_IMP finish (not driven by a
+        PRESCRIBED_MOTION, zero velocity)? Such a block (a deck's floor and walls around
+        deformable bodies) stays where it is, and its step needs none of the schemes' kernels,
+        so a deck without rigid bodies does not compile them (bench/first_run.py)."""
+        n = self.count
+        return bool(n and self.obstacle[:n].all() and (self.scheme[:n] == _IMP).all()
+                    and not self.velo[:n].any())
+
+    def _rest(self) -> None:
+        """`step_end` of a resting block (`_resting`) with zero reactions: what the RIG_IMP
+        finish and the end-of-step energies leave of it (solfec_kernels.finish with Omega = 0,
+        v = 0, reaction = 0: the positions and rotations unchanged, momentum + 0, obstacles'
+        energies 0) and the step's finite-state check."""
+        n = self.count
+        self.fext[:n] += self.reaction[:n]
+        self.momentum[:n] += 0.0
+        self.energy[:n, 0] = 0.0
+        self.energy[:n, 1] += 0.0
+        self.finite_after_step = bool(np.isfinite(self.conf[:n]).all())
 
     def carried_rows(self) -> np.ndarray:
         """Rows [body id, scheme code, step, carry...] of the bodies whose scheme carries
@@ -136,6 +158,16 @@ class SchemeSupport:
         """Before the constraint solve: every scheme group computes its free motion
         (Solfec's half step for RIG_POS / RIG_NEG / RIG_IMP, docs/integrators.md)."""
         self.finite_after_step = False
+        self._resting_step = self._resting()
+        if self._resting_step:                  # a floor or walls alone: nothing moves
+            n = self.count
+            self.velo0[:n] = self.velo[:n]
+            self.reaction[:n] = 0.0
+            return
+        self._begin_schemes(t, h)
+
+    def _begin_schemes(self, t: float, h: float) -> None:
+        """`step_begin` by the schemes' kernels."""
         groups = self._step_groups = self._groups()
         if len(groups) == 1 and isinstance(groups[0][1], slice) and hasattr(groups[0][0], "begin_every_row") \
                 and groups[0][0].begin_every_row(self, t, h):   # one scheme group, gravity only: one pass
@@ -147,6 +179,14 @@ class SchemeSupport:
     def step_end(self, t: float, h: float) -> None:
         """After the solve: reactions, scheme finish, energies."""
         n = self.count
+        resting = getattr(self, "_resting_step", False)
+        if resting and not self.reaction[:n].any():
+            self._rest()
+            return
+        if resting:                             # a reaction on an obstacle after all: the schemes' way
+            reaction = self.reaction[:n].copy()     # (the solve changed no conf or velo: begin now)
+            self._begin_schemes(t, h)
+            self.reaction[:n] = reaction
         groups = self._step_groups
         if len(groups) == 1 and isinstance(groups[0][1], slice) and hasattr(groups[0][0], "finish_with_energies"):
             groups[0][0].finish_with_energies(self, t, h)     # one scheme group: one pass
