@@ -58,3 +58,53 @@ def LOCDYN_DUMP(solfec, path):
     except OSError as exc:
         raise InputError(f"LOCDYN_DUMP: cannot write 'path' {path!r}: {exc.strerror or exc}") from None
     return None
+
+
+@V.command
+def MBFCP_EXPORT(solfec, path):
+    """Write the model as an MBFCP problem file.
+
+    ``MBFCP_EXPORT(solfec, path)`` writes, as Solfec-1.0 does, ``KEY:<tab>value`` sections:
+    the surface materials (surface pairs, ``ANY`` for an unspecified surface; model,
+    friction, cohesion and restitution, or spring and dashpot), the bulk materials (by label:
+    model, Young's modulus, Poisson's ratio, density), the gravity (when set: three constants
+    or time series), the bodies (newest first: id, label, kind, material, shapes in the
+    reference configuration, velocity in the body's layout, FORCE and TORQUE records) and
+    the constraints other than contacts (newest first: FIX_POINT, FIX_DIRECTION,
+    SET_VELOCITY / SET_DISPLACEMENT / SET_ACCELERATION as VELODIR or VELODIR3 with their
+    velocity series, PUT_RIGID_LINK; a spring writes only its id). Call it before RUN to
+    export the model as defined. On a parallel run each rank writes ``path.<rank>``.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    path : str
+        The file to write.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    InputTypeError
+        ``solfec`` not a SOLFEC object, ``path`` not a string.
+    InputError
+        ``path`` that cannot be written ("File open failed" in Solfec-1.0); a body with an
+        ELLIP shape (no MBFCP form).
+
+    Examples
+    --------
+    >>> MBFCP_EXPORT(sol, 'out/bricks/bricks.mbfcp')   # doctest: +SKIP
+    """
+    domain = require_solfec("solfec", solfec)
+    path = _rank_path(domain, V.file_path("path", path))
+    from solfec_py.output import mbfcp
+
+    text = mbfcp.lines(domain)
+    try:
+        with open(path, "w", encoding="ascii") as f:
+            f.write("\n".join(text) + "\n")
+    except OSError as exc:
+        raise InputError(f"MBFCP_EXPORT: cannot write 'path' {path!r} (File open failed): {exc.strerror or exc}") from None
+    return None
