@@ -1,10 +1,11 @@
-"""Model dumps out of a deck (layer 7): LOCDYN_DUMP (the last solved local dynamics) and
-MBFCP_EXPORT (the model as an MBFCP problem file). Reference: Solfec-1.0 lng.c (their
-arguments), ldy.c LOCDYN_Dump, mbfcp.c (output/locdyn_dump.py, output/mbfcp.py).
+"""Model dumps and exports out of a deck (layer 7): LOCDYN_DUMP (the last solved local
+dynamics), MBFCP_EXPORT (the model as an MBFCP problem file) and SOLFEC_EXPORT (stored
+frames as results of their own). Reference: Solfec-1.0 lng.c (their arguments), ldy.c,
+the *_2_MBFCP writers, scxp.c (output/locdyn_dump.py, output/mbfcp.py, output/native_export.py).
 """
 from __future__ import annotations
 
-from solfec_py import constraints as C, validate as V
+from solfec_py import constraints as C, session, validate as V
 from solfec_py.api.solfec import require_solfec
 from solfec_py.errors import InputError
 
@@ -107,4 +108,66 @@ def MBFCP_EXPORT(solfec, path):
             f.write("\n".join(text) + "\n")
     except OSError as exc:
         raise InputError(f"MBFCP_EXPORT: cannot write 'path' {path!r} (File open failed): {exc.strerror or exc}") from None
+    return None
+
+
+@V.command
+def SOLFEC_EXPORT(solfec, time, path, subset=V.MISSING):
+    """Copy stored frames (or the current state) into results of their own.
+
+    ``SOLFEC_EXPORT(solfec, time, path | subset)`` writes ``path/NAME.results`` (NAME the last
+    component of ``path``) holding the chosen frames and ``path/NAME.py``, a copy of the deck;
+    a deck whose output directory is ``path`` opens them in READ mode (they carry no record
+    of the run's inputs, so they are read unchecked). In READ mode the frames are those at
+    ``time``: one time or a list of times (the frame SEEK lands on for each, each frame
+    once), or a ``(t0, t1)`` tuple: the frame at ``t0``, then each next frame whose time is
+    below ``t1``, as Solfec-1.0 steps through them (so a range reaching the end of the run
+    leaves out its last frame). In WRITE mode the current state is written as one frame and
+    ``time`` is only checked. ``subset`` is checked (Solfec's subset specification, as for
+    XDMF_EXPORT) but, as in Solfec-1.0, every body is written. Serial runs only; on a
+    parallel run nothing is written.
+
+    Parameters
+    ----------
+    solfec : SOLFEC
+    time : float, list of floats or tuple (t0, t1)
+        [time].
+    path : str
+        Output directory (created; results already there are replaced).
+    subset : str, tuple or list, optional
+        Label regular expressions, BODY objects, body ids and 6-tuple boxes.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A malformed time (a tuple of other than two items), a subset that selects nothing, a
+        path the system cannot take or cannot write.
+
+    Examples
+    --------
+    >>> SOLFEC_EXPORT(sol, (0.0, 1.0), 'out/domino-part')   # doctest: +SKIP
+    """
+    from solfec_py.api.results import _export_times, subset_bodies
+    from solfec_py.output import native_export, replay
+
+    domain = require_solfec("solfec", solfec)
+    how, times = _export_times(time)
+    path = V.file_path("path", path, "directory")
+    if V.given(subset):
+        subset_bodies(domain, subset)
+        session.note("SOLFEC_EXPORT: 'subset' is checked but every body is written (as in Solfec-1.0)")
+    if domain.parallel is not None:
+        return None
+    frames = None
+    if solfec.mode == "READ":
+        replay.ensure_loaded(solfec)
+        frames = native_export.frames_of(solfec.store, how, times)
+    try:
+        native_export.export(solfec, path, frames)
+    except OSError as exc:
+        raise InputError(f"SOLFEC_EXPORT: cannot write the results in 'path' {path!r}: {exc.strerror or exc}") from None
     return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from solfec_py.errors import NotAvailableError
 
 LATER = {
-    "results": ("SOLFEC_EXPORT", "RIGID_TO_FEM"),
+    "results": ("RIGID_TO_FEM",),
     "deformable bodies": ("SIMPLIFIED_CRACK", "RT_SPLIT", "FRACTURE_EXPORT_YAFFEMS"),
     "the viewer": ("RENDER",),
 }
