@@ -56,6 +56,7 @@ class Domain:
     overlap_correction: Any = None                        # OVERLAP_CORRECTION settings (solvers/overlap_correction.py)
     overlap_warm: Any = None                              # (constraint ids, R') of its last correction
     solved_local_dynamics: Any = None                     # the step's solved W, kept for it until it runs
+    last_local_dynamics: Any = None                       # (LocalDynamics, constraint ids, serials) of the last solve (LOCDYN_DUMP)
     next_body_id: int = 1
     initialized: bool = False
     steps_done: int = 0

@@ -9,7 +9,7 @@ from solfec_py.api.materials import (APPLY_BULKMAT, BULK_MATERIAL, FIELD, SURFAC
                                      bulk_material_object, bulk_material_of, field_of,
                                      surface_material_object)
 from solfec_py.api.solfec import SOLFEC
-from solfec_py.errors import InputError, InputTypeError, NotAvailableError
+from solfec_py.errors import InputError, InputTypeError
 from solfec_py.materials import ANY_SURFACE, BulkMaterial
 
 READ_ONLY = "Writing to a read-only member"
@@ -282,7 +282,7 @@ def test_apply_bulkmat_checks(sol):
         APPLY_BULKMAT(sol, None, 1)
 
 
-def test_apply_bulkmat_not_available(sol):
+def test_apply_bulkmat_argument_errors_on_a_rigid_body(sol):
     from solfec_py.api.mesh_generators import HEX
     from solfec_py.api.body import BODY
 
@@ -293,5 +293,5 @@ def test_apply_bulkmat_not_available(sol):
         APPLY_BULKMAT(sol, body, 1.0, m)
     with pytest.raises(InputTypeError, match="'material' must be a BULK_MATERIAL object .*'x'"):
         APPLY_BULKMAT(sol, body, 1, "x")
-    with pytest.raises(NotAvailableError, match="APPLY_BULKMAT is not available"):
+    with pytest.raises(InputError, match="APPLY_BULKMAT: body 1 has no part with volume id 1"):
         APPLY_BULKMAT(sol, body, 1, "m")

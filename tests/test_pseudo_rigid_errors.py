@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from solfec_py.cli import main
-from solfec_py.errors import InputError, InputTypeError, NotAvailableError, SimulationError
+from solfec_py.errors import InputError, InputTypeError, SimulationError
 from solfec_py.output.store import ResultsStore
 
 from conftest import CUBE, write_deck
@@ -77,8 +77,7 @@ def test_torque_pressure_and_apply_bulkmat_errors(api, sol):
     with pytest.raises(InputError, match=r"single MESH based shape; body 2 has 1 primitive\(s\) of kinds \['SPHERE'\]"):
         api.PRESSURE(ball, 1, 1.0)
     rigid = api.BODY(sol, "RIGID", api.HEX(eval(CUBE), 1, 1, 1, 1, [1] * 6), mat)
-    with pytest.raises(NotAvailableError, match="PRESSURE on RIGID bodies is not available"):
-        api.PRESSURE(rigid, 1, 1.0)
+    api.PRESSURE(rigid, 1, 1.0)         # rigid bodies take it too (tests/test_body_chars_pressure.py)
     with pytest.raises(InputError, match="APPLY_BULKMAT: 'material': .*poisson 0.5"):
         api.APPLY_BULKMAT(sol, body, 1, api.BULK_MATERIAL(sol, poisson=0.5))
 

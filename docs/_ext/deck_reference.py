@@ -23,7 +23,7 @@ SECTIONS = [
     ("Contact", ("contact",)),
     ("Solvers", ("solvers",)),
     ("Results", ("results", "navigation")),
-    ("Utilities", ("misc", "sweep")),
+    ("Utilities", ("misc", "sweep", "exports")),
     ("Not available yet", ("unavailable",)),
 ]
 # methods of the deck classes that serve the numerical code, not decks

@@ -360,9 +360,11 @@ def _state_tuple(name: str, value, n: int) -> np.ndarray:
 def BODY_CHARS(body, mass, volume, center, tensor):
     """Overwrite the mass characteristics of a body.
 
-    ``BODY_CHARS(body, mass, volume, center, tensor)``: mass, volume, mass centre and inertia
-    tensor (a column-major 9-tuple about the centre) replace those computed from the shape;
-    the body's configuration keeps its current centre (as Solfec does).
+    ``BODY_CHARS(body, mass, volume, center, tensor)``: mass, volume, mass centre and tensor
+    (a column-major 9-tuple about the centre: the inertia tensor of a rigid body, the Euler
+    tensor of a pseudo-rigid or finite-element one) replace those computed from the shape;
+    the body's configuration keeps its current centre (as Solfec does). A finite-element
+    body's nodal masses keep coming from its elements.
 
     Parameters
     ----------

@@ -160,7 +160,8 @@ def PRESSURE(body, surfid, value):
     ``PRESSURE(body, surfid, value)``: a traction ``value`` times the outward normal of every
     boundary face with ``surfid`` of a single-MESH body (a positive value pulls outward, a
     negative one pushes in). A follower load on pseudo-rigid bodies, a dead load (as in
-    Solfec) on finite-element bodies: docs/pseudo_rigid.md, docs/fem.md.
+    Solfec) on finite-element bodies, one force at the mean point of the faces on rigid
+    bodies (as Solfec): docs/pseudo_rigid.md, docs/fem.md, docs/integrators.md.
 
     Parameters
     ----------

@@ -449,8 +449,8 @@ def APPLY_BULKMAT(solfec, body, volid, material):
     """Assign a material to the parts of a body with a given volume id.
 
     ``APPLY_BULKMAT(solfec, body, volid, material)``: the elements of a finite-element body,
-    the volumes of a pseudo-rigid one; rigid bodies keep their single material (an error
-    says so).
+    the parts (mesh elements, convexes, spheres) of a pseudo-rigid or rigid one; the mass,
+    centre and inertia of a pseudo-rigid or rigid body then follow its parts' densities.
 
     Parameters
     ----------
@@ -467,8 +467,6 @@ def APPLY_BULKMAT(solfec, body, volid, material):
         A wrong body or material.
     InputError
         The body has no part with ``volid``.
-    NotAvailableError
-        The body's kind does not take per-volume materials.
 
     Examples
     --------

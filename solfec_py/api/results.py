@@ -1,5 +1,5 @@
-"""Deck commands over stored results (layer 7): HISTORY item checking, XDMF_EXPORT and
-INITIALIZE_STATE (the READ-mode constraint list is `api/stored.py`). Reference: Solfec-1.0 user manual, INITIALIZE_STATE, XDMF_EXPORT, HISTORY (Solfec lng.c HISTORY, XDMF_EXPORT, INITIALIZE_STATE).
+"""Deck commands over stored results (layer 7): HISTORY item checking, XDMF_EXPORT,
+INITIALIZE_STATE and RIGID_TO_FEM (the READ-mode constraint list is `api/stored.py`). Reference: Solfec-1.0 user manual, INITIALIZE_STATE, XDMF_EXPORT, HISTORY (Solfec lng.c HISTORY, XDMF_EXPORT, INITIALIZE_STATE).
 """
 from __future__ import annotations
 
@@ -266,6 +266,25 @@ def _export(solfec, domain, series, how, times, subset) -> None:
 
 
 # ---------------------------------------------------------------------- INITIALIZE_STATE
+def _patterns(subset, failure: str):
+    """None, or the compiled label patterns of a 'subset' string or list of strings."""
+    if not V.given(subset):
+        return None
+    if isinstance(subset, str):
+        subset = [subset]
+    elif isinstance(subset, list):
+        if not subset:
+            raise InputError("'subset' must be a string or a non-empty list of strings, got []")
+        if not all(isinstance(s, str) for s in subset):
+            raise InputTypeError("All elements of the 'subset' list must be strings")
+    else:
+        raise InputTypeError(f"'subset' must be a string or a list of strings, got {V.describe(subset)}")
+    try:
+        return replay.compile_patterns(subset)
+    except re.error as exc:
+        raise ResultsError(f"{failure}: bad regular expression in 'subset' ({exc})") from None
+
+
 @V.command
 def INITIALIZE_STATE(solfec, path, time, subset=V.MISSING):
     """Start from a stored state of another analysis.
@@ -300,23 +319,63 @@ def INITIALIZE_STATE(solfec, path, time, subset=V.MISSING):
     t = V.number("time", time)
     if t < 0:
         raise InputError(f"'time' must be >= 0, got {t!r}")
-    patterns = None
-    if V.given(subset):
-        if isinstance(subset, str):
-            subset = [subset]
-        elif isinstance(subset, list):
-            if not subset:
-                raise InputError("'subset' must be a string or a non-empty list of strings, got []")
-            if not all(isinstance(s, str) for s in subset):
-                raise InputTypeError("All elements of the 'subset' list must be strings")
-        else:
-            raise InputTypeError(f"'subset' must be a string or a list of strings, got {V.describe(subset)}")
-        try:
-            patterns = replay.compile_patterns(subset)
-        except re.error as exc:
-            raise ResultsError(f"State initialization has failed: bad regular expression in 'subset' ({exc})") from None
+    patterns = _patterns(subset, "State initialization has failed")
     if solfec.mode == "READ":
         session.warn("INITIALIZE_STATE has been ignored in the 'READ' mode")
         return None
     replay.initialize_state(domain, path, t, patterns)
+    return None
+
+
+@V.command
+def RIGID_TO_FEM(path, time, solfec, subset=V.MISSING):
+    """Start finite-element bodies from the motion of rigid bodies of another analysis.
+
+    ``RIGID_TO_FEM(path, time, solfec | subset)`` (note the order) works as INITIALIZE_STATE
+    with the results in directory ``path`` at ``time``: bodies are matched by id, or with
+    ``subset`` (label regular expressions, POSIX basic syntax) by label, and a matched body
+    of the stored kind takes the stored state; a FINITE_ELEMENT body matched with a stored
+    RIGID body takes its rigid motion: every node X moves to ``x + R (X - X0)`` (X0 the FE
+    body's centre, (R, x) the stored rotation and centre) with the velocity
+    ``v + R (Omega x (X - X0))`` (Omega the stored referential angular velocity, v the
+    centre velocity). Constraint points keep their reference positions. Ignored (with a
+    warning) in READ mode.
+
+    Parameters
+    ----------
+    path : str
+        An output directory holding the rigid run's results.
+    time : float
+        [time]. >= 0.
+    solfec : SOLFEC
+    subset : str or list of str, optional
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A negative time, a malformed subset.
+    ResultsError
+        No results at ``path``, or a bad regular expression ("Rigid to FEM state mapping
+        has failed").
+
+    Examples
+    --------
+    >>> RIGID_TO_FEM('out/rigid-run', 0.5, sol)      # doctest: +SKIP
+    """
+    domain = require_solfec("solfec", solfec)
+    path = V.string("path", path)
+    t = V.number("time", time)
+    if t < 0:
+        raise InputError(f"'time' must be >= 0, got {t!r}")
+    patterns = _patterns(subset, "Rigid to FEM state mapping has failed")
+    if solfec.mode == "READ":
+        session.warn("RIGID_TO_FEM has been ignored in the 'READ' mode")
+        return None
+    from solfec_py.output.rigid_to_fem import rigid_to_fem
+
+    try:
+        rigid_to_fem(domain, path, t, patterns)
+    except ResultsError as exc:
+        text = str(exc).replace("State initialization has failed", "Rigid to FEM state mapping has failed")
+        raise ResultsError(text) from None
     return None

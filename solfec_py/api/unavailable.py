@@ -6,9 +6,6 @@ from __future__ import annotations
 from solfec_py.errors import NotAvailableError
 
 LATER = {
-    "constraints": ("LOCDYN_DUMP",),
-    "the MBFCP export": ("MBFCP_EXPORT",),
-    "results": ("SOLFEC_EXPORT", "RIGID_TO_FEM"),
     "deformable bodies": ("SIMPLIFIED_CRACK", "RT_SPLIT", "FRACTURE_EXPORT_YAFFEMS"),
     "the viewer": ("RENDER",),
 }

@@ -246,6 +246,14 @@ class FiniteElementBlock(BodyBlock):
     def set_damping(self, row: int, eta: float) -> None:
         self.damping[row] = eta
 
+    def set_characteristics(self, row, mass, volume, center, tensor) -> None:
+        """BODY_CHARS: overwrite m, V, X0 and the Euler tensor, as Solfec-1.0 bod.c does; the
+        nodal masses and the stiffness keep coming from the elements and their density (as
+        in fem.c). X0 is the centre INITIAL_VELOCITY and RIGID_DISPLACEMENTS turn about."""
+        self.mass[row], self.volume[row] = mass, volume
+        self.center[row] = center
+        self.euler[row] = tensor
+
     def apply_material(self, body, volid: int, material) -> int:
         """APPLY_BULKMAT: elements of `body` with volume id `volid` take `material`;
         returns how many."""

@@ -19,13 +19,14 @@ import numba
 import numpy as np
 
 from solfec_py.bodies.base import BodyBlock
-from solfec_py.bodies.loads import PointLoads, rigid_loads
+from solfec_py.bodies.loads import CONVECTED_FORCE, PointLoads, rigid_loads
 from solfec_py.bodies.rigid_schemes import CARRY_WIDTH, SCHEME_CODES, SCHEME_FIELDS, SCHEME_LIST
 from solfec_py.bodies.rigid_schemes.base import ANGULAR, CENTER, LINEAR, ROTATION, mtv, mv, rotations
 from solfec_py.bodies.rigid_schemes.prescribed import states as prescribed_states
 from solfec_py.bodies.rigid_schemes.support import SchemeSupport
 from solfec_py.errors import InputError
-from solfec_py.geometry.massprops import inertia_from_euler
+from solfec_py.geometry.massprops import inertia_from_euler, pressure_resultant, volume_pieces
+from solfec_py.geometry.mesh import Mesh
 from solfec_py.geometry.rotation import expmap
 
 IMP_CODE = SCHEME_CODES["RIG_IMP"]
@@ -212,6 +213,7 @@ class RigidBlock(SchemeSupport, BodyBlock):
         self.motions: dict = {}               # body -> motion.Motion (PRESCRIBED_MOTION)
         self.schemes = list(SCHEME_LIST)      # code -> scheme object
         self._step_groups: list = []
+        self._part_materials: dict = {}       # body id -> {volid: BulkMaterial} (APPLY_BULKMAT)
 
     # ------------------------------------------------------------------ bodies
     def _init_row(self, row, body, volume, center, euler):
@@ -258,6 +260,55 @@ class RigidBlock(SchemeSupport, BodyBlock):
 
     def obstacles(self) -> np.ndarray:
         return self.obstacle[: self.count]
+
+    def add_pressure(self, body, surfid: int, value) -> None:
+        """PRESSURE: as Solfec-1.0 bod.c applies it to a rigid body, one force value * S at
+        the mean point of the faces `surfid` of the body's single MESH, S = ∫N dA (the area
+        vector of those faces). S turns with the body, so the record is a convected force
+        with the unnormalised direction S."""
+        shape = body.shape
+        if len(shape) != 1 or not isinstance(shape[0], Mesh):
+            raise InputError(f"Pressure can be applied to a body with a single MESH based shape; body {body.id}"
+                             f" has {len(shape)} primitive(s) of kinds {sorted({type(p).__name__.upper() for p in shape})}")
+        count, point, S = pressure_resultant(shape[0], surfid)
+        if count == 0:
+            raise InputError(f"PRESSURE: body {body.id} has no boundary faces with surface id {surfid};"
+                             f" its surface ids are {sorted(set(shape[0].boundary_faces()[2].tolist()))}")
+        self.loads.add(body, CONVECTED_FORCE, point, S, value)
+        self.loads.directions[-1] = S
+
+    def apply_material(self, body, volid: int, record) -> int:
+        """APPLY_BULKMAT: the parts of `body` with volume id `volid` (mesh elements, convexes,
+        spheres, ellipsoids) take `record`; the body's mass, centre and inertia follow the
+        densities of its parts (Solfec-1.0 bod.c BODY_Material records the part materials
+        only) and its motion is kept: the centre and its velocity are re-expressed about the
+        new centre. Returns how many parts have `volid` (0: none, nothing changes)."""
+        pieces = volume_pieces(body.shape)
+        count = sum(1 for p in pieces if p[0] == volid)
+        if count == 0:
+            return 0
+        mixed = self._part_materials.setdefault(body.id, {})
+        mixed[volid] = record
+        density = np.array([mixed.get(p[0], body.bulk_material).density for p in pieces])
+        vol = np.array([p[1] for p in pieces])
+        centres = np.array([p[2] for p in pieces])
+        m = float(density @ vol)
+        row = body.row
+        X0 = (density * vol) @ centres / m if m > 0 else self.center[row].copy()
+        E0 = sum(rho * (p[3] + p[1] * np.outer(p[2] - X0, p[2] - X0)) for rho, p in zip(density, pieces))
+        R = rotations(self.conf[row:row + 1])[0]
+        d = X0 - self.center[row]
+        self.conf[row, CENTER] += R @ d
+        self.velo[row, LINEAR] += R @ np.cross(self.velo[row, ANGULAR], d)
+        self.center[row], self.mass[row] = X0, m
+        self.J[row] = inertia_from_euler(E0, 1.0)
+        self.radius[row] = _shape_radius(body.shape, X0)
+        self.carry_ok[row] = False
+        return count
+
+    def material_users(self, record) -> list:
+        return [b for b in self.bodies
+                if b.bulk_material is record or any(r is record for r in self._part_materials.get(b.id, {}).values())]
 
     def set_characteristics(self, row, mass, volume, center, inertia) -> None:
         """BODY_CHARS: overwrite m, V, X0, J (conf keeps its centre: a Solfec lng.c quirk)."""

@@ -124,3 +124,19 @@ def surface_moments(mesh: Mesh, surfid: int, origin) -> tuple[int, np.ndarray, n
     area = 0.5 * np.cross(x[:, 1] - x[:, 0], x[:, 2] - x[:, 0])    # a N per triangle
     arm = x.mean(axis=1) - np.asarray(origin, float)               # centroid - origin
     return int(sel.sum()), area.sum(axis=0), np.einsum("ti,tj->ij", area, arm)
+
+
+def pressure_resultant(mesh: Mesh, surfid: int) -> tuple[int, np.ndarray, np.ndarray]:
+    """(number of faces, point, S) of the reference boundary faces of `mesh` with surface id
+    `surfid`, as Solfec-1.0 bod.c (resultant_pressure) reduces a pressure on a rigid body to
+    one force: S = ∫N dA (quadrilaterals as two triangles) and the point the mean of the
+    faces' node averages (each face counts once, whatever its area)."""
+    nodes, sizes, sids, _ = mesh.boundary_faces()
+    sel = np.flatnonzero(sids == surfid)
+    count, S, _ = surface_moments(mesh, surfid, np.zeros(3))
+    if count == 0:
+        return 0, np.zeros(3), np.zeros(3)
+    X = mesh.ref[np.maximum(nodes[sel], 0)]                            # (f, 4, 3); padding masked below
+    mask = (np.arange(4)[None, :] < sizes[sel][:, None])[:, :, None]
+    centroids = (X * mask).sum(axis=1) / sizes[sel][:, None]
+    return count, centroids.mean(axis=0), S

@@ -275,15 +275,21 @@ def _refuse_coincident(X: np.ndarray) -> None:
 
 # ---------------------------------------------------------------------- files
 
+GENERIC = (".dat", ".txt")     # extensions that say little: the content is looked at first
+
+
 def formats() -> list:
-    """Names accepted by `format=` (meshio's readers and solfec-py's own 'abaqus')."""
+    """Names accepted by `format=` (meshio's readers and solfec-py's own 'abaqus' and 'poly',
+    TetGen's piecewise linear complexes)."""
     import meshio
 
-    return sorted(set(meshio._helpers.reader_map) | {"abaqus"})
+    return sorted(set(meshio._helpers.reader_map) | {"abaqus", "poly"})
 
 
 def file_format(path: str, format: str | None = None) -> str:
-    """The reader for `path`: `format` if given, else from the file extension."""
+    """The reader for `path`: `format` if given, else from the file extension, else from
+    the file's first bytes (mesh_sniff.py); for the GENERIC extensions the first bytes come
+    first."""
     if format is not None:
         if format not in formats():
             raise InputError(f"Invalid mesh format {format!r}; expected one of {formats()}")
@@ -291,12 +297,25 @@ def file_format(path: str, format: str | None = None) -> str:
     import meshio
 
     lower = str(path).lower()
+    if lower.endswith(".poly"):
+        return "poly"
+    if lower.endswith(GENERIC):                     # meshio takes .dat for Tecplot; decks use it for anything
+        from solfec_py.geometry.mesh_sniff import sniff
+
+        found = sniff(path)
+        if found is not None:
+            return found
     for ext in sorted(meshio._helpers.extension_to_filetypes, key=len, reverse=True):
         if lower.endswith(ext):
             kinds = meshio._helpers.extension_to_filetypes[ext]
             return "gmsh" if "gmsh" in kinds else kinds[0]          # .msh: gmsh before ansys
-    raise InputError(f"cannot tell the mesh format of {path!r} from its extension; pass format= one of"
-                     f" {formats()}")
+    from solfec_py.geometry.mesh_sniff import sniff
+
+    found = sniff(path)
+    if found is not None:
+        return found
+    raise InputError(f"cannot tell the mesh format of {path!r} from its extension or its content; pass format="
+                     f" one of {formats()}")
 
 
 def read_raw(path, format: str | None = None, notes: list | None = None):
@@ -321,10 +340,16 @@ def read_raw(path, format: str | None = None, notes: list | None = None):
 
                 mesh, more = read_inp(path)
                 notes.extend(more)
+            elif fmt == "poly":
+                from solfec_py.geometry.tetgen_poly import read_poly
+
+                mesh = read_poly(path)
             else:
                 import meshio
 
                 mesh = meshio._helpers.reader_map[fmt](path)   # meshio.read would sys.exit on a bad file
+    except InputError:                       # solfec-py's own readers say what is wrong themselves
+        raise
     except (Exception, SystemExit) as exc:   # any reader failure: bad bytes in, a clear error out
         raise reader_failure(exc, fmt, path) from None
     notes.extend(f"meshio: {line.strip()}" for line in said.getvalue().splitlines() if line.strip())

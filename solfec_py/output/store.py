@@ -359,9 +359,12 @@ class ResultsStore(StoreReader):
         self._append("geometry/index", np.array([[body_id, noff, len(nodes), coff, len(cells)]], dtype=np.int64))
         ids.add(body_id)
 
-    def write_frame(self, solfec, clock=(0.0, 0.0, 0.0), flush: bool = True) -> tuple[int, np.ndarray]:
+    def write_frame(self, solfec, clock=(0.0, 0.0, 0.0), flush: bool = True,
+                    cons: np.ndarray | None = None) -> tuple[int, np.ndarray]:
         """Append the current state of `solfec` as a frame (with `flush`, flushed to disk if
-        FLUSH_SECONDS passed since the last flush); returns (frame index, constraint rows)."""
+        FLUSH_SECONDS passed since the last flush); returns (frame index, constraint rows).
+        `cons`: the frame's constraint rows when not the model's live constraints (a stored
+        frame copied to other results)."""
         if not self.writing:
             self.start_writing()
         domain = solfec.domain
@@ -402,7 +405,8 @@ class ResultsStore(StoreReader):
             c = _CARRY_COLS[fam]
             row[c[0]] = self._append(f"carry/{fam}", carried) if carried.shape[0] else self._next[f"carry/{fam}"]
             row[c[1]] = carried.shape[0]
-        cons = frames.constraint_rows(domain)
+        if cons is None:
+            cons = frames.constraint_rows(domain)
         row[frames.COL["CON_OFF"]] = self._append("constraints", cons)
         row[frames.COL["CON_CNT"]] = row[frames.COL["CONS"]] = cons.shape[0]
         index = self._append("frames", row[None, :])

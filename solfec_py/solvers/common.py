@@ -18,6 +18,7 @@ __all__ = ["timed_assemble", "spring_forces", "finish"]
 
 
 def timed_assemble(domain, cset, h: float, **kwargs) -> LocalDynamics:
+    domain.last_local_dynamics = None    # released: the assembly reuses the buffers its arrays view
     start = wallclock.perf_counter()
     ld = assemble(domain, cset, h, **kwargs)
     domain.timers["LOCDYN"] = domain.timers.get("LOCDYN", 0.0) + wallclock.perf_counter() - start
@@ -51,12 +52,15 @@ def spring_forces(cset, ld: LocalDynamics):
 
 def finish(domain, cset, ld: LocalDynamics, result=None) -> None:
     """Store R, U, V, B (and merit) in the constraint set, add the reactions to the bodies,
-    accumulate contact and friction work (dynamic runs) and update cohesion."""
+    accumulate contact and friction work (dynamic runs) and update cohesion. The domain keeps
+    the solved local dynamics with the ids of its rows (`last_local_dynamics`) until the next
+    assembly."""
     r = slice(0, ld.n) if ld.whole else ld.crow
     cset.R[r], cset.U[r], cset.V[r], cset.B[r] = ld.R, ld.U, ld.V, ld.B
     if result is not None:
         cset.merit[r] = result.num
     ld.scatter_reactions()
+    domain.last_local_dynamics = (ld, cset.id[ld.crow], cset.serial[ld.crow])   # for LOCDYN_DUMP
     if domain.overlap_correction is not None:
         domain.solved_local_dynamics = ld   # OVERLAP_CORRECTION reuses its W, then lets it go
     contact = ld.kind == C.CONTACT
