@@ -17,7 +17,7 @@ from solfec_py import validate as V
 from solfec_py.api.common import readonly, require_body
 from solfec_py.api.solfec import require_solfec
 from solfec_py.domain import Domain
-from solfec_py.errors import InputError, InputTypeError, NotAvailableError
+from solfec_py.errors import InputError, InputTypeError
 from solfec_py.materials import (ANY_SURFACE, BULK_MODELS, PARAMETERS, SURFACE_MODELS,
                                  BulkMaterial, SurfaceMaterial)
 
