@@ -71,7 +71,7 @@ def reference(duration):
 
 def four_bar(api, how, h, duration):
     """Crank angles (time, angle) of the linkage closed `how` ('glue', 'plane', 'rod')."""
-    sol = api.SOLFEC("DYNAMIC", h, f"out/loop_{how}_{h}")
+    sol = api.SOLFEC("DYNAMIC", h, f"out/loop_{how}_{h}_{duration}")
     sol.verbose = "OFF"
     api.OUTPUT(sol, 1e9)
     api.GRAVITY(sol, (0, 0, -G))
@@ -114,13 +114,20 @@ def test_four_bar_closed_across_its_plane_swings_as_the_reference(api, how, boun
 
 @pytest.mark.slow
 def test_four_bar_loops_converge_at_second_order(api):
-    """0.8 s (the crank swings from 60 to -37 degrees) at h = 4 and 2 ms: every closure
-    follows the reference and the error falls by ~4 when h halves (measured 8.9e-5 ->
-    2.2e-5 rad for the glue and the plane, 4.8e-4 -> 1.2e-4 for the rod)."""
-    exact = reference(0.8)
+    """At h = 4 and 2 ms every closure follows the reference and the error falls by ~4 when
+    h halves: over 0.8 s (the crank swings from 60 to -37 degrees) for the glue and the
+    plane (measured 8.9e-5 -> 2.2e-5 rad), over the first 0.2 s for the rod (measured
+    4.7e-5 -> 1.0e-5). Closed by the rod, the loop carries a parasitic mode that grows
+    about 1000-fold every 0.06 s from round-off: a change of 1e-16 in the link kinematics
+    moves the rod's crank angle by 6e-8 rad at 0.2 s and 3e-5 at 0.6 s, so past 0.3 s
+    the rod's error at h = 2 ms is round-off, not the scheme's (its 0.8 s error, 4.9e-4
+    at h = 4 ms, is bounded below)."""
     for how in ("glue", "plane", "rod"):
-        e4, e2 = (error(four_bar(api, how, h, 0.8), exact) for h in (4e-3, 2e-3))
-        assert e4 < (1e-3 if how == "rod" else 2e-4) and 3.0 < e4 / e2 < 5.0, (how, e4, e2)
+        duration = 0.2 if how == "rod" else 0.8
+        exact = reference(duration)
+        e4, e2 = (error(four_bar(api, how, h, duration), exact) for h in (4e-3, 2e-3))
+        assert e4 < 2e-4 and 3.0 < e4 / e2 < 5.0, (how, e4, e2)
+    assert error(four_bar(api, "rod", 4e-3, 0.8), reference(0.8)) < 1e-3
 
 
 def test_velocity_along_a_direction_the_links_cannot_move_is_refused(api):

@@ -23,16 +23,6 @@ from solfec_py.bodies.articulated.kinds import CHILD, T
 
 
 @numba.njit(cache=True)
-def _rot(axis, angle):
-    """Rotation matrix about a coordinate axis (0, 1, 2) by `angle`."""
-    c, s = np.cos(angle), np.sin(angle)
-    out = np.eye(3)
-    i, j = (axis + 1) % 3, (axis + 2) % 3
-    out[i, i], out[i, j], out[j, i], out[j, j] = c, -s, s, c
-    return out
-
-
-@numba.njit(cache=True)
 def _cross(a, b):
     return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
@@ -51,30 +41,63 @@ def _expmap(w):
 
 
 @numba.njit(cache=True)
+def _mm3(A, B, out):
+    """out = A B for 3 x 3 arrays (out distinct from A and B)."""
+    for a in range(3):
+        for b in range(3):
+            out[a, b] = A[a, 0] * B[0, b] + A[a, 1] * B[1, b] + A[a, 2] * B[2, b]
+
+
+@numba.njit(cache=True)
+def _rot_into(axis, angle, out):
+    """out (3, 3) = rotation matrix about a coordinate axis (0, 1, 2) by `angle`."""
+    c, s = np.cos(angle), np.sin(angle)
+    for a in range(3):
+        for b in range(3):
+            out[a, b] = 1.0 if a == b else 0.0
+    i, j = (axis + 1) % 3, (axis + 2) % 3
+    out[i, i], out[i, j], out[j, i], out[j, j] = c, -s, s, c
+
+
+@numba.njit(cache=True)
 def forward_kinematics(q, parent, kind, qoff, voff, E, P, X0, nvk, ballk, dtype, daxis, dfixed):
     """Link rotations Lam (n, 3, 3), mass centres xc (n, 3), motion subspace columns
-    S (nv, 6) and crossed links (nv,) of joint coordinates q."""
+    S (nv, 6) and crossed links (nv,) of joint coordinates q (3 x 3 products written out:
+    no array is made per link)."""
     n = parent.size
     Lam = np.empty((n, 3, 3))
     xc = np.empty((n, 3))
     S = np.zeros((voff[n], 6))
     crossed = np.empty(voff[n], np.int64)
+    Lp, Ep, Rr, Rk, tmp = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
+    xp, d, centre = np.empty(3), np.empty(3), np.empty(3)
     for i in range(n):
         p, c = parent[i], kind[i]
-        if p < 0:
-            Lp, xp, Xp = np.eye(3), np.zeros(3), np.zeros(3)
-        else:
-            Lp, xp, Xp = Lam[p], xc[p], X0[p]
-        Ep = Lp @ E[i]                       # current joint frame (fixed in the parent)
-        centre = xp + Lp @ (P[i] - Xp)       # joint centre on the parent side
-        Rr = np.eye(3)                       # relative rotation in the joint frame
+        for a in range(3):
+            if p < 0:
+                xp[a] = 0.0
+                d[a] = P[i, a]
+                for b in range(3):
+                    Lp[a, b] = 1.0 if a == b else 0.0
+            else:
+                xp[a] = xc[p, a]
+                d[a] = P[i, a] - X0[p, a]
+                for b in range(3):
+                    Lp[a, b] = Lam[p, a, b]
+        _mm3(Lp, E[i], Ep)                   # current joint frame (fixed in the parent)
+        for a in range(3):                   # joint centre on the parent side
+            centre[a] = xp[a] + (Lp[a, 0] * d[0] + Lp[a, 1] * d[1] + Lp[a, 2] * d[2])
+            for b in range(3):               # relative rotation in the joint frame
+                Rr[a, b] = 1.0 if a == b else 0.0
         k0 = qoff[i]
         ntr = 0
         for k in range(nvk[c]):
             if dtype[c, k] == T:
                 ntr += 1
         for k in range(ntr):                 # translations first (axes fixed in the parent)
-            centre = centre + q[k0 + k] * Ep[:, daxis[c, k]]
+            ax = daxis[c, k]
+            for a in range(3):
+                centre[a] += q[k0 + k] * Ep[a, ax]
         if ballk[c]:
             for a in range(3):
                 for b in range(3):
@@ -82,16 +105,30 @@ def forward_kinematics(q, parent, kind, qoff, voff, E, P, X0, nvk, ballk, dtype,
         for k in range(nvk[c]):
             j = voff[i] + k
             crossed[j] = i if dfixed[c, k] == CHILD else p
+            ax = daxis[c, k]
             if dtype[c, k] == T:
-                S[j, 3:6] = Ep[:, daxis[c, k]]
-            else:
-                w = Ep @ np.ascontiguousarray(Rr[:, daxis[c, k]])   # child-frame axis (ball) or
-                if not ballk[c]:                                       # the product so far
-                    Rr = Rr @ _rot(daxis[c, k], q[k0 + k])
-                S[j, 0:3] = w
-                S[j, 3:6] = _cross(centre, w)
-        Lam[i] = Ep @ Rr @ E[i].T
-        xc[i] = centre + Lam[i] @ (X0[i] - P[i])
+                for a in range(3):
+                    S[j, 3 + a] = Ep[a, ax]
+            else:                            # child-frame axis (ball) or the product so far
+                w0 = Ep[0, 0] * Rr[0, ax] + Ep[0, 1] * Rr[1, ax] + Ep[0, 2] * Rr[2, ax]
+                w1 = Ep[1, 0] * Rr[0, ax] + Ep[1, 1] * Rr[1, ax] + Ep[1, 2] * Rr[2, ax]
+                w2 = Ep[2, 0] * Rr[0, ax] + Ep[2, 1] * Rr[1, ax] + Ep[2, 2] * Rr[2, ax]
+                if not ballk[c]:
+                    _rot_into(ax, q[k0 + k], Rk)
+                    _mm3(Rr, Rk, tmp)
+                    Rr[:, :] = tmp
+                S[j, 0], S[j, 1], S[j, 2] = w0, w1, w2
+                S[j, 3] = centre[1] * w2 - centre[2] * w1
+                S[j, 4] = centre[2] * w0 - centre[0] * w2
+                S[j, 5] = centre[0] * w1 - centre[1] * w0
+        _mm3(Ep, Rr, tmp)                    # Lam = Ep Rr E^T
+        for a in range(3):
+            for b in range(3):
+                Lam[i, a, b] = tmp[a, 0] * E[i, b, 0] + tmp[a, 1] * E[i, b, 1] + tmp[a, 2] * E[i, b, 2]
+        for a in range(3):
+            d[a] = X0[i, a] - P[i, a]
+        for a in range(3):
+            xc[i, a] = centre[a] + (Lam[i, a, 0] * d[0] + Lam[i, a, 1] * d[1] + Lam[i, a, 2] * d[2])
     return Lam, xc, S, crossed
 
 
@@ -129,17 +166,26 @@ def _crf(a, f):
 @numba.njit(cache=True)
 def spatial_inertias(Lam, xc, mass, J):
     """World spatial inertias (n, 6, 6) about the origin of links with referential inertia
-    J about the mass centre: [[Ic + m cx cx^T, m cx], [m cx^T, m 1]], Ic = Lam J Lam^T."""
+    J about the mass centre: [[Ic + m cx cx^T, m cx], [m cx^T, m 1]], Ic = Lam J Lam^T
+    (cx the cross-product matrix of the centre; products written out)."""
     n = mass.size
     out = np.zeros((n, 6, 6))
+    LJ = np.empty((3, 3))
+    C = np.empty((3, 3))
     for i in range(n):
-        c = xc[i]
-        C = np.array([[0.0, -c[2], c[1]], [c[2], 0.0, -c[0]], [-c[1], c[0], 0.0]])
+        c0, c1, c2 = xc[i, 0], xc[i, 1], xc[i, 2]
+        C[0, 0], C[0, 1], C[0, 2] = 0.0, -c2, c1
+        C[1, 0], C[1, 1], C[1, 2] = c2, 0.0, -c0
+        C[2, 0], C[2, 1], C[2, 2] = -c1, c0, 0.0
         m = mass[i]
-        out[i, 0:3, 0:3] = Lam[i] @ J[i] @ Lam[i].T + m * (C @ C.T)
-        out[i, 0:3, 3:6] = m * C
-        out[i, 3:6, 0:3] = m * C.T
+        _mm3(Lam[i], J[i], LJ)
         for a in range(3):
+            for b in range(3):
+                ic = LJ[a, 0] * Lam[i, b, 0] + LJ[a, 1] * Lam[i, b, 1] + LJ[a, 2] * Lam[i, b, 2]
+                cc = C[a, 0] * C[b, 0] + C[a, 1] * C[b, 1] + C[a, 2] * C[b, 2]
+                out[i, a, b] = ic + m * cc
+                out[i, a, 3 + b] = m * C[a, b]
+                out[i, 3 + a, b] = m * C[b, a]
             out[i, 3 + a, 3 + a] = m
     return out
 
@@ -253,78 +299,121 @@ def point_jacobians(links, x, S, parent, voff):
 
 
 @numba.njit(cache=True)
-def _articulated_inertia(IAi, S, j0, m, U, Dinv):
+def _articulated_inertia(IAi, S, j0, m, U, Dinv, Ia, D):
     """One joint of the articulated-body recursion (Featherstone 7.3): fills U = I^A S and the
-    rows of D^-1 = (S^T I^A S)^-1 of its m rates from j0, and returns I^A - U D^-1 U^T, the
-    inertia the joint passes to its parent."""
-    Ia = IAi.copy()
+    rows of D^-1 = (S^T I^A S)^-1 of its m rates from j0, and Ia (6, 6) = I^A - U D^-1 U^T,
+    the inertia the joint passes to its parent (D: a 6 x 6 work array)."""
+    for r in range(6):
+        for c in range(6):
+            Ia[r, c] = IAi[r, c]
     if m == 0:
-        return Ia
-    D = np.empty((m, m))
+        return
     for a in range(m):
-        U[j0 + a] = IAi @ S[j0 + a]
+        for r in range(6):
+            acc = 0.0
+            for c in range(6):
+                acc += IAi[r, c] * S[j0 + a, c]
+            U[j0 + a, r] = acc
     for a in range(m):
         for b in range(m):
-            D[a, b] = S[j0 + a] @ U[j0 + b]
-    Di = np.linalg.inv(D)
+            acc = 0.0
+            for r in range(6):
+                acc += S[j0 + a, r] * U[j0 + b, r]
+            D[a, b] = acc
+    if m == 1:                               # a single rate (revolute, prismatic): 1 / D
+        Dinv[j0, 0] = 1.0 / D[0, 0]
+    else:
+        Di = np.linalg.inv(D[:m, :m])
+        for a in range(m):
+            for b in range(m):
+                Dinv[j0 + a, b] = Di[a, b]
     for a in range(m):
         for b in range(m):
-            Dinv[j0 + a, b] = Di[a, b]
-            Ia -= Di[a, b] * np.outer(U[j0 + a], U[j0 + b])
-    return Ia
+            dab = Dinv[j0 + a, b]
+            for r in range(6):
+                for c in range(6):
+                    Ia[r, c] -= dab * (U[j0 + a, r] * U[j0 + b, c])
+
+
+@numba.njit(cache=True)
+def _crm_add(a, b, s, out):
+    """out += s (a x b), the spatial motion cross product."""
+    out[0] += s * (a[1] * b[2] - a[2] * b[1])
+    out[1] += s * (a[2] * b[0] - a[0] * b[2])
+    out[2] += s * (a[0] * b[1] - a[1] * b[0])
+    out[3] += s * ((a[1] * b[5] - a[2] * b[4]) + (a[4] * b[2] - a[5] * b[1]))
+    out[4] += s * ((a[2] * b[3] - a[0] * b[5]) + (a[5] * b[0] - a[3] * b[2]))
+    out[5] += s * ((a[0] * b[4] - a[1] * b[3]) + (a[3] * b[1] - a[4] * b[0]))
+
+
+@numba.njit(cache=True)
+def _dot6(a, b):
+    return ((a[0] * b[0] + a[1] * b[1]) + (a[2] * b[2] + a[3] * b[3])) + (a[4] * b[4] + a[5] * b[5])
 
 
 @numba.njit(cache=True)
 def aba(I6, S, crossed, parent, voff, v, tau, gravity, fext):
     """Joint accelerations (nv,) by the articulated-body algorithm in ground coordinates
-    (Featherstone 7.3): vdot = M^-1 (tau - bias(v, gravity, fext)) in O(n)."""
+    (Featherstone 7.3): vdot = M^-1 (tau - bias(v, gravity, fext)) in O(n), its 6-vector
+    products written out (no array made per link)."""
     n = parent.size
     nv = voff[n]
     V = link_velocities(S, v, parent, voff)
     C = np.zeros((n, 6))                  # velocity-product accelerations of the joints
     IA = I6.copy()
-    pA = np.zeros((n, 6))
+    pA = np.empty((n, 6))
+    f = np.empty(6)
     for i in range(n):
         for j in range(voff[i], voff[i + 1]):
             b = crossed[j]
             if b >= 0:
-                C[i] += _crm(V[b], S[j]) * v[j]
-        pA[i] = _crf(V[i], I6[i] @ V[i]) - fext[i]
+                _crm_add(V[b], S[j], v[j], C[i])
+        for r in range(6):                # f = I V, then pA = V x* f - fext
+            f[r] = _dot6(I6[i, r], V[i])
+        w0, w1, w2, u0, u1, u2 = V[i, 0], V[i, 1], V[i, 2], V[i, 3], V[i, 4], V[i, 5]
+        pA[i, 0] = (w1 * f[2] - w2 * f[1]) + (u1 * f[5] - u2 * f[4]) - fext[i, 0]
+        pA[i, 1] = (w2 * f[0] - w0 * f[2]) + (u2 * f[3] - u0 * f[5]) - fext[i, 1]
+        pA[i, 2] = (w0 * f[1] - w1 * f[0]) + (u0 * f[4] - u1 * f[3]) - fext[i, 2]
+        pA[i, 3] = (w1 * f[5] - w2 * f[4]) - fext[i, 3]
+        pA[i, 4] = (w2 * f[3] - w0 * f[5]) - fext[i, 4]
+        pA[i, 5] = (w0 * f[4] - w1 * f[3]) - fext[i, 5]
     U = np.zeros((nv, 6))                 # I^A S per rate
     Dinv = np.zeros((nv, 6))              # rows of D^-1 per joint (m x m in the first m columns)
     uu = np.zeros(nv)
+    Ia, D, pa = np.empty((6, 6)), np.empty((6, 6)), np.empty(6)
     for i in range(n - 1, -1, -1):
         j0, m = voff[i], voff[i + 1] - voff[i]
-        Ia = _articulated_inertia(IA[i], S, j0, m, U, Dinv)
-        pa = pA[i].copy()
-        if m > 0:
-            for a in range(m):
-                uu[j0 + a] = tau[j0 + a] - S[j0 + a] @ pA[i]
-            for a in range(m):
-                for b in range(m):
-                    pa += U[j0 + a] * Dinv[j0 + a, b] * uu[j0 + b]
-        if parent[i] >= 0:
-            pa += Ia @ C[i]
-            IA[parent[i]] += Ia
-            pA[parent[i]] += pa
+        _articulated_inertia(IA[i], S, j0, m, U, Dinv, Ia, D)
+        for r in range(6):
+            pa[r] = pA[i, r]
+        for a in range(m):
+            uu[j0 + a] = tau[j0 + a] - _dot6(S[j0 + a], pA[i])
+        for a in range(m):
+            for b in range(m):
+                coef = Dinv[j0 + a, b] * uu[j0 + b]
+                for r in range(6):
+                    pa[r] += U[j0 + a, r] * coef
+        p = parent[i]
+        if p >= 0:
+            for r in range(6):
+                pA[p, r] += pa[r] + _dot6(Ia[r], C[i])
+                for c in range(6):
+                    IA[p, r, c] += Ia[r, c]
     vdot = np.zeros(nv)
-    A = np.zeros((n, 6))
+    A = np.empty((n, 6))
     for i in range(n):
-        if parent[i] >= 0:
-            ap = A[parent[i]].copy()
-        else:
-            ap = np.zeros(6)
-            ap[3:6] = -gravity
-        ac = ap + C[i]
+        p = parent[i]
+        for r in range(6):
+            A[i, r] = (A[p, r] if p >= 0 else (-gravity[r - 3] if r >= 3 else 0.0)) + C[i, r]
         j0, m = voff[i], voff[i + 1] - voff[i]
         for a in range(m):
             acc = 0.0
             for b in range(m):
-                acc += Dinv[j0 + a, b] * (uu[j0 + b] - U[j0 + b] @ ac)
+                acc += Dinv[j0 + a, b] * (uu[j0 + b] - _dot6(U[j0 + b], A[i]))
             vdot[j0 + a] = acc
-        A[i] = ac
         for a in range(m):
-            A[i] += S[j0 + a] * vdot[j0 + a]
+            for r in range(6):
+                A[i, r] += S[j0 + a, r] * vdot[j0 + a]
     return vdot
 
 
@@ -347,9 +436,10 @@ def link_responses(I6, S, parent, voff, links):
     IA = I6.copy()
     U = np.zeros((nv, 6))
     Dinv = np.zeros((nv, 6))
+    Ia, D = np.empty((6, 6)), np.empty((6, 6))
     for i in range(n - 1, -1, -1):             # articulated inertias and D^-1 per joint
         j0, m = voff[i], voff[i + 1] - voff[i]
-        Ia = _articulated_inertia(IA[i], S, j0, m, U, Dinv)
+        _articulated_inertia(IA[i], S, j0, m, U, Dinv, Ia, D)
         if parent[i] >= 0:
             IA[parent[i]] += Ia
     out = np.zeros((L, L, 6, 6))
@@ -390,3 +480,33 @@ def link_responses(I6, S, parent, voff, links):
             for a in range(L):
                 out[a, b, :, k] = A[links[a]]
     return out
+
+
+@numba.njit(cache=True)
+def free_rates(q_half, u, h, tau, gravity, fext, parent, kind, qoff, voff, E, P, X0, mass, J, nvk, ballk, dtype,
+               daxis, dfixed):
+    """The free end rates of Solfec's half step in joint space at constant joint forces tau
+    (stepping.begin without drives or rate-dependent forces, in one call): u_mid = u + h/2
+    M^-1 Q(u), u_free = u + h M^-1 Q(u_mid), M^-1 Q by `aba` at the mid-step coordinates
+    q_half. Returns u_free and the kinematics and inertias of q_half (for the tree's caches)."""
+    Lam, xc, S, crossed = forward_kinematics(q_half, parent, kind, qoff, voff, E, P, X0, nvk, ballk, dtype, daxis,
+                                             dfixed)
+    I6 = spatial_inertias(Lam, xc, mass, J)
+    a = aba(I6, S, crossed, parent, voff, u, tau, gravity, fext)
+    u_mid = u + 0.5 * h * a
+    a = aba(I6, S, crossed, parent, voff, u_mid, tau, gravity, fext)
+    return u + h * a, Lam, xc, S, crossed, I6
+
+
+@numba.njit(cache=True)
+def integrate_free(q, u, h, steps, tau, gravity, fext, parent, kind, qoff, voff, E, P, X0, mass, J, nvk, ballk,
+                   dtype, daxis, dfixed):
+    """`steps` free half steps (`free_rates` between q(t+h/2) = q (+) h/2 u and q(t+h) =
+    q(t+h/2) (+) h/2 u_free) in compiled code: stepping.integrate at constant joint forces.
+    Returns (q, u) at the end."""
+    for _ in range(steps):
+        q_half = advance(q, u, 0.5 * h, kind, qoff, voff, nvk, ballk, dtype)
+        u = free_rates(q_half, u, h, tau, gravity, fext, parent, kind, qoff, voff, E, P, X0, mass, J, nvk, ballk,
+                       dtype, daxis, dfixed)[0]
+        q = advance(q_half, u, 0.5 * h, kind, qoff, voff, nvk, ballk, dtype)
+    return q, u

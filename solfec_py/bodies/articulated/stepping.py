@@ -75,6 +75,8 @@ def begin(tree: JointTree, q, u, h: float, gravity=(0.0, 0.0, 0.0), tau=None, fe
         q_half = tree.advance(q, u, 0.5 * h)
     if tau is None:
         tau = np.zeros(tree.nv)
+    if drive is None and held is None and not callable(tau):   # constant forces: one compiled call
+        return FreeStep(tree, q_half, tree.free_rates(q_half, u, h, tau, gravity, fext))
 
     def accel(rate):
         force = tau(q_half, rate) if callable(tau) else tau
@@ -94,7 +96,10 @@ def finish(tree: JointTree, step: FreeStep, h: float, reaction=None):
 
 def integrate(tree: JointTree, q, u, h: float, steps: int, gravity=(0.0, 0.0, 0.0), tau=None, fext=None,
               record=None):
-    """`steps` free steps; `record(q, u)` (optional) is called after every step."""
+    """`steps` free steps; `record(q, u)` (optional) is called after every step. At constant
+    joint forces without `record` the steps run in one compiled loop (the same operations)."""
+    if record is None and not callable(tau):
+        return tree.integrate_free(q, u, h, steps, tau, gravity, fext)
     for _ in range(steps):
         q, u = finish(tree, begin(tree, q, u, h, gravity, tau, fext), h)
         if record is not None:

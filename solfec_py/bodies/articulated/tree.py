@@ -158,6 +158,33 @@ class JointTree:
         return tree_kernels.aba(self.inertias(Lam, xc), S, crossed, self.parent, self.voff, np.asarray(v, float), tau,
                                 np.asarray(gravity, float), fext)
 
+    def _kernel_args(self, tau, gravity, fext):
+        """tau, gravity, fext as the compiled stepping kernels take them, then the tree's arrays."""
+        nvk, _, ballk, dtype, daxis, dfixed = _TABLES
+        fext = np.zeros((self.count, 6)) if fext is None else np.ascontiguousarray(fext, dtype=float)
+        tau = np.zeros(self.nv) if tau is None else np.asarray(tau, float)
+        return (tau, np.asarray(gravity, float), fext, self.parent, self.kind, self.qoff, self.voff, self.E, self.P,
+                self.X0, self.mass, self.J, nvk, ballk, dtype, daxis, dfixed)
+
+    def free_rates(self, q_half, u, h, tau=None, gravity=(0.0, 0.0, 0.0), fext=None) -> np.ndarray:
+        """End rates of a free half step at constant joint forces (kernels.free_rates); the
+        kinematics and inertias of q_half join the caches (`kinematics`, `inertias`)."""
+        q_half = np.ascontiguousarray(q_half, dtype=float)
+        u_free, Lam, xc, S, crossed, I6 = tree_kernels.free_rates(q_half, np.asarray(u, float), float(h),
+                                                                  *self._kernel_args(tau, gravity, fext))
+        cache = self.__dict__.setdefault("_kinematics", [])
+        cache.insert(0, (q_half.copy(), (Lam, xc, S, crossed)))
+        del cache[2:]
+        cache = self.__dict__.setdefault("_inertias", [])
+        cache.insert(0, (Lam, I6))
+        del cache[2:]
+        return u_free
+
+    def integrate_free(self, q, u, h, steps, tau=None, gravity=(0.0, 0.0, 0.0), fext=None):
+        """(q, u) after `steps` free half steps at constant joint forces (kernels.integrate_free)."""
+        return tree_kernels.integrate_free(np.ascontiguousarray(q, dtype=float), np.asarray(u, float), float(h),
+                                           int(steps), *self._kernel_args(tau, gravity, fext))
+
     def bias(self, q, v, gravity=(0.0, 0.0, 0.0), fext=None) -> np.ndarray:
         """Velocity, gravity and external-load terms: tau at zero joint acceleration."""
         return self.inverse_dynamics(q, v, np.zeros(self.nv), gravity, fext)
