@@ -148,3 +148,36 @@ def test_a_step_far_below_the_decks_is_warned_and_runs(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "WARNING: the step 0.001 is cut to 1.25e-08, half the critical step of finite-element body 1," \
            " element 0" in err
+
+
+STOP_DECK = """
+import os
+OUT = {out!r}
+sol = SOLFEC('DYNAMIC', 1E-3, OUT)
+GRAVITY(sol, (0, 0, -9.81))
+mat = BULK_MATERIAL(sol, density=1000)
+ball = BODY(sol, 'RIGID', SPHERE((0, 0, 0), 0.1, 1, 1), mat)
+made = []
+def touch(data):
+    if not made:
+        open(os.path.join(OUT, 'STOP'), 'w').close()
+        made.append(sol.time)
+    return 1
+CALLBACK(sol, 0.05, None, touch)
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-6, 100), 1000.0)
+print('created at %.4f, stopped at %.4f' % (made[0], sol.time))
+"""
+
+
+def test_stop_file_ends_the_run(tmp_path, capsys):
+    """A file named STOP in the output directory ends a RUN at the end of a step within the
+    poll interval (RUN: looked for every 0.1 s of wall-clock time): a 1000 s run whose
+    CALLBACK creates the file (at its first call) stops at the end of that step or a later
+    one, long before its end (1 ms steps of one rigid sphere: 10^5 steps would take
+    minutes, the poll interval allows a few hundred)."""
+    deck = write_deck(tmp_path / "stop.py", STOP_DECK.format(out=str(tmp_path / "out")))
+    with bounded():
+        assert main(["--no-progress", deck]) == 0
+    created, stopped = (float(x) for x in
+                        capsys.readouterr().out.split("created at ")[1].split(", stopped at "))
+    assert created <= stopped < 100.0, (created, stopped)

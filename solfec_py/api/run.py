@@ -5,6 +5,7 @@ navigation commands are in api/navigation.py). Reference: Solfec-1.0 user manual
 from __future__ import annotations
 
 import os
+import time
 
 from solfec_py import session, timestep, validate as V
 from solfec_py.api.common import elsewhere, require_body
@@ -18,9 +19,23 @@ from solfec_py.output.progress import Progress
 from solfec_py.output.run_summary import RunSummary
 
 
+STOP_POLL_S = 0.1        # wall-clock seconds between looks for the STOP file
+
+
 def _stop_file(solfec):
+    """The run's stop test: does the output directory hold a file named STOP? Looked for at
+    most every STOP_POLL_S of wall-clock time (a file-system call a step costs a small
+    model's step a few per cent)."""
     path = os.path.join(solfec.outpath, "STOP")
-    return lambda domain: os.path.exists(path)
+    next_look = [0.0]
+
+    def should_stop(domain) -> bool:
+        now = time.monotonic()
+        if now < next_look[0]:
+            return False
+        next_look[0] = now + STOP_POLL_S
+        return os.path.exists(path)
+    return should_stop
 
 
 @V.command
@@ -33,7 +48,7 @@ def RUN(solfec, solver, duration):
     continues from the last stored frame. A run that produces NaN or infinite values, or
     whose kinetic energy blows up (``SOLFEC.blowup``), stops with an error naming the body and
     the time; the frames stored until then stay readable. Creating a file named ``STOP`` in
-    the output directory ends the run after the current step. A body that passes through
+    the output directory ends the run at the end of a step (looked for every 0.1 s of wall-clock time). A body that passes through
     another within one step is reported (``SOLFEC.tunnelling``). The frames reach the
     results every 0.2 s of wall-clock time and at the end, in files renamed into place: a
     run killed at any instant keeps every frame written until then (docs/results.md).

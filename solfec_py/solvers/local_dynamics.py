@@ -279,6 +279,7 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
 
 
 ONE_DIRECTION = (C.FIXDIR, C.VELODIR, C.RIGLNK, C.SPRING)
+_ONE_DIRECTION = np.isin(np.arange(len(C.KINDS)), ONE_DIRECTION)   # lookup table by kind code
 REDUNDANT = 1e-12      # W_NN below this share of trace(W): the bodies cannot move along N
 
 
@@ -294,7 +295,7 @@ def _redundant_directions(domain, cset, crow, kind, W, par) -> None:
     for a velocity along such a direction cannot be met and stops the run."""
     if not kind.any():                  # contacts only (CONTACT is 0): the common case, cheap
         return
-    one = np.isin(kind, ONE_DIRECTION)
+    one = _ONE_DIRECTION[kind]
     if not one.any():
         return
     trace = np.einsum("kii->k", W)
