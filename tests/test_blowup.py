@@ -73,3 +73,32 @@ def test_huge_force_gives_infinite_energy_and_results_stay_readable(api):
     t, ke = api.HISTORY(again, [(again, 'KINETIC')], 0, 0.05)
     assert t[0] == 0.0 and len(t) >= 5
     assert ke == pytest.approx([0.5] * len(t))                     # free flight at 1 m/s
+
+
+def test_damping_past_the_explicit_stable_step_names_the_damping(api):
+    """Stiffness-proportional damping eta lowers the stable step of the explicit scheme
+    (central difference with the damping force -eta K u at the step's start): stable while
+    h < 2 / omega_max (sqrt(1 + xi^2) - xi), xi = eta omega_max / 2. A single HEX8 element
+    stepped at half its critical step (RUN's cut, h = 1 / omega_max) is stable without
+    damping and unstable with xi = 2 (a limit of 0.24 x 2 / omega_max, half the step): the
+    element inverts and the error names the damping; the undamped run ends normally."""
+    def cube(path, eta):
+        sol = api.SOLFEC('DYNAMIC', 1.0, path)
+        sol.verbose = 'OFF'
+        mat = api.BULK_MATERIAL(sol, young=1e6, poisson=0.3, density=1000.0)
+        shape = api.HEX([0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1], 1, 1, 1, 0, [0] * 6)
+        body = api.BODY(sol, 'FINITE_ELEMENT', shape, mat)
+        api.INITIAL_VELOCITY(body, (0, 0, 0), (0.3, 0.2, 1.0))
+        api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 1e-9)     # one step: RUN cuts h to h_crit / 2
+        h = sol.step
+        body.damping = 4.0 * h                                      # xi = eta omega_max / 2 = 2
+        if eta == 0.0:
+            body.damping = 0.0
+        return sol, h
+
+    sol, h = cube('out/damped_fe', 1.0)
+    with pytest.raises(SimulationError, match=r"inverted .*\(its damping .* lowers the stable step of the explicit"):
+        api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 2000 * h)
+    sol, h = cube('out/undamped_fe', 0.0)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 2000 * h)
+    assert sol.time >= 2000 * h                                 # ran to its end

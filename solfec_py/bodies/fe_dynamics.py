@@ -96,9 +96,15 @@ class Stepper:
                 body = blk.bodies[row]
                 mesh_e = int(blk.records[row].order[e - lay.estart[row]])
                 label = f" ({body.label!r})" if body.label else ""
+                hint = ""
+                eta = float(blk.damping[row])
+                if eta > 0.0 and blk.domain.dynamic and not self.implicit_rows()[row]:
+                    hint = (f" (its damping {eta:g} lowers the stable step of the explicit scheme"
+                            f" {body.scheme}: about h < 2 / omega_max (sqrt(1 + xi^2) - xi), xi = damping"
+                            " omega_max / 2)")
                 raise SimulationError(
                     f"element {mesh_e} of finite-element body {body.id}{label} inverted (det F <= 0) at time"
-                    f" {t:g}; reduce the time step or check loads and constraints")
+                    f" {t:g}; reduce the time step{hint} or check loads and constraints")
 
     def internal_energy(self) -> None:
         """INTERNAL energy slot of every body at the current configuration."""
