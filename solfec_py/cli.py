@@ -1,9 +1,10 @@
 """The `solfec-py` command (layer 8): run a deck with Solfec's switches, or a sub-command
-(`translate` a legacy deck, `plot` results, `sweep` parameters). Reference: Solfec-1.0 user manual, command line.
+(`translate` a legacy deck, `plot` results, `render` a stored run's movie, `sweep` parameters). Reference: Solfec-1.0 user manual, command line.
 
     solfec-py [-n K] [-w] [-c] [-s SUBDIR] [-i SECONDS] [--legacy auto|on|off] deck.py [words...]
     solfec-py translate old_deck.py [-o new_deck.py]
     solfec-py plot OUTDIR [options]                (stored results, or a sweep's table)
+    solfec-py render OUTDIR [-o movie.gif|movie.mp4|frames/] [options]   (output.render_movie)
     solfec-py sweep deck.py --param NAME=V1,V2,... (solfec_py.sweep.cli, docs/sweeps.md)
     solfec-py verify [--scheme S] [--case C]     (rigid schemes against exact solutions)
 """
@@ -16,13 +17,14 @@ import traceback
 
 from solfec_py import __version__
 
-SUBCOMMANDS = ("translate", "plot", "sweep", "verify")
+SUBCOMMANDS = ("translate", "plot", "render", "sweep", "verify")
 
 
 USAGE = """\
 solfec-py [-n K] [options] deck.py [words ...]
        solfec-py translate OLD.py [-o NEW.py]
        solfec-py plot OUTDIR [options]
+       solfec-py render OUTDIR [-o movie.gif|movie.mp4|DIR/] [options]
        solfec-py sweep deck.py --param NAME=V1,V2,... [options]
        solfec-py verify [--scheme S] [--case C]"""
 
@@ -33,6 +35,7 @@ commands:
                        deck runs it on K MPI ranks (the [mpi] extra, docs/parallel.md)
   translate            print (or -o write) the Python 3 translation of a legacy deck
   plot                 plot stored results (OUTDIR) or a sweep's table (SWEEPDIR)
+  render               draw a stored run's bodies frame by frame: a GIF or MP4 movie or PNGs
   sweep                run a deck over parameter values, one process per point
   verify               convergence tables of the rigid schemes against exact solutions
 
@@ -129,6 +132,10 @@ def main(argv: list[str] | None = None) -> int:
         from solfec_py.verify import main as verify_main
 
         return verify_main(argv[1:])
+    if argv and argv[0] == "render":      # a stored run's movie (docs/results.md)
+        from solfec_py.output.render_movie import main as render_main
+
+        return render_main(argv[1:])
     if argv and argv[0] in SUBCOMMANDS:
         return _translate(argv[1:]) if argv[0] == "translate" else _plot(argv[1:])
     if not argv:                          # what to type, not argparse's "deck is required"
