@@ -105,6 +105,36 @@ def _plot(argv: list[str]) -> int:
     return plot_main(argv)
 
 
+def _replay_model(outdir: str):
+    """The SOLFEC object of the results in `outdir`, rebuilt by running the deck stored there
+    in READ mode with the words of the stored run (as `solfec-py OUTDIR` does)."""
+    from solfec_py import session
+    from solfec_py.api.solfec import SOLFEC
+    from solfec_py.errors import ResultsError
+    from solfec_py.lang.runner import DeckFailure, run_deck
+
+    directory = outdir.rstrip("/") or outdir
+    if directory.endswith(".results"):
+        directory = os.path.dirname(directory) or "."
+    deck, override = _resolve_deck(directory)
+    if not os.path.isfile(deck):
+        raise ResultsError(f"no stored surfaces and no stored deck in {outdir!r} (expected {deck!r})")
+    stored = _stored_words(override, None)
+    session.start(deck_path=deck, extra_argv=stored or [], output_override=override, progress=False,
+                  notices=_speaks(), speaks=_speaks())
+    try:
+        names = run_deck(deck)
+    except DeckFailure as failure:
+        raise ResultsError(f"rebuilding the model with {deck!r} failed: {failure.message()}") from None
+    values = list(names.values())
+    values += [item for value in values if isinstance(value, (list, tuple)) for item in value]
+    models = [value for value in values if isinstance(value, SOLFEC) and value.mode == "READ"]
+    if not models:
+        raise ResultsError(f"the deck {deck!r} run in READ mode left no SOLFEC object reading the results"
+                           " among its global names")
+    return models[0]
+
+
 def _resolve_deck(path: str):
     """(deck file, output override) per Solfec-1.0 user manual, command line: a directory means its stored deck."""
     if os.path.isdir(path):
@@ -135,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "render":      # a stored run's movie (docs/results.md)
         from solfec_py.output.render_movie import main as render_main
 
-        return render_main(argv[1:])
+        return render_main(argv[1:], replay=_replay_model)
     if argv and argv[0] in SUBCOMMANDS:
         return _translate(argv[1:]) if argv[0] == "translate" else _plot(argv[1:])
     if not argv:                          # what to type, not argparse's "deck is required"

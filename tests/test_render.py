@@ -178,7 +178,7 @@ def test_render_command_errors(tmp_path, capsys, monkeypatch):
 
     os.makedirs("empty")
     assert main(["render", "empty"]) == 1
-    assert "no stored surfaces in 'empty'" in capsys.readouterr().err
+    assert "no results in 'empty'" in capsys.readouterr().err
     deck = write_deck(tmp_path / "fall.py", DECK.replace("range(3)", "range(1)"))
     assert main(["--no-progress", deck]) == 0
     monkeypatch.setattr(render_movie, "ffmpeg_available", lambda: False)
@@ -211,3 +211,20 @@ def test_mp4_with_ffmpeg(tmp_path):
     assert main(["--no-progress", deck]) == 0
     assert main(["render", "out/fall", "-o", "movie.mp4", "--size", "161x121", "--quiet"]) == 0
     assert os.path.getsize("movie.mp4") > 0
+
+
+def test_replay_draws_from_the_rebuilt_model(tmp_path, capsys, monkeypatch):
+    """Without stored surfaces (SOLFEC_PY_XDMF=0) the stored deck rebuilds the model in READ
+    mode and every frame is drawn from it; --replay asks for that (stress of any body)."""
+    monkeypatch.setenv("SOLFEC_PY_XDMF", "0")
+    deck = write_deck(tmp_path / "fall.py", DECK.replace("range(3)", "range(1)"))
+    assert main(["--no-progress", deck]) == 0
+    assert not os.path.exists("out/fall/fall_xdmf.h5")
+    assert main(["render", "out/fall", "-o", "replayed/", "--size", "200x150", "--quiet"]) == 0
+    assert len(os.listdir("replayed")) == 3                       # t = 0, 0.01, 0.02
+    assert main(["render", "out/fall", "-o", "mises.gif", "--size", "200x150", "--replay", "--field", "MISES",
+                 "--frames", "-1", "--quiet"]) == 0
+    assert Image.open("mises.gif").size == (200, 150)
+    os.remove("out/fall/fall.py")
+    assert main(["render", "out/fall"]) == 1
+    assert "no stored surfaces and no stored deck" in capsys.readouterr().err

@@ -1,6 +1,7 @@
 """Movies and frame images of a stored run (layer 6): `solfec-py render OUTDIR [options]`
 reads the body surfaces the run stored with its frames (the ParaView series
-`<name>_xdmf.h5`, or the `<name>.h5` of an XDMF_EXPORT directory) and draws them with
+`<name>_xdmf.h5`, or the `<name>.h5` of an XDMF_EXPORT directory; else the model rebuilt
+by the stored deck in READ mode, output/render_live.py) and draws them with
 output/render.py: one fixed camera from the extents of all frames drawn, one colour scale
 for a field, written as a GIF (matplotlib's PillowWriter), an MP4 (FFMpegWriter, needs the
 ffmpeg program) or a directory of PNG images. Reference: Solfec-1.0 rnd.c (the viewer's
@@ -32,8 +33,9 @@ output (-o): NAME.gif (Pillow, comes with matplotlib), NAME.mp4 (needs the ffmpe
 on PATH), or a directory (an existing one, or a name ending in '/' or without an
 extension) that receives NAME_00000.png, NAME_00001.png, ...; default OUTDIR/NAME.gif.
 The surfaces come from the run's ParaView series (OUTDIR/NAME_xdmf.h5), written during a
-run unless SOLFEC_PY_XDMF=0; a run without it: export the frames with
-XDMF_EXPORT(sol, (t0, t1), 'DIR') in READ mode, then render DIR.
+run unless SOLFEC_PY_XDMF=0. Without it, or with --replay, the deck stored in OUTDIR is
+run in READ mode (as 'solfec-py OUTDIR' does) and every frame is drawn from the rebuilt
+model: slower, full-resolution spheres, and the stress fields of every body kind.
 """
 
 
@@ -229,6 +231,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--eye", help="X,Y,Z of the camera (default off the centre along 1,-1.6,0.9)")
     p.add_argument("--up", help="X,Y,Z pointing up the image (default 0,0,1)")
     p.add_argument("--fov", type=float, default=render.DEFAULT_FOV, help="vertical field of view in degrees (default 30)")
+    p.add_argument("--replay", action="store_true",
+                   help="rebuild the model with the deck stored in OUTDIR (READ mode) and draw every frame from it"
+                        " instead of reading the stored surfaces: full-resolution spheres, the stress of every body"
+                        " kind; used anyway when the run stored no surfaces")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     return p
 
@@ -245,16 +251,43 @@ def _limits(text: str | None):
     return lo, hi
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, replay=None) -> int:
+    """The command; `replay(outdir)`, when given, rebuilds the SOLFEC object of a stored run
+    in READ mode (the command line runs the stored deck: a higher layer's work)."""
     args = _parser().parse_args(argv)
     try:
-        return _main(args)
+        return _main(args, replay)
     except ResultsError as exc:
         print(f"solfec-py render: {exc}", file=sys.stderr)
         return 1
 
 
-def _main(args) -> int:
+def _source(path: str, replay, forced: bool):
+    """(frame source, its file) of the results at `path`: the stored surfaces, or the model
+    rebuilt by `replay` when `forced` or when no surfaces were stored."""
+    try:
+        if not forced:
+            heavy = surfaces_path(path)
+            return StoredSurfaces(heavy), heavy
+    except ResultsError:
+        if replay is None:
+            raise
+    from solfec_py.output.store import exists, results_path
+
+    directory = path.rstrip("/") or path
+    directory = os.path.dirname(directory) or "." if directory.endswith(".results") else directory
+    if not exists(results_path(directory)):
+        raise ResultsError(f"no results in {path!r}: neither stored surfaces ({os.path.basename(directory)}_xdmf.h5)"
+                           f" nor frames ({results_path(directory)!r})")
+    if replay is None:
+        raise ResultsError("--replay: rebuilding the model needs the solfec-py command")
+    from solfec_py.output.render_live import LiveFrames
+
+    source = LiveFrames(replay(path))
+    return source, source.path
+
+
+def _main(args, replay=None) -> int:
     size = _size(args.size)
     if not (args.fps > 0 and np.isfinite(args.fps)):
         raise ResultsError(f"--fps {args.fps!r}: must be a positive number")
@@ -264,21 +297,22 @@ def _main(args) -> int:
     if up is not None and not np.linalg.norm(up) > 0:
         raise ResultsError("--up must be a non-zero vector")
     limits = _limits(args.limits)
-    heavy = surfaces_path(args.results)
-    stem = os.path.basename(os.path.normpath(os.path.dirname(os.path.abspath(heavy))))
-    out = args.output or os.path.join(os.path.dirname(heavy), stem + ".gif")
-    kind = output_kind(out)
-    if kind == "mp4" and not ffmpeg_available():
-        raise ResultsError(f"-o {out!r}: writing an MP4 needs the ffmpeg program, which is not on PATH; install"
-                           " ffmpeg, or write a .gif or a directory of PNG frames")
-    if kind == "mp4" and (size[0] % 2 or size[1] % 2):
-        size = (size[0] - size[0] % 2, size[1] - size[1] % 2)     # H.264 takes even sizes only
-    stored = StoredSurfaces(heavy)
+    if args.output:
+        kind = output_kind(args.output)
+        if kind == "mp4" and not ffmpeg_available():
+            raise ResultsError(f"-o {args.output!r}: writing an MP4 needs the ffmpeg program, which is not on PATH;"
+                               " install ffmpeg, or write a .gif or a directory of PNG frames")
+        if kind == "mp4" and (size[0] % 2 or size[1] % 2):
+            size = (size[0] - size[0] % 2, size[1] - size[1] % 2)     # H.264 takes even sizes only
+    stored, heavy = _source(args.results, replay, args.replay)
     try:
+        stem = os.path.basename(os.path.normpath(os.path.dirname(os.path.abspath(heavy))))
+        out = args.output or os.path.join(os.path.dirname(heavy), stem + ".gif")
+        kind = output_kind(out)
         if args.field and render.FIELD_SOURCE[args.field] not in stored.attributes:
-            raise ResultsError(f"--field {args.field}: the stored series holds {stored.attributes}, not"
-                               f" {render.FIELD_SOURCE[args.field]}; export it with XDMF_EXPORT(...,"
-                               f" attributes=[..., '{render.FIELD_SOURCE[args.field]}']) and render that directory")
+            raise ResultsError(f"--field {args.field}: the stored series holds {list(stored.attributes)}, not"
+                               f" {render.FIELD_SOURCE[args.field]}; add --replay (draws from the model rebuilt by"
+                               " its stored deck)")
         chosen = select_frames(stored.frames, args.frames, args.t0, args.t1)
         if not chosen:
             raise ResultsError(f"no stored frames to draw in {heavy!r} (with --frames/--t0/--t1 as given)")
