@@ -1,5 +1,6 @@
 """The `solfec-py` command (layer 8): run a deck with Solfec's switches, or a sub-command
-(`translate` a legacy deck, `plot` results, `render` a stored run's movie, `sweep` parameters). Reference: Solfec-1.0 user manual, command line.
+(`translate` a legacy deck, `plot` results, `render` a stored run's movie, `sweep`
+parameters). Reference: Solfec-1.0 user manual, command line.
 
     solfec-py [-n K] [-w] [-c] [-s SUBDIR] [-i SECONDS] [--legacy auto|on|off] deck.py [words...]
     solfec-py translate old_deck.py [-o new_deck.py]
