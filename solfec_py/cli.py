@@ -189,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"solfec-py: cannot open deck {deck!r}: no such file", file=sys.stderr)
         return 2
     if args.viewer:
-        print("solfec-py: -v ignored: there is no interactive viewer (open the XDMF results in ParaView)",
+        print("solfec-py: -v ignored: there is no interactive viewer (solfec-py render OUTDIR draws a movie;"
+              " ParaView opens the XDMF results)",
               file=sys.stderr)
     words = list(args.words)
     stored = _stored_words(override, args.subdir) if override and not words else None
