@@ -1,9 +1,11 @@
 """The `solfec-py` command (layer 8): run a deck with Solfec's switches, or a sub-command
-(`translate` a legacy deck, `plot` results, `sweep` parameters). Reference: Solfec-1.0 user manual, command line.
+(`translate` a legacy deck, `plot` results, `render` a stored run's movie, `sweep`
+parameters). Reference: Solfec-1.0 user manual, command line.
 
     solfec-py [-n K] [-w] [-c] [-s SUBDIR] [-i SECONDS] [--legacy auto|on|off] deck.py [words...]
     solfec-py translate old_deck.py [-o new_deck.py]
     solfec-py plot OUTDIR [options]                (stored results, or a sweep's table)
+    solfec-py render OUTDIR [-o movie.gif|movie.mp4|frames/] [options]   (output.render_movie)
     solfec-py sweep deck.py --param NAME=V1,V2,... (solfec_py.sweep.cli, docs/sweeps.md)
     solfec-py verify [--scheme S] [--case C]     (rigid schemes against exact solutions)
 """
@@ -16,13 +18,14 @@ import traceback
 
 from solfec_py import __version__
 
-SUBCOMMANDS = ("translate", "plot", "sweep", "verify")
+SUBCOMMANDS = ("translate", "plot", "render", "sweep", "verify")
 
 
 USAGE = """\
 solfec-py [-n K] [options] deck.py [words ...]
        solfec-py translate OLD.py [-o NEW.py]
        solfec-py plot OUTDIR [options]
+       solfec-py render OUTDIR [-o movie.gif|movie.mp4|DIR/] [options]
        solfec-py sweep deck.py --param NAME=V1,V2,... [options]
        solfec-py verify [--scheme S] [--case C]"""
 
@@ -33,6 +36,7 @@ commands:
                        deck runs it on K MPI ranks (the [mpi] extra, docs/parallel.md)
   translate            print (or -o write) the Python 3 translation of a legacy deck
   plot                 plot stored results (OUTDIR) or a sweep's table (SWEEPDIR)
+  render               draw a stored run's bodies frame by frame: a GIF or MP4 movie or PNGs
   sweep                run a deck over parameter values, one process per point
   verify               convergence tables of the rigid schemes against exact solutions
 
@@ -102,6 +106,36 @@ def _plot(argv: list[str]) -> int:
     return plot_main(argv)
 
 
+def _replay_model(outdir: str):
+    """The SOLFEC object of the results in `outdir`, rebuilt by running the deck stored there
+    in READ mode with the words of the stored run (as `solfec-py OUTDIR` does)."""
+    from solfec_py import session
+    from solfec_py.api.solfec import SOLFEC
+    from solfec_py.errors import ResultsError
+    from solfec_py.lang.runner import DeckFailure, run_deck
+
+    directory = outdir.rstrip("/") or outdir
+    if directory.endswith(".results"):
+        directory = os.path.dirname(directory) or "."
+    deck, override = _resolve_deck(directory)
+    if not os.path.isfile(deck):
+        raise ResultsError(f"no stored surfaces and no stored deck in {outdir!r} (expected {deck!r})")
+    stored = _stored_words(override, None)
+    session.start(deck_path=deck, extra_argv=stored or [], output_override=override, progress=False,
+                  notices=_speaks(), speaks=_speaks())
+    try:
+        names = run_deck(deck)
+    except DeckFailure as failure:
+        raise ResultsError(f"rebuilding the model with {deck!r} failed: {failure.message()}") from None
+    values = list(names.values())
+    values += [item for value in values if isinstance(value, (list, tuple)) for item in value]
+    models = [value for value in values if isinstance(value, SOLFEC) and value.mode == "READ"]
+    if not models:
+        raise ResultsError(f"the deck {deck!r} run in READ mode left no SOLFEC object reading the results"
+                           " among its global names")
+    return models[0]
+
+
 def _resolve_deck(path: str):
     """(deck file, output override) per Solfec-1.0 user manual, command line: a directory means its stored deck."""
     if os.path.isdir(path):
@@ -129,6 +163,10 @@ def main(argv: list[str] | None = None) -> int:
         from solfec_py.verify import main as verify_main
 
         return verify_main(argv[1:])
+    if argv and argv[0] == "render":      # a stored run's movie (docs/results.md)
+        from solfec_py.output.render_movie import main as render_main
+
+        return render_main(argv[1:], replay=_replay_model)
     if argv and argv[0] in SUBCOMMANDS:
         return _translate(argv[1:]) if argv[0] == "translate" else _plot(argv[1:])
     if not argv:                          # what to type, not argparse's "deck is required"
@@ -151,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"solfec-py: cannot open deck {deck!r}: no such file", file=sys.stderr)
         return 2
     if args.viewer:
-        print("solfec-py: -v ignored: there is no interactive viewer (open the XDMF results in ParaView)",
+        print("solfec-py: -v ignored: there is no interactive viewer (solfec-py render OUTDIR draws a movie;"
+              " ParaView opens the XDMF results)",
               file=sys.stderr)
     words = list(args.words)
     stored = _stored_words(override, args.subdir) if override and not words else None

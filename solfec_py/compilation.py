@@ -36,6 +36,7 @@ GROUPS = (
     ("solfec_py.fem", "finite elements"),
     ("solfec_py.constraints", "constraints"),
     ("solfec_py.geometry", "geometry"),
+    ("solfec_py.output.raster", "images"),
     ("solfec_py.output", "results output"),
     ("solfec_py", "solfec-py"),
 )

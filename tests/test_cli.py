@@ -36,7 +36,8 @@ def test_deck_error_reports_deck_line(tmp_path, capsys):
     ("HEX([0]*24, 2.0, 1, 1, 1, [1]*6)", "'i'"),
     ("GRAVITY(SOLFEC('DYNAMIC', 1E-3, 'out/x'), [0, 0, -9.8])", "'vector' must be a tuple"),
     ("FIX_POINT(None, (0, 0, 0))", "'body' must be a BODY object"),
-    ("RENDER(None)", "not available"),
+    ("RENDER(None)", "'solfec' must be a SOLFEC object"),
+    ("SIMPLIFIED_CRACK(None)", "not available"),
 ])
 def test_cli_prints_message_at_line(tmp_path, capsys, line, exc_word):
     deck = write_deck(tmp_path / "d.py", "x = 1\n" + line + "\n")

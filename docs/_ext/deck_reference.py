@@ -22,7 +22,7 @@ SECTIONS = [
     ("Prescribed motion", ("motion",)),
     ("Contact", ("contact",)),
     ("Solvers", ("solvers",)),
-    ("Results", ("results", "navigation")),
+    ("Results", ("results", "navigation", "render")),
     ("Utilities", ("misc", "sweep", "exports")),
     ("Not available yet", ("unavailable",)),
 ]

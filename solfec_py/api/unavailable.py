@@ -7,7 +7,6 @@ from solfec_py.errors import NotAvailableError
 
 LATER = {
     "deformable bodies": ("SIMPLIFIED_CRACK", "RT_SPLIT", "FRACTURE_EXPORT_YAFFEMS"),
-    "the viewer": ("RENDER",),
 }
 
 
