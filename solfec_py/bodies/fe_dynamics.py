@@ -552,5 +552,22 @@ def locate_current(block, rows, x, elem) -> np.ndarray:
         e0, e1 = int(lay.estart[row]), int(lay.estart[row + 1])
         found = np.empty(m.size, dtype=np.int64)
         fe_points.scan(lay.econn, lay.ecode, nodes, e0, e1, np.ascontiguousarray(x[m]), 1e-9, found)
+        miss = found < 0
+        if miss.any() and block.background[row]:      # off every element: the nearest one
+            found[miss] = nearest(block, row, x[m][miss], nodes) + e0
         out[m] = np.where(found >= 0, found - e0, 0)
     return out
+
+
+def nearest(block, row: int, X: np.ndarray, nodes=None) -> np.ndarray:
+    """Object indices of the elements of body `row` whose node centroids are nearest to
+    points X (k, 3) (referential nodes unless `nodes` are given): the element a point of a
+    background-carried shape off every element goes to."""
+    lay = block.prepared()
+    nodes = block.X if nodes is None else nodes
+    e0, e1 = int(lay.estart[row]), int(lay.estart[row + 1])
+    conn = lay.econn[e0:e1]
+    valid = conn >= 0
+    c = np.einsum("enj,en->ej", nodes[np.maximum(conn, 0)], valid) / valid.sum(axis=1)[:, None]
+    d = ((np.asarray(X, float)[:, None, :] - c[None]) ** 2).sum(axis=2)
+    return d.argmin(axis=1).astype(np.int64)

@@ -33,16 +33,35 @@ class MeshRecord:
     mat: np.ndarray                # (ne, 3) young, poisson, density of object k (APPLY_BULKMAT)
     materials: list = field(default_factory=list)   # BulkMaterial records the elements point at
     matid: np.ndarray = None       # (ne,) position in `materials` of object k's record
+    fraction: np.ndarray = None    # (ne,) share of object k a background-carried shape fills (None: 1);
+                                   # it weights the element's Young modulus and density
 
     @classmethod
-    def of(cls, mesh, material) -> "MeshRecord":
+    def of(cls, mesh, material, fraction=None) -> "MeshRecord":
         surface = mesh.surface_elements()
         interior = np.setdiff1d(np.arange(mesh.nele), surface)
         order = np.concatenate([surface, interior]).astype(np.int64)
         codes, conn = element_table(mesh)
+        share = None if fraction is None else np.asarray(fraction, float)[order]
         mat = np.tile([material.young, material.poisson, material.density], (order.size, 1))
-        return cls(mesh, order, int(surface.size), codes[order], conn[order], mat, [material],
-                   np.zeros(order.size, dtype=np.int64))
+        rec = cls(mesh, order, int(surface.size), codes[order], conn[order], mat, [material],
+                  np.zeros(order.size, dtype=np.int64), share)
+        rec._weigh(np.ones(order.size, dtype=bool))
+        return rec
+
+    def _weigh(self, sel: np.ndarray) -> None:
+        if self.fraction is not None:
+            self.mat[sel, 0] *= self.fraction[sel]
+            self.mat[sel, 2] *= self.fraction[sel]
+
+    def true_mat(self) -> np.ndarray:
+        """`mat` without the fraction weights (the material of the elements' filled part)."""
+        if self.fraction is None:
+            return self.mat
+        out = self.mat.copy()
+        out[:, 0] /= self.fraction
+        out[:, 2] /= self.fraction
+        return out
 
     @property
     def nele(self) -> int:
@@ -57,6 +76,7 @@ class MeshRecord:
             self.materials.append(material)
         self.matid[sel] = k
         self.mat[sel] = (material.young, material.poisson, material.density)
+        self._weigh(sel)
 
     def uses(self, material) -> bool:
         return any(r is material and np.any(self.matid == k) for k, r in enumerate(self.materials))
@@ -69,8 +89,10 @@ class MeshRecord:
             if r is material:
                 sel = self.matid == k
                 new = (material.young, material.poisson)
-                if sel.any() and np.any(self.mat[sel, :2] != new):
+                if sel.any() and np.any(self.true_mat()[sel, :2] != new):
                     self.mat[sel, :2] = new
+                    if self.fraction is not None:
+                        self.mat[sel, 0] *= self.fraction[sel]
                     changed = True
         return changed
 
