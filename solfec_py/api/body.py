@@ -52,8 +52,6 @@ def _background_of(shape, mesh):
         raise InputError("'mesh' has quadratic cells; a background mesh must be of first-order elements"
                          " (TET4, PYR5, WED6, HEX8)")
     bg = embed(meshes[0], convexes)
-    if not bg.fraction.size:
-        raise InputError("'mesh' does not contain the shape: no element of the background mesh meets a convex")
     volume = shape_mass_properties(convexes, density=1.0, what="'shape'")[0]
     if abs(volume - bg.cut_volume) >= CUT_TOL * abs(volume):
         session.warn(f"BODY: the background 'mesh' holds {bg.cut_volume:.6g} of the shape's volume {volume:.6g}"

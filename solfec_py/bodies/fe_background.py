@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
+from solfec_py.errors import InputError
 from solfec_py.geometry.mesh import Mesh
 
 CUT_TOL = 1e-3          # relative shape volume the cut elements may miss before a warning (Solfec's CUT_TOL)
@@ -97,6 +98,8 @@ def embed(mesh: Mesh, convexes: list) -> Background:
             share[c, e] = v
             cut[e] += v
     kept = np.flatnonzero(cut > 1e-9 * np.maximum(evol, 1e-300))
+    if not kept.size:
+        raise InputError("'mesh' does not contain the shape: no element of the background mesh meets a convex")
     fraction = np.minimum(cut[kept] / evol[kept], 1.0)
     fraction[fraction > 1.0 - 1e-9] = 1.0
     used = np.zeros(mesh.nnod, dtype=bool)

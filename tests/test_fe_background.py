@@ -1,0 +1,155 @@
+"""FINITE_ELEMENT bodies whose CONVEX shape is carried by a background mesh (BODY ``mesh=``)
+against independent references: the same body meshed directly (a coincident background
+mesh must change nothing: equal states to round-off), exact reproduction of affine nodal
+displacement fields by HEX8 and TET4 interpolation (isoparametric elements reproduce
+x = A X + c; tolerance 1e-12 relative), Galilean free fall before an impact (v = -g t, kinetic
+energy m (g t)^2 / 2 with the shape's mass m, not the mesh's), and the argument errors.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from solfec_py.errors import InputError, InputTypeError
+
+_RUNS = itertools.count()
+CUBE = [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]
+
+
+def scaled(lo, hi):
+    """The 8 corners of the box [lo, hi] in HEX order."""
+    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+    return (lo + np.asarray(CUBE, float).reshape(8, 3) * (hi - lo)).ravel().tolist()
+
+
+def model(api, step=1e-4):
+    sol = api.SOLFEC("DYNAMIC", step, f"out/bg{next(_RUNS)}")
+    sol.verbose = "OFF"
+    api.OUTPUT(sol, 1e9)
+    mat = api.BULK_MATERIAL(sol, model="KIRCHHOFF", young=1e7, poisson=0.25, density=1000.0)
+    return sol, mat
+
+
+def vertices(body):
+    """Current vertices of the body's convices (through the body block)."""
+    return np.concatenate([p.cur for p in body.block.current_primitives(body.row)])
+
+
+def test_coincident_background_mesh_is_the_plain_fe_body(api):
+    runs = []
+    for embedded in (False, True):
+        sol, mat = model(api)
+        box = scaled((0, 0, 0), (2, 1, 1))
+        mesh = api.HEX(box, 2, 2, 2, 1, [1, 2, 3, 4, 5, 6])
+        if embedded:
+            body = api.BODY(sol, "FINITE_ELEMENT", api.HULL(box, 1, 1), mat, mesh=mesh)
+        else:
+            body = api.BODY(sol, "FINITE_ELEMENT", mesh, mat)
+        api.INITIAL_VELOCITY(body, (0.1, 0, 0), (1.0, 2.0, 3.0))
+        api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 0.05)
+        runs.append((body, np.array(body.conf), np.array(body.velo)))
+    (plain, q0, u0), (carried, q1, u1) = runs
+    assert carried.mass == pytest.approx(plain.mass, rel=1e-12)
+    assert len(q1) == len(q0) == 27 * 3
+    assert np.abs(q1 - q0).max() <= 1e-12 * np.abs(q0).max()
+    assert np.abs(u1 - u0).max() <= 1e-12 * np.abs(u0).max()
+    assert np.abs(q0).max() > 1e-2                      # it moved and turned
+    # the hull's corners follow the nodes at the corners of the mesh
+    corners = np.array(scaled((0, 0, 0), (2, 1, 1))).reshape(8, 3)
+    x = vertices(carried)
+    want = corners + np.array([api.DISPLACEMENT(plain, tuple(c)) for c in corners])
+    for p in want:
+        assert np.linalg.norm(x - p, axis=1).min() < 1e-12
+
+
+def _tet_mesh(api, nodes):
+    """A cube of 5 TET4 (Solfec element lists: 4, nodes, volume id)."""
+    tets = [(0, 1, 3, 4), (1, 2, 3, 6), (1, 3, 4, 6), (1, 4, 5, 6), (3, 4, 6, 7)]
+    X = np.asarray(nodes).reshape(8, 3)
+    elements = []
+    for t in tets:
+        a, b, c, d = X[list(t)]
+        t = t if np.dot(np.cross(b - a, c - a), d - a) > 0 else (t[0], t[2], t[1], t[3])
+        elements += [4, *t, 1]
+    return api.MESH(list(nodes), elements, 1)
+
+
+@pytest.mark.parametrize("kind", ["HEX8", "TET4"])
+def test_vertices_follow_an_affine_field_exactly(api, kind):
+    sol, mat = model(api)
+    rng = np.random.default_rng(3)
+    if kind == "HEX8":
+        corners = np.array(scaled((0, 0, 0), (1, 1, 1))).reshape(8, 3)
+        corners += 0.08 * rng.uniform(-1, 1, corners.shape)                # a distorted block
+        mesh = api.HEX(corners.ravel().tolist(), 2, 2, 2, 1, [1] * 6)
+    else:
+        mesh = _tet_mesh(api, scaled((0, 0, 0), (1, 1, 1)))
+    shape = [api.HULL(scaled((0.1, 0.15, 0.2), (0.45, 0.9, 0.5)), 1, 1),
+             api.HULL(scaled((0.45, 0.15, 0.2), (0.8, 0.9, 0.85)), 1, 1)]
+    body = api.BODY(sol, "FINITE_ELEMENT", shape, mat, mesh=mesh)
+    X = np.array([body.mesh.node(n) for n in range(body.mesh.nnod)])      # still the reference
+    A = np.eye(3) + 0.2 * rng.standard_normal((3, 3))
+    c = rng.standard_normal(3)
+    body.conf = tuple((X @ A.T + c - X).ravel().tolist())
+    ref = np.concatenate([p.ref for p in body.block.current_primitives(body.row)])
+    assert np.abs(vertices(body) - (ref @ A.T + c)).max() < 1e-12
+    for p in ([0.3, 0.5, 0.3], [0.7, 0.2, 0.8], [0.45, 0.15, 0.2]):
+        d = np.array(api.DISPLACEMENT(body, tuple(p)))
+        assert np.abs(d - ((A - np.eye(3)) @ p + c)).max() < 1e-12
+
+
+def test_block_in_a_larger_mesh_falls_with_the_shape_mass_then_lands(api):
+    g, h = 10.0, 1e-4
+    sol, mat = model(api, h)
+    api.SURFACE_MATERIAL(sol, model="SIGNORINI_COULOMB", friction=0.3)
+    api.GRAVITY(sol, (0, 0, -g))
+    api.BODY(sol, "OBSTACLE", api.HULL(scaled((-1, -1, -0.2), (2, 2, 0)), 1, 1), mat)
+    # a 0.6 x 0.5 x 0.3 block at z = 0.05 in a 2 x 2 x 2 mesh of [-0.1, 0.9] x [-0.1, 0.8] x [0, 0.5]
+    # four convex pieces (2 x 2 in plan): a contact point each on the floor (one per convex pair)
+    block = [api.HULL(scaled((x0, y0, 0.05), (x0 + 0.3, y0 + 0.25, 0.35)), 1, 1)
+             for x0 in (0.1, 0.4) for y0 in (0.1, 0.35)]
+    mesh = api.HEX(scaled((-0.1, -0.1, 0.0), (0.9, 0.8, 0.5)), 2, 2, 2, 1, [1] * 6)
+    body = api.BODY(sol, "FINITE_ELEMENT", block, mat, mesh=mesh)
+    m = 1000.0 * 0.6 * 0.5 * 0.3
+    assert body.mass == pytest.approx(m, rel=1e-12)
+    t = 0.05                                            # the block's bottom is 1.25 cm lower, no contact yet
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), t)
+    v = np.array(body.velo).reshape(-1, 3)
+    assert np.abs(v[:, 2] + g * t).max() < 1e-9 * g * t
+    assert np.abs(v[:, :2]).max() < 1e-12
+    kinetic = api.ENERGY(sol, body)[0]
+    assert kinetic == pytest.approx(0.5 * m * (g * t) ** 2, rel=1e-9)
+    blk = body.block                                    # momentum: the lumped masses add up to m
+    sl = blk.nodes_of(body.row)
+    assert blk.prepared().mass[sl].sum() == pytest.approx(m, rel=1e-9)
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 0.15)    # lands at t = 0.1 and stays
+    x = vertices(body)
+    # on the floor, not through it (free fall would put the bottom at -0.15; the pieces' corners
+    # between the contact points may sink a little) and no faster than it landed
+    assert -1e-2 < x[:, 2].min() < 4e-2
+    assert np.abs(np.array(body.velo).reshape(-1, 3)[:, 2]).max() < g * 0.1
+
+
+def test_errors_name_the_argument(api):
+    sol, mat = model(api)
+    box = scaled((0, 0, 0), (1, 1, 1))
+    with pytest.raises(InputTypeError, match="'mesh'"):
+        api.BODY(sol, "FINITE_ELEMENT", api.HULL(box, 1, 1), mat, mesh=api.HULL(box, 1, 1))
+    with pytest.raises(InputTypeError, match="'shape'"):
+        api.BODY(sol, "FINITE_ELEMENT", api.HEX(box, 1, 1, 1, 1, [1] * 6), mat,
+                 mesh=api.HEX(box, 1, 1, 1, 1, [1] * 6))
+    with pytest.raises(InputTypeError, match="'mesh'"):
+        api.BODY(sol, "RIGID", api.HULL(box, 1, 1), mat, mesh=[1, 2])
+    with pytest.raises(InputError, match="'mesh'"):          # the mesh misses the shape
+        api.BODY(sol, "FINITE_ELEMENT", api.HULL(box, 1, 1), mat,
+                 mesh=api.HEX(scaled((5, 5, 5), (6, 6, 6)), 1, 1, 1, 1, [1] * 6))
+    mesh = api.HEX(box, 1, 1, 1, 1, [1] * 6)
+    rigid = api.BODY(sol, "RIGID", api.HULL(box, 1, 1), mat, mesh=mesh)       # ignored by other kinds
+    assert rigid.mass == pytest.approx(1000.0)
+    assert mesh.nnod == 8                               # and not emptied
+    carried = api.BODY(sol, "FINITE_ELEMENT", api.HULL(box, 1, 1), mat, mesh=mesh)
+    assert len(carried.conf) == 24
+    with pytest.raises(Exception, match="empt"):        # the background mesh now belongs to the body
+        mesh.nnod
