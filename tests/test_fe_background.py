@@ -153,3 +153,54 @@ def test_errors_name_the_argument(api):
     assert len(carried.conf) == 24
     with pytest.raises(Exception, match="empt"):        # the background mesh now belongs to the body
         mesh.nnod
+
+
+READ_DECK = """\
+import json
+sol = SOLFEC('DYNAMIC', 1E-4, 'out/bg')
+sol.verbose = 'OFF'
+GRAVITY(sol, (0, 0, -9.81))
+mat = BULK_MATERIAL(sol, young=1E6, poisson=0.3, density=1000.0)
+def box(x0, y0, z0, x1, y1, z1):
+    return [x0,y0,z0, x1,y0,z0, x1,y1,z0, x0,y1,z0, x0,y0,z1, x1,y0,z1, x1,y1,z1, x0,y1,z1]
+pieces = [HULL(box(0, 0, 0, 0.5, 1, 0.5), 1, 1), HULL(box(0.5, 0, 0, 1.2, 1, 0.5), 1, 1)]
+a = BODY(sol, 'FINITE_ELEMENT', pieces, mat, form='BC', mesh=ROUGH_HEX(pieces, 2, 2, 2), label='a')
+a.scheme = 'DEF_LIM'
+INITIAL_VELOCITY(a, (0.1, 0, 0.5), (1.0, -0.5, 2.0))
+FORCE(a, 'SPATIAL', (1.1, 0.9, 0.4), (1, 1, 0), 300.0)
+OUTPUT(sol, 0.002)
+P = (0.7, 0.3, 0.2)
+rec = []
+def record():
+    rec.append([sol.time] + list(DISPLACEMENT(a, P)) + list(VELOCITY(a, P)) + list(STRESS(a, P)))
+    return 1
+record()
+CALLBACK(sol, 5E-5, (), record)
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-10, 1000), 0.01)
+if sol.mode == 'WRITE':
+    json.dump(rec, open('rec.json', 'w'))
+else:
+    items = [(a, P, e) for e in ('DX', 'DY', 'DZ', 'VX', 'VY', 'VZ', 'SX', 'SY', 'SZ', 'SXY', 'SXZ', 'SYZ', 'MISES')]
+    json.dump(HISTORY(sol, items, 0, 0.01), open('hist.json', 'w'))
+"""
+
+
+def test_results_of_a_carried_body_read_back(tmp_path):
+    """READ-mode HISTORY of a point of a ROUGH_HEX-carried body (BC, DEF_LIM) equals what the
+    run computed at the frame times (1e-12 relative), and the ParaView files are written."""
+    import json
+
+    from solfec_py.cli import main
+
+    from conftest import write_deck
+
+    deck = write_deck(tmp_path / "bg.py", READ_DECK)
+    assert main([deck]) == 0
+    assert main([deck]) == 0
+    rec = np.array(json.load(open(tmp_path / "rec.json")))
+    hist = np.array(json.load(open(tmp_path / "hist.json")))
+    live = rec[np.isin(rec[:, 0], hist[0])]
+    assert live.shape[0] == hist.shape[1] >= 4
+    np.testing.assert_allclose(hist[1:].T, live[:, 1:], rtol=1e-12, atol=1e-12 * np.abs(live).max())
+    assert np.abs(live[:, 7:14]).max() > 1.0            # stressed: not a zero check
+    assert list((tmp_path / "out" / "bg").glob("*.xmf"))
