@@ -3,11 +3,13 @@ carried by a coarser FE mesh. Reference: Solfec-1.0 fem.c (FEM_Create with a mes
 
 Every (element, convex) pair whose boxes overlap is intersected; an element that meets no
 convex is dropped (and the nodes only it used: nodes are renumbered in their old order), as
-Solfec does. The share of each kept element that the shape fills, its *fraction*, weights
-the element's density and stiffness (bodies/fe_layout.MeshRecord), so every element carries
-exactly the mass of the shape inside it. Convex vertices and contact points are located in
-the kept elements (the element holding them, else the nearest) and move by interpolation of
-the nodal displacements (bodies/finite_element.py).
+Solfec does. An element the shape fills keeps its own rule; one it fills in part is
+integrated over its pieces (the intersections), each cut into tetrahedra from its centroid
+with one point per tetrahedron, or one point at its centroid when the piece holds less than
+a tenth of the element's cut volume (Solfec's cut-cell rule; bodies/fe_layout.py builds the
+element groups from these points). Convex vertices and contact points are located in the
+kept elements (the element holding them, else the nearest) and move by interpolation of the
+nodal displacements (bodies/finite_element.py).
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ class Background:
 
     mesh: Mesh                  # the kept elements, nodes renumbered
     fraction: np.ndarray        # (ne,) shape volume inside each kept element / element volume
+    rules: dict                 # kept element -> (points (m, 3), volumes (m,)) of a partly filled one
     cut_volume: float           # the shape volume found inside the elements
     convex_elem: np.ndarray     # (nconvex,) the kept element (mesh order) most of each convex lies in
     kept: np.ndarray            # (ne,) index of each kept element in the given mesh
@@ -54,10 +57,10 @@ def _crossings(edges: np.ndarray, planes: np.ndarray) -> np.ndarray:
     return p + t[:, None] * (q - p)
 
 
-def intersection_volume(one, two, tol: float) -> float:
-    """Volume of the intersection of two convex polytopes given as `_hull` triples: the
-    hull of the vertices of each inside the other and of the edge-plane crossings that lie
-    in both."""
+def intersection(one, two, tol: float) -> tuple[float, np.ndarray]:
+    """(volume, points whose hull it is) of the intersection of two convex polytopes given
+    as `_hull` triples: the hull of the vertices of each inside the other and of the
+    edge-plane crossings that lie in both."""
     va, pa, ea = one
     vb, pb, eb = two
     cand = np.concatenate([va, vb, _crossings(ea, pb), _crossings(eb, pa)])
@@ -66,11 +69,11 @@ def intersection_volume(one, two, tol: float) -> float:
         inside &= (cand @ planes[:, :3].T + planes[:, 3]).max(axis=1) <= tol
     pts = cand[inside]
     if pts.shape[0] < 4:
-        return 0.0
+        return 0.0, pts
     try:
-        return float(ConvexHull(pts).volume)
+        return float(ConvexHull(pts).volume), pts
     except QhullError:           # flat: the polytopes only touch
-        return 0.0
+        return 0.0, pts
 
 
 def embed(mesh: Mesh, convexes: list) -> Background:
@@ -84,6 +87,7 @@ def embed(mesh: Mesh, convexes: list) -> Background:
     evol = np.zeros(mesh.nele)
     cut = np.zeros(mesh.nele)
     share = np.zeros((len(convexes), mesh.nele))
+    pieces: dict = {}                           # element -> [(points, volume) of each intersection]
     for c, cvx in enumerate(convexes):
         lo, hi = cvx.ref.min(axis=0), cvx.ref.max(axis=0)
         near = np.flatnonzero(np.all(elo <= hi + tol, axis=1) & np.all(ehi >= lo - tol, axis=1))
@@ -94,9 +98,11 @@ def embed(mesh: Mesh, convexes: list) -> Background:
             if ehull[e] is None:
                 ehull[e] = _hull(cells[e])
                 evol[e] = float(ConvexHull(cells[e]).volume)
-            v = intersection_volume(chull, ehull[e], tol)
+            v, pts = intersection(chull, ehull[e], tol)
             share[c, e] = v
             cut[e] += v
+            if v > 0.0:
+                pieces.setdefault(e, []).append((pts, v))
     kept = np.flatnonzero(cut > 1e-9 * np.maximum(evol, 1e-300))
     if not kept.size:
         raise InputError("'mesh' does not contain the shape: no element of the background mesh meets a convex")
@@ -114,5 +120,26 @@ def embed(mesh: Mesh, convexes: list) -> Background:
     where[kept] = np.arange(kept.size)
     best = share.argmax(axis=1) if share.size else np.zeros(0, np.int64)
     convex_elem = np.where(share.max(axis=1) > 0, where[best], 0) if share.size else best
-    return Background(sub, fraction, float(cut.sum()), convex_elem.astype(np.int64), kept,
+    rules = {int(where[e]): _cut_rule(pieces[e], cut[e]) for e in kept.tolist() if fraction[where[e]] < 1.0}
+    return Background(sub, fraction, rules, float(cut.sum()), convex_elem.astype(np.int64), kept,
                       np.flatnonzero(used))
+
+
+def _cut_rule(pieces: list, total: float) -> tuple[np.ndarray, np.ndarray]:
+    """(points, volumes) integrating over the pieces of a cut element (module docstring)."""
+    P, W = [], []
+    for pts, vol in pieces:
+        hull = ConvexHull(pts)
+        tri = pts[hull.simplices]                                     # (t, 3, 3)
+        centre = pts[hull.vertices].mean(axis=0)
+        v = np.abs(np.einsum("ti,ti->t", np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]),
+                             centre - tri[:, 0])) / 6.0
+        c = (tri.sum(axis=1) + centre) / 4.0
+        if vol < 0.1 * total:                                         # a small piece: its centroid
+            P.append(((v[:, None] * c).sum(axis=0) / v.sum())[None])
+            W.append(np.array([vol]))
+        else:
+            keep = v > 0.0
+            P.append(c[keep])
+            W.append(v[keep])
+    return np.concatenate(P), np.concatenate(W)

@@ -135,7 +135,7 @@ class FiniteElementBlock(BodyBlock):
         base = getattr(body, "_base", None)
         if base is not None:
             check_base(form, base[0], base[1], mesh.nnod)
-        record = MeshRecord.of(mesh, material)
+        record = MeshRecord.of(mesh, material, getattr(getattr(body, "_background", None), "rules", None))
         lay = build([record], np.zeros(1, np.int64), mesh.nnod, mesh.ref)
         if lay.bad is not None:
             e = int(record.order[lay.bad[1]])
@@ -148,7 +148,7 @@ class FiniteElementBlock(BodyBlock):
     def _init_row(self, row, body, volume, center, euler):
         mesh = self.fe_mesh(body)
         background = getattr(body, "_background", None)
-        record = MeshRecord.of(mesh, body.bulk_material, None if background is None else background.fraction)
+        record = MeshRecord.of(mesh, body.bulk_material, None if background is None else background.rules)
         self.background[row] = background is not None
         n = mesh.nnod
         if self.N + n > self.X.shape[0]:
@@ -533,10 +533,7 @@ class FiniteElementBlock(BodyBlock):
             if d[j] < eps:
                 node[i] = conn[j]
         out = np.empty((gid.size, 7))
-        emat = lay.emat
-        if self.background[: self.count].any():       # stresses of the filled part: unweighted moduli
-            emat = np.concatenate([rec.true_mat() for rec in self.records]) if self.records else emat
-        fe_points.stresses(lay.econn, lay.ecode, np.ascontiguousarray(emat), self.X, self.q, gid, xi, node, lay.adj_ptr, lay.adj, out)
+        fe_points.stresses(lay.econn, lay.ecode, lay.emat, self.X, self.q, gid, xi, node, lay.adj_ptr, lay.adj, out)
         return out
 
     def current_mesh(self, row: int):
@@ -650,7 +647,7 @@ class FiniteElementBlock(BodyBlock):
         cells = np.full((rec.nele, 1 + fe_points.MAXN), -1, dtype=np.int64)
         cells[:, 0] = rec.codes
         cells[:, 1:1 + rec.conn.shape[1]] = rec.conn
-        return self.X[self.nodes_of(row)], cells, rec.true_mat()
+        return self.X[self.nodes_of(row)], cells, rec.mat
 
     def add_pressure(self, body, surfid: int, value) -> None:
         self.loads.add_pressure(body, surfid, value)
