@@ -189,7 +189,7 @@ else:
 
 def test_results_of_a_carried_body_read_back(tmp_path):
     """READ-mode HISTORY of a point of a ROUGH_HEX-carried body (BC, DEF_LIM) equals what the
-    run computed at the frame times (1e-12 relative), and the ParaView files are written."""
+    run computed at the frame times (1e-12 relative), and the ParaView files show the convices."""
     import json
 
     from solfec_py.cli import main
@@ -206,6 +206,11 @@ def test_results_of_a_carried_body_read_back(tmp_path):
     np.testing.assert_allclose(hist[1:].T, live[:, 1:], rtol=1e-12, atol=1e-12 * np.abs(live).max())
     assert np.abs(live[:, 7:14]).max() > 1.0            # stressed: not a zero check
     assert list((tmp_path / "out" / "bg").glob("*.xmf"))
+    import h5py
+
+    with h5py.File(tmp_path / "out" / "bg" / "bg_xdmf.h5", "r") as f:      # the convices' surfaces
+        assert f["frames/0/points"].shape == (16, 3)                      # two hulls of 8 vertices
+        assert np.abs(f["frames/1/DISP"][:]).max() > 0
 
 
 def test_cut_elements_integrate_over_the_shape(api):
