@@ -211,6 +211,8 @@ class FiniteElementBlock(BodyBlock):
     def movable(self, rows) -> str:
         if (self.form[_rows(rows)] >= 2).any():
             return "reduced finite-element bodies (BC-MODAL, BC-RO) stay on one process"
+        if self.background[_rows(rows)].any():
+            return "finite-element bodies carried by a background mesh stay on one process"
         return ""
 
     def _park(self, body) -> dict:
