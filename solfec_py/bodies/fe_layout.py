@@ -177,8 +177,11 @@ def build(records: list, nstart: np.ndarray, nnodes: int, X: np.ndarray) -> Layo
     own[list(cut)] = True
     for code in np.unique(ecode).tolist():
         el = BY_CODE[code]
-        if own[ecode == code].any():
-            _cut_group(lay, el, np.flatnonzero((ecode == code) & own), cut, X)
+        mine = np.flatnonzero((ecode == code) & own)
+        if mine.size:           # cut elements by their number of points (within a factor of 2: little padding)
+            size = np.ceil(np.log2([cut[int(e)][1].size for e in mine])).astype(np.int64)
+            for k in np.unique(size).tolist():
+                _cut_group(lay, el, mine[size == k], cut, X)
         gid = np.flatnonzero((ecode == code) & ~own)
         if not gid.size:
             continue

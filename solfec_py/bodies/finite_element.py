@@ -96,6 +96,7 @@ class FiniteElementBlock(BodyBlock):
         self.solver = CorotationalStepper(self)     # TL, and BC through its overrides
         self._node_keys: dict = {}      # row -> {coordinate bytes: local node}
         self._located = None            # (layout, {(rows, X) bytes: elements}) of point_objects
+        self._xi_cache = None           # (layout, {(elements, X) bytes: reference coordinates}) of _xi
         self.internal_stale = False
 
     # ------------------------------------------------------------------ bodies
@@ -409,11 +410,28 @@ class FiniteElementBlock(BodyBlock):
         return e
 
     def _xi(self, gid, points, current=False, ecode=None) -> np.ndarray:
+        """Reference coordinates of points in elements `gid`; those of referential points are
+        kept for the layout (the same vertices are mapped at every step)."""
         lay = self.prepared()
+        points = np.ascontiguousarray(points, dtype=float).reshape(-1, 3)
+        key = None
+        which = 0 if ecode is None or ecode is lay.ecode else 1 if ecode is lay.ecode_linear else -1
+        if not current and gid.size >= 64 and which >= 0:
+            key = (gid.tobytes(), points.tobytes(), which)
+            cache = self._xi_cache if self._xi_cache is not None and self._xi_cache[0] is lay else (lay, {})
+            self._xi_cache = cache
+            hit = cache[1].pop(key, None)
+            if hit is not None:
+                cache[1][key] = hit
+                return hit.copy()
         nodes = self.X[: self.N] + self.q[: self.N] if current else self.X[: self.N]
         xi = np.empty((gid.size, 3))
         fe_points.reference_coordinates(lay.econn, lay.ecode if ecode is None else ecode, np.ascontiguousarray(nodes),
-                                        gid, np.ascontiguousarray(points, dtype=float).reshape(-1, 3), xi)
+                                        gid, points, xi)
+        if key is not None:
+            if len(self._xi_cache[1]) >= 8:
+                del self._xi_cache[1][next(iter(self._xi_cache[1]))]
+            self._xi_cache[1][key] = xi.copy()
         return xi
 
     def point_objects(self, rows, X) -> np.ndarray:
@@ -527,13 +545,14 @@ class FiniteElementBlock(BodyBlock):
             k = keys.get(X[i].tobytes())
             if k is not None:
                 node[i] = self.nstart[row] + k
-                continue
-            conn = lay.econn[gid[i]]
-            conn = conn[conn >= 0]
-            d = np.abs(self.X[conn] - X[i]).max(axis=1)
-            j = int(np.argmin(d))
-            if d[j] < eps:
-                node[i] = conn[j]
+        rest = np.flatnonzero(node < 0)
+        if rest.size:                       # the nearest node of the point's element, if within eps
+            conn = lay.econn[gid[rest]]
+            d = np.abs(self.X[np.maximum(conn, 0)] - X[rest, None, :]).max(axis=2)
+            d[conn < 0] = np.inf
+            j = np.argmin(d, axis=1)
+            near = d[np.arange(rest.size), j] < eps
+            node[rest[near]] = conn[near, j[near]]
         out = np.empty((gid.size, 7))
         fe_points.stresses(lay.econn, lay.ecode, lay.emat, self.X, self.q, gid, xi, node, lay.adj_ptr, lay.adj, out)
         return out
