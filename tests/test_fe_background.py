@@ -236,3 +236,30 @@ def test_cut_elements_integrate_over_the_shape(api):
     lam, mu = young * nu / ((1 + nu) * (1 - 2 * nu)), young / (2 * (1 + nu))
     W = 0.5 * lam * np.trace(E) ** 2 + mu * np.trace(E @ E)
     assert api.ENERGY(sol, body)[4] == pytest.approx(W * body.volume, rel=1e-12)
+
+
+def test_vertices_off_the_mesh_go_to_the_nearest_element(api, capsys):
+    """A shape sticking out of its mesh by 3e-4 (Solfec's 0.1 % volume tolerance holds): the
+    outside vertices take the nearest element and move with the displacement at its nearest
+    point (reference coordinates clamped, as Solfec's fem.c), so a translation moves them
+    exactly and an affine field within |grad u| times the overhang; a shape half out of the
+    mesh is warned about."""
+    sol, mat = model(api)
+    mesh = api.HEX(scaled((0, 0, 0), (1, 1, 1)), 2, 2, 2, 1, [1] * 6)
+    body = api.BODY(sol, "FINITE_ELEMENT", api.HULL(scaled((0.2, 0.2, 0.2), (1.0003, 0.8, 0.8)), 1, 1),
+                    mat, mesh=mesh)
+    assert "WARNING" not in capsys.readouterr().err
+    X = np.array([body.mesh.node(n) for n in range(body.mesh.nnod)])
+    ref = np.concatenate([p.ref for p in body.block.current_primitives(body.row)])
+    c = np.array([0.3, -0.2, 0.1])
+    body.conf = tuple(np.tile(c, X.shape[0]).tolist())
+    assert np.abs(vertices(body) - (ref + c)).max() < 1e-14
+    G = np.array([[0.01, 0.02, 0.0], [0.0, -0.01, 0.03], [0.02, 0.0, 0.01]])
+    body.conf = tuple((X @ G.T).ravel().tolist())
+    err = np.abs(vertices(body) - (ref + ref @ G.T)).max(axis=1)
+    outside = ref[:, 0] > 1.0
+    assert outside.sum() == 4 and err[~outside].max() < 1e-14
+    assert err[outside].max() == pytest.approx(0.02 * 3e-4, rel=1e-6)        # G[:, 0] times the overhang
+    api.BODY(sol, "FINITE_ELEMENT", api.HULL(scaled((0.5, 0.2, 0.2), (1.5, 0.8, 0.8)), 1, 1), mat,
+             mesh=api.HEX(scaled((0, 0, 0), (1, 1, 1)), 2, 2, 2, 1, [1] * 6))
+    assert "the mesh should contain the whole shape" in capsys.readouterr().err

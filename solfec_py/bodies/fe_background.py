@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
+from solfec_py import session
 from solfec_py.errors import InputError
 from solfec_py.geometry.mesh import Mesh
 
@@ -107,7 +108,7 @@ def embed(mesh: Mesh, convexes: list) -> Background:
     if not kept.size:
         raise InputError("'mesh' does not contain the shape: no element of the background mesh meets a convex")
     fraction = np.minimum(cut[kept] / evol[kept], 1.0)
-    fraction[fraction > 1.0 - 1e-9] = 1.0
+    fraction[fraction > 1.0 - session.geometric_epsilon()] = 1.0      # filled: the element's own rule
     used = np.zeros(mesh.nnod, dtype=bool)
     conn = mesh.conn[kept]
     used[conn[conn >= 0]] = True

@@ -129,6 +129,7 @@ class Group:
     wJ: np.ndarray                 # (ne, nq)
     energy: np.ndarray             # (ne,) scratch: element internal energies
     row: np.ndarray                # (ne,) body row of each element
+    vscale: np.ndarray | None = None   # (ne,) whole / integrated volume of cut elements (None: 1)
 
 
 @dataclass
@@ -231,8 +232,10 @@ def _cut_group(lay: Layout, el, gid: np.ndarray, rules: dict, X: np.ndarray) -> 
     share = (N.reshape(m, nq, -1) * W[:, :, None] * mat[:, 2, None, None]).sum(axis=1)      # rho int N_i
     np.add.at(lay.mass, conn, share)
     np.add.at(lay.unit_force, conn, share)
+    _, dN_s, w_s = el.tables("stiffness")
+    whole = fem_kernels.jacobian_weights(X, conn, dN_s, w_s)[0].sum(axis=1)
     lay.groups.append(Group(el, gid, conn, mat, np.ascontiguousarray(dNdX.reshape(m, nq, el.nnodes, 3)),
-                            W, np.zeros(m), lay.erow[gid]))
+                            W, np.zeros(m), lay.erow[gid], whole / W.sum(axis=1)))
 
 
 def _node_maps(lay: Layout, records: list, nnodes: int) -> None:
