@@ -263,3 +263,26 @@ def test_vertices_off_the_mesh_go_to_the_nearest_element(api, capsys):
     api.BODY(sol, "FINITE_ELEMENT", api.HULL(scaled((0.5, 0.2, 0.2), (1.5, 0.8, 0.8)), 1, 1), mat,
              mesh=api.HEX(scaled((0, 0, 0), (1, 1, 1)), 2, 2, 2, 1, [1] * 6))
     assert "the mesh should contain the whole shape" in capsys.readouterr().err
+
+
+def test_modal_analysis_of_a_coincident_carried_body(api, tmp_path):
+    """MODAL_ANALYSIS of a HULL in a coincident mesh has the meshed body's frequencies
+    (the same mass and stiffness: 1e-9 relative), and its base drives a BC-MODAL body."""
+    out = []
+    for k, embedded in enumerate((False, True)):
+        sol, mat = model(api)
+        box = scaled((0, 0, 0), (2, 1, 1))
+        mesh = api.HEX(box, 2, 2, 2, 1, [1] * 6)
+        shape = api.HULL(box, 1, 1) if embedded else mesh
+        body = api.BODY(sol, "FINITE_ELEMENT", shape, mat, mesh=mesh) if embedded else \
+            api.BODY(sol, "FINITE_ELEMENT", shape, mat)
+        vals, vecs = api.MODAL_ANALYSIS(body, 12, str(tmp_path / f"modes{k}.h5"))
+        out.append(np.array(vals))
+    np.testing.assert_allclose(out[1][6:], out[0][6:], rtol=1e-9)
+    assert out[1][6] > 1.0
+    box = scaled((3, 0, 0), (5, 1, 1))
+    reduced = api.BODY(sol, "FINITE_ELEMENT", api.HULL(box, 1, 1), mat, form="BC-MODAL", base=(vals, vecs),
+                       mesh=api.HEX(box, 2, 2, 2, 1, [1] * 6))
+    api.INITIAL_VELOCITY(reduced, (0, 0, 0), (0, 0, 1.0))
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 0.01)
+    assert np.isfinite(reduced.conf).all() and np.abs(reduced.conf).max() > 0
