@@ -141,9 +141,10 @@ class FiniteElementBlock(BodyBlock):
         if lay.bad is not None:
             e = int(record.order[lay.bad[1]])
             background = getattr(body, "_background", None)
+            which = "mesh" if background is None else "background mesh"
             if background is not None:
                 e = int(background.kept[e])
-            raise InputError(f"{who}: element {e} of the {'background ' if background is not None else ''}mesh is inverted or has zero volume (non-positive"
+            raise InputError(f"{who}: element {e} of the {which} is inverted or has zero volume (non-positive"
                              f" Jacobian); list its nodes as the element type requires (docs/fem.md)")
 
     def _init_row(self, row, body, volume, center, euler):
