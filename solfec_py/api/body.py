@@ -143,6 +143,13 @@ class BODY(Body):
     2000.0
     >>> box.velo = (0, 0, 1, 0, 0, 0)      # spin about z
     >>> box.scheme = 'DIRK3'
+
+    A finite-element body of CONVEX pieces carried by a coarse background mesh:
+
+    >>> piece = HULL([2, 0, 0, 3, 0, 0, 3, 1, 0, 2, 1, 0, 2, 0, 1, 3, 0, 1, 3, 1, 1, 2, 1, 1], 1, 1)
+    >>> core = BODY(sol, 'FINITE_ELEMENT', piece, mat, form='BC', mesh=ROUGH_HEX(piece, 2, 2, 2))
+    >>> len(core.conf) // 3 == core.mesh.nnod
+    True
     """
 
     @V.command
