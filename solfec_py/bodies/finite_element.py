@@ -568,10 +568,14 @@ class FiniteElementBlock(BodyBlock):
     def current_primitives(self, row: int) -> list:
         if not self.background[row]:
             return [self.current_mesh(row)]
-        out = []
-        for cvx in self.bodies[row].shape:          # convices moved by the background mesh
+        shape = self.bodies[row].shape              # convices moved by the background mesh
+        ref = np.concatenate([cvx.ref for cvx in shape])
+        cur = self.cur_points(np.full(ref.shape[0], row), ref)
+        out, start = [], 0
+        for cvx in shape:
             new = cvx.copy()
-            new.cur = self.cur_points(np.full(cvx.ref.shape[0], row), cvx.ref)
+            new.cur = cur[start:start + cvx.ref.shape[0]]
+            start += cvx.ref.shape[0]
             out.append(new)
         return out
 
