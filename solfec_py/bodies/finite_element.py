@@ -76,6 +76,7 @@ class FiniteElementBlock(BodyBlock):
         "damping": ((), float),        # stiffness-proportional damping eta
         "euler": ((3, 3), float),      # referential Euler tensor rho int (X-X0)(X-X0)^T dV
         "hcrit": ((), float),          # the body's critical step of this RUN (0: not evaluated yet)
+        "background": ((), np.bool_),  # the shape (convices) is carried by a background mesh
     }
 
     def __init__(self, domain, capacity: int = 8):
@@ -95,6 +96,7 @@ class FiniteElementBlock(BodyBlock):
         self.solver = CorotationalStepper(self)     # TL, and BC through its overrides
         self._node_keys: dict = {}      # row -> {coordinate bytes: local node}
         self._located = None            # (layout, {(rows, X) bytes: elements}) of point_objects
+        self._xi_cache = None           # (layout, {(elements, X) bytes: reference coordinates}) of _xi
         self.internal_stale = False
 
     # ------------------------------------------------------------------ bodies
@@ -115,12 +117,17 @@ class FiniteElementBlock(BodyBlock):
         meshes = [p for p in primitives if isinstance(p, Mesh)]
         return meshes[0] if len(meshes) == 1 and len(primitives) == 1 else None
 
+    def fe_mesh(self, body):
+        """The mesh that carries a body's motion: the kept background mesh, else its shape."""
+        background = getattr(body, "_background", None)
+        return background.mesh if background is not None else self.mesh_of(body.shape)
+
     def admit(self, body) -> None:
         """Errors of a new FE body before it is inserted: a single MESH shape, a usable
         Poisson ratio, no inverted or flat element (named by its 0-based mesh index)."""
         form = getattr(body, "_form", None)
         form_code("TL" if form is None else form)
-        mesh = self.mesh_of(body.shape)
+        mesh = self.fe_mesh(body)
         who = f"BODY{' ' + repr(body.label) if body.label else ''}"
         if mesh is None:
             raise InputError(f"{who}: 'shape' must be a single MESH object for a FINITE_ELEMENT body")
@@ -129,16 +136,22 @@ class FiniteElementBlock(BodyBlock):
         base = getattr(body, "_base", None)
         if base is not None:
             check_base(form, base[0], base[1], mesh.nnod)
-        record = MeshRecord.of(mesh, material)
+        record = MeshRecord.of(mesh, material, getattr(getattr(body, "_background", None), "rules", None))
         lay = build([record], np.zeros(1, np.int64), mesh.nnod, mesh.ref)
         if lay.bad is not None:
             e = int(record.order[lay.bad[1]])
-            raise InputError(f"{who}: element {e} of the mesh is inverted or has zero volume (non-positive"
+            background = getattr(body, "_background", None)
+            which = "mesh" if background is None else "background mesh"
+            if background is not None:
+                e = int(background.kept[e])
+            raise InputError(f"{who}: element {e} of the {which} is inverted or has zero volume (non-positive"
                              f" Jacobian); list its nodes as the element type requires (docs/fem.md)")
 
     def _init_row(self, row, body, volume, center, euler):
-        mesh = self.mesh_of(body.shape)
-        record = MeshRecord.of(mesh, body.bulk_material)
+        mesh = self.fe_mesh(body)
+        background = getattr(body, "_background", None)
+        record = MeshRecord.of(mesh, body.bulk_material, None if background is None else background.rules)
+        self.background[row] = background is not None
         n = mesh.nnod
         if self.N + n > self.X.shape[0]:
             self._grow_nodes(max(2 * self.X.shape[0], self.N + n))
@@ -200,6 +213,8 @@ class FiniteElementBlock(BodyBlock):
     def movable(self, rows) -> str:
         if (self.form[_rows(rows)] >= 2).any():
             return "reduced finite-element bodies (BC-MODAL, BC-RO) stay on one process"
+        if self.background[_rows(rows)].any():
+            return "finite-element bodies carried by a background mesh stay on one process"
         return ""
 
     def _park(self, body) -> dict:
@@ -373,7 +388,7 @@ class FiniteElementBlock(BodyBlock):
         """Global element of every entry: estart[row] + elem, located where elem < 0."""
         lay = self.prepared()
         rows = _rows(rows)
-        e = np.full(rows.size, -1, dtype=np.int64) if elem is None else np.asarray(elem, np.int64).reshape(-1)
+        e = np.full(rows.size, -1, dtype=np.int64) if elem is None else self._elements(rows, elem)
         miss = e < 0
         if miss.any():
             e = e.copy()
@@ -386,12 +401,38 @@ class FiniteElementBlock(BodyBlock):
                                  f" is not inside the reference mesh of body {body.id}")
         return lay.estart[rows] + e
 
+    def _elements(self, rows, elem) -> np.ndarray:
+        """`elem` of the entries as element indices: the objects of a body carried by a
+        background mesh are its convices, so its points are located (-1)."""
+        e = np.asarray(elem, np.int64).reshape(-1)
+        bg = self.background[rows]
+        if bg.any():
+            e = np.where(bg, -1, e)
+        return e
+
     def _xi(self, gid, points, current=False, ecode=None) -> np.ndarray:
+        """Reference coordinates of points in elements `gid`; those of referential points are
+        kept for the layout (the same vertices are mapped at every step)."""
         lay = self.prepared()
+        points = np.ascontiguousarray(points, dtype=float).reshape(-1, 3)
+        key = None
+        which = 0 if ecode is None or ecode is lay.ecode else 1 if ecode is lay.ecode_linear else -1
+        if not current and gid.size >= 64 and which >= 0:
+            key = (gid.tobytes(), points.tobytes(), which)
+            cache = self._xi_cache if self._xi_cache is not None and self._xi_cache[0] is lay else (lay, {})
+            self._xi_cache = cache
+            hit = cache[1].pop(key, None)
+            if hit is not None:
+                cache[1][key] = hit
+                return hit.copy()
         nodes = self.X[: self.N] + self.q[: self.N] if current else self.X[: self.N]
         xi = np.empty((gid.size, 3))
         fe_points.reference_coordinates(lay.econn, lay.ecode if ecode is None else ecode, np.ascontiguousarray(nodes),
-                                        gid, np.ascontiguousarray(points, dtype=float).reshape(-1, 3), xi)
+                                        gid, points, xi)
+        if key is not None:
+            if len(self._xi_cache[1]) >= 8:
+                del self._xi_cache[1][next(iter(self._xi_cache[1]))]
+            self._xi_cache[1][key] = xi.copy()
         return xi
 
     def point_objects(self, rows, X) -> np.ndarray:
@@ -403,12 +444,13 @@ class FiniteElementBlock(BodyBlock):
         X = np.ascontiguousarray(X, dtype=float).reshape(-1, 3)
         key = (rows.tobytes(), X.tobytes())
         cache = self._located if self._located is not None and self._located[0] is lay else (lay, {})
-        hit = cache[1].get(key)
-        if hit is not None:                # the same points as in an earlier step
+        hit = cache[1].pop(key, None)
+        if hit is not None:                # the same points as in an earlier step (kept last)
+            cache[1][key] = hit
             return hit.copy()
         out = self._point_objects(lay, rows, X)
-        if len(cache[1]) >= 8:
-            cache[1].clear()
+        if len(cache[1]) >= 16:            # the least recently used goes
+            del cache[1][next(iter(cache[1]))]
         cache[1][key] = out.copy()
         self._located = cache
         return out
@@ -428,6 +470,9 @@ class FiniteElementBlock(BodyBlock):
             rest = m[out[m] < 0]
             if rest.size:
                 out[rest] = fe_dynamics.locate(self, row, X[rest])
+            rest = m[out[m] < 0]
+            if rest.size and self.background[row]:     # off every element: the nearest one
+                out[rest] = fe_dynamics.nearest(self, row, X[rest])
         return out
 
     def cur_points(self, rows, X, elem=None) -> np.ndarray:
@@ -450,6 +495,8 @@ class FiniteElementBlock(BodyBlock):
         configuration of the point's element (clamped into it)."""
         x = np.ascontiguousarray(x, dtype=float).reshape(-1, 3)
         rows = _rows(rows)
+        if elem is not None:
+            elem = self._elements(rows, elem)
         if elem is None or (np.asarray(elem) < 0).any():
             elem = fe_dynamics.locate_current(self, rows, x, elem)
         gid = self.layout.estart[rows] + np.asarray(elem, np.int64)
@@ -462,7 +509,10 @@ class FiniteElementBlock(BodyBlock):
         """F at the centres of the entries' elements (directions carry no point)."""
         lay = self.prepared()
         rows = _rows(rows)
-        e = np.zeros(rows.size, np.int64) if elem is None else np.maximum(np.asarray(elem, np.int64), 0)
+        e = np.zeros(rows.size, np.int64) if elem is None else np.maximum(np.asarray(elem, np.int64), 0).reshape(-1)
+        for k in np.flatnonzero(self.background[rows]).tolist():      # a convex: the element most of it is in
+            bg = self.bodies[int(rows[k])]._background
+            e[k] = self._object_of[int(rows[k])][bg.convex_elem[min(int(e[k]), bg.convex_elem.size - 1)]]
         gid = lay.estart[rows] + e
         xi = fe_points.START[lay.ecode[gid]]
         F = np.empty((gid.size, 3, 3))
@@ -496,22 +546,53 @@ class FiniteElementBlock(BodyBlock):
             k = keys.get(X[i].tobytes())
             if k is not None:
                 node[i] = self.nstart[row] + k
-                continue
-            conn = lay.econn[gid[i]]
-            conn = conn[conn >= 0]
-            d = np.abs(self.X[conn] - X[i]).max(axis=1)
-            j = int(np.argmin(d))
-            if d[j] < eps:
-                node[i] = conn[j]
+        rest = np.flatnonzero(node < 0)
+        if rest.size:                       # the nearest node of the point's element, if within eps
+            conn = lay.econn[gid[rest]]
+            d = np.abs(self.X[np.maximum(conn, 0)] - X[rest, None, :]).max(axis=2)
+            d[conn < 0] = np.inf
+            j = np.argmin(d, axis=1)
+            near = d[np.arange(rest.size), j] < eps
+            node[rest[near]] = conn[near, j[near]]
         out = np.empty((gid.size, 7))
         fe_points.stresses(lay.econn, lay.ecode, lay.emat, self.X, self.q, gid, xi, node, lay.adj_ptr, lay.adj, out)
         return out
 
-    def current_primitives(self, row: int) -> list:
+    def current_mesh(self, row: int):
+        """A copy of the body's FE mesh (the kept background mesh if any) placed currently."""
         mesh = self.records[row].mesh.copy()
         sl = self.nodes_of(row)
         mesh.cur = self.X[sl] + self.q[sl]
-        return [mesh]
+        return mesh
+
+    def current_primitives(self, row: int) -> list:
+        if not self.background[row]:
+            return [self.current_mesh(row)]
+        shape = self.bodies[row].shape              # convices moved by the background mesh
+        ref = np.concatenate([cvx.ref for cvx in shape])
+        cur = self.cur_points(np.full(ref.shape[0], row), ref)
+        out, start = [], 0
+        for cvx in shape:
+            new = cvx.copy()
+            new.cur = cur[start:start + cvx.ref.shape[0]]
+            start += cvx.ref.shape[0]
+            out.append(new)
+        return out
+
+    @property
+    def _object_of(self) -> dict:
+        """row -> (mesh element -> object index) of background-carried bodies."""
+        lay = self.prepared()
+        got = getattr(self, "_objects_cache", None)
+        if got is None or got[0] is not lay:
+            table = {}
+            for row in np.flatnonzero(self.background[: self.count]).tolist():
+                order = self.records[row].order
+                inv = np.empty(order.size, np.int64)
+                inv[order] = np.arange(order.size)
+                table[row] = inv
+            got = self._objects_cache = (lay, table)
+        return got[1]
 
     def bounding_boxes(self):
         n = self.count
