@@ -189,9 +189,10 @@ def test_split_errors(api, kwargs, error, message):
 # ---------------------------------------------------------------------- MESH_SPLIT
 
 def radial_face(r):
-    """Nodes of the PIPE's radial face at angle index r (solfec-py's PIPE numbering,
-    nrad = 8, nthi = 1, ndir = 1: node = d 16 + t 8 + r)."""
-    return [r, 8 + r, 24 + r, 16 + r]
+    """Nodes of the PIPE's radial face at angle index r (Solfec-1.0's PIPE numbering, msh.c
+    MESH_Pipe; nrad = 8, nthi = 1, ndir = 1: node = i 16 + j 2 + k, i along the axis, j the
+    angle, k the radius): [0, 1, 17, 16] for r = 0, as Solfec's inp/devel/mesh_split.py lists."""
+    return [2 * r, 2 * r + 1, 17 + 2 * r, 16 + 2 * r]
 
 
 def test_mesh_split_of_a_pipe(api):
@@ -209,7 +210,8 @@ def test_mesh_split_of_a_pipe(api):
     assert all(p.nnod == ((4 if round(volume(p) / total * 8) == 3 else 6) * 4) for p in parts)
     (by_nodes,) = api.MESH_SPLIT(pipe, nodeset=radial_face(2), surfid1=9)
     assert len(by_nodes.nodes_on_surface(9)) == 8
-    assert api.MESH_SPLIT(pipe, faceset=[[0, 1, 17, 16]]) is None   # a boundary face: nothing to split
+    assert radial_face(0) == [0, 1, 17, 16]
+    assert api.MESH_SPLIT(pipe, faceset=[[0, 2, 18, 16]]) is None   # a boundary face (inner): nothing to split
     assert api.MESH_SPLIT(pipe) is None
 
 

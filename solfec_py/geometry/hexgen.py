@@ -86,29 +86,42 @@ def perpendicular_frame(direction: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
 
 def pipe_mesh(pnt, direction, rin: float, thi: float, ndir: int, nrad: int, nthi: int,
               volid: int, surids) -> Mesh:
-    """The PIPE mesh of Solfec-1.0 user manual, PIPE; surids = [bottom (at pnt), top, inner, outer]."""
-    e1, e2, e3 = perpendicular_frame(direction)
-    length = float(np.linalg.norm(direction))
-    z = np.linspace(0.0, length, ndir + 1)
-    rho = rin + thi * np.arange(nthi + 1) / nthi
-    theta = 2.0 * np.pi * np.arange(nrad) / nrad
-    Z, Rr, Th = np.meshgrid(z, rho, theta, indexing="ij")
-    radial = np.cos(Th)[..., None] * e1 + np.sin(Th)[..., None] * e2
-    nodes = (np.asarray(pnt, float) + Rr[..., None] * radial + Z[..., None] * e3).reshape(-1, 3)
+    """The PIPE mesh of Solfec-1.0 user manual, PIPE; surids = [bottom (at pnt), top, inner,
+    outer]. Nodes, elements and angles as Solfec-1.0 msh.c MESH_Pipe numbers them, so that
+    decks naming nodes (MESH_SPLIT face sets, node indices) keep their meaning: node
+    i nrad (nthi + 1) + j (nthi + 1) + k is layer i along the axis, angle j, radius k from
+    the inside; angle 0 lies along b = n x e (e the first coordinate axis not along the
+    axis n), angles turn towards n x b. (Solfec leaves b unnormalised when the axis is
+    oblique to e, which shrinks the pipe; here b is unit.)"""
+    d = np.asarray(direction, float)
+    length = float(np.linalg.norm(d))
+    n = d / length
+    for e in np.eye(3):
+        b = np.cross(n, e)
+        if np.linalg.norm(b) >= 1e-10:
+            break
+    b /= np.linalg.norm(b)
+    a = np.cross(n, b)
+    along = length * np.arange(ndir + 1) / ndir
+    angle = 2.0 * np.pi * np.arange(nrad) / nrad
+    radius = rin + thi * np.arange(nthi + 1) / nthi
+    I, J, K = np.meshgrid(along, angle, radius, indexing="ij")
+    nodes = (np.asarray(pnt, float) + I[..., None] * n + (K * np.sin(J))[..., None] * a
+             + (K * np.cos(J))[..., None] * b).reshape(-1, 3)
 
-    d, t, r = np.meshgrid(np.arange(ndir), np.arange(nthi), np.arange(nrad), indexing="ij")
-    d, t, r = d.reshape(-1), t.reshape(-1), r.reshape(-1)
-    r1 = (r + 1) % nrad
+    i, j, k = np.meshgrid(np.arange(ndir), np.arange(nrad), np.arange(nthi), indexing="ij")
+    i, j, k = i.reshape(-1), j.reshape(-1), k.reshape(-1)
+    j1 = (j + 1) % nrad
 
-    def node(dd, tt, rr):
-        return dd * nrad * (nthi + 1) + tt * nrad + rr
+    def node(ii, jj, kk):
+        return ii * nrad * (nthi + 1) + jj * (nthi + 1) + kk
 
-    conn = np.column_stack([node(d, t, r), node(d, t + 1, r), node(d, t + 1, r1), node(d, t, r1),
-                            node(d + 1, t, r), node(d + 1, t + 1, r), node(d + 1, t + 1, r1),
-                            node(d + 1, t, r1)])
+    conn = np.column_stack([node(i, j, k), node(i, j, k + 1), node(i, j1, k + 1), node(i, j1, k),
+                            node(i + 1, j, k), node(i + 1, j, k + 1), node(i + 1, j1, k + 1),
+                            node(i + 1, j1, k)])
     s = [int(x) for x in list(surids)[:4]]
-    sides = [(d == 0, (0, 3, 2, 1), s[0]), (d == ndir - 1, (4, 5, 6, 7), s[1]),
-             (t == 0, (0, 4, 7, 3), s[2]), (t == nthi - 1, (1, 2, 6, 5), s[3])]
+    sides = [(i == 0, (0, 3, 2, 1), s[0]), (i == ndir - 1, (4, 5, 6, 7), s[1]),
+             (k == 0, (0, 4, 7, 3), s[2]), (k == nthi - 1, (1, 2, 6, 5), s[3])]
     faces = np.vstack([conn[m][:, list(loc)] for m, loc, _ in sides])
     ids = np.concatenate([np.full(int(m.sum()), sid, dtype=np.int64) for m, _, sid in sides])
     return Mesh(nodes, np.full(conn.shape[0], 8), conn, volid, gid=s[0], face_nodes=faces, face_sids=ids)
