@@ -118,7 +118,7 @@ def RUN(solfec, solver, duration):
                             tty=session.current().progress, explicit=solfec.verbose_set)
         summary = RunSummary(solver, domain, duration) if progress.talks else None
         hooks = timestep.RunHooks(
-            after_step=[recorder.output_hook(solfec), progress.update, *([summary.update] if summary else ()),
+            after_step=[*getattr(domain, "crack_hooks", ()), recorder.output_hook(solfec), progress.update, *([summary.update] if summary else ()),
                         *getattr(domain, "samplers", ())],
             should_stop=_stop_file(solfec))
         try:

@@ -1,0 +1,198 @@
+"""Fragments of a body during a run (layer 7), for SIMPLIFIED_CRACK and RT_SPLIT: the
+after-step crack check, new FINITE_ELEMENT bodies made of the parts of a split mesh with
+the parent's nodal state, constraints handed to the part on their side, the parent
+removed. Reference: Solfec-1.0 cra.c (Propagate_Cracks, remap_constraints), bod.c
+(BODY_Split, BODY_Split_Mesh), fem.c (FEM_Split, FEM_Map_State).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from solfec_py import constraints as C, validate as V
+from solfec_py.bodies import fe_crack
+from solfec_py.errors import SimulationError
+from solfec_py.geometry.convex import tolerance
+from solfec_py.geometry.mesh import Mesh, face_keys, match_rows
+from solfec_py.geometry.mesh_split import faces_by_nodes, outward_normals, split_along_faces
+from solfec_py.geometry.plane_cut import side_of, split_mesh
+
+
+def reference_copy(mesh: Mesh) -> Mesh:
+    """A copy of a body's mesh in its reference configuration (splits happen there)."""
+    m = mesh.copy()
+    m.cur = m.ref.copy()
+    return m
+
+
+def node_map(parent: Mesh, part: Mesh) -> np.ndarray:
+    """For every node of `part`, the parent node at the same referential point (-1: none,
+    a node the split created)."""
+    keys = {x.tobytes(): k for k, x in enumerate(parent.ref)}
+    return np.array([keys.get(x.tobytes(), -1) for x in part.ref], dtype=np.int64)
+
+
+# ---------------------------------------------------------------------- crack check
+
+def propagate(domain) -> None:
+    """After a step: every body with cracks is checked (the latest declared crack first) and
+    splits along the first crack whose normal stress exceeds ft at one of its points."""
+    watched = [b for b in domain.__dict__.get("crack_bodies", ()) if not b.deleted]
+    domain.crack_bodies = watched
+    bodies = [b for b in watched if b.kind == "FINITE_ELEMENT" and b.__dict__.get("_cracks")]
+    if not bodies:
+        return
+    block = bodies[0].block
+    lay = block.prepared()
+    cache = domain.__dict__.get("crack_cache")
+    if cache is None or cache[0] is not lay or cache[1] != [id(b) for b in bodies]:
+        rows, X, elem, nrm, ft, owner = [], [], [], [], [], []
+        for b in bodies:
+            for c in b._cracks:
+                k = c.elems.size
+                rows.append(np.full(k, b.row, dtype=np.int64))
+                X.append(c.points)
+                elem.append(fe_crack.object_index(block, b.row, c.elems))
+                nrm.append(np.tile(c.normal, (k, 1)))
+                ft.append(np.full(k, c.ft))
+                owner.append(np.full(k, len(owner), dtype=np.int64))
+        cracks = [(b, c) for b in bodies for c in b._cracks]
+        cache = (lay, [id(b) for b in bodies], np.concatenate(rows), np.concatenate(X), np.concatenate(elem),
+                 np.concatenate(nrm), np.concatenate(ft), np.concatenate(owner), cracks)
+        domain.crack_cache = cache
+    _, _, rows, X, elem, nrm, ft, owner, cracks = cache
+    over = normal_tension_of(block, rows, X, elem, nrm) > ft
+    if not over.any():
+        return
+    done = set()
+    for k in np.unique(owner[over]).tolist():        # owners in list order: first crack of each body
+        body, crack = cracks[k]
+        if id(body) in done:
+            continue
+        done.add(id(body))
+        split_by_crack(body, crack)
+    domain.__dict__.pop("crack_cache", None)
+
+
+def normal_tension_of(block, rows, X, elem, nrm) -> np.ndarray:
+    return fe_crack.normal_tension(block, rows, X, elem, nrm)
+
+
+def split_by_crack(body, crack) -> list:
+    """Split `body` along `crack`; the parts replace it. Returns the new bodies."""
+    mesh = body.block.records[body.row].mesh
+    m = reference_copy(mesh)
+    eps = tolerance(m.ref.min(axis=0), m.ref.max(axis=0))
+    parts = split_mesh(m, crack.point, crack.normal, crack.surfid, crack.topoadj, True, eps)
+    if len(parts) == 1 and not crack.topoadj:
+        raise SimulationError(f"Body {body.id} cracked (normal stress above ft = {crack.ft:g} on the plane through"
+                              f" {tuple(crack.point.tolist())}), but splitting its mesh failed; adjust"
+                              " GEOMETRIC_EPSILON or shift the crack plane slightly")
+    parts = sorted(parts, key=lambda q: -side_of(q.ref, crack.point, crack.normal))   # behind the plane first
+    base = body.label
+    labels = [f"{base}/{k + 1}" if base else None for k in range(len(parts))]
+    new = fragment_bodies(body, parts, labels, [node_map(mesh, q) for q in parts])
+    if len(new) == 1:
+        new[0].selfcontact = "ON"               # a crack inside the body: its faces may touch
+    rest = [c for c in body._cracks if c is not crack]
+    for b, q in zip(new, parts):
+        mine = [pc for pc in (c.placed(q) for c in rest) if pc is not None]
+        if mine:
+            b._cracks = mine
+            b.block.domain.crack_bodies.append(b)
+    hand_over(body, new, parts)
+    body.block.domain.delete(body)
+    return new
+
+
+def hand_over(body, new: list, parts: list) -> None:
+    """Constraints (not contacts: detection finds them again) of `body` go to the fragment
+    holding the mesh node nearest their referential point on that side."""
+    cset = body.block.domain.constraints
+    if not isinstance(cset, C.ConstraintSet):
+        return
+    for h in list(C.body_list(body)):
+        row = h.row
+        if row is None or cset.kind[row] == C.CONTACT:
+            continue
+        for side in (0, 1):
+            if cset.bodies[row][side] is body:
+                X = cset.mpnt[row] if side == 0 else cset.spnt[row]
+                near = [np.min(np.linalg.norm(q.ref - X, axis=1)) for q in parts]
+                cset.transfer(row, side, new[int(np.argmin(near))])
+
+
+# ---------------------------------------------------------------------- new bodies
+
+def fragment_bodies(parent, parts: list, labels: list, maps: list) -> list:
+    """New FINITE_ELEMENT bodies of `parts` (meshes in the parent's reference frame) with
+    the parent's material, formulation, scheme, damping and flags, and its displacements
+    and velocities at their nodes (`maps[k][i]`: the parent node of node i, or -1:
+    interpolated)."""
+    from solfec_py.api.body import BODY
+    from solfec_py.api.shapes import MESH
+
+    block = parent.block
+    if block.form[parent.row] >= 2:
+        raise SimulationError(f"Body {parent.id}: splitting a reduced-order (BC-MODAL, BC-RO) body is not"
+                              " available (Solfec-1.0 neither)")
+    states = [fe_crack.mapped_state(block, parent.row, q.ref, mp) for q, mp in zip(parts, maps)]
+    domain = block.domain
+    form = parent._form if parent._form is not None else V.MISSING
+    new = []
+    for q, label, (dq, du) in zip(parts, labels, states):
+        kw = {} if label is None else {"label": label}
+        b = BODY(domain.owner, "FINITE_ELEMENT", MESH._wrap([q]), parent._material_object, form=form, **kw)
+        if b.scheme != parent.scheme:
+            b.scheme = parent.scheme
+        if parent.damping:
+            b.damping = parent.damping
+        b._flags = dict(parent._flags)
+        fe_crack.set_state(b.block, b.row, dq, du)
+        new.append(b)
+    return new
+
+
+def replace_body(old, new) -> None:
+    """`old` is deleted and the Python object `old` takes the place of `new` in the model
+    (RT_SPLIT re-points its argument to the first fragment)."""
+    domain = new.block.domain
+    domain.delete(old)
+    old.__dict__, new.__dict__ = new.__dict__, old.__dict__
+    domain.bodies[domain.bodies.index(new)] = old
+    domain.by_id[old.id] = old
+    if old.label and domain.labels.get(old.label) is new:
+        domain.labels[old.label] = old
+    old.block.bodies[old.row] = old
+    for h in C.body_list(old):
+        row = h.row
+        if row is not None:
+            pair = tuple(old if b is new else b for b in domain.constraints.bodies[row])
+            domain.constraints.bodies[row] = pair
+
+
+def faces_split(mesh: Mesh, faces: np.ndarray, sid1: int, sid2: int):
+    """(parts, node lists) of a mesh split along the listed inner faces in its reference
+    configuration; the part on the side a listed face's counter-clockwise normal points
+    away from (body1's side, faces with sid1) first. (None, None) when nothing splits."""
+    m = reference_copy(mesh)
+    cut = faces_by_nodes(m, faces)
+    if not cut.any():
+        return None, None
+    t = m.topology
+    entries = np.flatnonzero(cut)
+    listed = faces[match_rows(t.keys[entries], face_keys(faces))]
+    a, b, c = m.ref[listed[:, 0]], m.ref[listed[:, 1]], m.ref[listed[:, 2]]
+    along = np.einsum("fi,fi->f", np.cross(b - a, c - a), outward_normals(m, entries, "ref")) > 0
+    sids = np.zeros(t.elem.size, dtype=np.int64)
+    sids[entries] = np.where(along, sid1, sid2)
+    parts = split_along_faces(m, cut, sids)
+    if parts is None:
+        return None, None
+    if len(parts) == 2 and along.any():
+        e = int(t.elem[entries[np.flatnonzero(along)[0]]])
+        centre = m.ref[m.conn[e, : m.etype[e]]].mean(axis=0)
+        has = [np.any(np.all(np.abs(q.centroids("ref") - centre) <= 1e-12 * (1 + np.abs(centre)), axis=1))
+               for q in parts]
+        if has[1] and not has[0]:
+            parts = parts[::-1]
+    return parts, [node_map(mesh, q) for q in parts]
