@@ -173,3 +173,34 @@ def test_yaffems_export_file(api, tmp_path):
     b.fracturecheck = "ON"
     assert api.FRACTURE_EXPORT_YAFFEMS(b, str(tmp_path / "fra"), 0.5) == 0
     assert (tmp_path / "fra.vtk").read_text() == ""     # no recorded fracture instance: nothing exported
+
+
+def test_pseudo_rigid_body_splits_with_its_motion(api):
+    """A stretched PSEUDO_RIGID bar (F11 = 1.01: sigma_x = E (F11^2 - 1) / 2 F11 (F S F^T / J)
+    ~ 1e4 > ft) splits after its first step; the fragments keep F, dF/dt and the motion of
+    their points: momenta sum to the whole's (exact: sum m_i (X0_i - X0) = 0)."""
+    sol = api.SOLFEC("DYNAMIC", 1e-4, "out/prb")
+    sol.verbose = "OFF"
+    mat = api.BULK_MATERIAL(sol, model="KIRCHHOFF", young=1e6, poisson=0.0, density=1000.0)
+    b = api.BODY(sol, "PSEUDO_RIGID", api.HEX(NODES, 4, 1, 1, 1, [1] * 6), mat, label="p")
+    api.SIMPLIFIED_CRACK(b, (0.4, 0.5, 0.5), (1, 0, 0), (7, 8), "TENSILE", ft=1e3)
+    conf = list(b.conf)
+    conf[0] = 1.01
+    b.conf = tuple(conf)
+    b.velo = (0, 0.3, 0, -0.3, 0, 0, 0, 0, 0, 1, 2, 3)
+    whole = b.mass * np.array(b.velo[9:])
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 1e-4)
+    parts = sol.bodies
+    assert sorted(x.label for x in parts) == ["p/1", "p/2"]
+    assert sorted(round(x.mass, 9) for x in parts) == [400.0, 600.0]
+    total = sum(x.mass * np.array(x.velo[9:]) for x in parts)
+    assert np.allclose(total, whole, rtol=1e-12)
+    F = [np.array(x.conf[:9]) for x in parts]
+    assert np.allclose(F[0], F[1], rtol=0, atol=1e-15)
+    # one homogeneous motion for both: fragment 1 maps fragment 2's centre onto it
+    a, b2 = parts
+    X0a, X0b = a.block.center[a.row], b2.block.center[b2.row]
+    xa, xb = np.array(a.conf[9:]), np.array(b2.conf[9:])
+    assert np.allclose(xa + F[0].reshape(3, 3) @ (X0b - X0a), xb, rtol=0, atol=1e-14)
+    va, vb = np.array(a.velo[9:]), np.array(b2.velo[9:])
+    assert np.allclose(va + np.array(a.velo[:9]).reshape(3, 3) @ (X0b - X0a), vb, rtol=0, atol=1e-14)

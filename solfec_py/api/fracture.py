@@ -79,7 +79,7 @@ def SIMPLIFIED_CRACK(body, point, normal, surfid, criterion, topoadj=V.MISSING, 
     Parameters
     ----------
     body : BODY
-        A FINITE_ELEMENT body (a PSEUDO_RIGID body accepts the declaration, never cracks).
+        A FINITE_ELEMENT or PSEUDO_RIGID body (its homogeneous stress is checked).
     point, normal : tuple of 3 floats
         The crack plane in the reference configuration [length]; normal non-zero.
     surfid : tuple of 2 ints, or int
@@ -140,11 +140,9 @@ def SIMPLIFIED_CRACK(body, point, normal, surfid, criterion, topoadj=V.MISSING, 
                              f"{tuple(p.tolist())}, 'normal' {tuple(n.tolist())}")
         crack = placed
     else:
-        lo = np.min([q.bounding_box()[0] for q in body.shape], axis=0)
-        hi = np.max([q.bounding_box()[1] for q in body.shape], axis=0)
-        corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
-        d = (corners - p) @ n
-        if d.min() > 0 or d.max() < 0:
+        from solfec_py.api.fracture_prb import crosses
+
+        if not crosses(body.shape, p, n):
             raise InputError("The crack plane does not intersect the body shape: 'point' "
                              f"{tuple(p.tolist())}, 'normal' {tuple(n.tolist())}")
     cracks = body.__dict__.setdefault("_cracks", [])

@@ -38,7 +38,10 @@ def propagate(domain) -> None:
     splits along the first crack whose normal stress exceeds ft at one of its points."""
     watched = [b for b in domain.__dict__.get("crack_bodies", ()) if not b.deleted]
     domain.crack_bodies = watched
-    bodies = [b for b in watched if b.kind == "FINITE_ELEMENT" and b.__dict__.get("_cracks")]
+    prb = [b for b in watched if b.kind == "PSEUDO_RIGID" and b.__dict__.get("_cracks")]
+    if prb:
+        _propagate_prb(prb)
+    bodies = [b for b in watched if b.kind == "FINITE_ELEMENT" and b.__dict__.get("_cracks") and not b.deleted]
     if not bodies:
         return
     block = bodies[0].block
@@ -73,6 +76,34 @@ def propagate(domain) -> None:
     domain.__dict__.pop("crack_cache", None)
 
 
+def _propagate_prb(bodies) -> None:
+    """Pseudo-rigid bodies: one homogeneous stress per body against each of its cracks."""
+    from solfec_py.api import fracture_prb as P
+
+    block = bodies[0].block
+    pairs = [(b, c) for b in bodies for c in b._cracks]
+    t = P.tensions(block, [b.row for b, _ in pairs], [c.normal for _, c in pairs])
+    done = set()
+    for (body, crack), value in zip(pairs, t.tolist()):
+        if value > crack.ft and id(body) not in done and not body.deleted:
+            done.add(id(body))
+            parts = P.split(body, crack) if P.cuttable(body) else None
+            if parts is None:
+                raise SimulationError(f"Body {body.id} cracked (normal stress {value:g} above ft = {crack.ft:g}),"
+                                      " but splitting its shape failed; adjust GEOMETRIC_EPSILON or shift the"
+                                      " crack plane slightly")
+            labels = [f"{body.label}/{k + 1}" if body.label else None for k in range(len(parts))]
+            new = P.fragment_bodies(body, parts, labels)
+            rest = [c for c in body._cracks if c is not crack]
+            for b, q in zip(new, parts):
+                mine = [c for c in rest if P.crosses(q, c.point, c.normal)]
+                if mine:
+                    b._cracks = mine
+                    b.block.domain.crack_bodies.append(b)
+            hand_over(body, new, [np.concatenate([m.ref for m in q]) for q in parts])
+            body.block.domain.delete(body)
+
+
 def normal_tension_of(block, rows, X, elem, nrm) -> np.ndarray:
     return fe_crack.normal_tension(block, rows, X, elem, nrm)
 
@@ -99,14 +130,14 @@ def split_by_crack(body, crack) -> list:
         if mine:
             b._cracks = mine
             b.block.domain.crack_bodies.append(b)
-    hand_over(body, new, parts)
+    hand_over(body, new, [q.ref for q in parts])
     body.block.domain.delete(body)
     return new
 
 
-def hand_over(body, new: list, parts: list) -> None:
+def hand_over(body, new: list, points: list) -> None:
     """Constraints (not contacts: detection finds them again) of `body` go to the fragment
-    holding the mesh node nearest their referential point on that side."""
+    with the referential point (of `points`, one array per fragment) nearest theirs."""
     cset = body.block.domain.constraints
     if not isinstance(cset, C.ConstraintSet):
         return
@@ -117,7 +148,7 @@ def hand_over(body, new: list, parts: list) -> None:
         for side in (0, 1):
             if cset.bodies[row][side] is body:
                 X = cset.mpnt[row] if side == 0 else cset.spnt[row]
-                near = [np.min(np.linalg.norm(q.ref - X, axis=1)) for q in parts]
+                near = [np.min(np.linalg.norm(q - X, axis=1)) for q in points]
                 cset.transfer(row, side, new[int(np.argmin(near))])
 
 
