@@ -1,6 +1,7 @@
-"""Where a crack plane meets a mesh (layer 1), for SIMPLIFIED_CRACK: the elements whose
-closure the plane cuts in a polygon, each with one sample point (the polygon's centroid).
-Reference: Solfec cra.c (element and point pairs of the referential cut, TRI_Topoadj).
+"""Where a crack plane meets a mesh (layer 1), for SIMPLIFIED_CRACK: the elements the
+plane cuts in a polygon, with one sample point per triangle of the polygon (its centroid).
+Reference: Solfec cra.c (element and point pairs of the referential cut, TRI_Topoadj) and
+cvx.c (CONVEX_Cut: a polygon on an element face counts for the element behind the plane).
 """
 from __future__ import annotations
 
@@ -16,30 +17,41 @@ EDGES = {e: sorted({tuple(sorted((f[i], f[(i + 1) % len(f)]))) for f in faces fo
 def section(X: np.ndarray, etype: np.ndarray, conn: np.ndarray, point, normal, eps: float,
             topoadj: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(elements, points): the elements of a mesh (nodes X, linear connectivity) cut by the
-    plane through `point` with unit `normal` in a polygon (at least three distinct points of
-    edge crossings and nodes within `eps` of the plane), and the centroid of each polygon.
-    A plane along a face between two elements gives both. With `topoadj` only the cut
-    elements joined through shared nodes to the one nearest `point` are kept."""
+    plane through `point` with unit `normal` in a polygon (at least three points of edge
+    crossings and nodes within `eps` of the plane spanning an area), each polygon
+    triangulated as a fan of its vertices in angular order, one entry per triangle with
+    its centroid. A plane along a face between two elements counts it once, for the
+    element behind the plane (the face's outward normal is `normal`). With `topoadj` only
+    the cut elements joined through shared nodes to the one nearest `point` are kept."""
     p, n = np.asarray(point, float), np.asarray(normal, float)
+    u = np.cross(n, np.eye(3)[int(np.argmin(np.abs(n)))])
+    u /= np.linalg.norm(u)
+    v = np.cross(n, u)
     dist = (X - p) @ n
     dc = np.where(conn >= 0, dist[np.maximum(conn, 0)], np.nan)
-    near = np.flatnonzero((np.nanmin(dc, axis=1) <= eps) & (np.nanmax(dc, axis=1) >= -eps))
+    lo, hi = np.nanmin(dc, axis=1), np.nanmax(dc, axis=1)
+    near = np.flatnonzero((lo < -eps) & (hi >= -eps))       # not wholly in front of the plane
     elems, points = [], []
     for e in near.tolist():
         k = int(etype[e])
         nodes = conn[e, :k]
         d = dist[nodes]
-        pts = [X[v] for v, dv in zip(nodes, d) if abs(dv) <= eps]
+        pts = [X[a] for a, da in zip(nodes, d) if abs(da) <= eps]
         for a, b in EDGES[k]:
             da, db = d[a], d[b]
             if (da < -eps and db > eps) or (da > eps and db < -eps):
                 s = da / (da - db)
                 pts.append(X[nodes[a]] + s * (X[nodes[b]] - X[nodes[a]]))
-        if len(pts) >= 3:
-            P = np.array(pts)
-            if np.linalg.svd(P - P.mean(axis=0), compute_uv=False)[1] > eps:     # spans an area
+        if len(pts) < 3:
+            continue
+        P = np.array(pts)
+        c = P.mean(axis=0)
+        P = P[np.argsort(np.arctan2((P - c) @ v, (P - c) @ u))]
+        for i in range(1, P.shape[0] - 1):
+            area = np.linalg.norm(np.cross(P[i] - P[0], P[i + 1] - P[0]))
+            if area > eps * eps:
                 elems.append(e)
-                points.append(P.mean(axis=0))
+                points.append((P[0] + P[i] + P[i + 1]) / 3.0)
     elems = np.array(elems, dtype=np.int64)
     points = np.array(points, dtype=float).reshape(-1, 3)
     if topoadj and elems.size:
