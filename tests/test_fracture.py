@@ -81,8 +81,10 @@ def test_fragments_carry_the_momentum_and_positions_of_the_whole(api):
     blk = body.block
     sl = blk.nodes_of(body.row)
     before = {x.tobytes(): c for x, c in zip(blk.X[sl], blk.X[sl] + blk.q[sl])}
+    works = blk.energies()[body.row][1:4].copy()        # EXTERNAL, CONTWORK, FRICWORK
     parts = split_by_crack(body, body._cracks[0])
     assert len(parts) == 2
+    assert np.allclose(sum(b.block.energies()[b.row][1:4] for b in parts), works, rtol=1e-12)
     total = sum(momentum(b) for b in parts)
     assert np.allclose(total, whole, rtol=1e-12, atol=1e-14 * np.abs(whole).max()), (total, whole)
     assert abs(sum(b.mass for b in parts) - RHO * L * A * A) < 1e-12

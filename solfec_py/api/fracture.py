@@ -36,6 +36,9 @@ class Crack:
         """This crack sampled on `mesh` (reference configuration), or None if the plane
         misses it (or, with topoadj, misses `point`)."""
         lo, hi = mesh.ref.min(axis=0), mesh.ref.max(axis=0)
+        d = (mesh.ref - self.point) @ self.normal
+        if not (d.min() < -tolerance(lo, hi) and d.max() > tolerance(lo, hi)):
+            return None                       # the plane only touches the mesh: nothing to split
         elems, pts = section(mesh.ref, mesh.etype, mesh.conn, self.point, self.normal, tolerance(lo, hi),
                              self.topoadj)
         if not elems.size:

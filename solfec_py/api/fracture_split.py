@@ -93,7 +93,9 @@ def _propagate_prb(bodies) -> None:
                                       " but splitting its shape failed; adjust GEOMETRIC_EPSILON or shift the"
                                       " crack plane slightly")
             labels = [f"{body.label}/{k + 1}" if body.label else None for k in range(len(parts))]
+            energy = body.block.energies()[body.row].copy()
             new = P.fragment_bodies(body, parts, labels)
+            share_energy(energy, new)
             rest = [c for c in body._cracks if c is not crack]
             for b, q in zip(new, parts):
                 mine = [c for c in rest if P.crosses(q, c.point, c.normal)]
@@ -121,7 +123,9 @@ def split_by_crack(body, crack) -> list:
     parts = sorted(parts, key=lambda q: -side_of(q.ref, crack.point, crack.normal))   # behind the plane first
     base = body.label
     labels = [f"{base}/{k + 1}" if base else None for k in range(len(parts))]
+    energy = body.block.energies()[body.row].copy()
     new = fragment_bodies(body, parts, labels, [node_map(mesh, q) for q in parts])
+    share_energy(energy, new)
     if len(new) == 1:
         new[0].selfcontact = "ON"               # a crack inside the body: its faces may touch
     rest = [c for c in body._cracks if c is not crack]
@@ -133,6 +137,14 @@ def split_by_crack(body, crack) -> list:
     hand_over(body, new, [q.ref for q in parts])
     body.block.domain.delete(body)
     return new
+
+
+def share_energy(energy: np.ndarray, new: list) -> None:
+    """The parent's energy slots (kinetic, works, internal) go to the fragments in
+    proportion to their volumes (Solfec-1.0 BODY_Split)."""
+    volumes = np.array([b.block.volume[b.row] for b in new])
+    for b, share in zip(new, volumes / volumes.sum()):
+        b.block.energy[b.row] = share * energy
 
 
 def hand_over(body, new: list, points: list) -> None:
