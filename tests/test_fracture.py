@@ -137,6 +137,7 @@ def test_new_faces_carry_surfid(api):
     ("RT_SPLIT(b, [[0, 1, 2, 3]])", InputError, "No splitting happened"),
     ("RT_SPLIT(b, [[0, 1, 99]])", InputError, "'surf'"),
     ("FRACTURE_EXPORT_YAFFEMS(b, 'out/y')", InputError, "fracturecheck"),
+    ("FRACTURE_EXPORT_YAFFEMS(b, 3)", InputTypeError, "'path'"),
     ("FRACTURE_EXPORT_YAFFEMS(b, 'out/y', quality=1.0)", InputError, "'quality'"),
     ("FRACTURE_EXPORT_YAFFEMS(b, 'out/y', volume=-1.0)", InputError, "'volume'"),
 ])
@@ -170,11 +171,98 @@ def test_rt_split_two_fragments_with_the_state(api):
     assert np.allclose(momentum(b) + momentum(b2), whole, atol=1e-15)
 
 
-def test_yaffems_export_file(api, tmp_path):
-    sol, b = bar(api, n=2)
-    b.fracturecheck = "ON"
-    assert api.FRACTURE_EXPORT_YAFFEMS(b, str(tmp_path / "fra"), 0.5) == 0
-    assert (tmp_path / "fra.vtk").read_text() == ""     # no recorded fracture instance: nothing exported
+YAFFEMS_DECK = """
+import json
+nodes = [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]
+sol = SOLFEC('DYNAMIC', 1E-4, 'out/fra')
+mat = BULK_MATERIAL(sol, model='KIRCHHOFF', young=1E6, poisson=0.0, density=1.0, fracene=0.005)
+msh = HEX(nodes, 2, 1, 1, 1, [1] * 6)
+SCALE(msh, (1.0, 0.1, 0.1))
+b = BODY(sol, 'FINITE_ELEMENT', msh, mat, label='b')
+b.scheme = 'DEF_LIM'
+b.fracturecheck = 'ON'
+for x, v in ((0.0, -0.01), (1.0, 0.01)):
+    for y in (0.0, 0.1):
+        for z in (0.0, 0.1):
+            SET_VELOCITY(b, (x, y, z), (1, 0, 0), v)
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-8, 1000), 0.01)
+n = FRACTURE_EXPORT_YAFFEMS(b, 'out/fra/yaf')
+json.dump([sol.mode, n], open('n_' + sol.mode + '.json', 'w'))
+"""
+
+
+def parse_vtk(text: str) -> dict:
+    lines = text.split("\n")
+    out = {"header": lines[:5], "vectors": {}}
+    k = 0
+    while k < len(lines):
+        words = lines[k].split()
+        if words and words[0] in ("POINTS", "CELLS", "CELL_TYPES", "POINT_DATA", "CELL_DATA"):
+            out[words[0]] = [int(w) for w in words[1:] if w.isdigit()]
+            count = int(words[1])
+            if words[0] in ("POINTS", "CELLS", "CELL_TYPES"):
+                out[words[0] + "_rows"] = [r.split() for r in lines[k + 1:k + 1 + count]]
+                k += count
+            data = words[0] if words[0] in ("POINT_DATA", "CELL_DATA") else None
+            if data:
+                size = count
+        elif words and words[0] == "VECTORS":
+            out["vectors"][words[1]] = np.array([[float(v) for v in r.split()] for r in lines[k + 1:k + 1 + size]])
+            k += size
+        k += 1
+    return out
+
+
+def test_yaffems_export_read_back(tmp_path):
+    """fracturecheck records every step in which the internal energy of the stretched bar
+    (E eps^2 / 2 per volume, eps = 2 v t / L) reaches fracene x volume; READ mode exports
+    them: the tetrahedral mesh of the bar, one displacement field per record (the latest
+    first; at the bar's nodes the recorded displacements, to the file's 6 decimals) and
+    one face-pressure field per record (zero rows for the tetrahedra)."""
+    import json
+
+    from solfec_py.cli import main
+    from conftest import write_deck
+
+    deck = write_deck(tmp_path / "fra.py", YAFFEMS_DECK)
+    assert main([deck]) == 0
+    assert json.load(open(tmp_path / "n_WRITE.json")) == ["WRITE", 0]
+    assert (tmp_path / "out/fra/yaf.vtk").read_text() == ""
+    records = [json.loads(r) for r in open(tmp_path / "out/fra/fracture.jsonl")]
+    assert 20 < len(records) < 80                         # eps >= 1e-4 from t ~ 0.005 s of 0.01 s
+    assert main([deck]) == 0
+    mode, n = json.load(open(tmp_path / "n_READ.json"))
+    assert mode == "READ" and n == len(records)
+    vtk = parse_vtk((tmp_path / "out/fra/yaf.vtk").read_text())
+    assert vtk["header"] == ["# vtk DataFile Version 2.0", "Test Title", "ASCII", "", "DATASET UNSTRUCTURED_GRID"]
+    npts = vtk["POINTS"][0]
+    X = np.array(vtk["POINTS_rows"], dtype=float)
+    types = [int(r[0]) for r in vtk["CELL_TYPES_rows"]]
+    ne, nf = types.count(10), types.count(5)
+    assert vtk["CELLS"] == [ne + nf, 5 * ne + 4 * nf] and types == [10] * ne + [5] * nf
+    assert abs(sum(abs(np.linalg.det(X[[int(i) for i in r[2:5]]] - X[int(r[1])])) / 6
+                   for r in vtk["CELLS_rows"][:ne]) - 0.01) < 1e-5             # the bar's volume
+    assert sorted(vtk["vectors"]) == sorted([f"disp{m + 1}" for m in range(n)] + [f"pres{m}" for m in range(n)])
+    latest = np.array(records[-1]["disp"]).reshape(-1, 3)
+    nodes = np.array([[x, y, z] for z in (0, 0.1) for y in (0, 0.1) for x in (0, 0.5, 1.0)])
+    d1 = vtk["vectors"]["disp1"]
+    assert d1.shape == (npts, 3)
+    for p in nodes:
+        k = int(np.argmin(np.linalg.norm(X - p, axis=1)))
+        assert np.linalg.norm(X[k] - p) < 1e-6
+        j = int(np.argmin(np.linalg.norm(np.array([[x, y, z] for x, y, z in _hex_nodes()]) - p, axis=1)))
+        assert np.allclose(d1[k], latest[j], atol=1e-6)
+    pres = vtk["vectors"]["pres0"]
+    assert pres.shape == (ne + nf, 3) and not pres[:ne].any() and pres[ne:].any()
+
+
+def _hex_nodes():
+    """Nodes of HEX(nodes, 2, 1, 1, ...) scaled to 1 x 0.1 x 0.1, in HEX's order."""
+    from solfec_py.api import NAMES
+
+    msh = NAMES["HEX"](NODES, 2, 1, 1, 1, [1] * 6)
+    NAMES["SCALE"](msh, (1.0, 0.1, 0.1))
+    return msh._current_prims()[0].ref.tolist()
 
 
 def test_pseudo_rigid_body_splits_with_its_motion(api):

@@ -59,3 +59,16 @@ def set_state(block, row: int, q: np.ndarray, u: np.ndarray) -> None:
     sl = block.nodes_of(row)
     block.q[sl], block.u[sl] = q, u
     block.state_changed(np.array([row]))
+
+
+def interpolated(block, row: int, field: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """A nodal field (nnodes, 3) of body row `row` interpolated at its referential points X."""
+    lay = block.prepared()
+    X = np.ascontiguousarray(X, dtype=float).reshape(-1, 3)
+    rows = np.full(X.shape[0], row, dtype=np.int64)
+    gid = block._gid(rows, X, None)
+    full = np.zeros_like(block.q)
+    full[block.nodes_of(row)] = field
+    out = np.empty((gid.size, 3))
+    fe_points.interpolate(lay.econn, lay.ecode, gid, block._xi(gid, X), full, out)
+    return out
