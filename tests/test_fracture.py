@@ -294,3 +294,25 @@ def test_pseudo_rigid_body_splits_with_its_motion(api):
     assert np.allclose(xa + F[0].reshape(3, 3) @ (X0b - X0a), xb, rtol=0, atol=1e-14)
     va, vb = np.array(a.velo[9:]), np.array(b2.velo[9:])
     assert np.allclose(va + np.array(a.velo[:9]).reshape(3, 3) @ (X0b - X0a), vb, rtol=0, atol=1e-14)
+
+
+def test_topoadj_crack_inside_a_ring_leaves_one_body_with_self_contact(api):
+    """A ring cut by the plane x = 0.05 has two sections; topoadj='ON' at a point of the
+    one at y > 0 opens only that one: one body (mass unchanged) carrying both new surface
+    ids, with self-contact on (Solfec's half-crack)."""
+    from solfec_py.api.fracture_split import split_by_crack
+
+    sol = api.SOLFEC("DYNAMIC", 1e-4, "out/ring")
+    mat = api.BULK_MATERIAL(sol, model="KIRCHHOFF", young=1e6, poisson=0.3, density=1000.0)
+    ring = api.BODY(sol, "FINITE_ELEMENT", api.PIPE((0, 0, 0), (0, 0, 1), 1.0, 0.5, 1, 12, 1, 1, [1] * 4), mat,
+                    label="ring")
+    api.SIMPLIFIED_CRACK(ring, (0.05, 1.25, 0.5), (1, 0, 0), (5, 6), "TENSILE", topoadj="ON")
+    mass = ring.mass
+    new = split_by_crack(ring, ring._cracks[0])
+    assert len(new) == 1 and new[0].label == "ring/1" and new[0].selfcontact == "ON"
+    assert abs(new[0].mass - mass) < 1e-9 * mass
+    mesh = new[0].block.records[new[0].row].mesh
+    sids = mesh.boundary_faces()[2]
+    assert set(sids.tolist()) == {1, 5, 6}
+    with pytest.raises(InputError, match="does not belong"):
+        api.SIMPLIFIED_CRACK(new[0], (0.0, 0.0, 0.5), (1, 0, 0), (5, 6), "TENSILE", topoadj="ON")

@@ -15,7 +15,7 @@ import numpy as np
 from solfec_py import constraints as C, session, validate as V
 from solfec_py.api.common import require_body
 from solfec_py.bodies import fe_crack
-from solfec_py.errors import InputError
+from solfec_py.errors import InputError, NotAvailableError
 from solfec_py.geometry.mesh_import import signed_volumes
 
 RECORDS = "fracture.jsonl"          # one JSON object per body and step the criterion held
@@ -30,6 +30,11 @@ def after_step_hooks(solfec) -> list:
     records, then the cracks (SIMPLIFIED_CRACK). A fresh WRITE run drops old records."""
     domain = solfec.domain
     hooks = []
+    if domain.parallel is not None:
+        if domain.__dict__.get("crack_hooks"):
+            raise NotAvailableError("SIMPLIFIED_CRACK in a run on several processes is not available in solfec-py"
+                                    " yet; run the deck on one process")
+        return hooks
     checked = [b for b in domain.bodies if b.kind == "FINITE_ELEMENT" and b.__dict__.get("_flags", {}).get(
         "fracturecheck")]
     if checked and solfec.mode == "WRITE":
