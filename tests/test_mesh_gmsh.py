@@ -184,3 +184,27 @@ def test_without_gmsh_the_error_names_the_extra(api, monkeypatch):
         with pytest.raises(NotAvailableError, match=r"needs the gmsh Python package \(pip install solfec-py\[mesh\]\)"):
             call()
     assert not os.path.exists("t.vtu")
+
+
+@needs_gmsh
+def test_tetrahedralize_beside_a_solfec_cache(api, monkeypatch, capsys):
+    """A TETRAHEDRALIZE path holding Solfec-1.0's own cache (an HDF5 file with a 'compressed
+    mesh data' set, as its decks ship) is left as it is: the mesh is made again and kept in
+    path + '.vtu', which later runs read (gmsh not called); the volume equals the box's."""
+    import h5py
+
+    from solfec_py.geometry.mesh_import import signed_volumes
+
+    os.makedirs("out", exist_ok=True)
+    with h5py.File("out/pipe.mesh", "w") as f:
+        f["compressed mesh data"] = np.arange(7, dtype=np.uint8)
+    before = open("out/pipe.mesh", "rb").read()
+    box = api.HEX(CUBE, 2, 2, 1, 3, [1, 2, 3, 4, 5, 6])
+    m = api.TETRAHEDRALIZE(box, "out/pipe.mesh", volume=0.01)._mesh()
+    assert signed_volumes(m.ref, m.etype, m.conn).sum() == pytest.approx(1.0, rel=1e-9)
+    assert open("out/pipe.mesh", "rb").read() == before and os.path.isfile("out/pipe.mesh.vtu")
+    assert "a mesh cache of Solfec-1.0" in capsys.readouterr().err
+    monkeypatch.setattr("solfec_py.geometry.tetrahedralize.require_gmsh",
+                        lambda command: pytest.fail("gmsh called for a cached mesh"))
+    again = api.TETRAHEDRALIZE(box, "out/pipe.mesh")._mesh()
+    assert again.nele == m.nele and np.allclose(again.ref, m.ref)

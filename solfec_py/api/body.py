@@ -15,7 +15,7 @@ from solfec_py.api.stored import frame_constraints
 from solfec_py.bodies import BODY_KINDS
 from solfec_py.bodies.base import Body
 from solfec_py.bodies.rigid_schemes import LINK_SCHEMES
-from solfec_py.errors import InputError, InputTypeError, NotAvailableError
+from solfec_py.errors import InputError, InputTypeError
 from solfec_py.geometry.mesh import Mesh
 
 FORMS = ("TL", "BC", "BC-MODAL", "BC-RO")
@@ -31,6 +31,33 @@ def linear_shapes(primitives: list, who: str) -> list:
             p = p.linear()
         out.append(p)
     return out
+
+
+def _background_of(shape, mesh):
+    """The background mesh of a FINITE_ELEMENT body cut by its CONVEX shape (nothing is
+    emptied yet)."""
+    from solfec_py.api.shapes import CONVEX
+    from solfec_py.bodies.fe_background import CUT_TOL, embed
+    from solfec_py.geometry.convex import Convex
+
+    items = shape if isinstance(shape, list) else [shape]
+    if not items or not all(isinstance(s, CONVEX) for s in items):
+        raise InputTypeError("'shape' must be a non-empty CONVEX object or a list of those when a background"
+                             f" 'mesh' is given, got {V.describe(shape)}")
+    convexes = live_shape("shape", shape)
+    meshes = checked_meshes("BODY: 'mesh'", live_shape("mesh", mesh))
+    if len(meshes) != 1 or any(not isinstance(c, Convex) for c in convexes):
+        raise InputTypeError("'mesh' must be a single MESH object and 'shape' CONVEX objects")
+    if meshes[0].is_quadratic:
+        raise InputError("'mesh' has quadratic cells; a background mesh must be of first-order elements"
+                         " (TET4, PYR5, WED6, HEX8)")
+    bg = embed(meshes[0], convexes)
+    volume = shape_mass_properties(convexes, density=1.0, what="'shape'")[0]
+    if abs(volume - bg.cut_volume) >= CUT_TOL * abs(volume):
+        session.warn(f"BODY: the background 'mesh' holds {bg.cut_volume:.6g} of the shape's volume {volume:.6g}"
+                     f" (relative error {abs(volume - bg.cut_volume) / abs(volume):.3g}); the mesh should"
+                     " contain the whole shape")
+    return bg
 
 
 class BODY(Body):
@@ -57,7 +84,9 @@ class BODY(Body):
     form : str, optional
         Finite-element formulation: ``'TL'``, ``'BC'``, ``'BC-MODAL'`` or ``'BC-RO'``.
     mesh : MESH, optional
-        A background mesh of a finite-element body.
+        A background mesh of a finite-element body whose shape is CONVEX pieces: the mesh
+        carries the motion, mass and stiffness, the convices move with it (docs/fem.md,
+        "Background meshes"). The MESH is emptied. Type-checked and ignored for other kinds.
     base : tuple or str, optional
         The base of a ``'BC-MODAL'`` or ``'BC-RO'`` body: ``(vals, vecs)`` as MODAL_ANALYSIS
         returns it, or a label given to REGISTER_BASE (docs/corotational.md).
@@ -114,6 +143,13 @@ class BODY(Body):
     2000.0
     >>> box.velo = (0, 0, 1, 0, 0, 0)      # spin about z
     >>> box.scheme = 'DIRK3'
+
+    A finite-element body of CONVEX pieces carried by a coarse background mesh:
+
+    >>> piece = HULL([2, 0, 0, 3, 0, 0, 3, 1, 0, 2, 1, 0, 2, 0, 1, 3, 0, 1, 3, 1, 1, 2, 1, 1], 1, 1)
+    >>> core = BODY(sol, 'FINITE_ELEMENT', piece, mat, form='BC', mesh=ROUGH_HEX(piece, 2, 2, 2))
+    >>> len(core.conf) // 3 == core.mesh.nnod
+    True
     """
 
     @V.command
@@ -127,18 +163,21 @@ class BODY(Body):
         label = "" if label is V.MISSING else V.string("label", label)
         if V.given(form):
             V.choice("form", form, FORMS, what="FEM formulation")
+        background = None
         if V.given(mesh):
             V.instance("mesh", mesh, MESH, "a MESH object")
             if kind == "FINITE_ELEMENT":
-                raise NotAvailableError("BODY 'mesh' (a background mesh carrying CONVEX shapes) is not"
-                                        " available in solfec-py yet; pass the MESH as 'shape'")
+                background = _background_of(shape, mesh)
         block = domain.block_for(kind)          # NotAvailableError for kinds still to come
         self.kind, self.bulk_material, self.label = kind, record, label
+        self._background = background
         live = checked_meshes("BODY: 'shape'", live_shape("shape", shape))    # MESH / MESH_IMPORT's check again:
         self.shape, self._form = live, form if V.given(form) else None       # nodes may have moved since
         self._base = reduced_base(domain, kind, self._form, base)     # (vals, vecs) or None
         block.admit(self)                       # e.g. a material or a mesh the kind cannot use
         primitives = take_shape("shape", shape)
+        if background is not None:
+            take_shape("mesh", mesh)            # emptied, as the shape (Solfec moves both into the body)
         if any(p is not q for p, q in zip(primitives, live)):       # views: copies of a current configuration
             checked_meshes("BODY: 'shape'", primitives)
         if kind in ("RIGID", "OBSTACLE"):     # FE bodies keep quadratic cells (docs/fem.md)

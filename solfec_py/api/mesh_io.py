@@ -121,7 +121,9 @@ def TETRAHEDRALIZE(shape, path, volume=V.MISSING, quality=V.MISSING, volid=V.MIS
     ``TETRAHEDRALIZE(shape, path | volume, quality, volid, surid)`` fills the boundary of a
     MESH, or a surface file (STL, OFF, PLY, OBJ or a volume mesh's boundary), with tetrahedra
     (gmsh; ``pip install '.[mesh]'``) and writes the result to ``path``. When ``path`` exists it
-    is read instead and the other arguments are ignored.
+    is read instead and the other arguments are ignored. A ``path`` that holds Solfec-1.0's own
+    cache (its compressed HDF5 layout, as some of its decks ship) is left as it is and the
+    mesh is made and kept in ``path + '.vtu'``.
 
     Parameters
     ----------
@@ -153,6 +155,11 @@ def TETRAHEDRALIZE(shape, path, volume=V.MISSING, quality=V.MISSING, volid=V.MIS
     """
     if not isinstance(path, str):
         raise InputTypeError(f"'path' must be a string object, got {V.describe(path)}")
+    if _solfec_cache(path):
+        own = path + ".vtu"
+        session.inform(f"TETRAHEDRALIZE {path}: a mesh cache of Solfec-1.0 (its own compressed HDF5 layout, not"
+                       f" read here): left as it is; the mesh is made here and kept in {own}")
+        path = own
     if os.path.isfile(path):
         notes: list = []
         mesh = mesh_import.read_mesh(path, cache_format(path), notes)
@@ -186,6 +193,24 @@ def TETRAHEDRALIZE(shape, path, volume=V.MISSING, quality=V.MISSING, volid=V.MIS
     write_mesh(mesh, path, cache_format(path))
     _notes(notes, f"TETRAHEDRALIZE {path}")
     return MESH._wrap([mesh])
+
+
+def _solfec_cache(path: str) -> bool:
+    """Is `path` a file that Solfec-1.0's TETRAHEDRALIZE wrote (an HDF5 file holding a
+    'compressed mesh data' set) where solfec-py keeps its cache in the format the
+    extension names (never HDF5)?"""
+    if cache_format(path) == "xdmf" or not os.path.isfile(path):
+        return False
+    with open(path, "rb") as handle:
+        if handle.read(8) != b"\x89HDF\r\n\x1a\n":
+            return False
+    import h5py
+
+    try:
+        with h5py.File(path, "r") as f:
+            return any("compressed mesh data" in name for name in f)
+    except OSError:
+        return False
 
 
 def _nearest(centres: np.ndarray, volids: np.ndarray):

@@ -281,6 +281,9 @@ class MESH(UserShape):
         mesh = self._mesh()
         if self._body is None:
             return mesh
+        background = getattr(self._body, "_background", None)
+        if background is not None and background.mesh is mesh:       # a background mesh: its nodes' motion
+            return self._body.block.current_mesh(self._body.row)
         for k, p in enumerate(self._body.shape):
             if p is mesh:
                 return self._body.current_primitives()[k]
@@ -402,6 +405,9 @@ class MESH(UserShape):
 def mesh_views(body):
     """BODY.mesh for bodies whose shape holds meshes: one non-owning MESH view, a list of
     them, or None (Solfec-1.0 user manual, BODY attributes)."""
+    background = getattr(body, "_background", None)
+    if background is not None:              # FE body carried by a background mesh: that mesh
+        return MESH._wrap([background.mesh], body=body)
     views = [MESH._wrap([p], body=body) for p in body.shape if isinstance(p, Mesh)]
     if not views:
         return None

@@ -239,6 +239,8 @@ class Stepper:
             if not mine.size:
                 continue
             vol = fem_kernels.current_volumes(blk.q, g.conn[mine], g.dNdX[mine], g.wJ[mine])
+            if g.vscale is not None:        # cut elements of background meshes: the whole element's (as Solfec)
+                vol = vol * g.vscale[mine]
             order = np.lexsort((vol, g.row[mine]))
             first = order[np.r_[True, g.row[mine][order][1:] != g.row[mine][order][:-1]]]
             at = g.row[mine][first]
@@ -558,5 +560,30 @@ def locate_current(block, rows, x, elem) -> np.ndarray:
         e0, e1 = int(lay.estart[row]), int(lay.estart[row + 1])
         found = np.empty(m.size, dtype=np.int64)
         fe_points.scan(lay.econn, lay.ecode, nodes, e0, e1, np.ascontiguousarray(x[m]), 1e-9, found)
+        miss = found < 0
+        if miss.any() and block.background[row]:      # off every element: the nearest one
+            found[miss] = nearest(block, row, x[m][miss], nodes) + e0
         out[m] = np.where(found >= 0, found - e0, 0)
     return out
+
+
+def nearest(block, row: int, X: np.ndarray, nodes=None) -> np.ndarray:
+    """Object indices of the elements of body `row` nearest to points X (k, 3) by the
+    distance to their boxes, ties to the nearest node centroid (referential nodes unless
+    `nodes` are given): the element a point of a background-carried shape off every element
+    goes to."""
+    lay = block.prepared()
+    nodes = block.X if nodes is None else nodes
+    e0, e1 = int(lay.estart[row]), int(lay.estart[row + 1])
+    conn = lay.econn[e0:e1]
+    valid = conn >= 0
+    x = nodes[np.maximum(conn, 0)]                                        # (e, n, 3)
+    c = np.einsum("enj,en->ej", x, valid) / valid.sum(axis=1)[:, None]
+    lo = np.where(valid[:, :, None], x, np.inf).min(axis=1)
+    hi = np.where(valid[:, :, None], x, -np.inf).max(axis=1)
+    p = np.asarray(X, float)[:, None, :]
+    gap = np.maximum(np.maximum(lo[None] - p, p - hi[None]), 0.0)
+    box = (gap ** 2).sum(axis=2)
+    cen = ((p - c[None]) ** 2).sum(axis=2)
+    best = box.min(axis=1, keepdims=True)
+    return np.where(box <= best * (1 + 1e-12), cen, np.inf).argmin(axis=1).astype(np.int64)

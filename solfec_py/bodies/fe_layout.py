@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solfec_py.fem import kernels as fem_kernels
+from solfec_py.fem import points as fem_points
 from solfec_py.fem.elements import BY_CODE, ELEMENTS, FIRST_ORDER
+from solfec_py.fem.elements.base import evaluate
 
 
 @dataclass
@@ -33,16 +35,23 @@ class MeshRecord:
     mat: np.ndarray                # (ne, 3) young, poisson, density of object k (APPLY_BULKMAT)
     materials: list = field(default_factory=list)   # BulkMaterial records the elements point at
     matid: np.ndarray = None       # (ne,) position in `materials` of object k's record
+    rules: dict = None             # object k -> (points (m, 3), volumes (m,)): the integration points
+                                   # of an element partly filled by a background-carried shape
 
     @classmethod
-    def of(cls, mesh, material) -> "MeshRecord":
+    def of(cls, mesh, material, rules=None) -> "MeshRecord":
+        """`rules` maps mesh element indices to their own integration points (cut elements)."""
         surface = mesh.surface_elements()
         interior = np.setdiff1d(np.arange(mesh.nele), surface)
         order = np.concatenate([surface, interior]).astype(np.int64)
         codes, conn = element_table(mesh)
         mat = np.tile([material.young, material.poisson, material.density], (order.size, 1))
+        if rules:
+            where = np.empty(order.size, dtype=np.int64)
+            where[order] = np.arange(order.size)
+            rules = {int(where[e]): rule for e, rule in rules.items()}
         return cls(mesh, order, int(surface.size), codes[order], conn[order], mat, [material],
-                   np.zeros(order.size, dtype=np.int64))
+                   np.zeros(order.size, dtype=np.int64), rules or None)
 
     @property
     def nele(self) -> int:
@@ -120,6 +129,7 @@ class Group:
     wJ: np.ndarray                 # (ne, nq)
     energy: np.ndarray             # (ne,) scratch: element internal energies
     row: np.ndarray                # (ne,) body row of each element
+    vscale: np.ndarray | None = None   # (ne,) whole / integrated volume of cut elements (None: 1)
 
 
 @dataclass
@@ -152,18 +162,30 @@ def build(records: list, nstart: np.ndarray, nnodes: int, X: np.ndarray) -> Layo
     ecode = np.zeros(Ne, dtype=np.int64)
     emat = np.zeros((Ne, 3))
     erow = np.repeat(np.arange(len(records), dtype=np.int64), counts)
+    cut = {}                       # global element -> its own rule (cut elements of background meshes)
     for row, rec in enumerate(records):
         sl = slice(estart[row], estart[row + 1])
         c = rec.conn
         econn[sl, : c.shape[1]] = np.where(c >= 0, c + nstart[row], -1)
         ecode[sl], emat[sl] = rec.codes, rec.mat
+        for k, rule in (rec.rules or {}).items():
+            cut[int(estart[row]) + k] = rule
     linear = np.array([getattr(c, "linear", c).code for c in BY_CODE], dtype=np.int64)
     lay = Layout(econn, ecode, linear[ecode], emat, erow, estart)
     X = np.ascontiguousarray(X[:nnodes])
     lay.mass, lay.unit_force = np.zeros(nnodes), np.zeros(nnodes)
+    own = np.zeros(Ne, dtype=bool)
+    own[list(cut)] = True
     for code in np.unique(ecode).tolist():
         el = BY_CODE[code]
-        gid = np.flatnonzero(ecode == code)
+        mine = np.flatnonzero((ecode == code) & own)
+        if mine.size:           # cut elements by their number of points (within a factor of 2: little padding)
+            size = np.ceil(np.log2([cut[int(e)][1].size for e in mine])).astype(np.int64)
+            for k in np.unique(size).tolist():
+                _cut_group(lay, el, mine[size == k], cut, X)
+        gid = np.flatnonzero((ecode == code) & ~own)
+        if not gid.size:
+            continue
         conn = np.ascontiguousarray(econn[gid, : el.nnodes])
         mat = np.ascontiguousarray(emat[gid])
         _, dN, w = el.tables("stiffness")
@@ -183,6 +205,37 @@ def build(records: list, nstart: np.ndarray, nnodes: int, X: np.ndarray) -> Layo
         lay.groups.append(Group(el, gid, conn, mat, dNdX, wJ, np.zeros(gid.size), erow[gid]))
     _node_maps(lay, records, nnodes)
     return lay
+
+
+def _cut_group(lay: Layout, el, gid: np.ndarray, rules: dict, X: np.ndarray) -> None:
+    """A group of elements of type `el` integrated with their own points (referential points
+    and volumes: bodies/fe_background.py), padded with weightless copies of their first point
+    to a common count; row-sum lumped masses and unit body forces from the same points."""
+    m = gid.size
+    nq = max(rules[int(e)][1].size for e in gid)
+    P, W = np.empty((m, nq, 3)), np.zeros((m, nq))
+    for i, e in enumerate(gid.tolist()):
+        p, w = rules[e]
+        P[i], W[i, : w.size] = p[0], w
+        P[i, : w.size] = p
+    conn = np.ascontiguousarray(lay.econn[gid, : el.nnodes])
+    xi, _ = fem_points.inverse_map(el, X, conn, np.repeat(np.arange(m), nq), P.reshape(-1, 3))
+    N, dN = evaluate(el.fill, el.nnodes, xi, 3)
+    F0 = np.einsum("pkj,pki->pij", dN, X[np.repeat(conn, nq, axis=0)])      # sum_k X_k (x) dN_k
+    det = np.linalg.det(F0)
+    bad = np.flatnonzero((det <= 0.0).reshape(m, nq).any(axis=1))
+    if bad.size and (lay.bad is None or gid[bad[0]] < lay.bad[2]):
+        e = int(gid[bad[0]])
+        lay.bad = (int(lay.erow[e]), e - int(lay.estart[lay.erow[e]]), e)
+    dNdX = np.einsum("pkj,pji->pki", dN, np.linalg.inv(np.where(det[:, None, None] > 0, F0, np.eye(3))))
+    mat = np.ascontiguousarray(lay.emat[gid])
+    share = (N.reshape(m, nq, -1) * W[:, :, None] * mat[:, 2, None, None]).sum(axis=1)      # rho int N_i
+    np.add.at(lay.mass, conn, share)
+    np.add.at(lay.unit_force, conn, share)
+    _, dN_s, w_s = el.tables("stiffness")
+    whole = fem_kernels.jacobian_weights(X, conn, dN_s, w_s)[0].sum(axis=1)
+    lay.groups.append(Group(el, gid, conn, mat, np.ascontiguousarray(dNdX.reshape(m, nq, el.nnodes, 3)),
+                            W, np.zeros(m), lay.erow[gid], whole / W.sum(axis=1)))
 
 
 def _node_maps(lay: Layout, records: list, nnodes: int) -> None:

@@ -2,7 +2,8 @@
 domain in flat node arrays and steps them with total-Lagrangian kinematics.
 Reference: Solfec-1.0 fem.c (TL branch), NUMERICS-style storage of Solfec-1.0 user manual, BODY conf and velo; the
 element mathematics is solfec_py.fem (docs/fem.md); time stepping is bodies/fe_dynamics.py,
-loads bodies/fe_loads.py, point kernels bodies/fe_points.py.
+loads bodies/fe_loads.py, the point interface bodies/fe_point_map.py, point kernels
+bodies/fe_points.py.
 
 Storage: body b owns nodes nstart[b] .. nstart[b] + nnodes[b] - 1 of the node arrays
   X (N, 3) referential coordinates, q (N, 3) displacements x - X, u (N, 3) velocities,
@@ -17,12 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from solfec_py import session
-from solfec_py.bodies import fe_dynamics, fe_points, fe_step_kernels as FK
+from solfec_py.bodies import fe_points, fe_step_kernels as FK
 from solfec_py.bodies.fe_corotational import CorotationalStepper
 from solfec_py.bodies.fe_reduced import check_base
 from solfec_py.bodies.base import BodyBlock, _rows
 from solfec_py.bodies.fe_layout import MeshRecord, build, mass_properties
+from solfec_py.bodies.fe_point_map import PointMap
 from solfec_py.bodies.fe_loads import FELoads
 from solfec_py.errors import InputError, NotAvailableError
 from solfec_py.materials import check_for_kind
@@ -65,7 +66,7 @@ class PointOperator:
         return self.nodes.shape[0]
 
 
-class FiniteElementBlock(BodyBlock):
+class FiniteElementBlock(PointMap, BodyBlock):
     CONF_SIZE = 0
     VELO_SIZE = 0
     FIELDS = {
@@ -76,6 +77,7 @@ class FiniteElementBlock(BodyBlock):
         "damping": ((), float),        # stiffness-proportional damping eta
         "euler": ((3, 3), float),      # referential Euler tensor rho int (X-X0)(X-X0)^T dV
         "hcrit": ((), float),          # the body's critical step of this RUN (0: not evaluated yet)
+        "background": ((), np.bool_),  # the shape (convices) is carried by a background mesh
     }
 
     def __init__(self, domain, capacity: int = 8):
@@ -95,6 +97,7 @@ class FiniteElementBlock(BodyBlock):
         self.solver = CorotationalStepper(self)     # TL, and BC through its overrides
         self._node_keys: dict = {}      # row -> {coordinate bytes: local node}
         self._located = None            # (layout, {(rows, X) bytes: elements}) of point_objects
+        self._xi_cache = None           # (layout, {(elements, X) bytes: reference coordinates}) of _xi
         self.internal_stale = False
 
     # ------------------------------------------------------------------ bodies
@@ -115,12 +118,17 @@ class FiniteElementBlock(BodyBlock):
         meshes = [p for p in primitives if isinstance(p, Mesh)]
         return meshes[0] if len(meshes) == 1 and len(primitives) == 1 else None
 
+    def fe_mesh(self, body):
+        """The mesh that carries a body's motion: the kept background mesh, else its shape."""
+        background = getattr(body, "_background", None)
+        return background.mesh if background is not None else self.mesh_of(body.shape)
+
     def admit(self, body) -> None:
         """Errors of a new FE body before it is inserted: a single MESH shape, a usable
         Poisson ratio, no inverted or flat element (named by its 0-based mesh index)."""
         form = getattr(body, "_form", None)
         form_code("TL" if form is None else form)
-        mesh = self.mesh_of(body.shape)
+        mesh = self.fe_mesh(body)
         who = f"BODY{' ' + repr(body.label) if body.label else ''}"
         if mesh is None:
             raise InputError(f"{who}: 'shape' must be a single MESH object for a FINITE_ELEMENT body")
@@ -129,16 +137,22 @@ class FiniteElementBlock(BodyBlock):
         base = getattr(body, "_base", None)
         if base is not None:
             check_base(form, base[0], base[1], mesh.nnod)
-        record = MeshRecord.of(mesh, material)
+        record = MeshRecord.of(mesh, material, getattr(getattr(body, "_background", None), "rules", None))
         lay = build([record], np.zeros(1, np.int64), mesh.nnod, mesh.ref)
         if lay.bad is not None:
             e = int(record.order[lay.bad[1]])
-            raise InputError(f"{who}: element {e} of the mesh is inverted or has zero volume (non-positive"
+            background = getattr(body, "_background", None)
+            which = "mesh" if background is None else "background mesh"
+            if background is not None:
+                e = int(background.kept[e])
+            raise InputError(f"{who}: element {e} of the {which} is inverted or has zero volume (non-positive"
                              f" Jacobian); list its nodes as the element type requires (docs/fem.md)")
 
     def _init_row(self, row, body, volume, center, euler):
-        mesh = self.mesh_of(body.shape)
-        record = MeshRecord.of(mesh, body.bulk_material)
+        mesh = self.fe_mesh(body)
+        background = getattr(body, "_background", None)
+        record = MeshRecord.of(mesh, body.bulk_material, None if background is None else background.rules)
+        self.background[row] = background is not None
         n = mesh.nnod
         if self.N + n > self.X.shape[0]:
             self._grow_nodes(max(2 * self.X.shape[0], self.N + n))
@@ -200,6 +214,8 @@ class FiniteElementBlock(BodyBlock):
     def movable(self, rows) -> str:
         if (self.form[_rows(rows)] >= 2).any():
             return "reduced finite-element bodies (BC-MODAL, BC-RO) stay on one process"
+        if self.background[_rows(rows)].any():
+            return "finite-element bodies carried by a background mesh stay on one process"
         return ""
 
     def _park(self, body) -> dict:
@@ -368,163 +384,6 @@ class FiniteElementBlock(BodyBlock):
         sl = self.nodes_of(row)
         self.u[sl] = np.asarray(linear, float) + np.cross(np.asarray(angular, float), self.X[sl] - self.center[row])
 
-    # ------------------------------------------------------------------ points
-    def _gid(self, rows, X, elem, current=False) -> np.ndarray:
-        """Global element of every entry: estart[row] + elem, located where elem < 0."""
-        lay = self.prepared()
-        rows = _rows(rows)
-        e = np.full(rows.size, -1, dtype=np.int64) if elem is None else np.asarray(elem, np.int64).reshape(-1)
-        miss = e < 0
-        if miss.any():
-            e = e.copy()
-            e[miss] = self.point_objects(rows[miss], np.asarray(X, float).reshape(-1, 3)[miss])
-            bad = np.flatnonzero(e < 0)
-            if bad.size:
-                k = int(bad[0])
-                body = self.bodies[int(rows[k])]
-                raise InputError(f"Point outside of a finite-element body shape: {tuple(np.asarray(X)[k].tolist())}"
-                                 f" is not inside the reference mesh of body {body.id}")
-        return lay.estart[rows] + e
-
-    def _xi(self, gid, points, current=False, ecode=None) -> np.ndarray:
-        lay = self.prepared()
-        nodes = self.X[: self.N] + self.q[: self.N] if current else self.X[: self.N]
-        xi = np.empty((gid.size, 3))
-        fe_points.reference_coordinates(lay.econn, lay.ecode if ecode is None else ecode, np.ascontiguousarray(nodes),
-                                        gid, np.ascontiguousarray(points, dtype=float).reshape(-1, 3), xi)
-        return xi
-
-    def point_objects(self, rows, X) -> np.ndarray:
-        """Object index of the element holding each referential point: the surface element
-        around a node for mesh nodes, else the element whose inverse image is nearest (0
-        distance inside), searched among the body's elements."""
-        lay = self.prepared()
-        rows = _rows(rows)
-        X = np.ascontiguousarray(X, dtype=float).reshape(-1, 3)
-        key = (rows.tobytes(), X.tobytes())
-        cache = self._located if self._located is not None and self._located[0] is lay else (lay, {})
-        hit = cache[1].get(key)
-        if hit is not None:                # the same points as in an earlier step
-            return hit.copy()
-        out = self._point_objects(lay, rows, X)
-        if len(cache[1]) >= 8:
-            cache[1].clear()
-        cache[1][key] = out.copy()
-        self._located = cache
-        return out
-
-    def _point_objects(self, lay, rows, X) -> np.ndarray:
-        out = np.full(rows.size, -1, dtype=np.int64)
-        for row in np.unique(rows).tolist():
-            m = np.flatnonzero(rows == row)
-            keys = self._node_keys.get(row)
-            if keys is None:
-                sl = self.nodes_of(row)
-                keys = self._node_keys[row] = {x.tobytes(): k for k, x in enumerate(self.X[sl])}
-            for i in m.tolist():
-                node = keys.get(X[i].tobytes())
-                if node is not None:
-                    out[i] = lay.node_elem[self.nstart[row] + node] - lay.estart[row]
-            rest = m[out[m] < 0]
-            if rest.size:
-                out[rest] = fe_dynamics.locate(self, row, X[rest])
-        return out
-
-    def cur_points(self, rows, X, elem=None) -> np.ndarray:
-        X = np.ascontiguousarray(X, dtype=float).reshape(-1, 3)
-        gid = self._gid(rows, X, elem)
-        xi = self._xi(gid, X)
-        out = np.empty((gid.size, 3))
-        fe_points.interpolate(self.layout.econn, self.layout.ecode, gid, xi, self.q, out)
-        return X + out
-
-    def point_velocities(self, rows, X, elem=None) -> np.ndarray:
-        X = np.ascontiguousarray(X, dtype=float).reshape(-1, 3)
-        gid = self._gid(rows, X, elem)
-        out = np.empty((gid.size, 3))
-        fe_points.interpolate(self.layout.econn, self.layout.ecode, gid, self._xi(gid, X), self.u, out)
-        return out
-
-    def ref_points(self, rows, x, elem=None) -> np.ndarray:
-        """Referential images of current points, by the inverse map in the current
-        configuration of the point's element (clamped into it)."""
-        x = np.ascontiguousarray(x, dtype=float).reshape(-1, 3)
-        rows = _rows(rows)
-        if elem is None or (np.asarray(elem) < 0).any():
-            elem = fe_dynamics.locate_current(self, rows, x, elem)
-        gid = self.layout.estart[rows] + np.asarray(elem, np.int64)
-        xi = self._xi(gid, x, current=True)
-        out = np.empty((gid.size, 3))
-        fe_points.interpolate(self.layout.econn, self.layout.ecode, gid, xi, self.X, out)
-        return out
-
-    def _gradients(self, rows, elem) -> np.ndarray:
-        """F at the centres of the entries' elements (directions carry no point)."""
-        lay = self.prepared()
-        rows = _rows(rows)
-        e = np.zeros(rows.size, np.int64) if elem is None else np.maximum(np.asarray(elem, np.int64), 0)
-        gid = lay.estart[rows] + e
-        xi = fe_points.START[lay.ecode[gid]]
-        F = np.empty((gid.size, 3, 3))
-        fe_points.gradients(lay.econn, lay.ecode, self.X, self.q, gid, np.ascontiguousarray(xi), F)
-        return F
-
-    def cur_vectors(self, rows, d, elem=None) -> np.ndarray:
-        """F d at the element centre, scaled back to |d| (a direction)."""
-        v = np.einsum("kij,kj->ki", self._gradients(rows, elem), d)
-        return _same_length(v, d)
-
-    def ref_vectors(self, rows, d, elem=None) -> np.ndarray:
-        v = np.linalg.solve(self._gradients(rows, elem), np.asarray(d, float)[..., None])[..., 0]
-        return _same_length(v, d)
-
-    def stresses(self, rows, X, elem=None) -> np.ndarray:
-        """Stress and von Mises (k, 7) as Solfec's fem.c reports them (F P / det F,
-        fem.laws.fe_stress_mises); at a mesh node the mean over the elements around it
-        (Solfec's nodal values). A point is at a node when it lies within
-        GEOMETRIC_EPSILON of a node of its element in every coordinate (Solfec's
-        ``ELEMENT_Ref_Point_To_Node``)."""
-        X = np.ascontiguousarray(X, dtype=float).reshape(-1, 3)
-        rows = _rows(rows)
-        gid = self._gid(rows, X, elem)
-        lay = self.layout
-        xi = self._xi(gid, X)
-        node = np.full(gid.size, -1, dtype=np.int64)
-        eps = session.geometric_epsilon()
-        for i, row in enumerate(rows.tolist()):
-            keys = self._node_keys.get(row) or {}
-            k = keys.get(X[i].tobytes())
-            if k is not None:
-                node[i] = self.nstart[row] + k
-                continue
-            conn = lay.econn[gid[i]]
-            conn = conn[conn >= 0]
-            d = np.abs(self.X[conn] - X[i]).max(axis=1)
-            j = int(np.argmin(d))
-            if d[j] < eps:
-                node[i] = conn[j]
-        out = np.empty((gid.size, 7))
-        fe_points.stresses(lay.econn, lay.ecode, lay.emat, self.X, self.q, gid, xi, node, lay.adj_ptr, lay.adj, out)
-        return out
-
-    def current_primitives(self, row: int) -> list:
-        mesh = self.records[row].mesh.copy()
-        sl = self.nodes_of(row)
-        mesh.cur = self.X[sl] + self.q[sl]
-        return [mesh]
-
-    def bounding_boxes(self):
-        n = self.count
-        lo, hi = np.full((n, 3), np.inf), np.full((n, 3), -np.inf)
-        x = self.X[: self.N] + self.q[: self.N]
-        some = np.flatnonzero(self.nnodes[:n] > 0)     # nodes are stored body after body
-        if some.size:
-            some = some[np.argsort(self.nstart[some], kind="stable")]
-            start = self.nstart[some]
-            lo[some] = np.minimum.reduceat(x, start, axis=0)
-            hi[some] = np.maximum.reduceat(x, start, axis=0)
-        return lo, hi
-
     # ------------------------------------------------------------------ constraints
     def gen_to_loc(self, rows, X, base, elem=None, corners=None) -> PointOperator:
         """H of points; entries flagged in `corners` (k,) bool use the shape functions of
@@ -596,12 +455,6 @@ class FiniteElementBlock(BodyBlock):
 
     def add_pressure(self, body, surfid: int, value) -> None:
         self.loads.add_pressure(body, surfid, value)
-
-
-def _same_length(v, d):
-    size = np.linalg.norm(v, axis=1)
-    want = np.linalg.norm(np.asarray(d, float), axis=1)
-    return v * np.where(size > 0, want / np.where(size > 0, size, 1.0), 0.0)[:, None]
 
 
 def _check_material(material, who: str) -> None:

@@ -326,16 +326,17 @@ def _member(keys: np.ndarray, known: np.ndarray) -> np.ndarray:
 
 
 def _excluded(a: np.ndarray, b: np.ndarray, pairs: set) -> np.ndarray:
-    """Mask of the unordered pairs (a, b) that are in the set of (low, high) pairs."""
-    pair = np.dtype([("lo", np.int64), ("hi", np.int64)])
-
-    def as_pairs(lo, hi):
-        out = np.empty(len(lo), dtype=pair)
-        out["lo"], out["hi"] = lo, hi
-        return out
-
+    """Mask of the unordered pairs (a, b) that are in the set of (low, high) pairs (each pair
+    as one integer key (lo - m) K + hi - m, m and m + K - 1 the least and largest index of
+    all, found by `_member`; surface ids may be negative)."""
     ex = np.array(sorted(pairs), dtype=np.int64).reshape(-1, 2)
-    return np.isin(as_pairs(np.minimum(a, b), np.maximum(a, b)), as_pairs(ex[:, 0], ex[:, 1]))
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    if not ex.size or not a.size:
+        return np.zeros(a.size, dtype=bool)
+    m = int(min(a.min(), b.min(), ex.min()))
+    K = int(max(a.max(), b.max(), ex.max())) - m + 1
+    lo, hi = np.minimum(a, b) - m, np.maximum(a, b) - m
+    return _member(lo * K + hi, (ex[:, 0] - m) * K + ex[:, 1] - m)
 
 
 def detect(domain) -> int:

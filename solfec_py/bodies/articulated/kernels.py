@@ -510,3 +510,25 @@ def integrate_free(q, u, h, steps, tau, gravity, fext, parent, kind, qoff, voff,
                        dtype, daxis, dfixed)[0]
         q = advance(q_half, u, 0.5 * h, kind, qoff, voff, nvk, ballk, dtype)
     return q, u
+
+
+@numba.njit(cache=True)
+def rigid_rows(Lam, xc, V):
+    """Links' states in the rigid layout (bodies/rigid.py) from their rotations, mass centres
+    and spatial velocities V (n, 6): conf (n, 12) = Lam column-major + xc, velo (n, 6) =
+    referential angular velocity Lam^T w + mass-centre velocity v_O + w x xc."""
+    n = xc.shape[0]
+    conf = np.empty((n, 12))
+    velo = np.empty((n, 6))
+    for i in range(n):
+        for b in range(3):
+            for a in range(3):
+                conf[i, 3 * b + a] = Lam[i, a, b]
+            conf[i, 9 + b] = xc[i, b]
+        w0, w1, w2 = V[i, 0], V[i, 1], V[i, 2]
+        for a in range(3):
+            velo[i, a] = Lam[i, 0, a] * w0 + Lam[i, 1, a] * w1 + Lam[i, 2, a] * w2
+        velo[i, 3] = V[i, 3] + (w1 * xc[i, 2] - w2 * xc[i, 1])
+        velo[i, 4] = V[i, 4] + (w2 * xc[i, 0] - w0 * xc[i, 2])
+        velo[i, 5] = V[i, 5] + (w0 * xc[i, 1] - w1 * xc[i, 0])
+    return conf, velo

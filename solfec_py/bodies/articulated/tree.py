@@ -212,9 +212,7 @@ class JointTree:
         velocity Lam^T w + mass-centre velocity v_O + w x xc."""
         Lam, xc, S, _ = self.kinematics(q)
         V = tree_kernels.link_velocities(S, np.asarray(v, float), self.parent, self.voff)
-        conf = np.concatenate((Lam.transpose(0, 2, 1).reshape(-1, 9), xc), axis=1)
-        velo = np.concatenate((np.einsum("nji,nj->ni", Lam, V[:, 0:3]), V[:, 3:6] + np.cross(V[:, 0:3], xc)), axis=1)
-        return conf, velo
+        return tree_kernels.rigid_rows(Lam, xc, V)
 
     def gen_to_loc(self, q, links, X, base) -> np.ndarray:
         """H (k, 3, nv): local velocity base^T xdot of referential points X (k, 3) of
