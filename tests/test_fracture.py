@@ -316,3 +316,37 @@ def test_topoadj_crack_inside_a_ring_leaves_one_body_with_self_contact(api):
     assert set(sids.tolist()) == {1, 5, 6}
     with pytest.raises(InputError, match="does not belong"):
         api.SIMPLIFIED_CRACK(new[0], (0.0, 0.0, 0.5), (1, 0, 0), (5, 6), "TENSILE", topoadj="ON")
+
+
+BOX_FACES = [4, 0, 1, 5, 4, 3, 4, 1, 2, 6, 5, 3, 4, 2, 3, 7, 6, 3, 4, 3, 0, 4, 7, 3, 4, 0, 3, 2, 1, 3, 4, 4, 5, 6, 7, 3]
+BOX_VERTICES = [1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 0, 1, 1, 0, 0, 1]
+
+
+def test_body_on_a_background_mesh_splits_shape_and_mesh(api):
+    """Two touching CONVEX boxes [0, 0.5] and [0.5, 1] carried by a 4x1x1 background mesh,
+    cracked at x = 0.5: each fragment keeps one box (CONVEX shape) and the half of the mesh
+    under it; momenta sum to the whole's (the nodes keep their velocities)."""
+    from solfec_py.api.fracture_split import split_by_crack
+
+    sol = api.SOLFEC("DYNAMIC", 1e-4, "out/bg")
+    mat = api.BULK_MATERIAL(sol, model="KIRCHHOFF", young=1e6, poisson=0.0, density=RHO)
+    boxes = []
+    for x0 in (0.0, 0.5):
+        c = api.CONVEX(BOX_VERTICES, BOX_FACES, 1)
+        api.SCALE(c, (0.5, A, A))
+        api.TRANSLATE(c, (x0, 0, 0))
+        boxes.append(c)
+    msh = api.HEX(NODES, 4, 1, 1, 1, [1] * 6)
+    api.SCALE(msh, (L, A, A))
+    body = api.BODY(sol, "FINITE_ELEMENT", boxes, mat, mesh=msh, label="bg")
+    api.SIMPLIFIED_CRACK(body, (0.5, 0.05, 0.05), (1, 0, 0), (7, 8), "TENSILE")
+    api.INITIAL_VELOCITY(body, (0.1, 0.0, 0.0), (0.0, 0.0, 1.0))
+    whole = momentum(body)
+    parts = split_by_crack(body, body._cracks[0])
+    assert [b.label for b in parts] == ["bg/1", "bg/2"]
+    for b, (lo, hi) in zip(parts, ((0.0, 0.5), (0.5, 1.0))):
+        assert len(b.shape) == 1
+        X = b.block.records[b.row].mesh.ref
+        assert np.isclose(X[:, 0].min(), lo) and np.isclose(X[:, 0].max(), hi)
+        assert abs(b.mass - RHO * 0.5 * A * A) < 1e-12
+    assert np.allclose(sum(momentum(b) for b in parts), whole, rtol=1e-12)

@@ -226,7 +226,7 @@ def RT_SPLIT(body1, surf, sid1=0, sid2=0, label1=V.MISSING, label2=V.MISSING):
     if len(parts) > 2:
         raise InputError(f"Splitting created more than two fragements ({len(parts)})")
     labels = [l1 if l1 is not None else (body.label if len(parts) == 1 else None), l2]
-    new = fragment_bodies(body, parts, labels[: len(parts)], lists)
+    new = fragment_bodies(body, [([q], None) for q in parts], labels[: len(parts)])
     replace_body(body, new[0])
     if len(new) == 1:
         return (None, lists[0].tolist(), None)

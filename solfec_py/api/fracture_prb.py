@@ -46,6 +46,24 @@ def crosses(members, point, normal) -> bool:
     return False
 
 
+def touching(members: list) -> np.ndarray:
+    """(k, 2) pairs of CONVEX members closer than GEOMETRIC_EPSILON (Solfec's convex
+    adjacency, CONVEX_Compute_Adjacency: fragments are the groups of touching pieces)."""
+    from solfec_py import session
+    from solfec_py.contact.gjk import gjk
+
+    eps = session.geometric_epsilon()
+    lo = np.array([m.ref.min(axis=0) for m in members]) - eps
+    hi = np.array([m.ref.max(axis=0) for m in members]) + eps
+    pairs = []
+    for a in range(len(members)):
+        near = np.flatnonzero(np.all((lo[a + 1:] <= hi[a]) & (hi[a + 1:] >= lo[a]), axis=1)) + a + 1
+        for b in near.tolist():
+            if gjk(np.ascontiguousarray(members[a].ref), np.ascontiguousarray(members[b].ref))[2] < eps:
+                pairs.append((a, b))
+    return np.array(pairs, dtype=np.int64).reshape(-1, 2)
+
+
 def cuttable(body) -> bool:
     return all(isinstance(p, (Convex, Mesh)) for p in body.shape) and (
         all(isinstance(p, Convex) for p in body.shape) or len(body.shape) == 1)
@@ -69,7 +87,8 @@ def split(body, crack) -> list | None:
         parts = [[m] for m in split_mesh(members[0], crack.point, crack.normal, crack.surfid, crack.topoadj, True,
                                          eps)]
     else:
-        parts = split_convexes(members, crack.point, crack.normal, crack.surfid, crack.topoadj, eps)
+        parts = split_convexes(members, crack.point, crack.normal, crack.surfid, crack.topoadj, eps,
+                               touching(members))
     if len(parts) < 2:
         return None
     return sorted(parts, key=lambda q: -side_of(_points(q), crack.point, crack.normal))

@@ -14,7 +14,7 @@ from solfec_py.errors import SimulationError
 from solfec_py.geometry.convex import tolerance
 from solfec_py.geometry.mesh import Mesh, face_keys, match_rows
 from solfec_py.geometry.mesh_split import faces_by_nodes, outward_normals, split_along_faces
-from solfec_py.geometry.plane_cut import side_of, split_mesh
+from solfec_py.geometry.plane_cut import side_of, split_convexes, split_mesh
 
 
 def reference_copy(mesh: Mesh) -> Mesh:
@@ -111,32 +111,64 @@ def normal_tension_of(block, rows, X, elem, nrm) -> np.ndarray:
 
 
 def split_by_crack(body, crack) -> list:
-    """Split `body` along `crack`; the parts replace it. Returns the new bodies."""
+    """Split `body` along `crack`; the parts replace it. Returns the new bodies. A body
+    carried by a background mesh has its CONVEX shape and its mesh split (Solfec's
+    FEM_Split); each shape part goes with the mesh part that holds most of it."""
+    from solfec_py.api.fracture_prb import reference_members, touching
+
     mesh = body.block.records[body.row].mesh
     m = reference_copy(mesh)
     eps = tolerance(m.ref.min(axis=0), m.ref.max(axis=0))
     parts = split_mesh(m, crack.point, crack.normal, crack.surfid, crack.topoadj, True, eps)
-    if len(parts) == 1 and not crack.topoadj:
+    side = lambda X: -side_of(X, crack.point, crack.normal)        # noqa: E731 - behind the plane first
+    background = getattr(body, "_background", None) is not None
+    if background:
+        members = reference_members(body)
+        shapes = split_convexes(members, crack.point, crack.normal, crack.surfid, crack.topoadj,
+                                tolerance(*_box(np.concatenate([c.ref for c in members]))), touching(members))
+        shapes = sorted(shapes, key=lambda q: side(np.concatenate([c.ref for c in q])))
+        fragments = [(q, _holder(q, parts)) for q in shapes]
+    else:
+        fragments = [([q], None) for q in sorted(parts, key=lambda q: side(q.ref))]
+    if len(fragments) == 1 and not crack.topoadj:
         raise SimulationError(f"Body {body.id} cracked (normal stress above ft = {crack.ft:g} on the plane through"
                               f" {tuple(crack.point.tolist())}), but splitting its mesh failed; adjust"
                               " GEOMETRIC_EPSILON or shift the crack plane slightly")
-    parts = sorted(parts, key=lambda q: -side_of(q.ref, crack.point, crack.normal))   # behind the plane first
     base = body.label
-    labels = [f"{base}/{k + 1}" if base else None for k in range(len(parts))]
+    labels = [f"{base}/{k + 1}" if base else None for k in range(len(fragments))]
     energy = body.block.energies()[body.row].copy()
-    new = fragment_bodies(body, parts, labels, [node_map(mesh, q) for q in parts])
+    new = fragment_bodies(body, fragments, labels)
     share_energy(energy, new)
     if len(new) == 1:
         new[0].selfcontact = "ON"               # a crack inside the body: its faces may touch
     rest = [c for c in body._cracks if c is not crack]
-    for b, q in zip(new, parts):
+    meshes = [b.block.records[b.row].mesh for b in new]
+    for b, q in zip(new, meshes):
         mine = [pc for pc in (c.placed(q) for c in rest) if pc is not None]
         if mine:
             b._cracks = mine
             b.block.domain.crack_bodies.append(b)
-    hand_over(body, new, [q.ref for q in parts])
+    hand_over(body, new, [q.ref for q in meshes])
     body.block.domain.delete(body)
     return new
+
+
+def _box(X: np.ndarray):
+    return X.min(axis=0), X.max(axis=0)
+
+
+def _holder(convexes: list, parts: list) -> Mesh:
+    """The mesh part whose elements' boxes hold most vertices of the convex pieces."""
+    V = np.concatenate([c.ref for c in convexes])
+    best, count = parts[0], -1
+    for q in parts:
+        X = q.ref[np.maximum(q.conn, 0)]
+        lo, hi = X.min(axis=1), X.max(axis=1)
+        eps = tolerance(*_box(q.ref))
+        inside = ((V[:, None, :] >= lo[None] - eps) & (V[:, None, :] <= hi[None] + eps)).all(axis=2).any(axis=1)
+        if inside.sum() > count:
+            best, count = q, int(inside.sum())
+    return best
 
 
 def share_energy(energy: np.ndarray, new: list) -> None:
@@ -166,32 +198,43 @@ def hand_over(body, new: list, points: list) -> None:
 
 # ---------------------------------------------------------------------- new bodies
 
-def fragment_bodies(parent, parts: list, labels: list, maps: list) -> list:
-    """New FINITE_ELEMENT bodies of `parts` (meshes in the parent's reference frame) with
-    the parent's material, formulation, scheme, damping and flags, and its displacements
-    and velocities at their nodes (`maps[k][i]`: the parent node of node i, or -1:
-    interpolated)."""
+def fragment_bodies(parent, fragments: list, labels: list) -> list:
+    """New FINITE_ELEMENT bodies of `fragments`, (shape primitives, background mesh or
+    None) in the parent's reference frame, with the parent's material, formulation,
+    scheme, damping and flags, and its displacements and velocities at their nodes (a node
+    at a parent node's referential point takes its values, others are interpolated in the
+    parent's element around them)."""
     from solfec_py.api.body import BODY
-    from solfec_py.api.shapes import MESH
+    from solfec_py.api.shapes import CONVEX, MESH
 
     block = parent.block
     if block.form[parent.row] >= 2:
         raise SimulationError(f"Body {parent.id}: splitting a reduced-order (BC-MODAL, BC-RO) body is not"
                               " available (Solfec-1.0 neither)")
-    states = [fe_crack.mapped_state(block, parent.row, q.ref, mp) for q, mp in zip(parts, maps)]
     domain = block.domain
     form = parent._form if parent._form is not None else V.MISSING
     new = []
-    for q, label, (dq, du) in zip(parts, labels, states):
+    for (prims, background), label in zip(fragments, labels):
         kw = {} if label is None else {"label": label}
-        b = BODY(domain.owner, "FINITE_ELEMENT", MESH._wrap([q]), parent._material_object, form=form, **kw)
+        if background is None:
+            shape = MESH._wrap(prims)
+        else:
+            shape, kw["mesh"] = CONVEX._wrap(prims), MESH._wrap([background])
+        b = BODY(domain.owner, "FINITE_ELEMENT", shape, parent._material_object, form=form, **kw)
         if b.scheme != parent.scheme:
             b.scheme = parent.scheme
         if parent.damping:
             b.damping = parent.damping
         b._flags = dict(parent._flags)
-        fe_crack.set_state(b.block, b.row, dq, du)
         new.append(b)
+    X0 = block.X[block.nodes_of(parent.row)]
+    keys = {x.tobytes(): k for k, x in enumerate(X0)}
+    states = []
+    for b in new:                               # the parent's row and state are still there
+        X = b.block.X[b.block.nodes_of(b.row)].copy()
+        states.append(fe_crack.mapped_state(block, parent.row, X, np.array([keys.get(x.tobytes(), -1) for x in X])))
+    for b, (dq, du) in zip(new, states):
+        fe_crack.set_state(b.block, b.row, dq, du)
     return new
 
 

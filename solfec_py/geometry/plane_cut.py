@@ -248,13 +248,15 @@ def convex_adjacency(members: list, eps: float) -> np.ndarray:
     return ab[count >= 3]
 
 
-def split_convexes(members: list, point, normal, surfid, topoadj: bool, eps: float) -> list:
+def split_convexes(members: list, point, normal, surfid, topoadj: bool, eps: float, adj=None) -> list:
     """The connected parts (lists of Convex) of a CONVEX collection cut by the plane; with
-    `topoadj` only the crossing members connected to the one nearest `point` are cut."""
+    `topoadj` only the crossing members connected to the one nearest `point` are cut.
+    Members are adjacent when they share a face (`convex_adjacency`), or as the (k, 2)
+    pairs `adj` say."""
     nrm = np.asarray(normal, float) / np.linalg.norm(normal)
     d = [(m.cur - point) @ nrm for m in members]
     crosses = np.array([x.min() < -eps and x.max() > eps for x in d])
-    adj = convex_adjacency(members, eps)
+    adj = convex_adjacency(members, eps) if adj is None else np.asarray(adj, dtype=np.int64).reshape(-1, 2)
     cut = crosses.copy()
     if topoadj and crosses.any():
         idx = np.flatnonzero(crosses)
