@@ -73,11 +73,13 @@ def SIMPLIFIED_CRACK(body, point, normal, surfid, criterion, topoadj=V.MISSING, 
 
     ``SIMPLIFIED_CRACK(body, point, normal, surfid, criterion | topoadj, ft, Gf)``: after
     every step of RUN the normal stress n . sigma n across the referential plane through
-    ``point`` with normal ``normal`` is sampled at one point in every element the plane
-    cuts; when it exceeds ``ft`` anywhere, the body splits along the plane and its parts
-    continue as new bodies (labels ``label/1``, ``label/2``) with the current nodal
-    displacements and velocities; constraints go to the part on their side of the plane.
-    Cracks declared later are checked first; one crack per body and step.
+    ``point`` with normal ``normal`` is sampled (FINITE_ELEMENT: at the centroids of the
+    triangles of the plane's section of every element it cuts; PSEUDO_RIGID: the body's
+    homogeneous stress); when it exceeds ``ft`` anywhere, the body splits along the plane
+    (shape and background mesh) and its parts continue as new bodies (labels ``label/1``,
+    ``label/2``, ...) with the current motion of their points; constraints go to the part
+    nearest their point. Cracks declared later are checked first; one crack per body and
+    step. See docs/fem.md, "Fracture".
 
     Parameters
     ----------
@@ -174,7 +176,7 @@ def RT_SPLIT(body1, surf, sid1=0, sid2=0, label1=V.MISSING, label2=V.MISSING):
     Parameters
     ----------
     body1 : BODY
-        A FINITE_ELEMENT (or other) body whose shape is one MESH.
+        A FINITE_ELEMENT body whose shape is one MESH (other kinds: NotAvailableError).
     surf : list of lists of ints
     sid1, sid2 : int, optional
         Default 0.
@@ -191,6 +193,8 @@ def RT_SPLIT(body1, surf, sid1=0, sid2=0, label1=V.MISSING, label2=V.MISSING):
     ------
     InputTypeError, InputError
         Malformed faces; a shape that is not one MESH; no split; more than two fragments.
+    NotAvailableError
+        A body of another kind than FINITE_ELEMENT.
 
     Examples
     --------
