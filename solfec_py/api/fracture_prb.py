@@ -77,25 +77,26 @@ def tensions(block, rows, normals) -> np.ndarray:
             + 2.0 * (s[:, 3] * n[:, 0] * n[:, 1] + s[:, 4] * n[:, 0] * n[:, 2] + s[:, 5] * n[:, 1] * n[:, 2]))
 
 
-def split(body, crack) -> list | None:
-    """The fragments (lists of primitives, the part behind the plane first) of the body's
-    reference shape cut by the crack plane; None if nothing came apart."""
+def split(body, crack) -> list:
+    """The fragments (primitives, adjacent member pairs or None), the part behind the plane
+    first, of the body's reference shape cut by the crack plane. CONVEX members keep the
+    adjacency they had (touching at creation, Solfec's CONVEX_Compute_Adjacency, minus what
+    earlier cracks separated), so pieces that touch across an old crack stay apart."""
     members = reference_members(body)
     X = _points(members)
     eps = tolerance(X.min(axis=0), X.max(axis=0))
     if isinstance(members[0], Mesh):
-        parts = [[m] for m in split_mesh(members[0], crack.point, crack.normal, crack.surfid, crack.topoadj, True,
-                                         eps)]
+        parts = [([m], None) for m in split_mesh(members[0], crack.point, crack.normal, crack.surfid, crack.topoadj,
+                                                 True, eps)]
     else:
+        adj = body.__dict__.get("_convex_adj")
         parts = split_convexes(members, crack.point, crack.normal, crack.surfid, crack.topoadj, eps,
-                               touching(members))
-    if len(parts) < 2:
-        return None
-    return sorted(parts, key=lambda q: -side_of(_points(q), crack.point, crack.normal))
+                               touching(members) if adj is None else adj, with_adjacency=True)
+    return sorted(parts, key=lambda q: -side_of(_points(q[0]), crack.point, crack.normal))
 
 
 def fragment_bodies(parent, parts: list, labels: list) -> list:
-    """New PSEUDO_RIGID bodies of `parts` moving with the parent: the same F and dF/dt,
+    """New PSEUDO_RIGID bodies of `parts` ((primitives, member adjacency) pairs) moving with the parent: the same F and dF/dt,
     centres and centre velocities at x = xc + F (X0' - X0), v = vc + dF/dt (X0' - X0) of
     their reference centres X0' (Solfec-1.0 shifts the centres by xc - X0 and copies vc,
     which loses the rotation's share)."""
@@ -109,7 +110,7 @@ def fragment_bodies(parent, parts: list, labels: list) -> list:
     xc, vc, X0 = block.conf[row, CENTER].copy(), block.velo[row, LINEAR].copy(), block.center[row].copy()
     conf, velo = block.conf[row].copy(), block.velo[row].copy()
     new = []
-    for part, label in zip(parts, labels):
+    for (part, adj), label in zip(parts, labels):
         kw = {} if label is None else {"label": label}
         shape = MESH._wrap(part) if isinstance(part[0], Mesh) else CONVEX._wrap(part)
         b = BODY(block.domain.owner, "PSEUDO_RIGID", shape, parent._material_object, **kw)
@@ -118,6 +119,8 @@ def fragment_bodies(parent, parts: list, labels: list) -> list:
         if parent.damping:
             b.damping = parent.damping
         b._flags = dict(parent._flags)
+        if adj is not None:
+            b._convex_adj = adj
         c = b.block.center[b.row] - X0
         b.block.conf[b.row], b.block.velo[b.row] = conf, velo
         b.block.conf[b.row, CENTER] = xc + F @ c

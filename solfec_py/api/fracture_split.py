@@ -88,7 +88,7 @@ def _propagate_prb(bodies) -> None:
         if value > crack.ft and id(body) not in done and not body.deleted:
             done.add(id(body))
             parts = P.split(body, crack) if P.cuttable(body) else None
-            if parts is None:
+            if parts is None or (len(parts) < 2 and not crack.topoadj):
                 raise SimulationError(f"Body {body.id} cracked (normal stress {value:g} above ft = {crack.ft:g}),"
                                       " but splitting its shape failed; adjust GEOMETRIC_EPSILON or shift the"
                                       " crack plane slightly")
@@ -97,12 +97,12 @@ def _propagate_prb(bodies) -> None:
             new = P.fragment_bodies(body, parts, labels)
             share_energy(energy, new)
             rest = [c for c in body._cracks if c is not crack]
-            for b, q in zip(new, parts):
+            for b, (q, _) in zip(new, parts):
                 mine = [c for c in rest if P.crosses(q, c.point, c.normal)]
                 if mine:
                     b._cracks = mine
                     b.block.domain.crack_bodies.append(b)
-            hand_over(body, new, [np.concatenate([m.ref for m in q]) for q in parts])
+            hand_over(body, new, [np.concatenate([m.ref for m in q]) for q, _ in parts])
             body.block.domain.delete(body)
 
 
@@ -122,12 +122,28 @@ def split_by_crack(body, crack) -> list:
     parts = split_mesh(m, crack.point, crack.normal, crack.surfid, crack.topoadj, True, eps)
     side = lambda X: -side_of(X, crack.point, crack.normal)        # noqa: E731 - behind the plane first
     background = getattr(body, "_background", None) is not None
-    if background:
+    if background:                              # the mesh parts are the fragments (Solfec's FEM_Split)
         members = reference_members(body)
-        shapes = split_convexes(members, crack.point, crack.normal, crack.surfid, crack.topoadj,
-                                tolerance(*_box(np.concatenate([c.ref for c in members]))), touching(members))
-        shapes = sorted(shapes, key=lambda q: side(np.concatenate([c.ref for c in q])))
-        fragments = [(q, _holder(q, parts)) for q in shapes]
+        adj = body.__dict__.get("_convex_adj")
+        groups = split_convexes(members, crack.point, crack.normal, crack.surfid, crack.topoadj,
+                                tolerance(*_box(np.concatenate([c.ref for c in members]))),
+                                touching(members) if adj is None else adj, with_adjacency=True)
+        pieces, pairs = [], []
+        for q, a in groups:                     # every piece, and adjacent pairs in piece numbers
+            pairs.append(a + len(pieces))
+            pieces += q
+        pairs = np.concatenate(pairs)
+        parts = sorted(parts, key=lambda q: side(q.ref))
+        owner = _holders(pieces, parts)
+        fragments, adjacency = [], []
+        for k, q in enumerate(parts):
+            mine = np.flatnonzero(owner == k)
+            if mine.size:
+                local = np.full(len(pieces), -1, dtype=np.int64)
+                local[mine] = np.arange(mine.size)
+                both = (local[pairs[:, 0]] >= 0) & (local[pairs[:, 1]] >= 0)
+                fragments.append(([pieces[i] for i in mine], q))
+                adjacency.append(local[pairs[both]])
     else:
         fragments = [([q], None) for q in sorted(parts, key=lambda q: side(q.ref))]
     if len(fragments) == 1 and not crack.topoadj:
@@ -138,6 +154,9 @@ def split_by_crack(body, crack) -> list:
     labels = [f"{base}/{k + 1}" if base else None for k in range(len(fragments))]
     energy = body.block.energies()[body.row].copy()
     new = fragment_bodies(body, fragments, labels)
+    if background:
+        for b, a in zip(new, adjacency):
+            b._convex_adj = a
     share_energy(energy, new)
     if len(new) == 1:
         new[0].selfcontact = "ON"               # a crack inside the body: its faces may touch
@@ -157,18 +176,14 @@ def _box(X: np.ndarray):
     return X.min(axis=0), X.max(axis=0)
 
 
-def _holder(convexes: list, parts: list) -> Mesh:
-    """The mesh part whose elements' boxes hold most vertices of the convex pieces."""
-    V = np.concatenate([c.ref for c in convexes])
-    best, count = parts[0], -1
-    for q in parts:
-        X = q.ref[np.maximum(q.conn, 0)]
-        lo, hi = X.min(axis=1), X.max(axis=1)
-        eps = tolerance(*_box(q.ref))
-        inside = ((V[:, None, :] >= lo[None] - eps) & (V[:, None, :] <= hi[None] + eps)).all(axis=2).any(axis=1)
-        if inside.sum() > count:
-            best, count = q, int(inside.sum())
-    return best
+def _holders(pieces: list, parts: list) -> np.ndarray:
+    """For every convex piece, the mesh part with the element centroid nearest its centroid."""
+    centres = [q.centroids("ref") for q in parts]
+    out = np.empty(len(pieces), dtype=np.int64)
+    for i, c in enumerate(pieces):
+        x = c.ref.mean(axis=0)
+        out[i] = int(np.argmin([np.min(np.linalg.norm(e - x, axis=1)) for e in centres]))
+    return out
 
 
 def share_energy(energy: np.ndarray, new: list) -> None:
