@@ -350,3 +350,32 @@ def test_body_on_a_background_mesh_splits_shape_and_mesh(api):
         assert np.isclose(X[:, 0].min(), lo) and np.isclose(X[:, 0].max(), hi)
         assert abs(b.mass - RHO * 0.5 * A * A) < 1e-12
     assert np.allclose(sum(momentum(b) for b in parts), whole, rtol=1e-12)
+
+
+def test_pseudo_rigid_convex_collection_splits_into_touching_groups(api):
+    """Four touching CONVEX boxes along x (a PSEUDO_RIGID body) cracked along the plane
+    between the second and the third: two fragments of two boxes each (pieces are joined
+    where they touch, Solfec's convex adjacency), masses 2 x 2 boxes; the later crack at
+    x = 0.25 stays with the first fragment only."""
+    from solfec_py.api.fracture_split import _propagate_prb
+
+    sol = api.SOLFEC("DYNAMIC", 1e-4, "out/cvx")
+    mat = api.BULK_MATERIAL(sol, model="KIRCHHOFF", young=1e6, poisson=0.0, density=RHO)
+    boxes = []
+    for k in range(4):
+        c = api.CONVEX(BOX_VERTICES, BOX_FACES, 1)
+        api.SCALE(c, (0.25, A, A))
+        api.TRANSLATE(c, (0.25 * k, 0, 0))
+        boxes.append(c)
+    b = api.BODY(sol, "PSEUDO_RIGID", boxes, mat, label="c")
+    api.SIMPLIFIED_CRACK(b, (0.25, 0.05, 0.05), (1, 0, 0), (7, 8), "TENSILE", ft=1e9)
+    api.SIMPLIFIED_CRACK(b, (0.5, 0.05, 0.05), (1, 0, 0), (7, 8), "TENSILE", ft=0.0)
+    conf = list(b.conf)
+    conf[0] = 1.001
+    b.conf = tuple(conf)
+    _propagate_prb([b])
+    parts = sorted(sol.bodies, key=lambda x: x.label)
+    assert [x.label for x in parts] == ["c/1", "c/2"]
+    assert [len(x.shape) for x in parts] == [2, 2]
+    assert all(abs(x.mass - 2 * RHO * 0.25 * A * A) < 1e-12 for x in parts)
+    assert [len(getattr(x, "_cracks", [])) for x in parts] == [1, 0]

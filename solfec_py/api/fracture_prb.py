@@ -36,14 +36,12 @@ def _points(members) -> np.ndarray:
 
 
 def crosses(members, point, normal) -> bool:
-    """Whether the plane cuts one of the (CONVEX or MESH) members."""
+    """Whether the plane has points of the (CONVEX, MESH, ...) members strictly on both
+    sides: it cuts a member or runs between members."""
     X = _points(members)
     eps = tolerance(X.min(axis=0), X.max(axis=0))
-    for m in members:
-        d = (_points([m]) - point) @ normal
-        if d.min() < -eps and d.max() > eps:
-            return True
-    return False
+    d = (X - point) @ normal
+    return bool(d.min() < -eps and d.max() > eps)
 
 
 def touching(members: list) -> np.ndarray:
