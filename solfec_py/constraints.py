@@ -343,6 +343,21 @@ class ConstraintSet:
         self.remove_rows(rows)
         return len(rows)
 
+    def transfer(self, row: int, side: int, body) -> None:
+        """Attach side `side` of the constraint at `row` to `body` (of the same family, with
+        the same referential coordinates: a fragment of the body it held), as Solfec's
+        DOM_Transfer_Constraint; the element it sits in is located again."""
+        pair = list(self.bodies[row])
+        old, h = pair[side], self._handles[row]
+        if old is not None:
+            _drop_last(body_list(old), h)
+        pair[side] = body
+        self.bodies[row] = tuple(pair)
+        self.bid[row, side] = body.id
+        self.elem[row, side] = -1
+        body_list(body).append(h)
+        self.version += 1
+
     def remove(self, cid: int) -> None:
         k = self.row_of(cid)
         if k is not None:

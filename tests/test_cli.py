@@ -37,7 +37,7 @@ def test_deck_error_reports_deck_line(tmp_path, capsys):
     ("GRAVITY(SOLFEC('DYNAMIC', 1E-3, 'out/x'), [0, 0, -9.8])", "'vector' must be a tuple"),
     ("FIX_POINT(None, (0, 0, 0))", "'body' must be a BODY object"),
     ("RENDER(None)", "'solfec' must be a SOLFEC object"),
-    ("SIMPLIFIED_CRACK(None)", "not available"),
+    ("SIMPLIFIED_CRACK(None, (0, 0, 0), (1, 0, 0), (1, 2), 'TENSILE')", "'body' must be a BODY object"),
 ])
 def test_cli_prints_message_at_line(tmp_path, capsys, line, exc_word):
     deck = write_deck(tmp_path / "d.py", "x = 1\n" + line + "\n")

@@ -16,7 +16,7 @@ SECTIONS = [
     ("Meshes from files and generators", ("mesh_generators", "mesh_io")),
     ("Shape utilities", ("shape_utils", "shape_ops")),
     ("Materials", ("materials",)),
-    ("Bodies", ("body", "joints", "modal", "fe_export")),
+    ("Bodies", ("body", "joints", "modal", "fe_export", "fracture", "fracture_export")),
     ("Loads", ("loads", "series")),
     ("Constraints", ("constraints", "prescribed")),
     ("Prescribed motion", ("motion",)),

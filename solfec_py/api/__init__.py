@@ -27,13 +27,13 @@ SWEEP_RESULT PRESCRIBED_MOTION CONTACT_POINTS JOINT OVERLAP_CORRECTION
 
 def _collect() -> dict:
     from solfec_py.api import (body, constraints, contact, exports, joints, loads, materials, mesh_generators, mesh_io,
-                               fe_export, misc, modal, motion, navigation, prescribed, render, results, run, series, shape_ops, shapes,
+                               fe_export, fracture, fracture_export, misc, modal, motion, navigation, prescribed, render, results, run, series, shape_ops, shapes,
                                solfec, solvers, sweep, unavailable)
 
     names = dict(unavailable.NAMES)
     for module in (shapes, mesh_generators, mesh_io, shape_ops, solfec, materials, body, series, solvers, loads,
                    misc, run, navigation, constraints, prescribed, contact, results, render, sweep, motion, joints, modal,
-                   fe_export, exports):
+                   fe_export, exports, fracture, fracture_export):
         for name in DECK_NAMES:
             if hasattr(module, name):
                 names[name] = getattr(module, name)

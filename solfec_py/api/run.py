@@ -8,6 +8,7 @@ import os
 import time
 
 from solfec_py import session, timestep, validate as V
+from solfec_py.api import fracture_export
 from solfec_py.api.common import elsewhere, require_body
 from solfec_py.api.solfec import SOLFEC, require_solfec
 from solfec_py.api.solvers import is_solver
@@ -118,7 +119,7 @@ def RUN(solfec, solver, duration):
                             tty=session.current().progress, explicit=solfec.verbose_set)
         summary = RunSummary(solver, domain, duration) if progress.talks else None
         hooks = timestep.RunHooks(
-            after_step=[recorder.output_hook(solfec), progress.update, *([summary.update] if summary else ()),
+            after_step=[*fracture_export.after_step_hooks(solfec), recorder.output_hook(solfec), progress.update, *([summary.update] if summary else ()),
                         *getattr(domain, "samplers", ())],
             should_stop=_stop_file(solfec))
         try:

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from solfec_py.errors import NotAvailableError
 
-LATER = {
-    "deformable bodies": ("SIMPLIFIED_CRACK", "RT_SPLIT", "FRACTURE_EXPORT_YAFFEMS"),
-}
+LATER: dict = {}
 
 
 def _make(name: str, capability: str):

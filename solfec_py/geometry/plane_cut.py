@@ -248,13 +248,16 @@ def convex_adjacency(members: list, eps: float) -> np.ndarray:
     return ab[count >= 3]
 
 
-def split_convexes(members: list, point, normal, surfid, topoadj: bool, eps: float) -> list:
+def split_convexes(members: list, point, normal, surfid, topoadj: bool, eps: float, adj=None,
+                   with_adjacency: bool = False) -> list:
     """The connected parts (lists of Convex) of a CONVEX collection cut by the plane; with
-    `topoadj` only the crossing members connected to the one nearest `point` are cut."""
+    `topoadj` only the crossing members connected to the one nearest `point` are cut.
+    Members are adjacent when they share a face (`convex_adjacency`), or as the (k, 2)
+    pairs `adj` say; `with_adjacency` returns (part, its adjacent pairs of part indices)."""
     nrm = np.asarray(normal, float) / np.linalg.norm(normal)
     d = [(m.cur - point) @ nrm for m in members]
     crosses = np.array([x.min() < -eps and x.max() > eps for x in d])
-    adj = convex_adjacency(members, eps)
+    adj = convex_adjacency(members, eps) if adj is None else np.asarray(adj, dtype=np.int64).reshape(-1, 2)
     cut = crosses.copy()
     if topoadj and crosses.any():
         idx = np.flatnonzero(crosses)
@@ -288,5 +291,13 @@ def split_convexes(members: list, point, normal, surfid, topoadj: bool, eps: flo
                 if sa == sb or (sa < 0 and (below, above)[sb][a]) or (sb < 0 and (below, above)[sa][b]):
                     rows.append(pa)
                     cols.append(pb)
-    label = components(len(pieces), np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64))
-    return [[pieces[p] for p in np.flatnonzero(label == g)] for g in range(int(label.max()) + 1)]
+    rows, cols = np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64)
+    label = components(len(pieces), rows, cols)
+    groups = [np.flatnonzero(label == g) for g in range(int(label.max()) + 1)]
+    if not with_adjacency:
+        return [[pieces[p] for p in g] for g in groups]
+    local = np.empty(len(pieces), dtype=np.int64)
+    for g in groups:
+        local[g] = np.arange(g.size)
+    return [([pieces[p] for p in g], np.column_stack([local[rows[label[rows] == k]], local[cols[label[rows] == k]]]))
+            for k, g in enumerate(groups)]
