@@ -20,6 +20,7 @@ import numpy as np
 
 from solfec_py.bodies import fe_points
 from solfec_py.bodies import fe_step_kernels as FK
+from solfec_py.bodies.fe_direct import Operator
 from solfec_py.bodies.fe_iterative import ITERATIVE_DOFS, IterativeOperator
 from solfec_py.bodies.fe_pins import Pins
 from solfec_py.errors import SimulationError
@@ -142,32 +143,48 @@ class Stepper:
 
     def _factorise(self, Kmat, rows, coef) -> None:
         """A_b = M_b + coef_b K_b for the listed rows. A large body's factorisation of an
-        earlier step with the same coefficient and pins is reused (Operator: refinement
-        against the new A, a fresh factorisation when it has drifted)."""
-        import scipy.sparse as sp
-
+        earlier step with the same coefficient and pins is reused (bodies/fe_direct.py:
+        refinement against the new A, a fresh factorisation when it has drifted)."""
         blk = self.block
-        mass = blk.layout.mass
         self.factors = {}
         for row, c in zip(rows.tolist(), coef.tolist()):
             sl = blk.nodes_of(row)
-            d = slice(3 * sl.start, 3 * sl.stop)
-            A = (Kmat[d, d] * c + sp.diags(np.repeat(mass[sl], 3))).tocsc()
+            A = self._body_operator(Kmat, sl, c)
             local, Pn = self.pins.of_body(sl)
-            op = A
-            if local.size:                 # pinned nodes eliminated (bodies/fe_pins.py)
-                T = Pins.projector(sl.stop - sl.start, local, Pn)
-                op = (T @ A @ T + sp.identity(A.shape[0], format="csr") - T).tocsc()
             key = (c, sl.start, sl.stop, local.tobytes(), Pn.tobytes())
             kept = self.kept.get(row)
             kept = kept[:2] if kept is not None and kept[2] == key else None
-            if op.shape[0] >= ITERATIVE_DOFS:       # no LU of this size fits (bodies/fe_iterative.py)
+            if A.shape[0] >= ITERATIVE_DOFS:       # no LU of this size fits (bodies/fe_iterative.py)
+                op = A
+                if local.size:                     # pinned nodes eliminated (bodies/fe_pins.py)
+                    import scipy.sparse as sp
+
+                    T = Pins.projector(sl.stop - sl.start, local, Pn)
+                    op = (T @ A @ T + sp.identity(A.shape[0], format="csr") - T).tocsr()
                 self.factors[row] = IterativeOperator(self, row, sl, local, Pn, A if local.size else None, op)
                 continue
-            self.factors[row] = Operator(self, row, sl, local, Pn, A if local.size else None, op, key, kept)
+            self.factors[row] = Operator(self, row, sl, local, Pn, A, key, kept)
+
+    def _body_operator(self, Kmat, sl: slice, c: float):
+        """M + c K of the bodies' node range `sl` (CSR): the refilled tangent's data scaled,
+        with the lumped masses added at its diagonal, when the body is the whole block."""
+        import scipy.sparse as sp
+
+        blk = self.block
+        mass = np.repeat(blk.layout.mass[sl], 3)
+        pattern = self.pattern
+        if (isinstance(Kmat, sp.csr_matrix) and pattern is not None and sl.start == 0 and sl.stop == blk.N
+                and Kmat.data is self.data and (pattern.diagonal >= 0).all()):
+            data = self.data * c
+            data[pattern.diagonal] += mass
+            return sp.csr_matrix((data, pattern.indices, pattern.indptr), shape=Kmat.shape)
+        d = slice(3 * sl.start, 3 * sl.stop)
+        return (Kmat[d, d] * c + sp.diags(mass)).tocsr()
 
     def _solve(self, row: int, rhs: np.ndarray) -> np.ndarray:
         oper = self.factors[row]
+        if not rhs.any():
+            return np.zeros(rhs.shape)          # no reactions on the body: skip the solve
         if not oper.local.size:
             return oper.solve(rhs)
         rhs = Pins.project(oper.local, oper.Pn, np.array(rhs, dtype=float))
@@ -455,81 +472,6 @@ class Stepper:
         column[mine] = 3 * np.arange(mine.size)
         source.cache[row] = (np.ascontiguousarray(Z), column)
         return source.cache[row]
-
-
-class Operator:
-    """The implicit operator of one body for one step, op = A (or T A T + I - T with pins
-    eliminated), solved with a SuperLU factorisation.
-
-    Bodies of at least REUSE_DOFS unknowns keep their factorisation for later steps: A =
-    M + c K changes slowly along a run (K with the configuration), and a factorisation of
-    10^4 HEX8 takes 22 s. A kept factorisation preconditions iterative refinement, x <- x +
-    LU^-1 (b - op x), until the residual is below REFINE_TOL of the right-hand side (what a
-    fresh factorisation gives, to round-off); op is factorised afresh (and kept) when that
-    takes more than REFINE_STEPS corrections (the operator has drifted) or when this step's
-    corrections have cost more than a factorisation (estimated from the fill: one
-    factorisation ~ nnz(L + U) / (2 n) back-substitutions). The choice depends on the data
-    only, so runs are reproducible; smaller bodies factorise every step as Solfec does
-    (and a `-c` continuation of them stays bit-identical)."""
-
-    REUSE_DOFS = 10_000
-    REFINE_TOL = 1e-13
-    REFINE_STEPS = 4
-
-    def __init__(self, stepper, row, sl, local, Pn, A, op, key, kept):
-        self.stepper, self.row, self.sl, self.local, self.Pn, self.A = stepper, row, sl, local, Pn, A
-        self.op, self.key = op, key
-        self.spent = 0                   # back-substitutions spent refining this step
-        if kept is None or op.shape[0] < self.REUSE_DOFS:
-            self._factorise()
-        else:
-            self.lu, self.budget = kept
-            self.fresh = False
-
-    def _factorise(self) -> None:
-        from scipy.sparse.linalg import splu
-
-        try:
-            # symmetric mode with a minimum-degree order of A + A^T: 3.8x faster than the
-            # default COLAMD on 10^4 HEX8 (22 s vs 83 s, half the fill), same residual
-            self.lu = splu(self.op, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.01,
-                           options={"SymmetricMode": True})
-        except RuntimeError:
-            blk = self.stepper.block
-            body = blk.bodies[self.row]
-            raise SimulationError(
-                f"the implicit operator of finite-element body {body.id} is singular at time"
-                f" {blk.domain.time:g} (no mass and no stiffness along some motion: constrain it or give"
-                " it a density)") from None
-        self.budget = (self.lu.L.nnz + self.lu.U.nnz) / (2.0 * self.op.shape[0])
-        self.fresh = True
-        if self.op.shape[0] >= self.REUSE_DOFS:
-            self.stepper.kept[self.row] = (self.lu, self.budget, self.key)
-        self.stepper.factorisations += 1
-
-    def _converged(self, res, scale) -> bool:
-        return bool(np.all(np.linalg.norm(res, axis=0) <= self.REFINE_TOL * scale))
-
-    def solve(self, rhs: np.ndarray) -> np.ndarray:
-        columns = 1 if rhs.ndim == 1 else rhs.shape[1]
-        if not self.fresh and self.spent + columns > self.budget:
-            self._factorise()            # even one correction would cost more (many columns)
-        x = self.lu.solve(rhs)
-        if self.fresh:
-            return x
-        scale = np.linalg.norm(rhs, axis=0)
-        scale = np.where(scale > 0.0, scale, 1.0)
-        ok = self._converged(rhs - self.op @ x, scale)
-        for _ in range(self.REFINE_STEPS):
-            if ok or self.spent + columns > self.budget:
-                break
-            x += self.lu.solve(rhs - self.op @ x)
-            self.spent += columns
-            ok = self._converged(rhs - self.op @ x, scale)
-        if ok:
-            return x
-        self._factorise()                # drifted, or refining costs more than factorising
-        return self.lu.solve(rhs)
 
 
 # ---------------------------------------------------------------------- point location
