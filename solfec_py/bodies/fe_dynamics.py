@@ -408,10 +408,11 @@ class Stepper:
                 continue
             sl = oper.sl
             du = blk.u[sl] if u0 is None else blk.u[sl] - u0[sl]
-            Au = (A @ du.reshape(-1)).reshape(-1, 3)
+            pinned = getattr(oper, "pinned_product", None)      # A du at the pinned nodes only
+            Au = pinned(du) if pinned else (A @ du.reshape(-1)).reshape(-1, 3)[oper.local]
             m = (pins.node >= sl.start) & (pins.node < sl.stop)
             nodes = pins.node[m]
-            r_node[m] = Au[nodes - sl.start] / h - pins.f[m] - blk.r[nodes]
+            r_node[m] = Au / h - pins.f[m] - blk.r[nodes]
         r_node -= np.einsum("kij,kj->ki", pins.P, r_node)        # the fixed components only
         self._store_pin_reactions(r_node)
 

@@ -52,6 +52,7 @@ class PinnedFactor:
             op = T @ A0 @ T + sp.diags(1.0 - keep)
         op = sp.csc_matrix(op)
         self.lu = DenseInverse(np.linalg.inv(op.toarray())) if n <= DENSE_LIMIT else factorise(op)
+        self.rows = None                 # rows of A0 at the pinned nodes (pinned_product)
         self.part = part
         self.Z0 = self.G0 = None
         if part.size:
@@ -80,6 +81,13 @@ class RotatedOperator:
         self.factor, self.R, self.sl, self.local, self.Pn = factor, R, sl, local, Pn
         self.A = RotatedMatrix(A0, R) if local.size else None
         self._capacity = None
+
+    def pinned_product(self, du: np.ndarray) -> np.ndarray:
+        """(A du) (k, 3) at the pinned nodes, from the rows of A0 there (the pins' reactions)."""
+        f = self.factor
+        if f.rows is None:
+            f.rows = self.A.A0[dofs_of(self.local)].tocsr()
+        return (f.rows @ (du @ self.R).reshape(-1)).reshape(-1, 3) @ self.R.T
 
     def _rotate(self, v: np.ndarray, back: bool) -> np.ndarray:
         w = v.reshape(-1, 3, 1 if v.ndim == 1 else v.shape[1])
