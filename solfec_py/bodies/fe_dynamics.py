@@ -37,9 +37,11 @@ class Stepper:
 
     def invalidate(self) -> None:
         self.pattern = None
+        self.Kmat = None               # the tangent of the step (over `data`)
         self.data = None
         self.factors: dict = {}        # row -> Operator of this step
-        self.kept: dict = {}           # row -> (splu factor, budget, key): reused by later steps
+        self.kept: dict = {}           # row -> (splu factor, budget, key), ('amg', row) -> (key, AMG
+                                       # hierarchy): reused by later steps
         self.pins = Pins()             # pinned nodes eliminated (bodies/fe_pins.py)
         self._pins_key = None          # the constraint set they were collected from
         self.h_crit = None             # min of block.hcrit over the explicit rows (critical_step)
@@ -139,7 +141,8 @@ class Stepper:
         data[:] = 0.0
         for g, slot in zip(lay.groups, self.pattern.slots):
             fem_kernels.add_stiffness_csr(blk.q, g.conn, g.dNdX, g.wJ, g.mat, slot, self.pattern.nbptr, 1.0, data)
-        return self.pattern.matrix(data)
+        self.Kmat = self.pattern.matrix(data)
+        return self.Kmat
 
     def _factorise(self, Kmat, rows, coef) -> None:
         """A_b = M_b + coef_b K_b for the listed rows. A large body's factorisation of an
@@ -161,7 +164,12 @@ class Stepper:
 
                     T = Pins.projector(sl.stop - sl.start, local, Pn)
                     op = (T @ A @ T + sp.identity(A.shape[0], format="csr") - T).tocsr()
-                self.factors[row] = IterativeOperator(self, row, sl, local, Pn, A if local.size else None, op)
+                amg = self.kept.get(("amg", row))           # an AMG hierarchy of an earlier step
+                amg = amg[1] if amg is not None and amg[0] == key else None
+                oper = self.factors[row] = IterativeOperator(self, row, sl, local, Pn, A if local.size else None,
+                                                             op, amg)
+                if oper.kept is not None and amg is None:
+                    self.kept[("amg", row)] = (key, oper.kept)
                 continue
             self.factors[row] = Operator(self, row, sl, local, Pn, A, key, kept)
 
@@ -173,8 +181,8 @@ class Stepper:
         blk = self.block
         mass = np.repeat(blk.layout.mass[sl], 3)
         pattern = self.pattern
-        if (isinstance(Kmat, sp.csr_matrix) and pattern is not None and sl.start == 0 and sl.stop == blk.N
-                and Kmat.data is self.data and (pattern.diagonal >= 0).all()):
+        if (pattern is not None and Kmat is getattr(self, "Kmat", None) and sl.start == 0 and sl.stop == blk.N
+                and (pattern.diagonal >= 0).all()):
             data = self.data * c
             data[pattern.diagonal] += mass
             return sp.csr_matrix((data, pattern.indices, pattern.indptr), shape=Kmat.shape)

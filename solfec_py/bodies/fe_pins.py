@@ -150,7 +150,10 @@ class Pins:
         """T v for v (3 nn,) or (3 nn, k), in place; returns v."""
         if local.size:
             w = v.reshape(-1, 3, *v.shape[1:])
-            w[local] = np.einsum("kij,kj...->ki...", P, w[local])
+            if P.any():
+                w[local] = np.einsum("kij,kj...->ki...", P, w[local])
+            else:
+                w[local] = 0.0                  # fixed points only
         return v
 
     # ------------------------------------------------------------------ reactions
