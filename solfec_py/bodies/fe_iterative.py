@@ -103,31 +103,36 @@ class IterativeOperator:
             self.stepper.kept.pop(("amg", self.row), None)
 
 
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    """a . b without BLAS threads (on a loaded machine they spin on the cores CG runs on)."""
+    return float(np.einsum("i,i->", a, b))
+
+
 def pcg(apply, b: np.ndarray, precondition, tol: float, maxiter: int):
     """Preconditioned conjugate gradients from x = 0 for op x = b (op = `apply`, SPD): (x,
     iterations, None) once |r| <= tol |b|, else (x, iterations, relative residual) when
     maxiter is reached or op is not positive definite along a search direction."""
     x = np.zeros_like(b, dtype=float)
-    norm_b = float(np.linalg.norm(b))
+    r = np.array(b, dtype=float)
+    norm_b = np.sqrt(_dot(r, r))
     if norm_b == 0.0:
         return x, 0, None
-    r = np.array(b, dtype=float)
     z = precondition(r)
     p = z.copy()
-    rz = float(r @ z)
+    rz = _dot(r, z)
     it = 0
     for it in range(1, maxiter + 1):
         q = apply(p)
-        pq = float(p @ q)
+        pq = _dot(p, q)
         if not pq > 0.0:
             break                         # not positive definite along p
         alpha = rz / pq
         x += alpha * p
         r -= alpha * q
-        if np.linalg.norm(r) <= tol * norm_b:
+        if np.sqrt(_dot(r, r)) <= tol * norm_b:
             return x, it, None
         z = precondition(r)
-        rz, rz_old = float(r @ z), rz
+        rz, rz_old = _dot(r, z), rz
         p *= rz / rz_old
         p += z
-    return x, it, float(np.linalg.norm(r) / norm_b)
+    return x, it, float(np.sqrt(_dot(r, r)) / norm_b)
