@@ -472,10 +472,14 @@ class Stepper:
         start, nn = sl.start, sl.stop - sl.start
         mine = np.flatnonzero((source.nodes[:, 0] >= start) & (source.nodes[:, 0] < sl.stop))
         HT = np.zeros((3 * nn, 3 * mine.size))
-        for j, k in enumerate(mine.tolist()):
-            for a, w in zip(source.nodes[k].tolist(), source.N[k].tolist()):
-                if w != 0.0:
-                    HT[3 * (a - start):3 * (a - start) + 3, 3 * j:3 * j + 3] += w * source.base[k]
+        W = source.N[mine]
+        j, a = np.nonzero(W)                     # point j of `mine` on its node slot a
+        node = source.nodes[mine][j, a] - start
+        three = np.arange(3)
+        rows = (3 * node)[:, None, None] + three[None, :, None]
+        cols = (3 * j)[:, None, None] + three[None, None, :]
+        np.add.at(HT, (np.broadcast_to(rows, (j.size, 3, 3)), np.broadcast_to(cols, (j.size, 3, 3))),
+                  W[j, a][:, None, None] * source.base[mine][j])
         Z = self._solve(row, HT) if mine.size else HT
         column = np.full(len(source), -1, dtype=np.int64)
         column[mine] = 3 * np.arange(mine.size)
