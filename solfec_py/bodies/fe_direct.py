@@ -33,7 +33,7 @@ class Operator:
     """The implicit operator of one body for one step (module docstring): A = M + c K (CSR),
     op = A, or T A T + I - T with the pinned nodes `local` (projectors Pn) eliminated."""
 
-    REUSE_DOFS = 2_000     # 500 HEX8: a factorisation costs 10 refinement corrections and more
+    REUSE_DOFS = 1_500     # CG first and kept factors from here (BM16: 1 752 and 1 854 unknowns)
     REFINE_TOL = 1e-13
     REFINE_STEPS = 4
     CG_ITERATIONS = 40     # the diagonally preconditioned CG tried first must converge within
