@@ -29,6 +29,14 @@ from solfec_py.bodies.fe_pins import Pins
 from solfec_py.errors import SimulationError
 
 
+def projected_product(A, local, Pn, x: np.ndarray) -> np.ndarray:
+    """(T A T + I - T) x for the pinned nodes `local` with projectors Pn (bodies/fe_pins.py)."""
+    if not local.size:
+        return A @ x
+    Tx = Pins.project(local, Pn, np.array(x, dtype=float))
+    return Pins.project(local, Pn, A @ Tx) + (x - Tx)
+
+
 class Operator:
     """The implicit operator of one body for one step (module docstring): A = M + c K (CSR),
     op = A, or T A T + I - T with the pinned nodes `local` (projectors Pn) eliminated."""
@@ -75,10 +83,7 @@ class Operator:
 
     def apply(self, x: np.ndarray) -> np.ndarray:
         """op x, as T A T x + x - T x without assembling op."""
-        if not self.local.size:
-            return self.matrix @ x
-        Tx = Pins.project(self.local, self.Pn, np.array(x, dtype=float))
-        return Pins.project(self.local, self.Pn, self.matrix @ Tx) + (x - Tx)
+        return projected_product(self.matrix, self.local, self.Pn, x)
 
     def _factorise(self) -> None:
         from scipy.sparse.linalg import splu

@@ -158,16 +158,9 @@ class Stepper:
             kept = self.kept.get(row)
             kept = kept[:2] if kept is not None and kept[2] == key else None
             if A.shape[0] >= ITERATIVE_DOFS:       # no LU of this size fits (bodies/fe_iterative.py)
-                op = A
-                if local.size:                     # pinned nodes eliminated (bodies/fe_pins.py)
-                    import scipy.sparse as sp
-
-                    T = Pins.projector(sl.stop - sl.start, local, Pn)
-                    op = (T @ A @ T + sp.identity(A.shape[0], format="csr") - T).tocsr()
                 amg = self.kept.get(("amg", row))           # an AMG hierarchy of an earlier step
                 amg = amg[1] if amg is not None and amg[0] == key else None
-                oper = self.factors[row] = IterativeOperator(self, row, sl, local, Pn, A if local.size else None,
-                                                             op, amg)
+                oper = self.factors[row] = IterativeOperator(self, row, sl, local, Pn, A, amg)
                 if oper.kept is not None and amg is None:
                     self.kept[("amg", row)] = (key, oper.kept)
                 continue

@@ -46,30 +46,41 @@ class IterativeOperator:
     """`solve(rhs)` of one body's implicit operator for one step, by preconditioned conjugate
     gradients started from zero (same interface as fe_direct.Operator)."""
 
-    def __init__(self, stepper, row, sl, local, Pn, A, op, kept=None):
-        self.stepper, self.row, self.sl, self.local, self.Pn, self.A = stepper, row, sl, local, Pn, A
-        self.op = op.tocsr()
+    def __init__(self, stepper, row, sl, local, Pn, A, kept=None):
+        self.stepper, self.row, self.sl, self.local, self.Pn = stepper, row, sl, local, Pn
+        self.matrix = A               # M + c K (CSR); op = T A T + I - T is applied as products
+        self.A = A if local.size else None
         self.iterations = 0           # CG iterations of this step (all columns)
-        self.kept = kept              # (hierarchy, iterations after its build) or None
+        self.kept = kept              # [hierarchy, iterations of its first solve] or None
         self.precondition = self._jacobi()
         if amg_available():
             self.precondition = self._amg()
 
+    def apply(self, x: np.ndarray) -> np.ndarray:
+        from solfec_py.bodies.fe_direct import projected_product
+
+        return projected_product(self.matrix, self.local, self.Pn, x)
+
     def _jacobi(self):
-        diag = self.op.diagonal()
+        diag = self.matrix.diagonal()            # of A: SPD, which is all CG needs of it
         inv_diag = 1.0 / np.where(diag > 0.0, diag, 1.0)
         return lambda r: inv_diag * r
 
     def _amg(self):
         if self.kept is None:
             import pyamg
+            import scipy.sparse as sp
 
             from solfec_py.bodies.fe_pins import Pins
 
+            op = self.matrix
+            if self.local.size:
+                T = Pins.projector(op.shape[0] // 3, self.local, self.Pn)
+                op = (T @ op @ T + sp.identity(op.shape[0], format="csr") - T).tocsr()
             blk = self.stepper.block
             x = blk.X[self.sl] + blk.q[self.sl]
             B = Pins.project(self.local, self.Pn, rigid_modes(x))
-            ml = pyamg.smoothed_aggregation_solver(self.op, B=B, symmetry="symmetric", max_coarse=500)
+            ml = pyamg.smoothed_aggregation_solver(op, B=B, symmetry="symmetric", max_coarse=500)
             self.kept = [ml, None]
         return self.kept[0].aspreconditioner(cycle="V")
 
@@ -79,7 +90,7 @@ class IterativeOperator:
         return np.column_stack([self._column(rhs[:, k]) for k in range(rhs.shape[1])])
 
     def _column(self, b: np.ndarray) -> np.ndarray:
-        x, it, res = pcg(self.op.dot, b, self.precondition, CG_TOL, CG_MAXITER)
+        x, it, res = pcg(self.apply, b, self.precondition, CG_TOL, CG_MAXITER)
         if res is None:
             self.iterations += it
             self._count(it)
