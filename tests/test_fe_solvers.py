@@ -77,3 +77,32 @@ def test_many_columns_by_a_dense_factorisation_equal_superlu(api, monkeypatch):
     dense = st._solve(body.row, B.copy())
     assert op._factor is not None                         # the dense path was taken
     assert np.abs(dense - sparse).max() < 1e-10 * np.abs(sparse).max()
+
+
+def test_delassus_columns_through_the_touched_nodes_equal_the_direct_solve(api):
+    """Points sharing few nodes (contact points on a face): A^-1 H^T is computed from the unit
+    columns of the touched nodes (fe_dynamics.Stepper._columns), equal to A^-1 H^T solved
+    directly to round-off."""
+    from solfec_py.bodies.finite_element import PointOperator
+
+    sol = api.SOLFEC("QUASI_STATIC", 1e-3, f"out/fesolve{next(_RUNS)}")
+    sol.verbose = "OFF"
+    api.OUTPUT(sol, 1e9)
+    mat = api.BULK_MATERIAL(sol, model="KIRCHHOFF", young=2e11, poisson=0.3, density=7850.0)
+    nodes = [0, -2.5, 0.5, 10, -2.5, 0.5, 10, 2.5, 0.5, 0, 2.5, 0.5, 0, -2.5, 0, 10, -2.5, 0, 10, 2.5, 0, 0, 2.5, 0]
+    body = api.BODY(sol, "FINITE_ELEMENT", api.HEX(nodes, 8, 4, 1, 1, [1, 2, 3, 4, 5, 6]), mat)
+    api.FIX_POINT(body, (0, -2.5, 0))
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), 1e-3)
+    blk, st = body.block, body.block.solver
+    rng = np.random.default_rng(7)
+    k, nn = 60, blk.nnodes[body.row]
+    pts = rng.integers(0, 12, (k, 4))                      # 60 points on 12 nodes
+    src = PointOperator(pts, rng.random((k, 4)), np.linalg.qr(rng.standard_normal((k, 3, 3)))[0])
+    Z, column = st._columns(body.row, src)
+    HT = np.zeros((3 * nn, 3 * k))
+    for p in range(k):
+        for a, w in zip(pts[p], src.N[p]):
+            HT[3 * a:3 * a + 3, 3 * p:3 * p + 3] += w * src.base[p]
+    ref = st._solve(body.row, HT)
+    assert np.array_equal(column, 3 * np.arange(k))
+    assert np.abs(Z - ref).max() < 1e-12 * np.abs(ref).max()

@@ -464,16 +464,31 @@ class Stepper:
         sl = blk.nodes_of(row)
         start, nn = sl.start, sl.stop - sl.start
         mine = np.flatnonzero((source.nodes[:, 0] >= start) & (source.nodes[:, 0] < sl.stop))
-        HT = np.zeros((3 * nn, 3 * mine.size))
         W = source.N[mine]
         j, a = np.nonzero(W)                     # point j of `mine` on its node slot a
         node = source.nodes[mine][j, a] - start
         three = np.arange(3)
-        rows = (3 * node)[:, None, None] + three[None, :, None]
-        cols = (3 * j)[:, None, None] + three[None, None, :]
-        np.add.at(HT, (np.broadcast_to(rows, (j.size, 3, 3)), np.broadcast_to(cols, (j.size, 3, 3))),
-                  W[j, a][:, None, None] * source.base[mine][j])
-        Z = self._solve(row, HT) if mine.size else HT
+        rows = np.broadcast_to((3 * node)[:, None, None] + three[None, :, None], (j.size, 3, 3))
+        cols = np.broadcast_to((3 * j)[:, None, None] + three[None, None, :], (j.size, 3, 3))
+        vals = W[j, a][:, None, None] * source.base[mine][j]
+        touched = np.unique(node)
+        if 0 < touched.size < mine.size:
+            # fewer nodes than points (contact points share the nodes of a face): A^-1 of the
+            # nodes' unit columns, G, then Z = G H_S^T with H^T's rows at those nodes (sparse)
+            import scipy.sparse as sp
+
+            E = np.zeros((3 * nn, 3 * touched.size))
+            E[(3 * touched[:, None] + three).reshape(-1), np.arange(3 * touched.size)] = 1.0
+            G = self._solve(row, E)
+            at = np.searchsorted(touched, node)
+            rows_s = np.broadcast_to((3 * at)[:, None, None] + three[None, :, None], (j.size, 3, 3))
+            HS = sp.csr_matrix((vals.reshape(-1), (rows_s.reshape(-1), cols.reshape(-1))),
+                               shape=(3 * touched.size, 3 * mine.size))
+            Z = np.asarray((HS.T @ G.T).T)
+        else:
+            HT = np.zeros((3 * nn, 3 * mine.size))
+            np.add.at(HT, (rows, cols), vals)
+            Z = self._solve(row, HT) if mine.size else HT
         column = np.full(len(source), -1, dtype=np.int64)
         column[mine] = 3 * np.arange(mine.size)
         source.cache[row] = (np.ascontiguousarray(Z), column)
