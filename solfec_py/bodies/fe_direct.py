@@ -77,8 +77,7 @@ class Operator:
             if self.local.size:
                 T = Pins.projector(A.shape[0] // 3, self.local, self.Pn)
                 A = T @ A @ T + sp.identity(A.shape[0], format="csr") - T
-            # A is symmetric: its CSR arrays are those of the CSC form
-            self._op = sp.csc_matrix((A.data, A.indices, A.indptr), shape=A.shape)
+            self._op = A.tocsc()
         return self._op
 
     def apply(self, x: np.ndarray) -> np.ndarray:
