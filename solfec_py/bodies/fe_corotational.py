@@ -49,6 +49,7 @@ class CorotationalStepper(Stepper):
         self.co = None                  # BC data of the current layout (_setup)
         self.R = self.S = None          # rotations / stretches of the BC bodies at the last force
         self.rotated: set = set()       # rows of `factors` that are RotatedOperators
+        self._pinned_setup: dict = {}   # row -> the pins of a BC body as its last step found them
         self.reduced_coef: dict = {}    # BC-MODAL / BC-RO rows of `factors` -> c of A_r
         self.bc_energy = None
 
@@ -281,11 +282,15 @@ class CorotationalStepper(Stepper):
                 self.factors[row] = (None, sl, np.zeros(0, np.int64), None, None)
                 self.reduced_coef[row] = c
                 continue
-            local, Pn = self.pins.of_body(sl)
-            whole = local[np.einsum("kii->k", Pn) < 0.5]        # fixed in every direction
-            part = local[np.einsum("kii->k", Pn) >= 0.5]
-            key = (blk.bodies[row].id, c, whole.tobytes(), part.tobytes(),
-                   Pn[np.isin(local, part)].tobytes())
+            setup = self._pinned_setup.get(row)
+            if setup is None or setup[0] is not self.pins or setup[1] != (c, sl.start, sl.stop):
+                local, Pn = self.pins.of_body(sl)
+                whole = local[np.einsum("kii->k", Pn) < 0.5]        # fixed in every direction
+                part = local[np.einsum("kii->k", Pn) >= 0.5]
+                key = (blk.bodies[row].id, c, whole.tobytes(), part.tobytes(),
+                       Pn[np.isin(local, part)].tobytes())
+                setup = self._pinned_setup[row] = (self.pins, (c, sl.start, sl.stop), local, Pn, whole, part, key)
+            local, Pn, whole, part, key = setup[2:]
             entry = self.A0.get(key)
             if entry is None:
                 if len(self.A0) > 4 * max(1, len(self.co.rows)):
