@@ -50,35 +50,6 @@ def test_conjugate_gradients_first_match_the_factorisation(api, monkeypatch, h, 
     assert np.abs(confs[1] - confs[0]).max() < 1e-11 * np.abs(confs[0]).max()
 
 
-def test_many_columns_by_a_dense_factorisation_equal_superlu(api, monkeypatch):
-    """The Delassus columns of many contact points on a small body are solved with a dense
-    Cholesky of the step's operator (bodies/fe_direct.Operator._dense): the same columns as
-    SuperLU's, to round-off of cond(op)."""
-    from solfec_py.bodies.fe_direct import Operator
-
-    sol = api.SOLFEC("QUASI_STATIC", 1e-3, f"out/fesolve{next(_RUNS)}")
-    sol.verbose = "OFF"
-    api.OUTPUT(sol, 1e9)
-    mat = api.BULK_MATERIAL(sol, model="KIRCHHOFF", young=2e11, poisson=0.3, density=7850.0)
-    nodes = [0, -2.5, 0.5, 10, -2.5, 0.5, 10, 2.5, 0.5, 0, 2.5, 0.5, 0, -2.5, 0, 10, -2.5, 0, 10, 2.5, 0, 0, 2.5, 0]
-    body = api.BODY(sol, "FINITE_ELEMENT", api.HEX(nodes, 8, 4, 1, 1, [1, 2, 3, 4, 5, 6]), mat)
-    api.FIX_POINT(body, (0, -2.5, 0))
-    api.FIX_DIRECTION(body, (10, 2.5, 0), (0.0, 0.0, 1.0))
-    api.PRESSURE(body, 6, -1e7)
-    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), 1e-3)
-    st = body.block.solver
-    op = st.factors[body.row]
-    n = op.matrix.shape[0]
-    B = np.random.default_rng(5).standard_normal((n, 120))
-    monkeypatch.setattr(Operator, "DENSE_RATIO", 0.0)
-    sparse = st._solve(body.row, B.copy())
-    assert op._factor is None
-    monkeypatch.setattr(Operator, "DENSE_RATIO", 1e9)
-    dense = st._solve(body.row, B.copy())
-    assert op._factor is not None                         # the dense path was taken
-    assert np.abs(dense - sparse).max() < 1e-10 * np.abs(sparse).max()
-
-
 def test_delassus_columns_through_the_touched_nodes_equal_the_direct_solve(api):
     """Points sharing few nodes (contact points on a face): A^-1 H^T is computed from the unit
     columns of the touched nodes (fe_dynamics.Stepper._columns), equal to A^-1 H^T solved

@@ -46,8 +46,6 @@ class Operator:
     REFINE_STEPS = 4
     CG_ITERATIONS = 40     # the diagonally preconditioned CG tried first must converge within
     CG_COLUMNS = 4         # this many iterations, for at most this many right-hand sides
-    DENSE_DOFS = 4_000     # many right-hand sides: a dense factorisation up to this size (_dense)
-    DENSE_RATIO = 30.0
 
     def __init__(self, stepper, row, sl, local, Pn, A, key, kept):
         self.stepper, self.row, self.sl, self.local, self.Pn = stepper, row, sl, local, Pn
@@ -57,7 +55,6 @@ class Operator:
         self._op = None
         self.spent = 0                   # back-substitutions spent refining this step
         self.lu = None
-        self._factor = None              # a dense factorisation of op (_dense)
         # large bodies try CG first (a mass-dominated A: steps near the explicit limit) until it
         # fails once for this coefficient and these pins; then the (kept) factorisation
         self.cg = A.shape[0] >= self.REUSE_DOFS and stepper.kept.get(("no cg", row)) != key
@@ -127,29 +124,6 @@ class Operator:
             out[:, k] = x
         return out.reshape(rhs.shape)
 
-    def _dense(self, rhs: np.ndarray):
-        """op^-1 rhs by a dense Cholesky (LU where op is not positive definite) of op, made
-        once a step when the many right-hand sides of the Delassus columns make it cheaper
-        than SuperLU's solves: dense flops n^3/3 + 2 n^2 k against 2 nnz(L + U) k, SuperLU's
-        multi-column solve running about DENSE_RATIO times slower per flop (measured with 571
-        columns on 918 unknowns: 0.7 s against 0.12-0.17 s). None when SuperLU is cheaper."""
-        import scipy.linalg as sl
-
-        n, k = rhs.shape[0], rhs.shape[1]
-        if self._factor is None:
-            if n > self.DENSE_DOFS or self.lu is None:
-                return None
-            dense = n ** 3 / 3.0 + 2.0 * n * n * k
-            if dense > self.DENSE_RATIO * 2.0 * (self.lu.L.nnz + self.lu.U.nnz) * k:
-                return None
-            A = self.op.toarray()
-            try:
-                self._factor = (sl.cho_solve, sl.cho_factor(A, check_finite=False))
-            except np.linalg.LinAlgError:
-                self._factor = (sl.lu_solve, sl.lu_factor(A, check_finite=False))
-        solve, factor = self._factor
-        return solve(factor, rhs, check_finite=False)
-
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         columns = 1 if rhs.ndim == 1 else rhs.shape[1]
         if self.cg and columns <= self.CG_COLUMNS:
@@ -158,10 +132,6 @@ class Operator:
                 return x
         if self.lu is None:
             self._factorise()
-        if columns > self.CG_COLUMNS and self.fresh:
-            x = self._dense(rhs)
-            if x is not None:
-                return x
         if not self.fresh and self.spent + columns > self.budget:
             self._factorise()            # even one correction would cost more (many columns)
         x = self.lu.solve(rhs)
