@@ -17,8 +17,8 @@ assembled when it is factorised.
 Before any factorisation a large body tries conjugate gradients preconditioned by the diagonal
 (Hestenes & Stiefel 1952) to the same tolerance, with few right-hand sides: A is dominated by
 M for steps near the explicit limit, cond(A) ~ 1 + (h / h_crit)^2, and CG then converges in a
-few tens of products, far cheaper than a factorisation of 10^4 HEX8 (6 s, 46 M entries in L + U)
-back-substitutions. The first time it does not converge within CG_ITERATIONS, the body
+few tens of products, far cheaper than a factorisation of 10^4 HEX8 (6 s, 46 M entries in
+L + U) and its back-substitutions. The first time it does not converge within CG_ITERATIONS, the body
 factorises instead for as long as the coefficient and the pins hold.
 """
 from __future__ import annotations
