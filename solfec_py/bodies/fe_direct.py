@@ -81,6 +81,11 @@ class Operator:
         """op x, as T A T x + x - T x without assembling op."""
         return projected_product(self.matrix, self.local, self.Pn, x)
 
+    def pinned_product(self, du: np.ndarray) -> np.ndarray:
+        """(A du) (k, 3) at the pinned nodes only (the pins' reactions)."""
+        dofs = (3 * self.local[:, None] + np.arange(3)).reshape(-1)
+        return (self.matrix[dofs] @ du.reshape(-1)).reshape(-1, 3)
+
     def _factorise(self) -> None:
         from scipy.sparse.linalg import splu
 

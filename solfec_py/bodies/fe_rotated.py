@@ -85,9 +85,12 @@ class RotatedOperator:
     def pinned_product(self, du: np.ndarray) -> np.ndarray:
         """(A du) (k, 3) at the pinned nodes, from the rows of A0 there (the pins' reactions)."""
         f = self.factor
-        if f.rows is None:
-            f.rows = self.A.A0[dofs_of(self.local)].tocsr()
-        return (f.rows @ (du @ self.R).reshape(-1)).reshape(-1, 3) @ self.R.T
+        if f.rows is None:               # the rows, dense over the nodes they reach
+            rows = self.A.A0[dofs_of(self.local)].tocsr()
+            nodes = np.unique(rows.indices // 3)
+            f.rows = (nodes, rows[:, dofs_of(nodes)].toarray())
+        nodes, block = f.rows
+        return (block @ (du[nodes] @ self.R).reshape(-1)).reshape(-1, 3) @ self.R.T
 
     def _rotate(self, v: np.ndarray, back: bool) -> np.ndarray:
         w = v.reshape(-1, 3, 1 if v.ndim == 1 else v.shape[1])
