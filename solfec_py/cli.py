@@ -18,6 +18,13 @@ import traceback
 
 from solfec_py import __version__
 
+# One BLAS thread per process unless the user chose otherwise (before numpy is imported): the
+# dense products of solfec-py are small and per body, MPI runs are one process per core, and
+# OpenBLAS threads spinning beside other busy processes cost up to 4 times the CPU (BM14 on
+# a loaded 2-core machine: 13.0 s against 3.6 s for its first 20 steps; docs/dev/performance.md).
+if not any(os.environ.get(v) for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")):
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+
 SUBCOMMANDS = ("translate", "plot", "render", "sweep", "verify")
 
 

@@ -82,6 +82,7 @@ def test_def_lim_reuses_its_factorisation_to_round_off(api, monkeypatch):
     for reuse in (False, True):
         if reuse:
             monkeypatch.setattr(Operator, "REUSE_DOFS", 0)
+            monkeypatch.setattr(Operator, "CG_ITERATIONS", 0)        # the factorisation, not CG first
         sol, body = box(api, 2e-4, scheme="DEF_LIM")
         api.INITIAL_VELOCITY(body, (0.1, 0.0, 0.0), (1.0, 2.0, 3.0))
         _, l0 = momentum(body)
@@ -106,6 +107,7 @@ def test_def_lim_pin_eliminated_matches_the_solver_held_pin(api, monkeypatch):
     from solfec_py.bodies.fe_dynamics import Operator
 
     monkeypatch.setattr(Operator, "REUSE_DOFS", 0)                # keep the factors (small box)
+    monkeypatch.setattr(Operator, "CG_ITERATIONS", 0)             # (not CG first)
     corner = (-2 * A, -A, -A / 2)
     confs = []
     for held in (False, True):
@@ -128,13 +130,20 @@ def test_def_lim_pin_eliminated_matches_the_solver_held_pin(api, monkeypatch):
 
 
 @pytest.mark.parametrize("analysis", ["DYNAMIC", "QUASI_STATIC"])
-def test_conjugate_gradient_operator_matches_the_factorisation(api, monkeypatch, analysis):
+@pytest.mark.parametrize("precondition", ["jacobi", "amg"])
+def test_conjugate_gradient_operator_matches_the_factorisation(api, monkeypatch, analysis, precondition):
     """Bodies of at least ITERATIVE_DOFS unknowns solve their implicit operator by
-    Jacobi-preconditioned conjugate gradients instead of SuperLU (bodies/fe_iterative.py).
-    Reference: the same DEF_LIM (or quasi-static) run with the LU factorisation; with the
-    CG residual at 1e-12 of the right-hand side the states agree to 1e-9 of their size, and
-    the pinned node stays fixed exactly (the projector acts outside CG)."""
-    from solfec_py.bodies import fe_dynamics
+    preconditioned conjugate gradients instead of SuperLU (bodies/fe_iterative.py: smoothed
+    aggregation AMG with pyamg, the diagonal without). Reference: the same DEF_LIM (or
+    quasi-static) run with the LU factorisation; with the CG residual at 1e-12 of the
+    right-hand side the states agree to 1e-9 of their size, and the pinned node stays fixed
+    exactly (the projector acts outside CG)."""
+    from solfec_py.bodies import fe_dynamics, fe_iterative
+
+    if precondition == "amg":
+        pytest.importorskip("pyamg")
+    else:
+        monkeypatch.setattr(fe_iterative, "amg_available", lambda: False)
 
     corner = (-2 * A, -A, -A / 2)
     confs, made = [], []

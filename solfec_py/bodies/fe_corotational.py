@@ -9,9 +9,9 @@ TL and BC bodies share one block; the TL stepper drives the step and calls, thro
 methods overridden here, the BC internal force, damping R K0 R^T u, factorisation and solve.
 Because every application of A^-1 (free velocity, Delassus columns, reactions) goes through
 `_solve`, the rotation reaches the local dynamics (W = h H R A0^-1 R^T H^T) and contact
-without any special case. A BC body whose nodes are pinned in a quasi-static step
-(bodies/fe_pins.py) factorises M + c R K0 R^T each step instead (the pin projectors do not
-commute with R in general).
+without any special case. Pinned nodes of implicit BC bodies (bodies/fe_pins.py) are
+eliminated from the kept factor of A0 (bodies/fe_rotated.py), so a clamped body solves what a
+free one does.
 """
 from __future__ import annotations
 
@@ -22,27 +22,13 @@ import numpy as np
 from solfec_py.bodies import fe_step_kernels as FK
 from solfec_py.bodies.fe_dynamics import Stepper
 from solfec_py.bodies.fe_reduced import MODAL, ReducedBody
+from solfec_py.bodies.fe_rotated import PinnedFactor, RotatedOperator
 from solfec_py.errors import SimulationError
 from solfec_py.fem import corotational as corot
 from solfec_py.fem import kernels as fem_kernels
 from solfec_py.fem.assembly import TangentPattern
 
 BC = 1          # FORMS code of 'BC' (bodies/finite_element.py)
-
-
-DENSE_LIMIT = 4000   # A0 of at most this many DOF is inverted densely (<= 128 MB): the Delassus
-                     # columns of many contact points cost one matrix product instead of a
-                     # SuperLU solve with as many right-hand sides (10 x faster at 1 000 DOF)
-
-
-class DenseInverse:
-    """A dense inverse with the `solve` of a SuperLU factor."""
-
-    def __init__(self, inverse: np.ndarray):
-        self.inverse = inverse
-
-    def solve(self, rhs: np.ndarray) -> np.ndarray:
-        return self.inverse @ rhs
 
 
 class CorotationalStepper(Stepper):
@@ -59,10 +45,11 @@ class CorotationalStepper(Stepper):
         ranks gains and loses copies of bodies every few steps."""
         super().invalidate()
         if not hasattr(self, "A0"):
-            self.A0: dict = {}          # (body id, coef) -> factorised M + coef K0
+            self.A0: dict = {}          # (body id, coef, pins) -> PinnedFactor of M + coef K0
         self.co = None                  # BC data of the current layout (_setup)
         self.R = self.S = None          # rotations / stretches of the BC bodies at the last force
-        self.rotated: set = set()       # rows of `factors` that are A0 factors
+        self.rotated: set = set()       # rows of `factors` that are RotatedOperators
+        self._pinned_setup: dict = {}   # row -> the pins of a BC body as its last step found them
         self.reduced_coef: dict = {}    # BC-MODAL / BC-RO rows of `factors` -> c of A_r
         self.bc_energy = None
 
@@ -260,10 +247,11 @@ class CorotationalStepper(Stepper):
 
     # ------------------------------------------------------------------ operators
     def pin_levels(self, implicit: np.ndarray) -> np.ndarray:
-        """Implicit BC bodies keep their pins in the solvers in a dynamic step (their A0 is
-        factorised once and rotated, which the pin projectors would break)."""
+        """Implicit BC bodies eliminate their pins like TL ones (bodies/fe_rotated.py); the
+        reduced bodies (BC-MODAL, BC-RO) keep theirs in the solvers in a dynamic step."""
         levels = super().pin_levels(implicit)
-        levels[self.bc_rows() & implicit] = 0
+        blk = self.block
+        levels[(blk.form[: blk.count] > BC) & implicit] = 0
         return levels
 
     def _tangent(self):
@@ -284,38 +272,53 @@ class CorotationalStepper(Stepper):
         mine, other = [], []
         for row, c in zip(np.asarray(rows).tolist(), np.asarray(coef).tolist()):
             pinned = self.pins.of_body(blk.nodes_of(row))[0].size > 0
-            (mine if bc[row] and not pinned else other).append((row, c))
+            reduced = bc[row] and row in self._setup().reduced
+            (mine if bc[row] and not (reduced and pinned) else other).append((row, c))
         super()._factorise(Kmat, np.array([r for r, _ in other], np.int64), np.array([c for _, c in other]))
         self.rotated, self.reduced_coef = set(), {}
         for row, c in mine:
+            sl = blk.nodes_of(row)
             if row in self.co.reduced:
-                self.factors[row] = (None, blk.nodes_of(row), np.zeros(0, np.int64), None, None)
+                self.factors[row] = (None, sl, np.zeros(0, np.int64), None, None)
                 self.reduced_coef[row] = c
                 continue
-            key = (blk.bodies[row].id, c)
-            lu = self.A0.get(key)
-            if lu is None:
+            setup = self._pinned_setup.get(row)
+            if setup is None or setup[0] is not self.pins or setup[1] != (c, sl.start, sl.stop):
+                local, Pn = self.pins.of_body(sl)
+                whole = local[np.einsum("kii->k", Pn) < 0.5]        # fixed in every direction
+                part = local[np.einsum("kii->k", Pn) >= 0.5]
+                key = (blk.bodies[row].id, c, whole.tobytes(), part.tobytes(),
+                       Pn[np.isin(local, part)].tobytes())
+                setup = self._pinned_setup[row] = (self.pins, (c, sl.start, sl.stop), local, Pn, whole, part, key)
+            local, Pn, whole, part, key = setup[2:]
+            entry = self.A0.get(key)
+            if entry is None:
                 if len(self.A0) > 4 * max(1, len(self.co.rows)):
                     self.A0.clear()
-                lu = self.A0[key] = self._factor_A0(row, c)
-            self.factors[row] = (lu, blk.nodes_of(row), np.zeros(0, np.int64), None, None)
+                A0 = self._operator_A0(row, c)
+                entry = self.A0[key] = (PinnedFactor(A0, whole, part, lambda op: self._splu(row, op)), A0)
+            self.factors[row] = RotatedOperator(entry[0], entry[1], self.rotations()[self.co.pos[row]], sl,
+                                                local, Pn)
             self.rotated.add(row)
 
-    def _factor_A0(self, row: int, c: float):
+    def _operator_A0(self, row: int, c: float):
+        """A0 = M + c K0 of BC body `row` (CSR)."""
         import scipy.sparse as sp
-        from scipy.sparse.linalg import splu
 
         blk, co = self.block, self._setup()
         p = co.pos[row]
         d = slice(3 * co.off[p], 3 * co.off[p + 1])
-        A = (co.K0csr[d, d] * c + sp.diags(np.repeat(blk.layout.mass[blk.nodes_of(row)], 3))).tocsc()
-        if A.shape[0] <= DENSE_LIMIT:       # A0 is constant: a dense inverse, once (Solfec: MX_Inverse)
-            return DenseInverse(np.linalg.inv(A.toarray()))
+        return (co.K0csr[d, d] * c + sp.diags(np.repeat(blk.layout.mass[blk.nodes_of(row)], 3))).tocsr()
+
+    def _splu(self, row: int, op):
+        from scipy.sparse.linalg import splu
+
         try:
-            return splu(A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.01, options={"SymmetricMode": True})
+            return splu(op.tocsc(), permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.01,
+                        options={"SymmetricMode": True})
         except RuntimeError:
-            raise SimulationError(f"the implicit operator of co-rotational body {blk.bodies[row].id} is singular"
-                                  " (no mass along some motion: give it a density)") from None
+            raise SimulationError(f"the implicit operator of co-rotational body {self.block.bodies[row].id} is"
+                                  " singular (no mass along some motion: give it a density)") from None
 
     def _solve(self, row: int, rhs: np.ndarray) -> np.ndarray:
         if (row in self.rotated or row in self.reduced_coef) and not rhs.any():
@@ -325,11 +328,7 @@ class CorotationalStepper(Stepper):
             return self.co.reduced[row].solve(R, self.reduced_coef[row], np.asarray(rhs, dtype=float))
         if row not in self.rotated:
             return super()._solve(row, rhs)
-        R = self.rotations()[self.co.pos[row]]
-        r = np.asarray(rhs, dtype=float).reshape(-1, 3, 1 if rhs.ndim == 1 else rhs.shape[1])
-        x = self.factors[row][0].solve(np.matmul(R.T, r).reshape(rhs.shape[0], -1))
-        out = np.matmul(R, x.reshape(r.shape))
-        return out.reshape(rhs.shape)
+        return self.factors[row].solve(rhs)
 
 
 def corotated_displacements(blk, row: int) -> np.ndarray:

@@ -20,6 +20,7 @@ import numpy as np
 
 from solfec_py.bodies import fe_points
 from solfec_py.bodies import fe_step_kernels as FK
+from solfec_py.bodies.fe_direct import Operator
 from solfec_py.bodies.fe_iterative import ITERATIVE_DOFS, IterativeOperator
 from solfec_py.bodies.fe_pins import Pins
 from solfec_py.errors import SimulationError
@@ -36,9 +37,11 @@ class Stepper:
 
     def invalidate(self) -> None:
         self.pattern = None
+        self.Kmat = None               # the tangent of the step (over `data`)
         self.data = None
         self.factors: dict = {}        # row -> Operator of this step
-        self.kept: dict = {}           # row -> (splu factor, budget, key): reused by later steps
+        self.kept: dict = {}           # row -> (splu factor, budget, key), ('amg', row) -> (key, AMG
+                                       # hierarchy): reused by later steps
         self.pins = Pins()             # pinned nodes eliminated (bodies/fe_pins.py)
         self._pins_key = None          # the constraint set they were collected from
         self.h_crit = None             # min of block.hcrit over the explicit rows (critical_step)
@@ -144,36 +147,51 @@ class Stepper:
         data[:] = 0.0
         for g, slot in zip(lay.groups, self.pattern.slots):
             fem_kernels.add_stiffness_csr(blk.q, g.conn, g.dNdX, g.wJ, g.mat, slot, self.pattern.nbptr, 1.0, data)
-        return self.pattern.matrix(data)
+        self.Kmat = self.pattern.matrix(data)
+        return self.Kmat
 
     def _factorise(self, Kmat, rows, coef) -> None:
         """A_b = M_b + coef_b K_b for the listed rows. A large body's factorisation of an
-        earlier step with the same coefficient and pins is reused (Operator: refinement
-        against the new A, a fresh factorisation when it has drifted)."""
-        import scipy.sparse as sp
-
+        earlier step with the same coefficient and pins is reused (bodies/fe_direct.py:
+        refinement against the new A, a fresh factorisation when it has drifted)."""
         blk = self.block
-        mass = blk.layout.mass
         self.factors = {}
         for row, c in zip(rows.tolist(), coef.tolist()):
             sl = blk.nodes_of(row)
-            d = slice(3 * sl.start, 3 * sl.stop)
-            A = (Kmat[d, d] * c + sp.diags(np.repeat(mass[sl], 3))).tocsc()
+            A = self._body_operator(Kmat, sl, c)
             local, Pn = self.pins.of_body(sl)
-            op = A
-            if local.size:                 # pinned nodes eliminated (bodies/fe_pins.py)
-                T = Pins.projector(sl.stop - sl.start, local, Pn)
-                op = (T @ A @ T + sp.identity(A.shape[0], format="csr") - T).tocsc()
             key = (c, sl.start, sl.stop, local.tobytes(), Pn.tobytes())
             kept = self.kept.get(row)
             kept = kept[:2] if kept is not None and kept[2] == key else None
-            if op.shape[0] >= ITERATIVE_DOFS:       # no LU of this size fits (bodies/fe_iterative.py)
-                self.factors[row] = IterativeOperator(self, row, sl, local, Pn, A if local.size else None, op)
+            if A.shape[0] >= ITERATIVE_DOFS:       # no LU of this size fits (bodies/fe_iterative.py)
+                amg = self.kept.get(("amg", row))           # an AMG hierarchy of an earlier step
+                amg = amg[1] if amg is not None and amg[0] == key else None
+                oper = self.factors[row] = IterativeOperator(self, row, sl, local, Pn, A, amg)
+                if oper.kept is not None and amg is None:
+                    self.kept[("amg", row)] = (key, oper.kept)
                 continue
-            self.factors[row] = Operator(self, row, sl, local, Pn, A if local.size else None, op, key, kept)
+            self.factors[row] = Operator(self, row, sl, local, Pn, A, key, kept)
+
+    def _body_operator(self, Kmat, sl: slice, c: float):
+        """M + c K of the bodies' node range `sl` (CSR): the refilled tangent's data scaled,
+        with the lumped masses added at its diagonal, when the body is the whole block."""
+        import scipy.sparse as sp
+
+        blk = self.block
+        mass = np.repeat(blk.layout.mass[sl], 3)
+        pattern = self.pattern
+        if (pattern is not None and Kmat is getattr(self, "Kmat", None) and sl.start == 0 and sl.stop == blk.N
+                and (pattern.diagonal >= 0).all()):
+            data = self.data * c
+            data[pattern.diagonal] += mass
+            return sp.csr_matrix((data, pattern.indices, pattern.indptr), shape=Kmat.shape)
+        d = slice(3 * sl.start, 3 * sl.stop)
+        return (Kmat[d, d] * c + sp.diags(mass)).tocsr()
 
     def _solve(self, row: int, rhs: np.ndarray) -> np.ndarray:
         oper = self.factors[row]
+        if not rhs.any():
+            return np.zeros(rhs.shape)          # no reactions on the body: skip the solve
         if not oper.local.size:
             return oper.solve(rhs)
         rhs = Pins.project(oper.local, oper.Pn, np.array(rhs, dtype=float))
@@ -399,10 +417,11 @@ class Stepper:
                 continue
             sl = oper.sl
             du = blk.u[sl] if u0 is None else blk.u[sl] - u0[sl]
-            Au = (A @ du.reshape(-1)).reshape(-1, 3)
+            pinned = getattr(oper, "pinned_product", None)      # A du at the pinned nodes only
+            Au = pinned(du) if pinned else (A @ du.reshape(-1)).reshape(-1, 3)[oper.local]
             m = (pins.node >= sl.start) & (pins.node < sl.stop)
             nodes = pins.node[m]
-            r_node[m] = Au[nodes - sl.start] / h - pins.f[m] - blk.r[nodes]
+            r_node[m] = Au / h - pins.f[m] - blk.r[nodes]
         r_node -= np.einsum("kij,kj->ki", pins.P, r_node)        # the fixed components only
         self._store_pin_reactions(r_node)
 
@@ -453,91 +472,35 @@ class Stepper:
         sl = blk.nodes_of(row)
         start, nn = sl.start, sl.stop - sl.start
         mine = np.flatnonzero((source.nodes[:, 0] >= start) & (source.nodes[:, 0] < sl.stop))
-        HT = np.zeros((3 * nn, 3 * mine.size))
-        for j, k in enumerate(mine.tolist()):
-            for a, w in zip(source.nodes[k].tolist(), source.N[k].tolist()):
-                if w != 0.0:
-                    HT[3 * (a - start):3 * (a - start) + 3, 3 * j:3 * j + 3] += w * source.base[k]
-        Z = self._solve(row, HT) if mine.size else HT
+        W = source.N[mine]
+        j, a = np.nonzero(W)                     # point j of `mine` on its node slot a
+        node = source.nodes[mine][j, a] - start
+        three = np.arange(3)
+        rows = np.broadcast_to((3 * node)[:, None, None] + three[None, :, None], (j.size, 3, 3))
+        cols = np.broadcast_to((3 * j)[:, None, None] + three[None, None, :], (j.size, 3, 3))
+        vals = W[j, a][:, None, None] * source.base[mine][j]
+        touched = np.unique(node)
+        if 0 < touched.size < mine.size:
+            # fewer nodes than points (contact points share the nodes of a face): A^-1 of the
+            # nodes' unit columns, G, then Z = G H_S^T with H^T's rows at those nodes (sparse)
+            import scipy.sparse as sp
+
+            E = np.zeros((3 * nn, 3 * touched.size))
+            E[(3 * touched[:, None] + three).reshape(-1), np.arange(3 * touched.size)] = 1.0
+            G = self._solve(row, E)
+            at = np.searchsorted(touched, node)
+            rows_s = np.broadcast_to((3 * at)[:, None, None] + three[None, :, None], (j.size, 3, 3))
+            HS = sp.csr_matrix((vals.reshape(-1), (rows_s.reshape(-1), cols.reshape(-1))),
+                               shape=(3 * touched.size, 3 * mine.size))
+            Z = np.asarray((HS.T @ G.T).T)
+        else:
+            HT = np.zeros((3 * nn, 3 * mine.size))
+            np.add.at(HT, (rows, cols), vals)
+            Z = self._solve(row, HT) if mine.size else HT
         column = np.full(len(source), -1, dtype=np.int64)
         column[mine] = 3 * np.arange(mine.size)
         source.cache[row] = (np.ascontiguousarray(Z), column)
         return source.cache[row]
-
-
-class Operator:
-    """The implicit operator of one body for one step, op = A (or T A T + I - T with pins
-    eliminated), solved with a SuperLU factorisation.
-
-    Bodies of at least REUSE_DOFS unknowns keep their factorisation for later steps: A =
-    M + c K changes slowly along a run (K with the configuration), and a factorisation of
-    10^4 HEX8 takes 22 s. A kept factorisation preconditions iterative refinement, x <- x +
-    LU^-1 (b - op x), until the residual is below REFINE_TOL of the right-hand side (what a
-    fresh factorisation gives, to round-off); op is factorised afresh (and kept) when that
-    takes more than REFINE_STEPS corrections (the operator has drifted) or when this step's
-    corrections have cost more than a factorisation (estimated from the fill: one
-    factorisation ~ nnz(L + U) / (2 n) back-substitutions). The choice depends on the data
-    only, so runs are reproducible; smaller bodies factorise every step as Solfec does
-    (and a `-c` continuation of them stays bit-identical)."""
-
-    REUSE_DOFS = 10_000
-    REFINE_TOL = 1e-13
-    REFINE_STEPS = 4
-
-    def __init__(self, stepper, row, sl, local, Pn, A, op, key, kept):
-        self.stepper, self.row, self.sl, self.local, self.Pn, self.A = stepper, row, sl, local, Pn, A
-        self.op, self.key = op, key
-        self.spent = 0                   # back-substitutions spent refining this step
-        if kept is None or op.shape[0] < self.REUSE_DOFS:
-            self._factorise()
-        else:
-            self.lu, self.budget = kept
-            self.fresh = False
-
-    def _factorise(self) -> None:
-        from scipy.sparse.linalg import splu
-
-        try:
-            # symmetric mode with a minimum-degree order of A + A^T: 3.8x faster than the
-            # default COLAMD on 10^4 HEX8 (22 s vs 83 s, half the fill), same residual
-            self.lu = splu(self.op, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.01,
-                           options={"SymmetricMode": True})
-        except RuntimeError:
-            blk = self.stepper.block
-            body = blk.bodies[self.row]
-            raise SimulationError(
-                f"the implicit operator of finite-element body {body.id} is singular at time"
-                f" {blk.domain.time:g} (no mass and no stiffness along some motion: constrain it or give"
-                " it a density)") from None
-        self.budget = (self.lu.L.nnz + self.lu.U.nnz) / (2.0 * self.op.shape[0])
-        self.fresh = True
-        if self.op.shape[0] >= self.REUSE_DOFS:
-            self.stepper.kept[self.row] = (self.lu, self.budget, self.key)
-        self.stepper.factorisations += 1
-
-    def _converged(self, res, scale) -> bool:
-        return bool(np.all(np.linalg.norm(res, axis=0) <= self.REFINE_TOL * scale))
-
-    def solve(self, rhs: np.ndarray) -> np.ndarray:
-        columns = 1 if rhs.ndim == 1 else rhs.shape[1]
-        if not self.fresh and self.spent + columns > self.budget:
-            self._factorise()            # even one correction would cost more (many columns)
-        x = self.lu.solve(rhs)
-        if self.fresh:
-            return x
-        scale = np.linalg.norm(rhs, axis=0)
-        scale = np.where(scale > 0.0, scale, 1.0)
-        ok = self._converged(rhs - self.op @ x, scale)
-        for _ in range(self.REFINE_STEPS):
-            if ok or self.spent + columns > self.budget:
-                break
-            x += self.lu.solve(rhs - self.op @ x)
-            self.spent += columns
-            ok = self._converged(rhs - self.op @ x, scale)
-        if ok:
-            return x
-        self._factorise()                # drifted, or refining costs more than factorising
-        return self.lu.solve(rhs)
 
 
 # ---------------------------------------------------------------------- point location

@@ -52,6 +52,7 @@ class Pins:
         self.kind = np.zeros(0, dtype=np.int8)
         self.f = np.zeros((0, 3))                     # f of the step at the pinned nodes
         self._split = None                            # reaction splitting data (reactions)
+        self._rows = None                             # constraint rows of the last `rows`
 
     def __len__(self) -> int:
         return self.ids.size
@@ -113,9 +114,18 @@ class Pins:
         return pins
 
     def rows(self, cons) -> np.ndarray:
-        """Current constraint-set rows of the eliminated constraints (-1: gone)."""
+        """Current constraint-set rows of the eliminated constraints (-1: gone); the rows of
+        the last call while they still hold these constraints."""
         if not len(self):
             return np.zeros(0, dtype=np.int64)
+        last = getattr(self, "_rows", None)
+        if (last is not None and last.size and last.min() >= 0 and last.max() < cons.count
+                and np.array_equal(cons.id[last], self.ids)):
+            return last
+        self._rows = self._find_rows(cons)
+        return self._rows
+
+    def _find_rows(self, cons) -> np.ndarray:
         live = cons.id[: cons.count]
         order = np.argsort(live)
         at = np.minimum(np.searchsorted(live[order], self.ids), max(live.size - 1, 0))
@@ -150,7 +160,10 @@ class Pins:
         """T v for v (3 nn,) or (3 nn, k), in place; returns v."""
         if local.size:
             w = v.reshape(-1, 3, *v.shape[1:])
-            w[local] = np.einsum("kij,kj...->ki...", P, w[local])
+            if P.any():
+                w[local] = np.einsum("kij,kj...->ki...", P, w[local])
+            else:
+                w[local] = 0.0                  # fixed points only
         return v
 
     # ------------------------------------------------------------------ reactions
