@@ -25,16 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from solfec_py.bodies.fe_pins import Pins
+from solfec_py.bodies.fe_pins import Pins, projected_product
 from solfec_py.errors import SimulationError
-
-
-def projected_product(A, local, Pn, x: np.ndarray) -> np.ndarray:
-    """(T A T + I - T) x for the pinned nodes `local` with projectors Pn (bodies/fe_pins.py)."""
-    if not local.size:
-        return A @ x
-    Tx = Pins.project(local, Pn, np.array(x, dtype=float))
-    return Pins.project(local, Pn, A @ Tx) + (x - Tx)
 
 
 class Operator:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from solfec_py.bodies.fe_pins import projected_product
 from solfec_py.errors import SimulationError
 
 ITERATIVE_DOFS = 200_000      # ~6.5 * 10^4 HEX8: SuperLU of the B3 beam needs > 10 GB beyond this
@@ -57,8 +58,6 @@ class IterativeOperator:
             self.precondition = self._amg()
 
     def apply(self, x: np.ndarray) -> np.ndarray:
-        from solfec_py.bodies.fe_direct import projected_product
-
         return projected_product(self.matrix, self.local, self.Pn, x)
 
     def _jacobi(self):

@@ -198,3 +198,11 @@ class Pins:
         D = np.zeros((self.node.size, 3, max(S, 1)))
         D[snode, :, pos] = direc
         return owner, column, snode, pos, np.linalg.pinv(D)
+
+
+def projected_product(A, local, Pn, x: np.ndarray) -> np.ndarray:
+    """(T A T + I - T) x for the pinned nodes `local` with projectors Pn (`Pins.project`)."""
+    if not local.size:
+        return A @ x
+    Tx = Pins.project(local, Pn, np.array(x, dtype=float))
+    return Pins.project(local, Pn, A @ Tx) + (x - Tx)
