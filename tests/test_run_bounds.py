@@ -181,3 +181,44 @@ def test_stop_file_ends_the_run(tmp_path, capsys):
     created, stopped = (float(x) for x in
                         capsys.readouterr().out.split("created at ")[1].split(", stopped at "))
     assert created <= stopped < 100.0, (created, stopped)
+
+
+def _bar(api, order):
+    """A 3 x 1 x 1 HEX8 bar of unit cubes listed in `order` (element x positions)."""
+    X, elements, index = [], [], {}
+
+    def node(p):
+        if p not in index:
+            index[p] = len(X) // 3
+            X.extend(p)
+        return index[p]
+
+    for x in order:
+        c = [(x, 0, 0), (x + 1, 0, 0), (x + 1, 1, 0), (x, 1, 0), (x, 0, 1), (x + 1, 0, 1), (x + 1, 1, 1), (x, 1, 1)]
+        elements += [8] + [node(p) for p in c] + [1]
+    return api.MESH(X, elements, 1)
+
+
+def test_the_critical_step_does_not_depend_on_the_element_order(api):
+    """Three equal cubes (one volume, so all "smallest"): the end cubes' nodes carry less of
+    the body's lumped mass than the middle one's, so their estimates 2 / sqrt(lambda_max)
+    are smaller; the body's critical step is the least of the tied elements' whatever
+    element the mesh lists first (RUN halves it: the step taken), and equals an end cube's,
+    which fem.kernels.critical_steps gives for the same element."""
+    from solfec_py.fem import kernels
+
+    steps = []
+    for order in ([1, 0, 2], [0, 1, 2], [2, 1, 0]):
+        sol = api.SOLFEC('DYNAMIC', 1.0, f'out/bar_{order[0]}{order[1]}')
+        sol.verbose = 'OFF'
+        mat = api.BULK_MATERIAL(sol, young=1e6, poisson=0.3, density=1000.0)
+        body = api.BODY(sol, 'FINITE_ELEMENT', _bar(api, order), mat)
+        api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 1e-9)
+        steps.append(sol.step)
+        blk = body.block
+        lay = blk.prepared()
+        g = lay.groups[0]
+        each = kernels.critical_steps(blk.q, g.conn, g.dNdX, g.wJ, g.mat, lay.mass, np.arange(3, dtype=np.int64))
+        assert each.max() > 1.05 * each.min()                      # the middle cube's estimate is larger
+        assert sol.step == pytest.approx(0.5 * each.min(), rel=1e-12)
+    assert steps[0] == pytest.approx(steps[1], rel=1e-12) and steps[1] == pytest.approx(steps[2], rel=1e-12)

@@ -28,6 +28,9 @@ from solfec_py.fem import kernels as fem_kernels
 from solfec_py.fem.assembly import TangentPattern
 
 
+TIED = 1e-9     # elements whose volumes differ by less than this share the smallest volume
+
+
 class Stepper:
     """Time stepping state of one FiniteElementBlock (see the module docstring)."""
 
@@ -218,7 +221,8 @@ class Stepper:
     def critical_step(self) -> float:
         """min over explicit bodies of their critical steps (`block.hcrit`), each
         2 / sqrt(lambda_max(M^-1 K_e)) of the body's element of smallest current volume
-        (Solfec's estimate) when it is first needed in a RUN: at the RUN's start, or when the
+        (Solfec's estimate; the least of them when several share that volume) when it is
+        first needed in a RUN: at the RUN's start, or when the
         body joined the block (a body made during the RUN). The value is the body's own and
         travels with its row, so a run on several ranks, whose blocks gain and lose copies of
         bodies every step, takes the serial run's steps."""
@@ -256,9 +260,7 @@ class Stepper:
             mine = np.flatnonzero(wanted[g.row])
             if not mine.size:
                 continue
-            vol = fem_kernels.current_volumes(blk.q, g.conn[mine], g.dNdX[mine], g.wJ[mine])
-            if g.vscale is not None:        # cut elements of background meshes: the whole element's (as Solfec)
-                vol = vol * g.vscale[mine]
+            vol = self._volumes(g, mine)
             order = np.lexsort((vol, g.row[mine]))
             first = order[np.r_[True, g.row[mine][order][1:] != g.row[mine][order][:-1]]]
             at = g.row[mine][first]
@@ -266,18 +268,35 @@ class Stepper:
             best_v[at[better]], best_g[at[better]], best_e[at[better]] = vol[first][better], k, mine[first][better]
         return best_v[rows], best_g[rows], best_e[rows]
 
+    def _volumes(self, g, mine: np.ndarray) -> np.ndarray:
+        """Current volumes of the elements `mine` of group g (of cut elements of background
+        meshes, the whole element's, as Solfec)."""
+        blk = self.block
+        vol = fem_kernels.current_volumes(blk.q, g.conn[mine], g.dNdX[mine], g.wJ[mine])
+        return vol if g.vscale is None else vol * g.vscale[mine]
+
     def _row_critical(self, rows: np.ndarray) -> np.ndarray:
-        """The critical steps of `rows` in the current configuration."""
+        """The critical steps of `rows` in the current configuration: the least estimate
+        (fem.kernels.critical_steps) of the elements of smallest current volume, all of
+        them when several share it (within TIED: a ring or a regular grid), so that the
+        step does not depend on which of them the numbering puts first."""
         blk = self.block
         lay = blk.prepared()
-        out = np.full(rows.size, np.inf)
-        _, best_g, best_e = self._smallest_elements(rows)
-        for k, g in enumerate(lay.groups):
-            sel = np.flatnonzero(best_g == k)
-            if sel.size:
-                out[sel] = fem_kernels.critical_steps(blk.q, g.conn, g.dNdX, g.wJ, g.mat, lay.mass,
-                                                      best_e[sel].astype(np.int64))
-        return out
+        n = blk.count
+        least = np.full(n, np.inf)
+        least[rows] = self._smallest_elements(rows)[0]
+        wanted = np.zeros(n, dtype=bool)
+        wanted[rows] = True
+        out = np.full(n, np.inf)
+        for g in lay.groups:
+            mine = np.flatnonzero(wanted[g.row])
+            if not mine.size:
+                continue
+            tied = mine[self._volumes(g, mine) <= least[g.row[mine]] * (1.0 + TIED)]
+            if tied.size:
+                h = fem_kernels.critical_steps(blk.q, g.conn, g.dNdX, g.wJ, g.mat, lay.mass, tied.astype(np.int64))
+                np.minimum.at(out, g.row[tied], h)
+        return out[rows]
 
     def critical_source(self) -> str:
         """Which body set the last critical step, with its element of smallest current
