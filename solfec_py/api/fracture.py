@@ -12,6 +12,7 @@ import numpy as np
 from solfec_py import validate as V
 from solfec_py.api.common import require_body
 from solfec_py.api.fracture_split import fragment_bodies, replace_body
+from solfec_py.api.shape_utils import face_rows
 from solfec_py.errors import InputError, InputTypeError, NotAvailableError
 from solfec_py.geometry.convex import tolerance
 from solfec_py.geometry.crack_plane import section
@@ -203,13 +204,7 @@ def RT_SPLIT(body1, surf, sid1=0, sid2=0, label1=V.MISSING, label2=V.MISSING):
     body = require_body("body1", body1)
     if not isinstance(surf, list):
         raise InputTypeError(f"'surf' must be a list, got {V.describe(surf)}")
-    faces = np.full((len(surf), 4), -1, dtype=np.int64)
-    for r, face in enumerate(surf):
-        if not isinstance(face, list):
-            raise InputError(f"'surf' must be a list of lists, got item {r} = {V.describe(face)}")
-        if len(face) not in (3, 4):
-            raise InputError(f"invalid face size (neither 3 nor 4): surf[{r}] has {len(face)} nodes")
-        faces[r, : len(face)] = [V.integer(f"surf[{r}][{i}]", v) for i, v in enumerate(face)]
+    faces = face_rows("surf", surf)
     s1, s2 = V.integer("sid1", sid1), V.integer("sid2", sid2)
     l1 = V.string("label1", label1) if V.given(label1) else None
     l2 = V.string("label2", label2) if V.given(label2) else None

@@ -266,6 +266,22 @@ def _export(solfec, domain, series, how, times, subset) -> None:
 
 
 # ---------------------------------------------------------------------- INITIALIZE_STATE
+def _stored_state_args(command: str, solfec, path, time, subset, failure: str):
+    """(domain, path, time, subset patterns) of a command that starts bodies from stored
+    results (INITIALIZE_STATE, RIGID_TO_FEM), checked; None in READ mode (ignored there,
+    with a warning, as in Solfec-1.0)."""
+    domain = require_solfec("solfec", solfec)
+    path = V.string("path", path)
+    t = V.number("time", time)
+    if t < 0:
+        raise InputError(f"'time' must be >= 0, got {t!r}")
+    patterns = _patterns(subset, failure)
+    if solfec.mode == "READ":
+        session.warn(f"{command} has been ignored in the 'READ' mode")
+        return None
+    return domain, path, t, patterns
+
+
 def _patterns(subset, failure: str):
     """None, or the compiled label patterns of a 'subset' string or list of strings."""
     if not V.given(subset):
@@ -314,16 +330,10 @@ def INITIALIZE_STATE(solfec, path, time, subset=V.MISSING):
     --------
     >>> INITIALIZE_STATE(sol, 'out/settle', 2.0)
     """
-    domain = require_solfec("solfec", solfec)
-    path = V.string("path", path)
-    t = V.number("time", time)
-    if t < 0:
-        raise InputError(f"'time' must be >= 0, got {t!r}")
-    patterns = _patterns(subset, "State initialization has failed")
-    if solfec.mode == "READ":
-        session.warn("INITIALIZE_STATE has been ignored in the 'READ' mode")
+    args = _stored_state_args("INITIALIZE_STATE", solfec, path, time, subset, "State initialization has failed")
+    if args is None:
         return None
-    replay.initialize_state(domain, path, t, patterns)
+    replay.initialize_state(*args)
     return None
 
 
@@ -362,19 +372,13 @@ def RIGID_TO_FEM(path, time, solfec, subset=V.MISSING):
     --------
     >>> RIGID_TO_FEM('out/rigid-run', 0.5, sol)      # doctest: +SKIP
     """
-    domain = require_solfec("solfec", solfec)
-    path = V.string("path", path)
-    t = V.number("time", time)
-    if t < 0:
-        raise InputError(f"'time' must be >= 0, got {t!r}")
-    patterns = _patterns(subset, "Rigid to FEM state mapping has failed")
-    if solfec.mode == "READ":
-        session.warn("RIGID_TO_FEM has been ignored in the 'READ' mode")
+    args = _stored_state_args("RIGID_TO_FEM", solfec, path, time, subset, "Rigid to FEM state mapping has failed")
+    if args is None:
         return None
     from solfec_py.output.rigid_to_fem import rigid_to_fem
 
     try:
-        rigid_to_fem(domain, path, t, patterns)
+        rigid_to_fem(*args)
     except ResultsError as exc:
         text = str(exc).replace("State initialization has failed", "Rigid to FEM state mapping has failed")
         raise ResultsError(text) from None

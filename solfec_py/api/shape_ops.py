@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from solfec_py import session, validate as V
-from solfec_py.api.shape_utils import _shape_items, int_list
+from solfec_py.api.shape_utils import _shape_items, face_rows, int_list
 from solfec_py.api.shapes import CONVEX, ELLIP, MESH
 from solfec_py.errors import GeometryError, InputError, InputTypeError, NotAvailableError
 from solfec_py.geometry.bend import bend_mesh
@@ -240,13 +240,7 @@ def MESH_SPLIT(mesh, nodeset=V.MISSING, faceset=V.MISSING, surfid1=0, surfid2=0)
     t = source.topology
     sids = np.zeros(t.elem.size, dtype=np.int64)
     if V.given(faceset):
-        faces = np.full((len(faceset), 4), -1, dtype=np.int64)
-        for r, face in enumerate(faceset):
-            if not isinstance(face, list):
-                raise InputError(f"'faceset' must be a list of lists, got item {r} = {V.describe(face)}")
-            if len(face) not in (3, 4):
-                raise InputError(f"invalid face size (neither 3 nor 4): faceset[{r}] has {len(face)} nodes")
-            faces[r, : len(face)] = int_list(f"faceset[{r}]", face)
+        faces = face_rows("faceset", faceset)
         if faces.size and (faces.max() >= source.nnod or (faces[faces != -1] < 0).any()):
             raise InputError(f"'faceset' node numbers must be in [0, {source.nnod - 1}]")
         cut = faces_by_nodes(source, faces)

@@ -109,6 +109,19 @@ def _tuple_point(value: tuple) -> np.ndarray:
 
 # ---------------------------------------------------------------------- list parsers
 
+def face_rows(name: str, value: list) -> np.ndarray:
+    """(k, 4) node numbers of a list of 3- or 4-node faces (MESH_SPLIT's faceset, RT_SPLIT's
+    surf), -1 padding triangles; `value` must already be a list."""
+    faces = np.full((len(value), 4), -1, dtype=np.int64)
+    for r, face in enumerate(value):
+        if not isinstance(face, list):
+            raise InputError(f"'{name}' must be a list of lists, got item {r} = {V.describe(face)}")
+        if len(face) not in (3, 4):
+            raise InputError(f"invalid face size (neither 3 nor 4): {name}[{r}] has {len(face)} nodes")
+        faces[r, : len(face)] = int_list(f"{name}[{r}]", face)
+    return faces
+
+
 def int_list(name: str, value: Any, minlen: int = 0) -> np.ndarray:
     """A list of integers as an int64 array. Integral floats (4.0) are accepted as Solfec
     converts list items with int(); a fractional float or a non-number is a TypeError."""
