@@ -17,8 +17,8 @@ spec.loader.exec_module(decks)
 @pytest.mark.parametrize("code, out, err, outcome", [
     (0, "Testing ... PASSED\n", "", "passed"),
     (0, "FAILED\n", "", "failed check"),
-    (0, "", "", "ran"),
-    (None, "", "", "ran"),
+    (0, "", "", "ran to end"),
+    (None, "", "", "still running"),
     (-9, "", "", "crash"),
     (1, "", "deck.py:3: NotAvailableError: BODY kind 'FINITE_ELEMENT' is not available", "not available"),
     (1, "", "Traceback...\nsolfec_py.errors.InputError: bad", "refused"),
@@ -43,3 +43,28 @@ def test_table_counts_and_lists(tmp_path):
     (tmp_path / "tests" / "BM01" / "e.py").write_text("")
     (tmp_path / "out" / "f.py").write_text("")
     assert decks.decks(str(tmp_path)) == ["inp/d.py", "tests/BM01/e.py"]
+
+
+def test_known_stops_and_docs_block(tmp_path):
+    # a stopped deck named in KNOWN_STOPS carries its reason; one not named carries none;
+    # a deck that runs carries no reason even when a pattern would match it
+    assert "PARMEC" in decks.known_stop("examples/hybrid-solver2/hs2-parmec.py")
+    assert decks.known_stop("inp/some-new-deck.py") == ""
+    rows = [{"deck": "inp/16-bars.py", "outcome": "refused", "detail": "InputTypeError: a | b",
+             "seconds": 2.0},
+            {"deck": "inp/new.py", "outcome": "crash", "detail": "ZeroDivisionError: x", "seconds": 1.0},
+            {"deck": "examples/hybrid-solver2/hs2-parmec.py", "outcome": "still running", "detail": "",
+             "seconds": 60.0, "limit": 60.0}]
+    doc = tmp_path / "legacy.md"
+    doc.write_text(f"intro\n{decks.DOCS_BEGIN}\nold table\n{decks.DOCS_END}\nafter\n")
+    decks.write_docs(str(doc), rows, 60.0)
+    text = doc.read_text()
+    assert text.startswith("intro\n") and text.endswith("after\n") and "old table" not in text
+    line = {ln.split("`")[1]: ln for ln in text.splitlines() if ln.startswith("| `")}
+    assert "a \\| b" in line["inp/16-bars.py"] and "`modal`" in line["inp/16-bars.py"]
+    assert line["inp/new.py"].endswith("ZeroDivisionError: x |")
+    assert "still running at 60 s" in line["examples/hybrid-solver2/hs2-parmec.py"]
+    assert "PARMEC" not in line["examples/hybrid-solver2/hs2-parmec.py"]
+    (tmp_path / "plain.md").write_text("no block")
+    with pytest.raises(SystemExit):
+        decks.write_docs(str(tmp_path / "plain.md"), rows, 60.0)

@@ -1,7 +1,8 @@
 """Run Solfec-1.0's own decks as they are and classify what happens to each (not a unit
 test: a survey of how far solfec-py gets with the decks shipped in Solfec's source tree).
 
-    python tools/solfec_decks.py /path/to/solfec-1.0 [-t SECONDS] [-j JOBS] [-k WORD] [--json FILE]
+    python tools/solfec_decks.py /path/to/solfec-1.0 [-t SECONDS] [-j JOBS] [-k WORD]
+                                 [--limit DECK=SECONDS] [--json FILE] [--merge JSON] [--docs FILE]
 
 Every `*.py` under inp/, tests/, examples/ and validation/ runs with `python -m solfec_py`
 from a scratch copy of the tree's root (copies of the deck folders, links to the rest and
@@ -12,7 +13,8 @@ for capabilities solfec-py does not have yet. Outcomes:
 
 * passed       the deck printed its own PASSED (and no FAILED) and exited 0
 * failed check the deck ran and printed FAILED (its own check against its reference values)
-* ran          exited 0 without a verdict, or was still running at the time limit
+* ran to end   exited 0 without a verdict
+* still running  no error within the time limit (stopped there)
 * exited       the deck ended itself with sys.exit(code != 0), no error (usage, missing file)
 * not available stopped by a capability solfec-py does not provide yet (NotAvailableError)
 * refused      stopped by a solfec-py input error (the deck asks for something it checks)
@@ -20,13 +22,18 @@ for capabilities solfec-py does not have yet. Outcomes:
 * crash        any other exception, or a signal
 
 The table groups decks by outcome with the last line of each error.  `--json FILE` writes
-the rows for comparison between two versions.  Reference: docs/legacy.md.
+the rows for comparison between two versions (`--merge JSON` takes the rows of the decks
+not run now from an earlier such file, to rerun a few); `--docs FILE` replaces the text between the
+markers `<!-- deck survey: begin -->` and `<!-- deck survey: end -->` in FILE with a table
+of every deck (its outcome, time and, for a deck that stops, why: KNOWN_STOPS names the
+decks that stop for a reason outside solfec-py).  Reference: docs/legacy.md.
 """
 from __future__ import annotations
 
 import argparse
 import collections
 import concurrent.futures
+import fnmatch
 import json
 import os
 import re
@@ -37,12 +44,40 @@ import tempfile
 import time
 
 FOLDERS = ("inp", "tests", "examples", "validation")
-OUTCOMES = ("passed", "failed check", "ran", "exited", "not available", "refused", "language",
-            "crash")
+OUTCOMES = ("passed", "failed check", "ran to end", "still running", "exited", "not available",
+            "refused", "language", "crash")
+STOPPED = ("exited", "not available", "refused", "language", "crash")
+# the serial suite runs every BM deck in turn: it gets longer than the others
+LIMITS = {"tests/serial-tests.py": 600.0}
 LANGUAGE_ERRORS = ("SyntaxError", "IndentationError", "TabError", "LegacySyntaxError",
                    "NameError", "ImportError", "ModuleNotFoundError", "LegacyImportError",
                    "AttributeError", "UnboundLocalError")
 REFUSALS = ("InputError", "InputTypeError", "GeometryError", "ResultsError", "DeletedBodyError")
+# decks that stop for a reason outside solfec-py (fnmatch pattern: why), checked one by one
+# against Solfec-1.0's sources (lng.c's keyword lists) and tree (the files a deck reads)
+KNOWN_STOPS = {
+    "examples/hybrid-solver*/*parmec*.py": "external: a deck of PARMEC, the code HYBRID_SOLVER couples",
+    "examples/hybrid-solver*/hs*-solfec*.py": "external: HYBRID_SOLVER needs a PARMEC library",
+    "examples/hybrid-solver4/hs4-*.py": "external: the hybrid example needs PARMEC",
+    "inp/devel/hybrid_modeling/hybrid_solver.py": "external: HYBRID_SOLVER needs a PARMEC library",
+    "inp/16-bars.py": "Solfec-1.0 refuses it too: its BODY takes `base`, not `modal` (lng.c)",
+    "inp/flexbend.py": "Solfec-1.0 refuses it too: its BODY takes `base`, not `modal` (lng.c)",
+    "inp/impacting-bar.py": "Solfec-1.0 refuses it too: its BODY takes `base`, not `modal` (lng.c)",
+    "inp/ro.py": "Solfec-1.0 refuses it too: its BODY takes `base`, not `modal` (lng.c)",
+    "inp/tetgen.py": "Solfec-1.0 refuses it too: TETRAHEDRALIZE takes shape, path, volume, quality, "
+                     "volid, surfid (lng.c), not `min_angle`",
+    "inp/devel/long-input-motion/long-series.py": "Solfec-1.0 stops too: series.txt is not in the tree",
+    "tests/mesh_getdata.py": "Solfec-1.0 stops too: inp/mesh/81fbi.inp is not in the tree "
+                             "(examples/81array/ has it)",
+    "inp/fratest.py": "Solfec-1.0 stops too: inp/mesh/81fbi.inp is not in the tree "
+                      "(examples/81array/ has it)",
+    "examples/time-series/ts-gen.py": "a script run with an argument N (its usage message)",
+    "inp/devel/rt_split.py": "Solfec-1.0 stops too: 'No splitting happened' (the faces it names "
+                             "are not between elements)",
+    "inp/cohesion.py": "Solfec-1.0 diverges too: explicit step above the stable one (below)",
+    "inp/amtball.py": "Solfec-1.0 diverges too: explicit step above the stable one (below)",
+}
+DOCS_BEGIN, DOCS_END = "<!-- deck survey: begin -->", "<!-- deck survey: end -->"
 # `Name: message`, also after the CLI's `deck.py:LINE[:COL]: ` prefix
 _EXC_LINE = re.compile(r"^(?:\S+?:\d+(?::\d+)?: )?"
                        r"([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)): ?(.*)$")
@@ -83,7 +118,7 @@ def _first_failure(out: str) -> str:
 def classify(code: int | None, out: str, err: str) -> tuple[str, str]:
     """(outcome, detail) of one run: exit code (None: time limit), stdout, stderr."""
     if code is None:
-        return "ran", "still running at the time limit"
+        return "still running", "no error within the time limit"
     lines = [ln for ln in err.splitlines() if ln.strip()]
     exc = None
     for ln in reversed(lines):
@@ -94,7 +129,7 @@ def classify(code: int | None, out: str, err: str) -> tuple[str, str]:
     if code == 0:
         if "FAILED" in out:
             return "failed check", _first_failure(out)
-        return ("passed", "") if "PASSED" in out else ("ran", "finished")
+        return ("passed", "") if "PASSED" in out else ("ran to end", "")
     if code < 0:
         return "crash", f"signal {-code}"
     last = lines[-1].strip() if lines else f"exit code {code}"
@@ -134,7 +169,7 @@ def run_one(work: str, deck: str, limit: float) -> dict:
         stderr = err.read().decode("utf-8", "replace")
     outcome, detail = classify(code, stdout, stderr)
     return {"deck": deck, "outcome": outcome, "detail": detail,
-            "seconds": round(time.perf_counter() - start, 1)}
+            "seconds": round(time.perf_counter() - start, 1), "limit": limit}
 
 
 def table(rows: list[dict]) -> str:
@@ -152,21 +187,68 @@ def table(rows: list[dict]) -> str:
     return "\n".join(text)
 
 
+def known_stop(deck: str) -> str:
+    """Why `deck` stops for a reason outside solfec-py ('' when KNOWN_STOPS does not say)."""
+    for pattern, why in KNOWN_STOPS.items():
+        if fnmatch.fnmatchcase(deck, pattern):
+            return why
+    return ""
+
+
+def deck_table(rows: list[dict], limit: float) -> str:
+    """Markdown: the counts by outcome, then one line per deck (outcome, seconds, and for a
+    deck that stops the last error line and the known reason)."""
+    count = collections.Counter(r["outcome"] for r in rows)
+    text = ["| outcome | decks |", "|---|---|"]
+    text += [f"| {name} | {count[name]} |" for name in OUTCOMES if count[name]]
+    text += [f"| total | {len(rows)} |", "",
+             f"| deck | outcome | s | why it stops (last error line; reason) |", "|---|---|---|---|"]
+    for r in rows:
+        why = ""
+        if r["outcome"] in STOPPED:
+            known = known_stop(r["deck"])
+            why = r["detail"].replace("|", "\\|") + (f"; **{known}**" if known else "")
+        outcome = r["outcome"] + (f" at {r.get('limit', limit):g} s" if r["outcome"] == "still running" else "")
+        text.append(f"| `{r['deck']}` | {outcome} | {r['seconds']:.0f} | {why} |")
+    return "\n".join(text)
+
+
+def write_docs(path: str, rows: list[dict], limit: float) -> None:
+    """Replace the survey block of `path` (between DOCS_BEGIN and DOCS_END) with deck_table."""
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    head, sep, rest = text.partition(DOCS_BEGIN)
+    _, sep2, tail = rest.partition(DOCS_END)
+    if not sep or not sep2:
+        raise SystemExit(f"{path}: no '{DOCS_BEGIN}' ... '{DOCS_END}' block to replace")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(head + DOCS_BEGIN + "\n" + deck_table(rows, limit) + "\n" + DOCS_END + tail)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("root", help="Solfec-1.0 source tree (holding inp/, tests/, ...)")
     p.add_argument("-t", "--timeout", type=float, default=20.0, help="seconds per deck (20)")
     p.add_argument("-j", "--jobs", type=int, default=1, help="decks run at once (1)")
     p.add_argument("-k", dest="match", help="only decks whose path contains this text")
+    p.add_argument("--limit", action="append", default=[], metavar="DECK=SECONDS",
+                   help="another limit for one deck (tests/serial-tests.py has 600 s)")
     p.add_argument("--json", help="also write the rows to this file")
+    p.add_argument("--merge", metavar="JSON",
+                   help="rows of an earlier run (--json) for the decks not run now")
+    p.add_argument("--docs", help="write the deck table into this Markdown file's survey block")
     args = p.parse_args(argv)
     root = os.path.abspath(args.root)
     todo = [d for d in decks(root) if not args.match or args.match in d]
+    limits = dict(LIMITS)
+    for item in args.limit:
+        deck, _, seconds = item.partition("=")
+        limits[deck] = float(seconds)
     work = scratch_root(root)
     rows = []
     try:
         with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
-            futures = [pool.submit(run_one, work, d, args.timeout) for d in todo]
+            futures = [pool.submit(run_one, work, d, limits.get(d, args.timeout)) for d in todo]
             for f in concurrent.futures.as_completed(futures):
                 row = f.result()
                 rows.append(row)
@@ -174,11 +256,17 @@ def main(argv: list[str] | None = None) -> int:
                       file=sys.stderr, flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    if args.merge:
+        with open(args.merge, encoding="utf-8") as handle:
+            ran = {r["deck"] for r in rows}
+            rows += [r for r in json.load(handle) if r["deck"] not in ran]
     rows.sort(key=lambda r: r["deck"])
     print(table(rows))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(rows, handle, indent=1)
+    if args.docs:
+        write_docs(args.docs, rows, args.timeout)
     return 0
 
 
