@@ -156,7 +156,7 @@ def test_link_schemes_and_their_errors(api):
     first.scheme = 'GEN_ALPHA'
     assert first.scheme == 'GEN_ALPHA'
     with pytest.raises(InputError, match=r"link of an articulated body .* one of \['DEFAULT', 'ARTICULATED',"
-                                         r" 'GEN_ALPHA'\], got 'RIG_NEG'"):
+                                         r" 'GEN_ALPHA', 'RK4'\], got 'RIG_NEG'"):
         first.scheme = 'RIG_NEG'
     with pytest.raises(InputError, match="share one scheme"):       # one link GEN_ALPHA, the other not
         api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), 1e-3)

@@ -111,8 +111,8 @@ class BODY(Body):
         Time integrator: rigid ``'RIG_NEG'`` (default), ``'RIG_POS'``, ``'RIG_IMP'``, ``'LFPC'``,
         ``'DIRK1'`` ... ``'DIRK4'``, ``'LSV_EXPLICIT'``, ``'LSV_IMPLICIT'``, ``'GEN_ALPHA'``
         (docs/integrators.md); pseudo-rigid ``'DEF_EXP'`` (default) or ``'DEF_LIM'``;
-        ``'DEFAULT'`` resets. Links of JOINT trees: ``'ARTICULATED'`` (default) or
-        ``'GEN_ALPHA'`` (docs/joints.md).
+        ``'DEFAULT'`` resets. Links of JOINT trees: ``'ARTICULATED'`` (default),
+        ``'GEN_ALPHA'`` or ``'RK4'`` (docs/joints.md).
     damping : float
         Mass-proportional damping, >= 0.
     disable_rotation : str
@@ -331,6 +331,9 @@ class BODY(Body):
         if value == "DEFAULT":
             value = spec.default_scheme
         if value not in spec.schemes:
+            if self.kind == "RIGID" and value in LINK_SCHEMES:
+                raise InputError(f"scheme {value!r} is one of the links of JOINT trees and body {self.id} is not"
+                                 " a link (yet): set it after the body's JOINT")
             raise InputError(
                 f"Invalid integration scheme {value!r} for a {self.kind} body; expected one of"
                 f" {['DEFAULT', *spec.schemes]}")

@@ -87,7 +87,8 @@ class JOINT:
     frame='PARENT')``. Rigid bodies joined by JOINTs form trees integrated in joint
     coordinates (docs/joints.md); the links stay RIGID bodies whose conf and velo follow
     from the joints. A link's ``scheme`` is ``'ARTICULATED'`` (Solfec's half step in joint
-    space) or ``'GEN_ALPHA'`` (generalized-alpha in joint space); all trees of a model
+    space), ``'GEN_ALPHA'`` (generalized-alpha in joint space) or ``'RK4'`` (classical
+    Runge-Kutta in joint space, fourth order, trees without drives); all trees of a model
     share one. The joint frame (`point`, `axis` at creation) is fixed in the parent,
     translations before rotations; ``frame='CHILD'`` fixes it in the child (the slides of a
     CYLINDRICAL, PLANAR or FREE joint turn with the child: a rotation on the parent side,
@@ -231,7 +232,7 @@ class JOINT:
                     if body._scheme != BODY_KINDS["RIGID"].default_scheme:
                         session.runtime_warning(f"{who}: body {body.id} becomes a link of an articulated body; its"
                                                 f" scheme {body._scheme} is replaced by ARTICULATED (links take"
-                                                " ARTICULATED or GEN_ALPHA)")
+                                                " ARTICULATED, GEN_ALPHA or RK4)")
                     body._scheme = "ARTICULATED"
                 body.block.set_scheme(body.row, LINK_SCHEMES[body._scheme])
 

@@ -158,7 +158,14 @@ class JointTree:
         return tree_kernels.aba(self.inertias(Lam, xc), S, crossed, self.parent, self.voff, np.asarray(v, float), tau,
                                 np.asarray(gravity, float), fext)
 
-    def _kernel_args(self, tau, gravity, fext):
+    @property
+    def tables(self) -> tuple:
+        """(nvk, ballk, dtype): rates per joint kind, whether a kind has a ball rotation, the
+        type of each of its rates (kinds.tables), as the compiled kernels take them."""
+        nvk, _, ballk, dtype, _, _ = _TABLES
+        return nvk, ballk, dtype
+
+    def kernel_args(self, tau, gravity, fext):
         """tau, gravity, fext as the compiled stepping kernels take them, then the tree's arrays."""
         nvk, _, ballk, dtype, daxis, dfixed = _TABLES
         fext = np.zeros((self.count, 6)) if fext is None else np.ascontiguousarray(fext, dtype=float)
@@ -171,7 +178,7 @@ class JointTree:
         kinematics and inertias of q_half join the caches (`kinematics`, `inertias`)."""
         q_half = np.ascontiguousarray(q_half, dtype=float)
         u_free, Lam, xc, S, crossed, I6 = tree_kernels.free_rates(q_half, np.asarray(u, float), float(h),
-                                                                  *self._kernel_args(tau, gravity, fext))
+                                                                  *self.kernel_args(tau, gravity, fext))
         cache = self.__dict__.setdefault("_kinematics", [])
         cache.insert(0, (q_half.copy(), (Lam, xc, S, crossed)))
         del cache[2:]
@@ -183,7 +190,7 @@ class JointTree:
     def integrate_free(self, q, u, h, steps, tau=None, gravity=(0.0, 0.0, 0.0), fext=None):
         """(q, u) after `steps` free half steps at constant joint forces (kernels.integrate_free)."""
         return tree_kernels.integrate_free(np.ascontiguousarray(q, dtype=float), np.asarray(u, float), float(h),
-                                           int(steps), *self._kernel_args(tau, gravity, fext))
+                                           int(steps), *self.kernel_args(tau, gravity, fext))
 
     def bias(self, q, v, gravity=(0.0, 0.0, 0.0), fext=None) -> np.ndarray:
         """Velocity, gravity and external-load terms: tau at zero joint acceleration."""

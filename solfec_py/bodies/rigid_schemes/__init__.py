@@ -12,11 +12,13 @@ Reference: docs/integrators.md.
     ARTICULATED                   links of JOINT trees, joint coordinates (internal) articulated.py
     ARTICULATED_GEN_ALPHA         the same with GEN_ALPHA (internal; BODY.scheme      articulated.py
                                   of such links reads GEN_ALPHA)
+    ARTICULATED_RK4               the same with classical Runge-Kutta (internal;     articulated.py
+                                  BODY.scheme of such links reads RK4)
 """
 from __future__ import annotations
 
 from solfec_py.bodies.rigid_schemes.base import OneStepScheme, RigidScheme
-from solfec_py.bodies.rigid_schemes.articulated import Articulated, ArticulatedGenAlpha
+from solfec_py.bodies.rigid_schemes.articulated import Articulated, ArticulatedGenAlpha, ArticulatedRk4
 from solfec_py.bodies.rigid_schemes.dirk import Dirk, Dirk1, Dirk2, Dirk3, Dirk4
 from solfec_py.bodies.rigid_schemes.gen_alpha import GenAlpha
 from solfec_py.bodies.rigid_schemes.leapfrog import Lfpc
@@ -26,7 +28,7 @@ from solfec_py.bodies.rigid_schemes.solfec import RigImp, RigNeg, RigPos, Solfec
 
 # the position in this tuple is the stored code: append only
 _BY_CODE = (RigPos, RigNeg, RigImp, Lfpc, Dirk1, Dirk2, Dirk3, Dirk4, LsvExplicit, LsvImplicit, GenAlpha,
-            Prescribed, Articulated, ArticulatedGenAlpha)
+            Prescribed, Articulated, ArticulatedGenAlpha, ArticulatedRk4)
 
 SCHEMES = {cls.name: cls() for cls in _BY_CODE}
 SCHEME_CODES = {name: code for code, name in enumerate(SCHEMES)}
@@ -34,9 +36,9 @@ SCHEME_LIST = list(SCHEMES.values())
 # the values BODY.scheme accepts for a RIGID body (PRESCRIBED is set by PRESCRIBED_MOTION,
 # ARTICULATED by JOINT)
 RIGID_SCHEMES = tuple(name for name in SCHEMES if name not in (Prescribed.name, Articulated.name,
-                                                                ArticulatedGenAlpha.name))
+                                                                ArticulatedGenAlpha.name, ArticulatedRk4.name))
 # BODY.scheme values of the links of JOINT trees -> their internal scheme
-LINK_SCHEMES = {Articulated.USER: Articulated.name, ArticulatedGenAlpha.USER: ArticulatedGenAlpha.name}
+LINK_SCHEMES = {cls.USER: cls.name for cls in (Articulated, ArticulatedGenAlpha, ArticulatedRk4)}
 CARRY_WIDTH = max(cls.CARRY for cls in _BY_CODE)
 
 

@@ -18,13 +18,14 @@ T^T H^T R, the same operator, so the end velocities are the ones the solver saw.
 
 ARTICULATED_GEN_ALPHA (links whose BODY.scheme is GEN_ALPHA) replaces only the free motion
 (a generalized-alpha step, bodies/articulated/gen_alpha.py, driven freedoms prescribed)
-and the end coordinates.
+and the end coordinates; ARTICULATED_RK4 (BODY.scheme RK4) does the same with a classical
+Runge-Kutta step (bodies/articulated/rk4.py).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from solfec_py.bodies.articulated import gen_alpha, stepping
+from solfec_py.bodies.articulated import gen_alpha, rk4, stepping
 from solfec_py.bodies.articulated.limits import enforce_limits, place_stops
 from solfec_py.bodies.articulated.system import CARRY, ArticulatedSystem, spatial_forces
 from solfec_py.bodies.rigid_schemes.base import ANGULAR, LINEAR, RigidScheme, mtv, mv, rotations
@@ -46,10 +47,10 @@ def system_of(block, scheme) -> ArticulatedSystem:
         other = block.schemes[int(block.scheme[body.row])]
         if not isinstance(other, Articulated):
             raise InputError(f"body {body.id} is a link of an articulated body (JOINT); its scheme must be"
-                             f" ARTICULATED or GEN_ALPHA, got {other.name}")
+                             f" one of {_user_names()}, got {other.name}")
         raise InputError(f"body {body.id} is a link of an articulated body (JOINT) with scheme {other.USER},"
                          f" another link has {scheme.USER}; the links of every JOINT tree of a model share one"
-                         " scheme (ARTICULATED or GEN_ALPHA)")
+                         f" scheme (one of {_user_names()})")
     if fresh:
         scheme.check(system)
         system.check_reference(block, alpha=scheme.USER == "GEN_ALPHA")
@@ -134,7 +135,7 @@ class ArticulatedGenAlpha(Articulated):
     RHO_INF = 0.9           # as the rigid GEN_ALPHA in decks
 
     def free_step(self, block, system, q_half, drive, t, h) -> stepping.FreeStep:
-        tree, rows = system.tree, system.rows()
+        tree = system.tree
         prescribe, wanted = None, {}
         if drive is not None:               # driven freedoms: known functions of time (drive_motion)
             coordinates, q_end, wanted[t + h], wanted[t] = drive_motion(system, t, h)
@@ -142,12 +143,10 @@ class ArticulatedGenAlpha(Articulated):
             def prescribe(q1, u1):
                 q1[coordinates], u1[drive.index] = q_end, drive.target
 
+        loaded = free_accelerations(block, system, h)
+
         def accel(q, u, time=t + h):
-            conf, velo = map(system.link_rows, tree.rigid_states(q, u))
-            R, x = rotations(conf), conf[:, 9:12]
-            f, ts, tr = block.loads_at(rows, R, x, time, h, conf=conf, velo=velo)
-            loads = system.link_array(spatial_forces(R, x, f, ts + mv(R, tr)))
-            ud = tree.forward_dynamics(q, u, system.joint_forces(q, u), fext=loads)
+            ud = loaded(q, u, time)
             if drive is None:
                 return ud
             # the actuators impose the drives' accelerations: M^-1 E^T lambda added at (q, u)
@@ -168,6 +167,52 @@ class ArticulatedGenAlpha(Articulated):
 
     def end_coordinates(self, step, u, h) -> np.ndarray:
         return step.tree.advance(step.q_free, u - step.u_free, 0.5 * h)
+
+
+class ArticulatedRk4(Articulated):
+    """RK4 on the links of joint trees: the free motion is a classical fourth-order
+    Runge-Kutta step in joint coordinates (bodies/articulated/rk4.py), the loads, springs
+    and dampers evaluated at every stage; constraint reactions are velocity jumps u = u_free
+    + h M^-1 H^T R and the coordinates move by h/2 of the jump more, q(t+h) = q_free (+) h/2
+    (u - u_free), as on GEN_ALPHA trees. Driven joints are refused (their prescribed
+    coordinates would need the drive's acceleration at every stage)."""
+
+    name = "ARTICULATED_RK4"
+    GROUP = ""
+    USER = "RK4"
+
+    def check(self, system) -> None:
+        if system.drives:
+            body = system.drives[0][3].child
+            raise InputError(f"body {body.id}: a driven JOINT (drive=) on a tree whose links use scheme RK4;"
+                             " driven trees take ARTICULATED or GEN_ALPHA")
+
+    def free_step(self, block, system, q_half, drive, t, h) -> stepping.FreeStep:
+        q, u = rk4.step(system.tree, system.q, system.u, h, free_accelerations(block, system, h), t)
+        return stepping.FreeStep(system.tree, q_half, u, drive, q_free=q)
+
+    def end_coordinates(self, step, u, h) -> np.ndarray:
+        return step.tree.advance(step.q_free, u - step.u_free, 0.5 * h)
+
+
+def _user_names() -> list:
+    """The BODY.scheme values of links (for messages)."""
+    return sorted(cls.USER for cls in (Articulated, ArticulatedGenAlpha, ArticulatedRk4))
+
+
+def free_accelerations(block, system, h: float):
+    """accel(q, u, time): the tree's joint accelerations M^-1 (tau - bias) with the links'
+    loads at `time` in the state (q, u), the joints' springs and dampers included."""
+    tree, rows = system.tree, system.rows()
+
+    def accel(q, u, time):
+        conf, velo = map(system.link_rows, tree.rigid_states(q, u))
+        R, x = rotations(conf), conf[:, 9:12]
+        f, ts, tr = block.loads_at(rows, R, x, time, h, conf=conf, velo=velo)
+        loads = system.link_array(spatial_forces(R, x, f, ts + mv(R, tr)))
+        return tree.forward_dynamics(q, u, system.joint_forces(q, u), fext=loads)
+
+    return accel
 
 
 def drive_motion(system, t: float, h: float) -> tuple:
