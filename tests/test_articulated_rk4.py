@@ -13,7 +13,7 @@ from scipy.integrate import solve_ivp
 from solfec_py.bodies.articulated import JointTree, domain_tree, joint_frame, rk4
 from solfec_py.errors import InputError
 
-from test_articulated_gen_alpha import G, box_inertia, deck, double_pendulum_rhs, pendulum_tree
+from test_articulated_gen_alpha import G, deck, double_pendulum_rhs, pendulum_tree
 
 
 def test_double_pendulum_converges_at_fourth_order():
