@@ -126,6 +126,25 @@ def test_grid_of_sparse_boxes_searches_sorted_keys():
     assert {tuple(p) for p in grid.tolist()} == {tuple(p) for p in sweep.tolist()}
 
 
+def test_grid_of_tiny_boxes_far_apart_keeps_its_keys_in_range():
+    """Points +- a tolerance (the boxes contact sparsification bins) spread over 200 m: cells
+    of the boxes' size would need 1e11 cells an axis, whose key products overflow int64
+    (numpy then refused a negative array size); the grid caps the cells an axis (a larger
+    cell keeps every pair) and finds the pairs of the sweep, here close pairs planted among
+    scattered points."""
+    rng = np.random.default_rng(14)
+    n = 6000
+    pts = rng.uniform(-100, 100, size=(n, 3))
+    pts[1::2] = pts[::2] + rng.uniform(-1e-9, 1e-9, size=(n // 2, 3))   # 3 000 close pairs
+    half = 1e-9
+    lo, hi = pts - half, pts + half
+    grid = broad.overlapping_pairs(lo, hi)
+    sweep = broad._sweep(lo, hi, np.argsort(lo[:, 0], kind="stable"), 0, False, np.zeros(n, np.int64),
+                         False, np.zeros(n, bool))
+    assert n >= broad.GRID_FROM and len(sweep) >= n // 2 - 50
+    assert {tuple(p) for p in grid.tolist()} == {tuple(p) for p in sweep.tolist()}
+
+
 # ------------------------------------------------------------------ closest point on a triangle
 
 

@@ -78,6 +78,9 @@ def _overlap(lo, hi, i, j, skip_group, group, skip_flag, flag):
     return True
 
 
+MAX_CELLS = 2.0 ** 20   # grid cells an axis at most (int64 keys: 2^60 cells in all)
+
+
 @numba.njit(cache=True)
 def _grid(lo, hi, cell, skip_group, group, skip_flag, flag):
     """Pairs i < j of overlapping boxes: boxes no larger than `cell` on every axis are
@@ -90,6 +93,10 @@ def _grid(lo, hi, cell, skip_group, group, skip_flag, flag):
     origin = np.empty(3)
     for d in range(3):
         origin[d] = lo[:, d].min()
+        # at most MAX_CELLS cells an axis, so that the cell keys (products of the three
+        # counts) stay within int64 however small the boxes are against their spread (e.g.
+        # contact points +- a tolerance); a larger cell keeps every pair
+        cell = max(cell, (hi[:, d].max() - origin[d]) / MAX_CELLS)
     dims = np.ones(3, dtype=np.int64)
     cx = np.zeros((n, 3), dtype=np.int64)
     for i in range(n):
