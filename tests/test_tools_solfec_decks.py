@@ -68,3 +68,19 @@ def test_known_stops_and_docs_block(tmp_path):
     (tmp_path / "plain.md").write_text("no block")
     with pytest.raises(SystemExit):
         decks.write_docs(str(tmp_path / "plain.md"), rows, 60.0)
+
+
+def test_chains_and_deck_roots(tmp_path):
+    # a deck that reads another's results runs right after it; the others alone
+    todo = ["inp/a.py", "inp/devel/rigid-to-fem-1.py", "inp/devel/rigid-to-fem-2.py", "inp/z.py"]
+    assert decks.chains(todo) == [["inp/a.py"], ["inp/devel/rigid-to-fem-1.py", "inp/devel/rigid-to-fem-2.py"],
+                                  ["inp/z.py"]]
+    assert decks.chains(["inp/devel/rigid-to-fem-2.py"]) == [["inp/devel/rigid-to-fem-2.py"]]
+    # each deck root sees the scratch tree's entries and an empty out/ of its own
+    (tmp_path / "inp").mkdir()
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "old").write_text("")
+    one, two = decks.deck_root(str(tmp_path)), decks.deck_root(str(tmp_path))
+    for root in (one, two):
+        assert sorted(os.listdir(root)) == ["inp", "out"] and os.listdir(os.path.join(root, "out")) == []
+        assert os.path.realpath(os.path.join(root, "inp")) == os.path.realpath(tmp_path / "inp")

@@ -6,8 +6,9 @@ test: a survey of how far solfec-py gets with the decks shipped in Solfec's sour
 
 Every `*.py` under inp/, tests/, examples/ and validation/ runs with `python -m solfec_py`
 from a scratch copy of the tree's root (copies of the deck folders, links to the rest and
-a fresh `out/`, so the decks' relative paths work and nothing they write lands in the
-source tree), with
+a fresh `out/` for each deck, so the decks' relative paths work, nothing they write lands
+in the source tree and no deck reads another's results; a deck that reads what another
+wrote, AFTER, runs right after it with its `out/`), with
 stdin closed and a short time limit. The aim is to see that each deck starts and fails only
 for capabilities solfec-py does not have yet. Outcomes:
 
@@ -77,6 +78,8 @@ KNOWN_STOPS = {
     "inp/cohesion.py": "Solfec-1.0 diverges too: explicit step above the stable one (below)",
     "inp/amtball.py": "Solfec-1.0 diverges too: explicit step above the stable one (below)",
 }
+# decks that read what another deck wrote: they run right after it, in its deck root
+AFTER = {"inp/devel/rigid-to-fem-2.py": "inp/devel/rigid-to-fem-1.py"}
 DOCS_BEGIN, DOCS_END = "<!-- deck survey: begin -->", "<!-- deck survey: end -->"
 # `Name: message`, also after the CLI's `deck.py:LINE[:COL]: ` prefix
 _EXC_LINE = re.compile(r"^(?:\S+?:\d+(?::\d+)?: )?"
@@ -91,6 +94,18 @@ def decks(root: str) -> list[str]:
             found += [os.path.relpath(os.path.join(base, f), root) for f in sorted(files)
                       if f.endswith(".py")]
     return found
+
+
+def deck_root(work: str) -> str:
+    """A root of one deck's run: links to every entry of the scratch tree `work` but `out`,
+    and an empty `out` of its own, so that decks writing to the same results directory
+    (five write out/domino) each start as on a fresh tree."""
+    mine = tempfile.mkdtemp(prefix="deck-", dir=work)
+    for name in os.listdir(work):
+        if name != "out" and not name.startswith("deck-"):
+            os.symlink(os.path.join(work, name), os.path.join(mine, name))
+    os.mkdir(os.path.join(mine, "out"))
+    return mine
 
 
 def scratch_root(root: str) -> str:
@@ -150,6 +165,28 @@ def classify(code: int | None, out: str, err: str) -> tuple[str, str]:
     return "crash", detail
 
 
+def run_chain(work: str, chain: list[str], limits: dict, limit: float) -> list[dict]:
+    """Run the decks of `chain` one after another in one deck root (a deck that reads what
+    an earlier one wrote, AFTER, follows it); their rows."""
+    mine = deck_root(work)
+    return [run_one(mine, deck, limits.get(deck, limit)) for deck in chain]
+
+
+def chains(todo: list[str]) -> list[list[str]]:
+    """The decks to run, as chains: a deck named in AFTER runs right after its predecessor
+    (when both are to run), every other deck alone."""
+    follows = {before: after for after, before in AFTER.items() if after in todo and before in todo}
+    out = []
+    for deck in todo:
+        if deck in follows.values():
+            continue
+        chain = [deck]
+        while chain[-1] in follows:
+            chain.append(follows[chain[-1]])
+        out.append(chain)
+    return out
+
+
 def run_one(work: str, deck: str, limit: float) -> dict:
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONUNBUFFERED="1")
     cmd = [sys.executable, "-m", "solfec_py", "--no-progress", "--traceback", deck]
@@ -202,7 +239,7 @@ def deck_table(rows: list[dict], limit: float) -> str:
     text = ["| outcome | decks |", "|---|---|"]
     text += [f"| {name} | {count[name]} |" for name in OUTCOMES if count[name]]
     text += [f"| total | {len(rows)} |", "",
-             f"| deck | outcome | s | why it stops (last error line; reason) |", "|---|---|---|---|"]
+             "| deck | outcome | s | why it stops (last error line; reason) |", "|---|---|---|---|"]
     for r in rows:
         why = ""
         if r["outcome"] in STOPPED:
@@ -248,12 +285,12 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     try:
         with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
-            futures = [pool.submit(run_one, work, d, limits.get(d, args.timeout)) for d in todo]
+            futures = [pool.submit(run_chain, work, chain, limits, args.timeout) for chain in chains(todo)]
             for f in concurrent.futures.as_completed(futures):
-                row = f.result()
-                rows.append(row)
-                print(f"{row['outcome']:<14} {row['seconds']:6.1f}s  {row['deck']}  {row['detail']}",
-                      file=sys.stderr, flush=True)
+                for row in f.result():
+                    rows.append(row)
+                    print(f"{row['outcome']:<14} {row['seconds']:6.1f}s  {row['deck']}  {row['detail']}",
+                          file=sys.stderr, flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if args.merge:
