@@ -179,3 +179,27 @@ def test_the_output_directory_as_deck_reads_with_the_stored_words(slide, tmp_pat
     status, out, err = _run(capsys, "out/slide")
     assert status == 0 and _slid(out) == ("READ", 0.6, slid)
     assert "the words of the stored run: mu=0.6" in err
+
+
+@pytest.mark.slow          # three runs of the deck: about 2 s
+def test_another_deck_reads_results_of_the_same_model_only(slide, tmp_path, capsys):
+    """A view deck (another file, as Solfec's examples pair ro1-fem-tl.py with ro1-view.py)
+    reads the results when it builds the same bodies (ids, kinds, reference centres) and
+    prints what the writing run computed; a deck building another model stops at its first
+    data command, naming the deck that computed them and the first body that differs."""
+    status, out, _ = _run(capsys, slide, "mu=0.3")
+    slid = _slid(out)[2]
+    view = SLIDE % {"before": IMPORT, "after": ""}
+    view = view.replace("print(f\"{sol.mode} mu", "print('viewing'); print(f\"{sol.mode} mu")
+    viewer = write_deck(tmp_path / "view.py", view)
+    status, out, err = _run(capsys, viewer)
+    assert status == 0 and _slid(out) == ("READ", 0.3, slid)
+    assert "computed by slide.py; this deck builds the same model (2 bodies" in err
+    moved = write_deck(tmp_path / "moved.py", view.replace("box = BODY(sol, 'RIGID', block, mat)",
+                                                           "box = BODY(sol, 'RIGID', TRANSLATE(block, (0, 0, 1)), mat)"))
+    status, out, err = _run(capsys, moved)
+    assert status == 1 and "slid" not in out
+    assert re.search(r"moved\.py:\d+: the results in out/slide were computed from other inputs", err)
+    assert "the deck: slide.py computed them, and this deck builds another model" in err
+    assert re.search(r"body 2: RIGID centred at \(0\.5, 0\.5, 0\.5\) then, RIGID centred at \(0\.5, 0\.5, 1\.5\) now", err)
+    assert _results(tmp_path)[1]["words"] == ["mu=0.3"]       # left as they were

@@ -122,6 +122,7 @@ class SOLFEC:
         self._run_solver = None      # solver of the last RUN (statistics for the frames)
         self._stored_constraints = {}  # READ mode: STORED_CONSTRAINT objects (api.stored)
         self.provenance = None       # what the results were computed from (output/provenance.py)
+        self._computed_by = None     # READ by another deck: its name, until the models are compared
         self.runs = 0
         self._open_results()
         # every rank of a parallel run decides READ / WRITE (and removes old results) before
@@ -192,16 +193,21 @@ class SOLFEC:
     def _check_inputs(self, s) -> None:
         """READ mode over results that existed: they must have been computed from this run's
         words, deck text (up to its RUN) and input files (output/provenance.py); those read
-        later are compared as they are read. Results of an older solfec-py have no record:
-        read with a note."""
+        later are compared as they are read. A deck other than the one that computed them
+        reads them when its model is the same (compared at the first data command,
+        output/replay.ensure_loaded). Results of an older solfec-py have no record: read with
+        a note."""
         record = provenance.read(self._outpath)
         if record is None:
             session.note(f"the results in {self._outpath} hold no record of the words and input files they were"
                          " computed from (an older solfec-py wrote them): they are read unchecked")
             return
-        found = provenance.differences(record, s, self._outpath)
+        other = provenance.other_deck(record, s)
+        found = provenance.differences(record, s, self._outpath, deck_and_words=other is None)
         if found:
             raise ResultsMismatchError(provenance.mismatch_message(self._outpath, found, s, self._output))
+        # another deck (a view deck): read when it builds the same model (replay.ensure_loaded)
+        self._computed_by = other
 
         def watch(path: str, digest: str) -> None:
             later = provenance.input_differences(record, path, digest)

@@ -10,7 +10,9 @@ the last RUN of the writing run was called: a `RUN(...)` line, a loop or an `if`
 RUN, or the call of a function that runs it. Lines after that statement (post-processing)
 may change; anything before it, the words, or the contents of an input file read before it
 may not. Modules the deck imports, files it opens itself and the environment are not
-compared.
+compared. Another deck file (a view or post-processing deck, as Solfec-1.0's examples have)
+may read the results when it builds the same model: its words and text are not compared,
+its bodies are, at its first data command (output/replay.model_differences).
 """
 from __future__ import annotations
 
@@ -66,14 +68,27 @@ def remember(outpath: str, session, previous: dict | None = None, write: bool = 
     return record
 
 
-def differences(record: dict, session, outpath: str) -> list:
-    """What this run has that differs from `record` so far, as phrases (empty: none)."""
+def other_deck(record: dict, session) -> str | None:
+    """The name of the deck that computed the results of `record` when this run's deck is
+    another file (a deck that reads them, as Solfec's view and post-processing decks do);
+    None for the same deck or outside a deck run."""
+    deck = record.get("deck")
+    if not deck or session.deck_path is None or session.deck_source is None:
+        return None
+    name = deck.get("name")
+    return name if name and name != os.path.basename(session.deck_path) else None
+
+
+def differences(record: dict, session, outpath: str, deck_and_words: bool = True) -> list:
+    """What this run has that differs from `record` so far, as phrases (empty: none);
+    without `deck_and_words` only the input files are compared (another deck: its model is
+    compared instead, output/replay.model_differences)."""
     found = []
     words = [str(w) for w in session.extra_argv]
-    if record.get("words", []) != words:
+    if deck_and_words and record.get("words", []) != words:
         found.append(f"the words: {_words(record.get('words', []))} then, {_words(words)} now")
     deck = record.get("deck")
-    if deck and session.deck_source is not None:
+    if deck_and_words and deck and session.deck_source is not None:
         found += _deck_differences(deck, session, outpath)
     for path, digest in session.inputs.items():
         found += input_differences(record, path, digest)

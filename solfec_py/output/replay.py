@@ -18,7 +18,8 @@ from solfec_py import session
 from solfec_py.bodies.articulated.system import joints_from_carry
 from solfec_py.errors import ResultsError
 from solfec_py.output import frames
-from solfec_py.output.store import ResultsStore, results_path
+from solfec_py.output.store import KIND_CODE, ResultsStore, results_path
+from solfec_py.output.store_reader import KINDS
 
 PHASE_TIMERS = frames.TIMERS[:5]   # TIMINT, CONUPD, CONDET, LOCDYN, CONSOL: exist after any read
 
@@ -145,11 +146,67 @@ def load_constraints(solfec, i: int) -> None:
 
 
 def ensure_loaded(solfec) -> None:
-    """The first command that needs stored data loads the first frame (Solfec-1.0 user manual, READ and WRITE modes)."""
+    """The first command that needs stored data loads the first frame (Solfec-1.0 user manual, READ and WRITE modes).
+    Results computed by another deck are first compared with this deck's model."""
     if solfec.store.current is None:
         if not solfec.store.nframes:
             raise ResultsError(f"results file {solfec.store.path!r} holds no frames")
+        if solfec._computed_by is not None:
+            _check_model(solfec)
         load(solfec, 0)
+
+
+MODEL_TOL = 1e-9    # reference centres agree to this share of the model's size (rounding only)
+
+
+def model_differences(store, domain) -> list:
+    """Phrases for what differs between the stored model and `domain`'s bodies (empty: the
+    same model): the stored registry (latest row per body: id, kind, reference mass centre)
+    must hold every body of the model with its kind and centre, and no other body of an id
+    up to the model's largest (bodies the run created later, fragments, have larger ids)."""
+    reg = store.registry
+    bodies = sorted(domain.bodies, key=lambda b: b.id)
+    ids = np.array([b.id for b in bodies], dtype=np.int64)
+    top = int(ids.max()) if ids.size else 0
+    stored = np.asarray(reg["id"], dtype=np.int64)
+    first = stored[stored <= top]
+    if not np.array_equal(ids, first):
+        return [f"the bodies: {first.size} of ids up to {top} stored (ids {_span(first)}), {ids.size} in this"
+                f" deck's model (ids {_span(ids)})"]
+    at = np.searchsorted(stored, ids)
+    kind, x0 = np.asarray(reg["kind_code"])[at], np.asarray(reg["X0"], dtype=float)[at]
+    now = np.array([b.block.center[b.row] for b in bodies], dtype=float).reshape(-1, 3)
+    codes = np.array([KIND_CODE[b.kind] for b in bodies], dtype=np.int64)
+    size = max(float(np.ptp(np.vstack((now, x0)), axis=0).max(initial=0.0)), 1.0)
+    off = np.flatnonzero((codes != kind) | (np.abs(now - x0).max(axis=1, initial=0.0) > MODEL_TOL * size))
+    if not off.size:
+        return []
+    k = int(off[0])
+    return [f"body {ids[k]}: {KINDS[kind[k] - 1]} centred at {_point(x0[k])} then, {KINDS[codes[k] - 1]} centred"
+            f" at {_point(now[k])} now" + (f" ({off.size} bodies differ)" if off.size > 1 else "")]
+
+
+def _check_model(solfec) -> None:
+    """Results computed by another deck are read when this deck builds the same model."""
+    from solfec_py.errors import ResultsMismatchError
+    from solfec_py.output import provenance
+
+    other, solfec._computed_by = solfec._computed_by, None
+    found = model_differences(solfec.store, solfec.domain)
+    if found:
+        found.insert(0, f"the deck: {other} computed them, and this deck builds another model")
+        raise ResultsMismatchError(provenance.mismatch_message(solfec._outpath, found, session.current(),
+                                                               solfec._output))
+    session.note(f"the results in {solfec._outpath} were computed by {other}; this deck builds the same model"
+                 f" ({len(solfec.domain.bodies)} bodies of the same kinds and centres): they are read")
+
+
+def _span(ids: np.ndarray) -> str:
+    return "none" if not ids.size else (f"{ids[0]}" if ids.size == 1 else f"{ids[0]}..{ids[-1]}")
+
+
+def _point(x) -> str:
+    return "(" + ", ".join(f"{v:g}" for v in x) + ")"
 
 
 def warn_short_store(solfec, duration: float) -> None:
