@@ -143,3 +143,20 @@ def test_a_python2_deck_imports_it_by_name(tmp_path, monkeypatch):
     assert main([str(deck)]) == 0
     nmod, size, val0 = (tmp_path / "out.txt").read_text().split()
     assert (int(nmod), int(size)) == (3, N) and abs(float(val0) - 100.0) < 1e-10 * 100.0
+
+
+def test_a_modred_beside_the_deck_comes_first(tmp_path, monkeypatch):
+    """lang/helpers is searched last, so a deck's own (or an installed) modred is imported,
+    also when an earlier deck of the same process imported the one of lang/helpers."""
+    from solfec_py.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.mkdir()
+    second.mkdir()
+    (first / "d.py").write_text("import modred\nopen('a.txt', 'w').write(modred.__version__)\n")
+    (second / "modred.py").write_text("__version__ = '9.9'\n")
+    (second / "d.py").write_text("import modred\nopen('b.txt', 'w').write(modred.__version__)\n")
+    assert main([str(first / "d.py")]) == 0 and main([str(second / "d.py")]) == 0
+    assert (tmp_path / "a.txt").read_text() == modred.__version__
+    assert (tmp_path / "b.txt").read_text() == "9.9"
