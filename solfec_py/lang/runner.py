@@ -214,6 +214,7 @@ def run_deck(path: str, legacy: str = "auto") -> dict:
     finally:
         sys.argv = saved_argv
         _forget_user_modules(saved_modules)
+        _forget_helper_modules(saved_modules, helpers)
         for folder in (deck_dir, helpers):
             try:
                 sys.path.remove(folder)
@@ -235,6 +236,16 @@ def _forget_user_modules(before: set) -> None:
     except ImportError:  # translator not installed
         return
     forget_user_modules(before)
+
+
+def _forget_helper_modules(before: set, helpers: str) -> None:
+    """Drop the lang/helpers modules the deck imported by their own name (`modred`,
+    `abaqusreader`), so that the next deck run in this process finds its own copy, or an
+    installed package, first again, as the search path promises."""
+    for name in [n for n in sys.modules if n not in before and "." not in n]:
+        filename = getattr(sys.modules[name], "__file__", None)
+        if filename and os.path.dirname(os.path.abspath(filename)) == helpers:
+            del sys.modules[name]
 
 
 def _translating_imports(legacy: str):
