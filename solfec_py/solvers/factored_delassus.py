@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from solfec_py.solvers.local_dynamics_kernels import unordered_pairs
+
 
 @njit(cache=True)
 def gather_transpose(con, sign, tidx, N, base, x, y):
@@ -109,10 +111,9 @@ class FactoredBody:
         """(rows, blocks) of W_body's share of the diagonal blocks W_aa: h H_e S H_e^T for
         every entry, and h s_e s_f (W_ef + W_ef^T) for two entries of one constraint."""
         k = self.con.size
-        order = np.argsort(self.con, kind="stable")
-        twin = np.flatnonzero(self.con[order[1:]] == self.con[order[:-1]])
-        e = np.concatenate([np.arange(k), order[twin]])
-        f = np.concatenate([np.arange(k), order[twin + 1]])
+        every = np.arange(k)
+        te, tf = unordered_pairs(self.con, every) if k > 1 else (every[:0], every[:0])
+        e, f = np.concatenate([every, te]), np.concatenate([every, tf])
         blocks = np.empty((e.size, 3, 3))
         pair_blocks(self.tidx, self.N, self.base, self.S, e, f, blocks)
         blocks[k:] = (self.sign[e[k:]] * self.sign[f[k:]])[:, None, None] * (blocks[k:] + blocks[k:].transpose(0, 2, 1))
