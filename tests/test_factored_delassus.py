@@ -101,7 +101,7 @@ def test_factored_local_dynamics_equals_the_pair_assembly(api, monkeypatch, tmp_
     """At the first Newton solve of the shifted plates (64 rows, both bodies factored) the
     diagonal blocks and the products W x equal those of the pair assembly of the same step
     to 1e-12 relative (both are sums of the same A^-1 entries times H; measured 3e-16 and
-    5e-16)."""
+    5e-16), and so do the off-diagonal blocks assembled from the factors for LOCDYN_DUMP."""
     seen = []
     kept = newton.timed_assemble
 
@@ -122,6 +122,16 @@ def test_factored_local_dynamics_equals_the_pair_assembly(api, monkeypatch, tmp_
     want = K.coupled(np.zeros((ld.n, 3)), x, indptr, adj, Wadj)
     got = ld.factored_offdiagonal(x)           # the CSR part is empty (asserted above)
     assert np.abs(got - want).max() <= 1e-12 * np.abs(want).max()
+    dense, pairs = _dense_offdiagonal(ld.n, indptr, adj, Wadj), _dense_offdiagonal(ld.n, *ld.neighbour_blocks())
+    assert np.abs(pairs - dense).max() <= 1e-12 * np.abs(dense).max()      # LOCDYN_DUMP's blocks
+
+
+def _dense_offdiagonal(n, indptr, adj, Wadj):
+    out = np.zeros((n, n, 3, 3))
+    for a in range(n):
+        for k in range(indptr[a], indptr[a + 1]):
+            out[a, adj[k]] += Wadj[k]
+    return out
 
 
 def _reactions(api, monkeypatch, path, factored):

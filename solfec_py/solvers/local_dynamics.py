@@ -158,6 +158,29 @@ class LocalDynamics:
             return np.zeros((self.n, 3))
         return offdiagonal_product(self.bodies, self.Wfd, x)
 
+    def neighbour_blocks(self):
+        """(indptr, adj, Wadj) of every off-diagonal block, the factored bodies' pairs
+        assembled as the pair assembly has them (LOCDYN_DUMP writes them)."""
+        if not self.bodies:
+            return self.indptr, self.adj, self.Wadj
+        n = self.n
+        off_a, off_b, off_val = [np.repeat(np.arange(n), np.diff(self.indptr))], [self.adj], [self.Wadj]
+        for body in self.bodies:
+            k = body.con.size
+            e, f = unordered_pairs(np.zeros(k, dtype=np.int64), body.con)
+            if not e.size:
+                continue
+            E = e.size
+            drow, dval = np.empty(E, np.int64), np.empty((E, 3, 3))
+            a, b, val = np.empty(2 * E, np.int64), np.empty(2 * E, np.int64), np.empty((2 * E, 3, 3))
+            _, m2 = ld_kernels.pair_blocks_into(body.h, body.sign, body.con, e, f, body.dense_pairs(e, f),
+                                               drow, dval, a, b, val)
+            off_a.append(a[:m2])
+            off_b.append(b[:m2])
+            off_val.append(val[:m2])
+        indptr, adj, Wadj = _csr(n, off_a, off_b, off_val)
+        return indptr.copy(), adj.copy(), Wadj.copy()
+
     def velocities(self) -> np.ndarray:
         """U = B + W R for all rows."""
         return self.coupled() + np.einsum("kij,kj->ki", self.W, self.R)
