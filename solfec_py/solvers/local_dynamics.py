@@ -12,7 +12,9 @@ contract is in bodies/base.py), and the pairs of entries on the same body are ge
 with array arithmetic. Blocks of two constraints coupled through
 two bodies are summed into one W_ab (Solfec keeps one block per shared body; the sum is
 what the sweep uses). Each unordered pair of entries is evaluated once: A^-1 is symmetric,
-so W_ba = W_ab^T. No assumption on the number of body dofs is made here.
+so W_ba = W_ab^T. No assumption on the number of body dofs is made here. On request
+(`factored`, NEWTON_SOLVER) the bodies whose blocks offer it keep their W as factors instead
+of pairs (solvers/factored_delassus.py); their diagonal blocks are in W all the same.
 """
 from __future__ import annotations
 

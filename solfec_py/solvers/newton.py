@@ -17,7 +17,11 @@ R <- R + dR, contact reactions are projected onto their cones and U = B + W R. I
 when merit <= meritval, iters >= maxiter or matvecs >= maxmatvec; without convergence and
 with gsflag 'ON' the initial R is restored and Gauss-Seidel (epsilon 1, the Newton meritval
 and maxiter, semismooth Newton) finishes the solve (Solfec's fallback). locdyn='OFF' is
-accepted; W is assembled all the same (rigid bodies need it anyway).
+accepted; W is assembled all the same (rigid bodies need it anyway). Implicit FE bodies
+whose constraint points touch fewer nodes than there are points keep their part of W
+factored, h P S P^T (solvers/factored_delassus.py): its products are added to the CSR ones
+in the matrix-vector products, U = B + W R and the merit; the Gauss-Seidel fallback
+assembles the pairs.
 
 Departure from Solfec: the contact function is scaled by rho = 1 / W_aa,NN (as in the
 Alart-Curnier augmented Lagrangian, and as Solfec's own Gauss-Seidel diagonal solvers do);
