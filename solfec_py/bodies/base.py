@@ -40,7 +40,9 @@ Subclass contract:
    contacts nor couple them (obstacles). Defaults a kind may override for speed:
    `add_signed_reactions(rows, H, con, sign, R, inert)` (add_reactions of the signed,
    gathered reactions of the entries that are not inert) and `delassus_indexed` (True:
-   `delassus` also takes index arrays `ia`, `ib` into H and reads H in place).
+   `delassus` also takes index arrays `ia`, `ib` into H and reads H in place), and
+   `delassus_factors(rows, H, live)` (the points of bodies whose W is cheaper kept as
+   h P S P^T than as pairs, solvers/factored_delassus.py: [(entries, tidx, S)]; [] none).
 6. `kinetic_energy()` per row, `energies()`, `bounding_boxes()` of current shapes,
    `current_primitives(row)` (shape primitives placed in the current configuration).
 7. Deck-facing hooks, with defaults here where a kind may have nothing to do:
@@ -498,6 +500,11 @@ class BodyBlock:
         rows of the second points where they lie on another body of the same coupling
         group (see `coupling_groups`)."""
         raise self._missing("delassus")
+
+    def delassus_factors(self, rows, H, live) -> list:
+        """[(entries, tidx, S)] of the bodies among rows[live] whose W is kept factored
+        (contract item 5); none by default."""
+        return []
 
     def coupling_groups(self, rows) -> np.ndarray | None:
         """Group of every row (k,): points on different rows of one group couple through

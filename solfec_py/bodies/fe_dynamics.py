@@ -481,6 +481,34 @@ class Stepper:
             out[sel] = part
         return out
 
+    def delassus_factors(self, rows, H, live):
+        """[(entries, tidx, S)] for the implicit bodies among `rows[live]` whose points touch
+        fewer nodes t than there are points (solvers/factored_delassus.py): the entries of H
+        on the body, their node slots tidx (k, w) into the touched nodes, S = E^T A^-1 E."""
+        out = []
+        implicit = self.implicit_rows()
+        nodes, N = H.nodes, H.N
+        for row in np.unique(rows[live]).tolist():
+            if not implicit[row] or row not in self.factors:
+                continue
+            ent = live[rows[live] == row]
+            used = N[ent] != 0.0
+            touched = np.unique(nodes[ent][used])
+            if not 0 < touched.size < ent.size:
+                continue
+            start = int(self.block.nstart[row])
+            nn = int(self.block.nnodes[row])
+            local = touched - start
+            three = np.arange(3)
+            dofs = (3 * local[:, None] + three).reshape(-1)
+            E = np.zeros((3 * nn, dofs.size))
+            E[dofs, np.arange(dofs.size)] = 1.0
+            S = np.ascontiguousarray(self._solve(row, E)[dofs])
+            S = 0.5 * (S + S.T)                    # A^-1 is symmetric: rounding of the solves removed
+            tidx = np.where(used, np.searchsorted(touched, np.where(used, nodes[ent], touched[0])), 0)
+            out.append((ent, tidx.astype(np.int64), S))
+        return out
+
     def _columns(self, row: int, source):
         """(A^-1 H^T for every point of `source` on body `row` (3 columns each), column of
         each point), cached on the operator."""

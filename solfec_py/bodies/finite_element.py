@@ -417,6 +417,9 @@ class FiniteElementBlock(PointMap, BodyBlock):
     def delassus(self, rows, Ha, Hb) -> np.ndarray:
         return self.solver.delassus(_rows(rows), Ha, Hb)
 
+    def delassus_factors(self, rows, H, live) -> list:
+        return self.solver.delassus_factors(_rows(rows), H, live)
+
     def couples(self, rows, Ha, Hb):
         """Points of an explicit body interact only through common nodes (diagonal mass,
         Solfec-1.0 ldy.c, local dynamics sparsity shortcut); implicit bodies couple all their points."""

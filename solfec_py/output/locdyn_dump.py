@@ -42,6 +42,7 @@ def lines(cset, record) -> list[str]:
     ld, ids, serials = record
     rows = np.array([-1 if (k := cset.row_of(int(i), int(s))) is None else k for i, s in zip(ids, serials)],
                     dtype=np.int64)
+    indptr, adj, Wadj = ld.neighbour_blocks()
     out = []
     for i in range(ld.n - 1, -1, -1):
         r = int(rows[i])
@@ -50,10 +51,10 @@ def lines(cset, record) -> list[str]:
         text = [f"{_head(cset, r)} [{_g(ld.W[i].T.ravel())}] ({_g(ld.B[i])}) ({_g(ld.V[i])}) ({_g(ld.U[i])})"
                 f" ({_g(ld.R[i])})"]
         blocks: dict = {}
-        for k in range(int(ld.indptr[i]), int(ld.indptr[i + 1])):
-            j = int(rows[int(ld.adj[k])])
+        for k in range(int(indptr[i]), int(indptr[i + 1])):
+            j = int(rows[int(adj[k])])
             if j >= 0:
-                blocks[j] = blocks.get(j, 0.0) + ld.Wadj[k]
+                blocks[j] = blocks.get(j, 0.0) + Wadj[k]
         for j in sorted(blocks, key=lambda j: _order_key(cset, j)):
             text.append(f" => {_head(cset, j)} [{_g(np.asarray(blocks[j]).T.ravel())}]")
         out.append("".join(text))

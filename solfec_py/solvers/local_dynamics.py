@@ -12,7 +12,9 @@ contract is in bodies/base.py), and the pairs of entries on the same body are ge
 with array arithmetic. Blocks of two constraints coupled through
 two bodies are summed into one W_ab (Solfec keeps one block per shared body; the sum is
 what the sweep uses). Each unordered pair of entries is evaluated once: A^-1 is symmetric,
-so W_ba = W_ab^T. No assumption on the number of body dofs is made here.
+so W_ba = W_ab^T. No assumption on the number of body dofs is made here. On request
+(`factored`, NEWTON_SOLVER) the bodies whose blocks offer it keep their W as factors instead
+of pairs (solvers/factored_delassus.py); their diagonal blocks are in W all the same.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from solfec_py import constraints as C
 from solfec_py.bodies.base import BodyBlock
 from solfec_py.errors import SimulationError
 from solfec_py.solvers import local_dynamics_kernels as ld_kernels
+from solfec_py.solvers.factored_delassus import FactoredBody, offdiagonal_product
 
 NPAR = 8   # per-constraint parameter columns of the kernels (see solvers/diagonal.py)
 
@@ -120,6 +123,8 @@ class LocalDynamics:
     h: float
     sides: list = field(default_factory=list)
     whole: bool = False    # crow is arange(count): every row of the set, in order
+    bodies: list = field(default_factory=list)   # FactoredBody: W of their points, not in Wadj
+    Wfd: np.ndarray | None = None                # their share of the diagonal blocks W
 
     @property
     def n(self) -> int:
@@ -142,8 +147,41 @@ class LocalDynamics:
         """B + sum over neighbours W_ab R_b (without the diagonal term)."""
         R = self.R if R is None else R
         if not self.adj.size:
-            return self.B.copy()
-        return ld_kernels.coupled(self.B, np.ascontiguousarray(R, dtype=float), self.indptr, self.adj, self.Wadj)
+            out = self.B.copy()
+        else:
+            out = ld_kernels.coupled(self.B, np.ascontiguousarray(R, dtype=float), self.indptr, self.adj, self.Wadj)
+        if self.bodies:
+            out += self.factored_offdiagonal(R)
+        return out
+
+    def factored_offdiagonal(self, x: np.ndarray) -> np.ndarray:
+        """The off-diagonal part of W x held by the factored bodies (zero without them)."""
+        if not self.bodies:
+            return np.zeros((self.n, 3))
+        return offdiagonal_product(self.bodies, self.Wfd, x)
+
+    def neighbour_blocks(self):
+        """(indptr, adj, Wadj) of every off-diagonal block, the factored bodies' pairs
+        assembled as the pair assembly has them (LOCDYN_DUMP writes them)."""
+        if not self.bodies:
+            return self.indptr, self.adj, self.Wadj
+        n = self.n
+        off_a, off_b, off_val = [np.repeat(np.arange(n), np.diff(self.indptr))], [self.adj], [self.Wadj]
+        for body in self.bodies:
+            k = body.con.size
+            e, f = unordered_pairs(np.zeros(k, dtype=np.int64), body.con)
+            if not e.size:
+                continue
+            E = e.size
+            drow, dval = np.empty(E, np.int64), np.empty((E, 3, 3))
+            a, b, val = np.empty(2 * E, np.int64), np.empty(2 * E, np.int64), np.empty((2 * E, 3, 3))
+            _, m2 = ld_kernels.pair_blocks_into(body.h, body.sign, body.con, e, f, body.dense_pairs(e, f),
+                                               drow, dval, a, b, val)
+            off_a.append(a[:m2])
+            off_b.append(b[:m2])
+            off_val.append(val[:m2])
+        indptr, adj, Wadj = _csr(n, off_a, off_b, off_val)
+        return indptr.copy(), adj.copy(), Wadj.copy()
 
     def velocities(self) -> np.ndarray:
         """U = B + W R for all rows."""
@@ -186,9 +224,11 @@ def parameters(cset, crow: np.ndarray, dynamic: bool) -> np.ndarray:
 
 
 def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bool = True,
-             brow: np.ndarray | None = None) -> LocalDynamics:
+             brow: np.ndarray | None = None, factored: bool = False) -> LocalDynamics:
     """Local dynamics of the constraint-set rows `crow` (all by default) at the current
-    (mid-step) configuration; off-diagonal blocks only among `crow` when `offdiag`."""
+    (mid-step) configuration; off-diagonal blocks only among `crow` when `offdiag`;
+    `factored`: the bodies whose blocks offer it keep their W factored (`LocalDynamics.bodies`,
+    solvers/factored_delassus.py) instead of as CSR pairs."""
     whole = False
     if crow is None:
         crow = np.arange(cset.count)
@@ -205,7 +245,7 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
     B = np.zeros((n, 3))
     V = np.zeros((n, 3))
     diag_idx, diag_val, off_a, off_b, off_val = [], [], [], [], []
-    sides = []
+    sides, bodies, fac_idx, fac_val = [], [], [], []
     # obstacles take no reaction from contacts nor from constraints linking them to another
     # body (their motion is prescribed); single-body constraints (SET_VELOCITY) drive them
     passive = (kind == C.CONTACT) | (cset.bid[crow, 1] > 0)
@@ -221,6 +261,18 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
         ld_kernels.add_signed(B, con, sign, np.ascontiguousarray(block.local_velocity(rows, H, "free"), dtype=float))
         ld_kernels.add_signed(V, con, sign, np.ascontiguousarray(block.local_velocity(rows, H, "start"), dtype=float))
         live = np.flatnonzero(~inert)
+        if factored and live.size:
+            for ent, tidx, S in block.delassus_factors(rows, H, live):
+                body = FactoredBody(con[ent], np.ascontiguousarray(sign[ent], dtype=float), tidx,
+                                    np.ascontiguousarray(H.N[ent], dtype=float),
+                                    np.ascontiguousarray(H.base[ent], dtype=float), S, float(h))
+                idx, val = body.diagonal()
+                diag_idx.append(idx)
+                diag_val.append(val)
+                fac_idx.append(idx)
+                fac_val.append(val)
+                bodies.append(body)
+                live = np.setdiff1d(live, ent, assume_unique=True)
         if live.size == 0:
             continue
         c, sg, rw = con[live], sign[live], rows[live]
@@ -272,10 +324,11 @@ def assemble(domain, cset, h: float, crow: np.ndarray | None = None, offdiag: bo
     _redundant_directions(domain, cset, crow, kind, W, par)
     indptr, adj, Wadj = _csr(n, off_a, off_b, off_val)
     Winv, rho = _inverse_and_rho(W)
+    Wfd = segment_sum(np.concatenate(fac_idx), np.concatenate(fac_val), n) if fac_idx else None
     return LocalDynamics(crow=crow, kind=kind, W=W, Winv=Winv, rho=rho, B=B, V=V,
                          U=cset.U[:n].copy() if whole else cset.U[crow], R=cset.R[:n].copy() if whole else cset.R[crow],
                          par=par, indptr=indptr, adj=adj,
-                         Wadj=Wadj, dynamic=domain.dynamic, h=h, sides=sides, whole=whole)
+                         Wadj=Wadj, dynamic=domain.dynamic, h=h, sides=sides, whole=whole, bodies=bodies, Wfd=Wfd)
 
 
 ONE_DIRECTION = (C.FIXDIR, C.VELODIR, C.RIGLNK, C.SPRING)

@@ -17,7 +17,11 @@ R <- R + dR, contact reactions are projected onto their cones and U = B + W R. I
 when merit <= meritval, iters >= maxiter or matvecs >= maxmatvec; without convergence and
 with gsflag 'ON' the initial R is restored and Gauss-Seidel (epsilon 1, the Newton meritval
 and maxiter, semismooth Newton) finishes the solve (Solfec's fallback). locdyn='OFF' is
-accepted; W is assembled all the same (rigid bodies need it anyway).
+accepted; W is assembled all the same (rigid bodies need it anyway). Implicit FE bodies
+whose constraint points touch fewer nodes than there are points keep their part of W
+factored, h P S P^T (solvers/factored_delassus.py): its products are added to the CSR ones
+in the matrix-vector products, U = B + W R and the merit; the Gauss-Seidel fallback
+assembles the pairs.
 
 Departure from Solfec: the contact function is scaled by rho = 1 / W_aa,NN (as in the
 Alart-Curnier augmented Lagrangian, and as Solfec's own Gauss-Seidel diagonal solvers do);
@@ -174,7 +178,8 @@ def run(obj, ld, springs):
     while True:
         if springs is not None:
             force = springs(blast)
-        g = merit(ld.kind, ld.W, ld.Winv, ld.B, ld.V, ld.R, ld.indptr, ld.adj, ld.Wadj, ld.par, force,
+        Bf = ld.B + ld.factored_offdiagonal(ld.R) if ld.bodies else ld.B
+        g = merit(ld.kind, ld.W, ld.Winv, Bf, ld.V, ld.R, ld.indptr, ld.adj, ld.Wadj, ld.par, force,
                   blast, dynamic, h, efree, num, Ut, ws)
         if not np.isfinite(g):
             break
@@ -197,7 +202,10 @@ def run(obj, ld, springs):
 
             def matvec(v):
                 count[0] += 1
-                apply(v.reshape(n, 3), ld.W, ld.indptr, ld.adj, ld.Wadj, X, Y, delta, out)
+                v = v.reshape(n, 3)
+                apply(v, ld.W, ld.indptr, ld.adj, ld.Wadj, X, Y, delta, out)
+                if ld.bodies:                # the factored bodies' off-diagonal part of W v
+                    return (out + np.einsum("kij,kj->ki", X, ld.factored_offdiagonal(v))).reshape(-1)
                 return out.reshape(-1).copy()
 
             A = LinearOperator((3 * n, 3 * n), matvec=matvec, dtype=float)
@@ -229,7 +237,9 @@ def gs_fallback_settings(obj) -> gs.Settings:
 
 def solve(obj, domain, h: float) -> None:
     cset = C.constraint_set(domain)
-    ld = timed_assemble(domain, cset, h)
+    # bodies whose W is cheaper factored keep it so (solvers/factored_delassus.py); the
+    # overlap correction reuses the solved W as CSR pairs
+    ld = timed_assemble(domain, cset, h, factored=domain.overlap_correction is None)
     springs = spring_forces(cset, ld)
     R0, U0 = ld.R.copy(), ld.U.copy()
     iters, merhist, mvhist, converged, g, num = run(obj, ld, springs)
@@ -238,6 +248,8 @@ def solve(obj, domain, h: float) -> None:
     if not converged:
         result.error = "DIVERGED"
         if obj.gsflag == "ON":
+            if ld.bodies:                    # Gauss-Seidel sweeps the CSR pairs
+                ld = timed_assemble(domain, cset, h)
             ld.R[:], ld.U[:] = R0, U0
             result = gs.run(ld, gs_fallback_settings(obj), springs=springs)
             merhist = merhist + result.merhist.tolist()
