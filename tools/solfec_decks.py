@@ -8,7 +8,7 @@ Every `*.py` under inp/, tests/, examples/ and validation/ runs with `python -m 
 from a scratch copy of the tree's root (copies of the deck folders, links to the rest and
 a fresh `out/` for each deck, so the decks' relative paths work, nothing they write lands
 in the source tree and no deck reads another's results; a deck that reads what another
-wrote, AFTER, runs right after it with its `out/`), with
+wrote, AFTER (RIGID_TO_FEM, INITIALIZE_STATE), runs right after it with its `out/`), with
 stdin closed and a short time limit. The aim is to see that each deck starts and fails only
 for capabilities solfec-py does not have yet. Outcomes:
 
@@ -79,7 +79,8 @@ KNOWN_STOPS = {
     "inp/amtball.py": "Solfec-1.0 diverges too: explicit step above the stable one (below)",
 }
 # decks that read what another deck wrote: they run right after it, in its deck root
-AFTER = {"inp/devel/rigid-to-fem-2.py": "inp/devel/rigid-to-fem-1.py"}
+AFTER = {"inp/devel/rigid-to-fem-2.py": "inp/devel/rigid-to-fem-1.py",
+         "inp/devel/initialise-state-2.py": "inp/devel/initialise-state-1.py"}
 DOCS_BEGIN, DOCS_END = "<!-- deck survey: begin -->", "<!-- deck survey: end -->"
 # `Name: message`, also after the CLI's `deck.py:LINE[:COL]: ` prefix
 _EXC_LINE = re.compile(r"^(?:\S+?:\d+(?::\d+)?: )?"
