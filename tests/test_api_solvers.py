@@ -298,7 +298,7 @@ def test_is_solver_and_registry():
     assert not any(is_solver(x) for x in (None, "GAUSS_SEIDEL_SOLVER", 1, GAUSS_SEIDEL_SOLVER))
 
 
-@pytest.mark.parametrize("command", [TEST_SOLVER, SICONOS_SOLVER, HYBRID_SOLVER])
+@pytest.mark.parametrize("command", [SICONOS_SOLVER, HYBRID_SOLVER])
 def test_unavailable_solvers(command):
     with pytest.raises(NotAvailableError, match=f"{command.__name__} is not available.*GAUSS_SEIDEL_SOLVER"):
         command()
@@ -313,3 +313,34 @@ def test_run_accepts_only_solver_objects():
         RUN(sol, "GS", 1.0)
     RUN(sol, GAUSS_SEIDEL_SOLVER(1e-4, 10), 2e-3)      # no constraints: the solver is not called
     assert sol.time == pytest.approx(2e-3, rel=1e-12)
+
+
+def test_test_solver_is_newton_with_solfecs_test_parameters():
+    # Solfec-1.0 lng.c: TEST_SOLVER(meritval, maxiter, maxmatvec, linmaxiter, epsilon, delta,
+    # omega), defaults 1e-8, 1000, 1000, 10, 0.25, 0.51e-7, 1e-9
+    ts = TEST_SOLVER()
+    assert isinstance(ts, NEWTON_SOLVER) and ts.kind == "NEWTON_SOLVER"
+    assert (ts.meritval, ts.maxiter, ts.maxmatvec, ts.linmaxiter, ts.epsilon, ts.delta, ts.omega) == (
+        1e-8, 1000, 1000, 10, 0.25, 0.51e-7, 1e-9)
+    ts = TEST_SOLVER(1e-6, 1000, 1000, 100, 0.5, 0.5e-7, 1e-11)      # inp/cubes.py's
+    assert (ts.meritval, ts.maxmatvec, ts.linmaxiter, ts.epsilon, ts.delta, ts.omega) == (
+        1e-6, 1000, 100, 0.5, 0.5e-7, 1e-11)
+    assert repr(ts).startswith("TEST_SOLVER(meritval=1e-06, maxiter=1000, maxmatvec=1000")
+    with pytest.raises(InputError, match="delta"):
+        TEST_SOLVER(1e-6, 10, 10, 10, 0.25, 0.0)                        # positive in Solfec
+    with pytest.raises(InputTypeError):
+        TEST_SOLVER(1e-6, 10, 10, 10, 0.25, 1e-7, 1e-9, 5)
+
+
+def test_test_solver_holds_a_block_by_its_weight(api):
+    """A block sliding on Coulomb contacts under TEST_SOLVER: the normal reactions carry its
+    weight and friction decelerates it by mu g (as NEWTON_SOLVER's test)."""
+    from test_solvers_gauss_seidel import sliding_block
+
+    mu, v0, g = 0.5, 1.0, 10.0
+    ts = api.TEST_SOLVER(1e-16, 200)
+    sol, block, _ = sliding_block(api, mu, v0, g, solver=ts)
+    api.RUN(sol, ts, 0.1)
+    # merit 1e-16 (a relative energy error): velocities and reactions to ~1e-8
+    assert block.velo[3] == pytest.approx(v0 - mu * g * 0.1, abs=1e-6)
+    assert sum(c.R[2] for c in block.constraints) == pytest.approx(block.mass * g, rel=1e-6)

@@ -1,5 +1,5 @@
 """Constraint solver objects of a deck (layer 7): GAUSS_SEIDEL_SOLVER, PENALTY_SOLVER and
-NEWTON_SOLVER with their arguments, defaults and attributes; TEST_SOLVER, SICONOS_SOLVER and
+NEWTON_SOLVER with their arguments, defaults and attributes (TEST_SOLVER runs as NEWTON_SOLVER); SICONOS_SOLVER and
 HYBRID_SOLVER as not available. Reference: Solfec-1.0 user manual, constraint solvers; Solfec-1.0 lng.c (the defaults in effect), bgs.c, Gauss-Seidel; Solfec-1.0 nts.c, Newton solver
 (Solfec lng.c solver types, bgs.c, psc.c, nts.c).
 
@@ -479,6 +479,59 @@ def _unavailable(name: str, reason: str):
     return command
 
 
-TEST_SOLVER = _unavailable("TEST_SOLVER", "an experimental Newton variant of Solfec-1.0")
+class TEST_SOLVER(NEWTON_SOLVER):
+    """Solfec-1.0's test solver, run as NEWTON_SOLVER.
+
+    ``TEST_SOLVER(| meritval, maxiter, maxmatvec, linmaxiter, epsilon, delta, omega)``:
+    Solfec-1.0's TEST_SOLVER (tts.c) is the experimental predecessor of its NEWTON_SOLVER
+    (nts.c): the same semismooth Newton iteration on the constraint equations with GMRES
+    inner solves (at most ``linmaxiter`` iterations, relative tolerance ``epsilon``), the
+    regularisation ``delta`` added to the diagonal blocks and the smoothing ``omega``,
+    stopping when the merit function is below ``meritval``, after ``maxiter`` iterations or
+    ``maxmatvec`` matrix-vector products. solfec-py runs it as its NEWTON_SOLVER with these
+    parameters; the defaults are Solfec-1.0's for TEST_SOLVER (lng.c): meritval 1e-8,
+    maxiter 1000, maxmatvec 1000, linmaxiter 10, epsilon 0.25, delta 0.51e-7, omega 1e-9.
+
+    Parameters
+    ----------
+    meritval, maxiter, maxmatvec, linmaxiter, epsilon, delta, omega
+        As NEWTON_SOLVER's of the same names, positive.
+
+    Attributes
+    ----------
+    iters, merhist, mvhist : read-only
+        As NEWTON_SOLVER's.
+
+    Raises
+    ------
+    InputTypeError, InputError
+        A parameter of the wrong type or not positive.
+
+    Examples
+    --------
+    >>> sv = TEST_SOLVER(1E-6, 250)
+    >>> RUN(sol, sv, 0.5)
+    """
+
+    __slots__ = ()
+
+    @V.command
+    def __init__(self, meritval=V.MISSING, maxiter=V.MISSING, maxmatvec=V.MISSING, linmaxiter=V.MISSING,
+                 epsilon=V.MISSING, delta=V.MISSING, omega=V.MISSING):
+        def given(value, default):
+            return default if value is V.MISSING else value
+
+        if delta is not V.MISSING:
+            V.positive("delta", delta)
+        super().__init__(meritval=given(meritval, 1e-8), maxiter=given(maxiter, 1000),
+                         maxmatvec=given(maxmatvec, 1000), linmaxiter=given(linmaxiter, 10),
+                         epsilon=given(epsilon, 0.25), delta=given(delta, 0.51e-7), omega=given(omega, 1e-9))
+
+    def __repr__(self) -> str:
+        return (f"TEST_SOLVER(meritval={self._meritval!r}, maxiter={self._maxiter!r}, maxmatvec={self._maxmatvec!r},"
+                f" linmaxiter={self._linmaxiter!r}, epsilon={self._epsilon!r}, delta={self._delta!r},"
+                f" omega={self._omega!r})")
+
+
 SICONOS_SOLVER = _unavailable("SICONOS_SOLVER", "it needs a Siconos build")
 HYBRID_SOLVER = _unavailable("HYBRID_SOLVER", "it needs a PARMEC build")
