@@ -187,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         if status >= 0:
             return status
     options, rest = _split_options(argv)
+    rest = _deck_first(rest)
     args = _run_parser().parse_args(options + (["--", *rest] if rest else []))
     from solfec_py import session
     from solfec_py.lang.runner import DeckFailure, run_deck
@@ -241,6 +242,18 @@ def _split_options(argv: list) -> tuple[list, list]:
             rest.append(word)
         i += 1
     return options, rest
+
+
+def _deck_first(rest: list) -> list:
+    """The deck, then its words: as Solfec-1.0 (solfec.c), the deck is the first word naming
+    a file, and words before it are the deck's too (`solfec -percent deck.py -lwf 1.0` runs
+    deck.py with the words -percent -lwf 1.0)."""
+    if not rest or os.path.exists(rest[0]):
+        return rest
+    for k in range(1, len(rest)):
+        if os.path.isfile(rest[k]):
+            return [rest[k], *rest[:k], *rest[k + 1:]]
+    return rest
 
 
 def _speaks() -> bool:

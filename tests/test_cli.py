@@ -85,6 +85,18 @@ def test_non_solfec_argv_and_file(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("None a.py")
 
 
+def test_words_before_the_deck_are_its_words(tmp_path, capsys, monkeypatch):
+    # Solfec-1.0's solfec.c takes the first argument naming a file as the deck and passes the
+    # others on in their order (Solfec's hs4-run-all.py calls `solfec -percent deck.py ...`)
+    deck = write_deck(tmp_path / "w.py", "print(NON_SOLFEC_ARGV())\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["-percent", "w.py", "-lwf", "1.0"]) == 0
+    assert capsys.readouterr().out.strip() == "['-percent', '-lwf', '1.0']"
+    assert main(["-percent", "nothing.py"]) == 2          # no word names a file: the first is the deck
+    assert "cannot open deck '-percent'" in capsys.readouterr().err
+    assert os.path.isfile(deck)
+
+
 def test_subdir_switch(tmp_path, capsys):
     deck = write_deck(tmp_path / "o.py", "sol = SOLFEC('DYNAMIC', 1E-3, 'out/o')\nprint(sol.outpath, SUBDIR())\n")
     assert main(["-s", "case1", deck]) == 0
