@@ -58,8 +58,8 @@ REFUSALS = ("InputError", "InputTypeError", "GeometryError", "ResultsError", "De
 # against Solfec-1.0's sources (lng.c's keyword lists) and tree (the files a deck reads)
 KNOWN_STOPS = {
     "examples/hybrid-solver*/*parmec*.py": "external: a deck of PARMEC, the code HYBRID_SOLVER couples",
-    "examples/hybrid-solver*/hs*-solfec*.py": "external: HYBRID_SOLVER needs a PARMEC library",
-    "examples/hybrid-solver4/hs4-*.py": "external: the hybrid example needs PARMEC",
+    "examples/hybrid-solver*/*.py": "external: the hybrid examples need PARMEC (parmec4 on PATH, its Python"
+                                    " helpers, HYBRID_SOLVER's library)",
     "inp/devel/hybrid_modeling/hybrid_solver.py": "external: HYBRID_SOLVER needs a PARMEC library",
     "inp/16-bars.py": "Solfec-1.0 refuses it too: its BODY takes `base`, not `modal` (lng.c)",
     "inp/flexbend.py": "Solfec-1.0 refuses it too: its BODY takes `base`, not `modal` (lng.c)",
