@@ -115,22 +115,28 @@ def deck(api, h, scheme='GEN_ALPHA', tag=''):
     return sol, links
 
 
-def test_deck_steps_as_the_joint_space_integrator(api):
-    h, steps = 2e-3, 100
-    sol, links = deck(api, h)
-    assert [b.scheme for b in links] == ['GEN_ALPHA'] * 2
+def check_deck_against_joint_space(api, sol, h, steps, integrate):
+    """Run `sol` (the chain of `deck`) for `steps` steps and compare its joint coordinates
+    after every step with `integrate(tree, q0, u0, h, steps, record)` in joint space: the
+    same algorithm, gravity entering the deck as link loads (rounding only)."""
     tree, _ = domain_tree(sol.domain.joints)
     joints = sol.domain.joints
     trace = []
     api.CALLBACK(sol, h, (), lambda: trace.append(np.concatenate([j.q for j in joints])) or 1)
     api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), steps * h)
     expected = []
-    gen_alpha.integrate(tree, tree.zero_q(), np.zeros(2), h, steps, coefficients(0.9), gravity=(0, 0, -G),
-                        record=lambda q, u: expected.append(q[tree.index].copy()))
+    integrate(tree, tree.zero_q(), np.zeros(2), h, steps, lambda q, u: expected.append(q[tree.index].copy()))
     print(f"\ndeck vs joint space: {np.abs(np.array(trace) - expected).max():.3g} rad")
-    # the same algorithm; gravity enters as link loads in the deck (rounding only)
     np.testing.assert_allclose(np.array(trace), np.array(expected), rtol=0, atol=1e-12)
     assert np.abs(expected[-1]).max() > 0.01        # it moved
+
+
+def test_deck_steps_as_the_joint_space_integrator(api):
+    h, steps = 2e-3, 100
+    sol, links = deck(api, h)
+    assert [b.scheme for b in links] == ['GEN_ALPHA'] * 2
+    check_deck_against_joint_space(api, sol, h, steps, lambda tree, q, u, h, n, record: gen_alpha.integrate(
+        tree, q, u, h, n, coefficients(0.9), gravity=(0, 0, -G), record=record))
 
 
 def test_fix_point_holds_a_gen_alpha_chain(api):

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from solfec_py.bodies.articulated import JointTree, domain_tree, joint_frame, rk4
+from solfec_py.bodies.articulated import JointTree, joint_frame, rk4
 from solfec_py.errors import InputError
 
-from test_articulated_gen_alpha import G, deck, double_pendulum_rhs, pendulum_tree
+from test_articulated_gen_alpha import G, check_deck_against_joint_space, deck, double_pendulum_rhs, pendulum_tree
 
 
 def test_double_pendulum_converges_at_fourth_order():
@@ -79,18 +79,8 @@ def test_deck_steps_as_the_joint_space_integrator(api):
     h, steps = 2e-3, 100
     sol, links = rk4_deck(api, h)
     assert [b.scheme for b in links] == ['RK4'] * 2
-    tree, _ = domain_tree(sol.domain.joints)
-    joints = sol.domain.joints
-    trace = []
-    api.CALLBACK(sol, h, (), lambda: trace.append(np.concatenate([j.q for j in joints])) or 1)
-    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), steps * h)
-    expected = []
-    rk4.integrate(tree, tree.zero_q(), np.zeros(2), h, steps, gravity=(0, 0, -G),
-                  record=lambda q, u: expected.append(q[tree.index].copy()))
-    print(f"\nRK4 deck vs joint space: {np.abs(np.array(trace) - expected).max():.3g} rad")
-    # the same algorithm; gravity enters as link loads in the deck (rounding only)
-    np.testing.assert_allclose(np.array(trace), np.array(expected), rtol=0, atol=1e-12)
-    assert np.abs(expected[-1]).max() > 0.01        # it moved
+    check_deck_against_joint_space(api, sol, h, steps, lambda tree, q, u, h, n, record: rk4.integrate(
+        tree, q, u, h, n, gravity=(0, 0, -G), record=record))
 
 
 def test_fix_point_holds_an_rk4_chain(api):

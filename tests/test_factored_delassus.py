@@ -4,12 +4,13 @@ assembly of the same step, and NEWTON_SOLVER's reactions against its run on the 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from solfec_py.solvers import local_dynamics_kernels as K
 from solfec_py.solvers import newton
 from solfec_py.solvers.factored_delassus import FactoredBody, offdiagonal_product
 from solfec_py.solvers.local_dynamics import assemble
+
+from test_solvers_newton import _pressed_plates
 
 
 def _random_body(rng, k=7, t=5, w=4, n=6):
@@ -70,31 +71,11 @@ def test_kernels_match_the_dense_product():
 
 
 def _shifted_plates(api, path):
-    """Two HEX plates (6 x 3 x 1 elements each) pressed together with the top one shifted by a
-    fraction of an element, so that contact points lie inside faces and share their nodes:
-    both bodies touch fewer nodes than they have points (the factored form is taken)."""
-    sol = api.SOLFEC('QUASI_STATIC', 2e-4, path)
-    sol.verbose = 'OFF'
-    api.OUTPUT(sol, 1e9)
-    nodes = [0, -2.5, .5, 10, -2.5, .5, 10, 2.5, .5, 0, 2.5, .5, 0, -2.5, 0, 10, -2.5, 0, 10, 2.5, 0, 0, 2.5, 0]
-    top = api.HEX(nodes, 6, 3, 1, 0, [1, 2, 3, 4, 5, 6])
-    bottom = api.COPY(top)
-    api.TRANSLATE(bottom, (0, 0, -0.5))
-    api.TRANSLATE(top, (0.37, 0.21, 0.0))
-    edge = sorted({tuple(bottom.node(i)) for s in (2, 3, 4, 5) for i in bottom.nodes_on_surface(s)})
-    steel = api.BULK_MATERIAL(sol, model='KIRCHHOFF', young=2e11, poisson=0.3, density=7850)
-    api.SURFACE_MATERIAL(sol, model='SIGNORINI_COULOMB', friction=0.0)
-    upper = api.BODY(sol, 'FINITE_ELEMENT', top, steel)
-    lower = api.BODY(sol, 'FINITE_ELEMENT', bottom, steel)
-    for p in edge:
-        api.FIX_DIRECTION(lower, p, (0, 0, 1))
-    for body, z in ((lower, -0.5), (upper, 0.5)):
-        for p in ((5, 0, z), (5, 0, 0.0)):
-            api.FIX_DIRECTION(body, p, (1, 0, 0))
-            api.FIX_DIRECTION(body, p, (0, 1, 0))
-    api.FIX_DIRECTION(upper, (10, 0, 0.5), (0, 1, 0))
-    api.PRESSURE(upper, 6, -2.5e8)
-    return sol
+    """The pressed plates of test_solvers_newton (6 x 3 x 1 elements each) with the top one
+    shifted by a fraction of an element, so that contact points lie inside faces and share
+    their nodes: both bodies touch fewer nodes than they have points (the factored form is
+    taken)."""
+    return _pressed_plates(api, 6, 3, 2e-4, path=path, shift=(0.37, 0.21, 0.0))
 
 
 def test_factored_local_dynamics_equals_the_pair_assembly(api, monkeypatch, tmp_path):

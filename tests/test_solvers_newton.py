@@ -72,18 +72,20 @@ def test_gauss_seidel_fallback(api):
             assert nt.iters == 300 and nt.merhist[-1] > 1e-10 and len(nt.mvhist) == 300
 
 
-def _pressed_plates(api, nx, ny, step):
+def _pressed_plates(api, nx, ny, step, path=None, shift=None):
     """Two steel plates 10 x 5 x 0.5 (HEX nx x ny x 1 each) touching along z = 0, frictionless
     (Solfec's BM14 scene, coarser): the bottom plate simply supported along its edges, the top
     one held only in-plane and pushed by a pressure P on its top face, so at equilibrium the
-    contacts carry P times the face area."""
-    sol = api.SOLFEC('QUASI_STATIC', step, f'out/plates{nx}_{step}')
+    contacts carry P times the face area. `shift` (x, y, 0) moves the top plate."""
+    sol = api.SOLFEC('QUASI_STATIC', step, path or f'out/plates{nx}_{step}')
     sol.verbose = 'OFF'
     api.OUTPUT(sol, 1e9)
     nodes = [0, -2.5, .5, 10, -2.5, .5, 10, 2.5, .5, 0, 2.5, .5, 0, -2.5, 0, 10, -2.5, 0, 10, 2.5, 0, 0, 2.5, 0]
     top = api.HEX(nodes, nx, ny, 1, 0, [1, 2, 3, 4, 5, 6])
     bottom = api.COPY(top)
     api.TRANSLATE(bottom, (0, 0, -0.5))
+    if shift is not None:
+        api.TRANSLATE(top, shift)
     edge = sorted({tuple(bottom.node(i)) for s in (2, 3, 4, 5) for i in bottom.nodes_on_surface(s)})
     steel = api.BULK_MATERIAL(sol, model='KIRCHHOFF', young=2e11, poisson=0.3, density=7850)
     api.SURFACE_MATERIAL(sol, model='SIGNORINI_COULOMB', friction=0.0)
