@@ -234,18 +234,18 @@ def known_stop(deck: str) -> str:
 
 
 def deck_table(rows: list[dict], limit: float) -> str:
-    """Markdown: the counts by outcome, then one line per deck (outcome, seconds, and for a
-    deck that stops the last error line and the known reason)."""
+    """Markdown: the counts by outcome, then one line per deck (outcome, seconds, the check a
+    deck failed, and for a deck that stops the last error line and the known reason)."""
     count = collections.Counter(r["outcome"] for r in rows)
     text = ["| outcome | decks |", "|---|---|"]
     text += [f"| {name} | {count[name]} |" for name in OUTCOMES if count[name]]
     text += [f"| total | {len(rows)} |", "",
-             "| deck | outcome | s | why it stops (last error line; reason) |", "|---|---|---|---|"]
+             "| deck | outcome | s | the failed check, or why it stops (last error line; reason) |", "|---|---|---|---|"]
     for r in rows:
-        why = ""
+        why = r["detail"].replace("|", "\\|") if r["outcome"] in STOPPED + ("failed check",) else ""
         if r["outcome"] in STOPPED:
             known = known_stop(r["deck"])
-            why = r["detail"].replace("|", "\\|") + (f"; **{known}**" if known else "")
+            why += f"; **{known}**" if known else ""
         outcome = r["outcome"] + (f" at {r.get('limit', limit):g} s" if r["outcome"] == "still running" else "")
         text.append(f"| `{r['deck']}` | {outcome} | {r['seconds']:.0f} | {why} |")
     return "\n".join(text)
