@@ -47,16 +47,17 @@ def _stored(path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("scheme", ["ARTICULATED", "GEN_ALPHA"])
+@pytest.mark.parametrize("scheme", ["ARTICULATED", "GEN_ALPHA", "RK4"])
 def test_continued_tree_run_is_bit_identical(tmp_path, scheme):
     """An arm (shoulder REVOLUTE with a damper, elbow UNIVERSAL) swinging onto an obstacle:
     run to 0.42 s at once, and to 0.37 s (the ball pressed on the obstacle: the constraint
     part of the next predictor, `held`, is not zero; GEN_ALPHA: the carried accelerations)
     then continued with -c: frames, link states, carried joint states and constraints
-    (contacts) are identical."""
+    (contacts) are identical (RK4: one-step, its state is the joints' q and dq)."""
     deck = tmp_path / "arm.py"
-    links = "upper.scheme = 'GEN_ALPHA'\nball.scheme = 'GEN_ALPHA'\n" if scheme == "GEN_ALPHA" else ""
-    deck.write_text(textwrap.dedent(ARM).replace("shoulder = JOINT", links + "shoulder = JOINT"))
+    links = f"upper.scheme = '{scheme}'\nball.scheme = '{scheme}'\n" if scheme != "ARTICULATED" else ""
+    at = "OUTPUT(sol" if scheme == "RK4" else "shoulder = JOINT"      # RK4 is set on links, after JOINT
+    deck.write_text(textwrap.dedent(ARM).replace(at, links + at))
     assert main(["--no-progress", str(deck), "out/straight"]) == 0
     assert main(["--no-progress", str(deck), "out/split", "0.37"]) == 0
     carry = stored(tmp_path / "out/split").read_all("carry/rigid")
