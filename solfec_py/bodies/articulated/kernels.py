@@ -13,6 +13,9 @@ Per link: rotation Lam (Solfec's Lambda: x = xc + Lam (X - X0)) and mass centre 
 Per joint rate j: S[j] (6,) the world motion subspace column (the partial velocity of
 every link below), and crossed[j], the link whose velocity differentiates the column
 (dS/dt = v_crossed x S; -1: the ground).
+The kernels on the RK4 loop's path have `_into` forms writing into arrays the caller made
+once (forward_kinematics_into, spatial_inertias_into, aba_into with aba_workspace,
+link_velocities_into, advance_into); the plain forms make the arrays and call them.
 """
 from __future__ import annotations
 
@@ -62,15 +65,24 @@ def _rot_into(axis, angle, out):
 @numba.njit(cache=True)
 def forward_kinematics(q, parent, kind, qoff, voff, E, P, X0, nvk, ballk, dtype, daxis, dfixed):
     """Link rotations Lam (n, 3, 3), mass centres xc (n, 3), motion subspace columns
-    S (nv, 6) and crossed links (nv,) of joint coordinates q (3 x 3 products written out:
-    no array is made per link)."""
+    S (nv, 6) and crossed links (nv,) of joint coordinates q (forward_kinematics_into on
+    new arrays)."""
     n = parent.size
-    Lam = np.empty((n, 3, 3))
-    xc = np.empty((n, 3))
-    S = np.zeros((voff[n], 6))
-    crossed = np.empty(voff[n], np.int64)
-    Lp, Ep, Rr, Rk, tmp = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
-    xp, d, centre = np.empty(3), np.empty(3), np.empty(3)
+    Lam, xc = np.empty((n, 3, 3)), np.empty((n, 3))
+    S, crossed = np.empty((voff[n], 6)), np.empty(voff[n], np.int64)
+    forward_kinematics_into(q, parent, kind, qoff, voff, E, P, X0, nvk, ballk, dtype, daxis, dfixed, Lam, xc, S,
+                            crossed, np.empty((6, 3, 3)))
+    return Lam, xc, S, crossed
+
+
+@numba.njit(cache=True)
+def forward_kinematics_into(q, parent, kind, qoff, voff, E, P, X0, nvk, ballk, dtype, daxis, dfixed, Lam, xc, S,
+                            crossed, W):
+    """forward_kinematics writing Lam, xc, S and crossed (every entry) with W (6, 3, 3) as
+    work space (3 x 3 products written out: no array is made)."""
+    n = parent.size
+    Lp, Ep, Rr, Rk, tmp = W[0], W[1], W[2], W[3], W[4]
+    xp, d, centre = W[5, 0], W[5, 1], W[5, 2]
     for i in range(n):
         p, c = parent[i], kind[i]
         for a in range(3):
@@ -108,15 +120,21 @@ def forward_kinematics(q, parent, kind, qoff, voff, E, P, X0, nvk, ballk, dtype,
             ax = daxis[c, k]
             if dtype[c, k] == T:
                 for a in range(3):
+                    S[j, a] = 0.0
                     S[j, 3 + a] = Ep[a, ax]
             else:                            # child-frame axis (ball) or the product so far
                 w0 = Ep[0, 0] * Rr[0, ax] + Ep[0, 1] * Rr[1, ax] + Ep[0, 2] * Rr[2, ax]
                 w1 = Ep[1, 0] * Rr[0, ax] + Ep[1, 1] * Rr[1, ax] + Ep[1, 2] * Rr[2, ax]
                 w2 = Ep[2, 0] * Rr[0, ax] + Ep[2, 1] * Rr[1, ax] + Ep[2, 2] * Rr[2, ax]
                 if not ballk[c]:
-                    _rot_into(ax, q[k0 + k], Rk)
-                    _mm3(Rr, Rk, tmp)
-                    Rr[:, :] = tmp
+                    if k == ntr:             # the first rotation: the product is its matrix
+                        _rot_into(ax, q[k0 + k], Rr)
+                    else:
+                        _rot_into(ax, q[k0 + k], Rk)
+                        _mm3(Rr, Rk, tmp)
+                        for a in range(3):
+                            for b in range(3):
+                                Rr[a, b] = tmp[a, b]
                 S[j, 0], S[j, 1], S[j, 2] = w0, w1, w2
                 S[j, 3] = centre[1] * w2 - centre[2] * w1
                 S[j, 4] = centre[2] * w0 - centre[0] * w2
@@ -129,20 +147,26 @@ def forward_kinematics(q, parent, kind, qoff, voff, E, P, X0, nvk, ballk, dtype,
             d[a] = X0[i, a] - P[i, a]
         for a in range(3):
             xc[i, a] = centre[a] + (Lam[i, a, 0] * d[0] + Lam[i, a, 1] * d[1] + Lam[i, a, 2] * d[2])
-    return Lam, xc, S, crossed
 
 
 @numba.njit(cache=True)
 def link_velocities(S, v, parent, voff):
     """Spatial velocities (n, 6) of the links: V_i = V_parent + S_i v_i."""
-    n = parent.size
-    V = np.zeros((n, 6))
-    for i in range(n):
-        if parent[i] >= 0:
-            V[i] = V[parent[i]]
-        for j in range(voff[i], voff[i + 1]):
-            V[i] += S[j] * v[j]
+    V = np.empty((parent.size, 6))
+    link_velocities_into(S, v, parent, voff, V)
     return V
+
+
+@numba.njit(cache=True)
+def link_velocities_into(S, v, parent, voff, V):
+    """link_velocities written into V (n, 6)."""
+    for i in range(parent.size):
+        p = parent[i]
+        for r in range(6):
+            V[i, r] = V[p, r] if p >= 0 else 0.0
+        for j in range(voff[i], voff[i + 1]):
+            for r in range(6):
+                V[i, r] += S[j, r] * v[j]
 
 
 @numba.njit(cache=True)
@@ -167,12 +191,18 @@ def _crf(a, f):
 def spatial_inertias(Lam, xc, mass, J):
     """World spatial inertias (n, 6, 6) about the origin of links with referential inertia
     J about the mass centre: [[Ic + m cx cx^T, m cx], [m cx^T, m 1]], Ic = Lam J Lam^T
-    (cx the cross-product matrix of the centre; products written out)."""
-    n = mass.size
-    out = np.zeros((n, 6, 6))
-    LJ = np.empty((3, 3))
-    C = np.empty((3, 3))
-    for i in range(n):
+    (cx the cross-product matrix of the centre; spatial_inertias_into on a new array)."""
+    out = np.empty((mass.size, 6, 6))
+    spatial_inertias_into(Lam, xc, mass, J, out, np.empty((6, 3, 3)))
+    return out
+
+
+@numba.njit(cache=True)
+def spatial_inertias_into(Lam, xc, mass, J, out, W):
+    """spatial_inertias writing every entry of out (n, 6, 6), W (6, 3, 3) work space
+    (products written out: no array is made)."""
+    LJ, C = W[0], W[1]
+    for i in range(mass.size):
         c0, c1, c2 = xc[i, 0], xc[i, 1], xc[i, 2]
         C[0, 0], C[0, 1], C[0, 2] = 0.0, -c2, c1
         C[1, 0], C[1, 1], C[1, 2] = c2, 0.0, -c0
@@ -186,8 +216,7 @@ def spatial_inertias(Lam, xc, mass, J):
                 out[i, a, b] = ic + m * cc
                 out[i, a, 3 + b] = m * C[a, b]
                 out[i, 3 + a, b] = m * C[b, a]
-            out[i, 3 + a, 3 + a] = m
-    return out
+                out[i, 3 + a, 3 + b] = m if a == b else 0.0
 
 
 @numba.njit(cache=True)
@@ -257,7 +286,16 @@ def rnea(I6, S, crossed, parent, voff, v, vdot, gravity, fext):
 @numba.njit(cache=True)
 def advance(q, v, h, kind, qoff, voff, nvk, ballk, dtype):
     """q (+) h v: scalar coordinates add h v, ball rotations R <- R expmap(h Omega)."""
-    out = q.copy()
+    out = np.empty_like(q)
+    advance_into(q, v, h, kind, qoff, voff, nvk, ballk, dtype, out)
+    return out
+
+
+@numba.njit(cache=True)
+def advance_into(q, v, h, kind, qoff, voff, nvk, ballk, dtype, out):
+    """advance written into out (q itself allowed)."""
+    for r in range(q.size):
+        out[r] = q[r]
     for i in range(kind.size):
         c = kind[i]
         k0, j0 = qoff[i], voff[i]
@@ -279,7 +317,6 @@ def advance(q, v, h, kind, qoff, voff, nvk, ballk, dtype):
         else:
             for k in range(nvk[c]):
                 out[k0 + k] += h * v[j0 + k]
-    return out
 
 
 @numba.njit(cache=True)
@@ -299,20 +336,16 @@ def point_jacobians(links, x, S, parent, voff):
 
 
 @numba.njit(cache=True)
-def _articulated_inertia(IAi, S, j0, m, U, Dinv, Ia, D):
+def _articulated_inertia(IA, i, p, S, j0, m, U, Dinv, D):
     """One joint of the articulated-body recursion (Featherstone 7.3): fills U = I^A S and the
-    rows of D^-1 = (S^T I^A S)^-1 of its m rates from j0, and Ia (6, 6) = I^A - U D^-1 U^T,
-    the inertia the joint passes to its parent (D: a 6 x 6 work array)."""
-    for r in range(6):
-        for c in range(6):
-            Ia[r, c] = IAi[r, c]
-    if m == 0:
-        return
+    rows of D^-1 = (S^T I^A S)^-1 of its m rates from j0, turns IA[i] (6, 6), the
+    articulated inertia I^A of link i, into I^A - U D^-1 U^T, the inertia the joint passes to
+    its parent, and adds that to IA[p] unless p < 0 (D: a 6 x 6 work array)."""
     for a in range(m):
         for r in range(6):
             acc = 0.0
             for c in range(6):
-                acc += IAi[r, c] * S[j0 + a, c]
+                acc += IA[i, r, c] * S[j0 + a, c]
             U[j0 + a, r] = acc
     for a in range(m):
         for b in range(m):
@@ -321,18 +354,27 @@ def _articulated_inertia(IAi, S, j0, m, U, Dinv, Ia, D):
                 acc += S[j0 + a, r] * U[j0 + b, r]
             D[a, b] = acc
     if m == 1:                               # a single rate (revolute, prismatic): 1 / D
-        Dinv[j0, 0] = 1.0 / D[0, 0]
-    else:
+        d = 1.0 / D[0, 0]
+        Dinv[j0, 0] = d
+        for r in range(6):
+            ur = U[j0, r]
+            for c in range(6):
+                IA[i, r, c] -= d * (ur * U[j0, c])
+    elif m > 1:
         Di = np.linalg.inv(D[:m, :m])
         for a in range(m):
             for b in range(m):
                 Dinv[j0 + a, b] = Di[a, b]
-    for a in range(m):
-        for b in range(m):
-            dab = Dinv[j0 + a, b]
-            for r in range(6):
-                for c in range(6):
-                    Ia[r, c] -= dab * (U[j0 + a, r] * U[j0 + b, c])
+        for a in range(m):
+            for b in range(m):
+                dab = Di[a, b]
+                for r in range(6):
+                    for c in range(6):
+                        IA[i, r, c] -= dab * (U[j0 + a, r] * U[j0 + b, c])
+    if p >= 0:
+        for r in range(6):
+            for c in range(6):
+                IA[p, r, c] += IA[i, r, c]
 
 
 @numba.njit(cache=True)
@@ -354,22 +396,42 @@ def _dot6(a, b):
 @numba.njit(cache=True)
 def aba(I6, S, crossed, parent, voff, v, tau, gravity, fext):
     """Joint accelerations (nv,) by the articulated-body algorithm in ground coordinates
-    (Featherstone 7.3): vdot = M^-1 (tau - bias(v, gravity, fext)) in O(n), its 6-vector
-    products written out (no array made per link)."""
+    (Featherstone 7.3): vdot = M^-1 (tau - bias(v, gravity, fext)) in O(n) (aba_into on a
+    copy of the inertias I6 (n, 6, 6) and new work arrays)."""
+    nv = voff[parent.size]
+    links, rates, small, uu = aba_workspace(parent.size, nv)
+    vdot = np.empty(nv)
+    aba_into(I6.copy(), S, crossed, parent, voff, v, tau, gravity, fext, links, rates, small, uu, vdot)
+    return vdot
+
+
+@numba.njit(cache=True)
+def aba_workspace(n, nv):
+    """Work arrays of aba_into for n links and nv rates: (links (4, n, 6), rates (2, nv, 6),
+    small (8, 6), uu (nv,))."""
+    return np.empty((4, n, 6)), np.empty((2, nv, 6)), np.empty((8, 6)), np.empty(nv)
+
+
+@numba.njit(cache=True)
+def aba_into(IA, S, crossed, parent, voff, v, tau, gravity, fext, links, rates, small, uu, vdot):
+    """aba writing vdot (nv,): IA (n, 6, 6) holds the links' spatial inertias on entry and
+    their articulated inertias less the joints' share on return; links, rates, small, uu
+    from aba_workspace (the link velocities V = links[0]); its 6-vector products written
+    out (no array is made)."""
     n = parent.size
-    nv = voff[n]
-    V = link_velocities(S, v, parent, voff)
-    C = np.zeros((n, 6))                  # velocity-product accelerations of the joints
-    IA = I6.copy()
-    pA = np.empty((n, 6))
-    f = np.empty(6)
+    V, C, pA, A = links[0], links[1], links[2], links[3]
+    U, Dinv = rates[0], rates[1]         # I^A S per rate; rows of D^-1 per joint (m x m)
+    D, f, pa = small[0:6], small[6], small[7]
+    link_velocities_into(S, v, parent, voff, V)
     for i in range(n):
+        for r in range(6):                # velocity-product accelerations of the joints
+            C[i, r] = 0.0
         for j in range(voff[i], voff[i + 1]):
             b = crossed[j]
             if b >= 0:
                 _crm_add(V[b], S[j], v[j], C[i])
         for r in range(6):                # f = I V, then pA = V x* f - fext
-            f[r] = _dot6(I6[i, r], V[i])
+            f[r] = _dot6(IA[i, r], V[i])
         w0, w1, w2, u0, u1, u2 = V[i, 0], V[i, 1], V[i, 2], V[i, 3], V[i, 4], V[i, 5]
         pA[i, 0] = (w1 * f[2] - w2 * f[1]) + (u1 * f[5] - u2 * f[4]) - fext[i, 0]
         pA[i, 1] = (w2 * f[0] - w0 * f[2]) + (u2 * f[3] - u0 * f[5]) - fext[i, 1]
@@ -377,13 +439,10 @@ def aba(I6, S, crossed, parent, voff, v, tau, gravity, fext):
         pA[i, 3] = (w1 * f[5] - w2 * f[4]) - fext[i, 3]
         pA[i, 4] = (w2 * f[3] - w0 * f[5]) - fext[i, 4]
         pA[i, 5] = (w0 * f[4] - w1 * f[3]) - fext[i, 5]
-    U = np.zeros((nv, 6))                 # I^A S per rate
-    Dinv = np.zeros((nv, 6))              # rows of D^-1 per joint (m x m in the first m columns)
-    uu = np.zeros(nv)
-    Ia, D, pa = np.empty((6, 6)), np.empty((6, 6)), np.empty(6)
     for i in range(n - 1, -1, -1):
         j0, m = voff[i], voff[i + 1] - voff[i]
-        _articulated_inertia(IA[i], S, j0, m, U, Dinv, Ia, D)
+        p = parent[i]
+        _articulated_inertia(IA, i, p, S, j0, m, U, Dinv, D)
         for r in range(6):
             pa[r] = pA[i, r]
         for a in range(m):
@@ -393,14 +452,9 @@ def aba(I6, S, crossed, parent, voff, v, tau, gravity, fext):
                 coef = Dinv[j0 + a, b] * uu[j0 + b]
                 for r in range(6):
                     pa[r] += U[j0 + a, r] * coef
-        p = parent[i]
         if p >= 0:
             for r in range(6):
-                pA[p, r] += pa[r] + _dot6(Ia[r], C[i])
-                for c in range(6):
-                    IA[p, r, c] += Ia[r, c]
-    vdot = np.zeros(nv)
-    A = np.empty((n, 6))
+                pA[p, r] += pa[r] + _dot6(IA[i, r], C[i])
     for i in range(n):
         p = parent[i]
         for r in range(6):
@@ -414,7 +468,6 @@ def aba(I6, S, crossed, parent, voff, v, tau, gravity, fext):
         for a in range(m):
             for r in range(6):
                 A[i, r] += S[j0 + a, r] * vdot[j0 + a]
-    return vdot
 
 
 @numba.njit(cache=True)
@@ -436,12 +489,10 @@ def link_responses(I6, S, parent, voff, links):
     IA = I6.copy()
     U = np.zeros((nv, 6))
     Dinv = np.zeros((nv, 6))
-    Ia, D = np.empty((6, 6)), np.empty((6, 6))
+    D = np.empty((6, 6))
     for i in range(n - 1, -1, -1):             # articulated inertias and D^-1 per joint
         j0, m = voff[i], voff[i + 1] - voff[i]
-        _articulated_inertia(IA[i], S, j0, m, U, Dinv, Ia, D)
-        if parent[i] >= 0:
-            IA[parent[i]] += Ia
+        _articulated_inertia(IA, i, parent[i], S, j0, m, U, Dinv, D)
     out = np.zeros((L, L, 6, 6))
     pA = np.zeros((n, 6))
     uu = np.zeros(nv)

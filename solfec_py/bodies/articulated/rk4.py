@@ -21,7 +21,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from solfec_py.bodies.articulated.kernels import advance, aba, forward_kinematics, spatial_inertias
+from solfec_py.bodies.articulated.kernels import (aba_into, aba_workspace, advance_into, forward_kinematics_into,
+                                                  spatial_inertias_into)
 from solfec_py.bodies.articulated.kinds import T
 
 WEIGHTS = (1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0)
@@ -31,7 +32,16 @@ WEIGHTS = (1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0)
 def stage_rates(theta, u, kind, voff, nvk, ballk, dtype):
     """dTheta/dt of a stage q (+) theta moving with the rates u (nv,): u, with every ball
     rotation's body rates omega mapped to omega + theta x omega / 2 + theta x (theta x omega) / 12."""
-    k = u.copy()
+    k = np.empty_like(u)
+    stage_rates_into(theta, u, kind, voff, nvk, ballk, dtype, k)
+    return k
+
+
+@numba.njit(cache=True)
+def stage_rates_into(theta, u, kind, voff, nvk, ballk, dtype, k):
+    """stage_rates written into k (nv,)."""
+    for r in range(u.size):
+        k[r] = u[r]
     for i in range(kind.size):
         c = kind[i]
         if not ballk[c]:
@@ -47,39 +57,57 @@ def stage_rates(theta, u, kind, voff, nvk, ballk, dtype):
         k[r] = w0 + 0.5 * a0 + b0 / 12.0
         k[r + 1] = w1 + 0.5 * a1 + b1 / 12.0
         k[r + 2] = w2 + 0.5 * a2 + b2 / 12.0
-    return k
 
 
 @numba.njit(cache=True)
-def _accel(q, u, tau, gravity, fext, parent, kind, qoff, voff, E, P, X0, mass, J, nvk, ballk, dtype, daxis, dfixed):
-    Lam, xc, S, crossed = forward_kinematics(q, parent, kind, qoff, voff, E, P, X0, nvk, ballk, dtype, daxis, dfixed)
-    return aba(spatial_inertias(Lam, xc, mass, J), S, crossed, parent, voff, u, tau, gravity, fext)
+def _accel_into(q, u, tau, gravity, fext, parent, kind, qoff, voff, E, P, X0, mass, J, nvk, ballk, dtype, daxis,
+                dfixed, Lam, xc, S, crossed, IA, W, links, rates, small, uu, a):
+    """Joint accelerations a (nv,) at (q, u) in the work arrays of integrate_free."""
+    forward_kinematics_into(q, parent, kind, qoff, voff, E, P, X0, nvk, ballk, dtype, daxis, dfixed, Lam, xc, S,
+                            crossed, W)
+    spatial_inertias_into(Lam, xc, mass, J, IA, W)
+    aba_into(IA, S, crossed, parent, voff, u, tau, gravity, fext, links, rates, small, uu, a)
 
 
 @numba.njit(cache=True)
 def integrate_free(q, u, h, steps, tau, gravity, fext, parent, kind, qoff, voff, E, P, X0, mass, J, nvk, ballk,
                    dtype, daxis, dfixed):
     """`steps` RK4 steps (module docstring) at constant joint forces tau, gravity and link
-    loads fext, in compiled code. Returns (q, u) at the end."""
+    loads fext, in compiled code, in work arrays made once (per step, only ball rotations'
+    updates and the inverses of joints with several rates make arrays). Returns new arrays
+    (q, u) at the end."""
+    n, nv = parent.size, u.size
+    q, u = q.copy(), u.copy()
+    Lam, xc, S, crossed = np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((nv, 6)), np.empty(nv, np.int64)
+    IA, W = np.empty((n, 6, 6)), np.empty((6, 3, 3))
+    links, rates, small, uu = aba_workspace(n, nv)
+    stage = np.empty((6, nv))
+    a, k, dq, du, theta, ui = stage[0], stage[1], stage[2], stage[3], stage[4], stage[5]
+    qi = np.empty_like(q)
     for _ in range(steps):
-        a = _accel(q, u, tau, gravity, fext, parent, kind, qoff, voff, E, P, X0, mass, J, nvk, ballk, dtype, daxis,
-                   dfixed)
-        dq = u / 6.0
-        du = a / 6.0
-        theta = 0.5 * h * u
+        _accel_into(q, u, tau, gravity, fext, parent, kind, qoff, voff, E, P, X0, mass, J, nvk, ballk, dtype, daxis,
+                    dfixed, Lam, xc, S, crossed, IA, W, links, rates, small, uu, a)
+        for r in range(nv):
+            dq[r] = u[r] / 6.0
+            du[r] = a[r] / 6.0
+            theta[r] = 0.5 * h * u[r]
         for i in range(1, 4):
             frac = 1.0 if i == 3 else 0.5
-            qi = advance(q, theta, 1.0, kind, qoff, voff, nvk, ballk, dtype)
-            ui = u + frac * h * a
-            a = _accel(qi, ui, tau, gravity, fext, parent, kind, qoff, voff, E, P, X0, mass, J, nvk, ballk, dtype,
-                       daxis, dfixed)
-            k = stage_rates(theta, ui, kind, voff, nvk, ballk, dtype)
+            advance_into(q, theta, 1.0, kind, qoff, voff, nvk, ballk, dtype, qi)
+            for r in range(nv):
+                ui[r] = u[r] + frac * h * a[r]
+            _accel_into(qi, ui, tau, gravity, fext, parent, kind, qoff, voff, E, P, X0, mass, J, nvk, ballk, dtype,
+                        daxis, dfixed, Lam, xc, S, crossed, IA, W, links, rates, small, uu, a)
+            stage_rates_into(theta, ui, kind, voff, nvk, ballk, dtype, k)
             w = 1.0 / 6.0 if i == 3 else 1.0 / 3.0
-            dq += w * k
-            du += w * a
-            theta = (1.0 if i == 2 else 0.5) * h * k
-        q = advance(q, dq, h, kind, qoff, voff, nvk, ballk, dtype)
-        u = u + h * du
+            c = 1.0 if i == 2 else 0.5
+            for r in range(nv):
+                dq[r] += w * k[r]
+                du[r] += w * a[r]
+                theta[r] = c * h * k[r]
+        advance_into(q, dq, h, kind, qoff, voff, nvk, ballk, dtype, q)
+        for r in range(nv):
+            u[r] = u[r] + h * du[r]
     return q, u
 
 
