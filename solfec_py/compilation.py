@@ -1,6 +1,7 @@
-"""numba's compilation as a first run sees it (layer 0): the line that says kernels are
-being compiled, and Python's cyclic garbage collector paused while numba compiles.
-Reference: numba's event API (``numba.core.event``, "numba:compile").
+"""numba's compilation as a first run sees it (layer 0): the decorator every kernel is
+compiled with (`njit`), the line that says kernels are being compiled, and what makes
+the compilation cheaper. Reference: numba's event API (``numba.core.event``,
+"numba:compile") and its jit options (numba docs, "Compilation options").
 
 numba compiles a kernel the first time a deck calls it and keeps the machine code in its
 cache (``SOLFEC_PY_CACHE_DIR``, README); later runs load it. The "numba:compile" event
@@ -13,6 +14,15 @@ The compiler builds large graphs of short-lived objects; Python's full collectio
 them took about a fifth of the CPU time of a cold first run (contact deck, bench/first_run.py).
 The collector is disabled for the outermost compilation and enabled again after it (the
 run itself keeps Python's usual collection).
+
+`njit` is numba's with the options all kernels share: cached on disk, and without the C
+function-pointer wrapper numba builds by default for every function (``no_cfunc_wrapper``:
+solfec-py never passes its kernels as first-class function values; the wrapper cost about
+a twentieth of a cold first run's CPU, bench/README.md "First run"). numba compares
+compilation flags by their dictionary of values on every lookup of an overloaded function
+(about 400 000 times in a first FE run); `_fast_flag_values` builds that dictionary from
+the class's defaults and the set values at once (the same dictionary, checked when
+installed), which saves about a tenth of a cold run.
 """
 from __future__ import annotations
 
@@ -20,9 +30,59 @@ import gc
 import os
 import sys
 
+import numba
 from numba.core import event
 
 from solfec_py import session
+
+SHARED_OPTIONS = {"cache": True, "no_cfunc_wrapper": True}
+
+
+def njit(*args, **options):
+    """numba.njit with the options every kernel shares (SHARED_OPTIONS; a kernel's own
+    options win): ``@njit``, ``@njit(error_model="numpy")``, ``njit(function)``."""
+    if args and callable(args[0]) and len(args) == 1 and not options:
+        return numba.njit(**SHARED_OPTIONS)(args[0])
+    return numba.njit(*args, **{**SHARED_OPTIONS, **options})
+
+
+def _fast_flag_values() -> bool:
+    """Make numba's `TargetConfig.values()` one dictionary merge (class defaults, then the
+    values set) instead of one property call per option; installed only where it returns
+    what numba's own does for a fresh and a modified configuration. Returns whether it was
+    installed."""
+    from numba.core import targetconfig
+    from numba.core.compiler import Flags
+
+    base = targetconfig.TargetConfig
+    original = base.values
+    if getattr(original, "_solfec_fast", False):
+        return True
+    if not (hasattr(base, "options") and "_values" in getattr(base, "__slots__", ())):
+        return False
+    defaults = {}
+
+    def values(self):
+        cls = type(self)
+        known = defaults.get(cls)
+        if known is None:
+            known = defaults[cls] = {name: option.default for name, option in cls.options.items()}
+        merged = dict(known)
+        merged.update(self._values)
+        return merged
+
+    values._solfec_fast = True
+    probe = Flags()
+    changed = Flags()
+    changed.error_model = "numpy"
+    changed.no_cpython_wrapper = True
+    if not all(values(flags) == original(flags) for flags in (probe, changed)):
+        return False
+    base.values = values
+    return True
+
+
+_fast_flag_values()
 
 # module prefix -> what its kernels are for (the first prefix that matches)
 GROUPS = (

@@ -18,7 +18,8 @@ from __future__ import annotations
 from itertools import compress
 
 import numpy as np
-from numba import njit
+
+from solfec_py.compilation import njit
 
 KINDS = ("CONTACT", "FIXPNT", "FIXDIR", "VELODIR", "VELODIR3", "RIGLNK", "SPRING")
 CONTACT, FIXPNT, FIXDIR, VELODIR, VELODIR3, RIGLNK, SPRING = range(len(KINDS))
@@ -75,7 +76,7 @@ def local_base(n: np.ndarray, eps: float = 1e-6) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit
 def _local_base(n, eps, out):
     """`local_base` row by row (numba; the operations of the former numpy version, so the
     same numbers)."""
@@ -94,7 +95,7 @@ def _local_base(n, eps, out):
         out[k, 0, 2], out[k, 1, 2], out[k, 2, 2] = x, y, z
 
 
-@njit(cache=True)
+@njit
 def _compact(arr, keep, start, n):
     """Move the kept rows of arr[start:n] (2-D, rows `keep`) up, in order, from row
     `start` (in place: a row only moves to an earlier one)."""

@@ -15,8 +15,8 @@ map, clamped into the reference box.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from solfec_py.compilation import njit
 from solfec_py.fem.elements import BY_CODE
 from solfec_py.fem.laws import fe_stress_mises, lame
 from solfec_py.fem.points import DOMAINS, IMP_EPS, MAX_ITERS, fill_point, inside
@@ -32,7 +32,7 @@ START = np.array([c.centroid() for c in BY_CODE], dtype=float)   # Newton start 
 NODE_TOL = 1e-12                                                 # relative, for "at a node"
 
 
-@njit(cache=True)
+@njit
 def _at_node(code, conn_e, nodes, p, scale):
     """Local index of the node of the element at p (within NODE_TOL * scale), or -1."""
     for k in range(NNODES[code]):
@@ -43,7 +43,7 @@ def _at_node(code, conn_e, nodes, p, scale):
     return -1
 
 
-@njit(cache=True)
+@njit
 def _reference(code, conn_e, nodes, p, xi, N, dN):
     """Reference coordinates of p in the element with node coordinates `nodes` (clamped);
     returns the Newton iterations (0 at a node), -1 when Newton failed."""
@@ -66,7 +66,7 @@ def _reference(code, conn_e, nodes, p, xi, N, dN):
     return status
 
 
-@njit(cache=True)
+@njit
 def reference_coordinates(econn, ecode, nodes, gid, P, xi):
     """xi (k, 3) of points P (k, 3) in elements gid (k,) with node coordinates `nodes`
     (referential X, or current X + q for spatial points). Returns the first entry whose
@@ -80,7 +80,7 @@ def reference_coordinates(econn, ecode, nodes, gid, P, xi):
     return bad
 
 
-@njit(cache=True)
+@njit
 def interpolate(econn, ecode, gid, xi, values, out):
     """out (k, 3) = sum_k N_k(xi) values[node_k]."""
     N, dN = np.empty(MAXN), np.empty((MAXN, 3))
@@ -96,7 +96,7 @@ def interpolate(econn, ecode, gid, xi, values, out):
                 out[m, i] += N[k] * values[node, i]
 
 
-@njit(cache=True)
+@njit
 def shape_values(econn, ecode, gid, xi, nodes_out, N_out):
     """H data of points: nodes (k, w) and N (k, w) (padding: first node, weight 0)."""
     N, dN = np.empty(MAXN), np.empty((MAXN, 3))
@@ -115,7 +115,7 @@ def shape_values(econn, ecode, gid, xi, nodes_out, N_out):
                 N_out[m, k] = 0.0
 
 
-@njit(cache=True)
+@njit
 def _det_inverse3(A):
     """(det A, A^-1) of a 3 x 3 matrix by cofactors (A^-1 = adj(A) / det A; the Jacobian of
     an element map, well conditioned for an element that is not degenerate; no LAPACK call,
@@ -136,7 +136,7 @@ def _det_inverse3(A):
     return det, inv
 
 
-@njit(cache=True)
+@njit
 def _gradient(code, conn_e, X, q, xi, N, dN, F):
     """F = I + sum q_k (x) dN_k/dX at xi (3, 3); returns det of dX/dxi."""
     n = NNODES[code]
@@ -157,7 +157,7 @@ def _gradient(code, conn_e, X, q, xi, N, dN, F):
     return det0
 
 
-@njit(cache=True)
+@njit
 def gradients(econn, ecode, X, q, gid, xi, F):
     """Deformation gradients F (k, 3, 3) at points (gid, xi)."""
     N, dN = np.empty(MAXN), np.empty((MAXN, 3))
@@ -166,7 +166,7 @@ def gradients(econn, ecode, X, q, gid, xi, F):
         _gradient(ecode[e], econn[e], X, q, xi[m], N, dN, F[m])
 
 
-@njit(cache=True)
+@njit
 def _stress(code, conn_e, X, q, mat_e, xi, N, dN, F, out):
     """out (7,) += stress and von Mises at point xi of the element (one compiled
     specialisation: callers zero out first where they want the value alone)."""
@@ -177,7 +177,7 @@ def _stress(code, conn_e, X, q, mat_e, xi, N, dN, F, out):
         out[i] = out[i] + s[i]
 
 
-@njit(cache=True)
+@njit
 def stresses(econn, ecode, emat, X, q, gid, xi, node, adj_ptr, adj, out):
     """Stress (Solfec's F P / det F, laws.fe_stress_mises) and von Mises (k, 7) at points;
     an entry with node[m] >= 0 (the point is that node) takes Solfec's nodal value: the
@@ -209,7 +209,7 @@ def stresses(econn, ecode, emat, X, q, gid, xi, node, adj_ptr, adj, out):
 
 
 # ---------------------------------------------------------------------- H = base^T [N_k I]
-@njit(cache=True)
+@njit
 def local_velocities(nodes, N, base, u, out):
     """out (k, 3) = base^T sum_k N_k u[node_k]."""
     for m in range(nodes.shape[0]):
@@ -223,7 +223,7 @@ def local_velocities(nodes, N, base, u, out):
             out[m, i] = base[m, 0, i] * v0 + base[m, 1, i] * v1 + base[m, 2, i] * v2
 
 
-@njit(cache=True)
+@njit
 def add_reactions(nodes, N, base, R, r):
     """r[node_k] += N_k base R per entry (H^T R)."""
     for m in range(nodes.shape[0]):
@@ -237,7 +237,7 @@ def add_reactions(nodes, N, base, R, r):
             r[a, 2] += w * f2
 
 
-@njit(cache=True)
+@njit
 def lumped_delassus(na, Na, ba, nb, Nb, bb, inv_mass, out):
     """out (k, 3, 3) = Ha M^-1 Hb^T for a diagonal (lumped) mass: sum over common nodes
     of Na Nb / m times base_a^T base_b."""
@@ -255,7 +255,7 @@ def lumped_delassus(na, Na, ba, nb, Nb, bb, inv_mass, out):
                 out[m, i, j] = c * (ba[m, 0, i] * bb[m, 0, j] + ba[m, 1, i] * bb[m, 1, j] + ba[m, 2, i] * bb[m, 2, j])
 
 
-@njit(cache=True)
+@njit
 def share_nodes(na, Na, nb, Nb):
     """Do two points share a node with non-zero weights (k,)?"""
     out = np.zeros(na.shape[0], dtype=np.bool_)
@@ -272,7 +272,7 @@ def share_nodes(na, Na, nb, Nb):
     return out
 
 
-@njit(cache=True)
+@njit
 def gathered_delassus(na, Na, ba, Z, col, out):
     """out (k, 3, 3) = Ha Z[:, col:col+3] where Z (ndof, 3 m) holds A^-1 Hb^T columns
     (dof 3 node + i, node indices local to the body) and col (k,) the first column of b."""
@@ -289,7 +289,7 @@ def gathered_delassus(na, Na, ba, Z, col, out):
                 out[m, i, j] = ba[m, 0, i] * g0 + ba[m, 1, i] * g1 + ba[m, 2, i] * g2
 
 
-@njit(cache=True)
+@njit
 def scan(econn, ecode, nodes, e0, e1, points, tol, out):
     """For each point (k, 3) the element in [e0, e1) holding it: the first whose clamped
     inverse image is inside (within `tol` of the reference domain), else the one whose
@@ -334,7 +334,7 @@ def scan(econn, ecode, nodes, e0, e1, points, tol, out):
                 out[m] = e
 
 
-@njit(cache=True)
+@njit
 def _newton(code, conn_e, nodes, p, xi, N, dN):
     """Unclamped Newton inverse map from the centroid; iterations or -1."""
     n = NNODES[code]

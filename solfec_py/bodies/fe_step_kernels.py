@@ -8,10 +8,11 @@ boolean-mask copies of the same numpy expressions (docs/corotational.md, speed).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from solfec_py.compilation import njit
 
 
-@njit(cache=True, fastmath=True)
+@njit(fastmath=True)
 def begin_half_step(q, u, u0, r, h):
     """u0 = u, r = 0, q += h/2 u over all nodes."""
     half = 0.5 * h
@@ -23,7 +24,7 @@ def begin_half_step(q, u, u0, r, h):
             q[n, a] += half * v
 
 
-@njit(cache=True, fastmath=True)
+@njit(fastmath=True)
 def lumped_velocity(u, u0, f, mass, explicit, h, add):
     """u = u0 + h f / m (add=False) or u += h f / m (add=True) at the nodes with explicit[n]."""
     for n in range(u.shape[0]):
@@ -33,7 +34,7 @@ def lumped_velocity(u, u0, f, mass, explicit, h, add):
                 u[n, a] = (u[n, a] if add else u0[n, a]) + s * f[n, a]
 
 
-@njit(cache=True, fastmath=True)
+@njit(fastmath=True)
 def end_half_step(q, u, u0, fext, r, mass, node_row, h, work, kinetic):
     """q += h/2 u; work[row] += h/2 (u0 + u).(fext + r); kinetic[row] = m u.u / 2 (summed)."""
     half = 0.5 * h
@@ -51,7 +52,7 @@ def end_half_step(q, u, u0, fext, r, mass, node_row, h, work, kinetic):
         kinetic[b] += 0.5 * mass[n] * k
 
 
-@njit(cache=True)
+@njit
 def first_nonfinite(q, u):
     """Index of the first node whose q or u holds a NaN or an infinity, or -1."""
     for n in range(q.shape[0]):
@@ -74,7 +75,7 @@ def upper_blocks(K) -> tuple:
     return indptr, B.indices[keep].astype(np.int64), np.ascontiguousarray(B.data[keep])
 
 
-@njit(cache=True, fastmath=True)
+@njit(fastmath=True)
 def symmetric_matvec(indptr, indices, blocks, x, y):
     """y (n, 3) = K x for K symmetric given by its upper 3 x 3 blocks (`upper_blocks`):
     each stored block K_ij adds K_ij x_j to y_i and, off the diagonal, K_ij^T x_i to y_j

@@ -15,20 +15,20 @@ The deformable block of the mass matrix is M_F = I_3 (x) E0: row i of dF/dt has 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from solfec_py.compilation import njit
 from solfec_py.fem.laws import cauchy_mises, svk_stress, svk_tangent_into
 
 EXP, LIM = 0, 1          # scheme codes (pseudo_rigid.SCHEMES)
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _det(c):
     return (c[0] * (c[4] * c[8] - c[5] * c[7]) - c[1] * (c[3] * c[8] - c[5] * c[6])
             + c[2] * (c[3] * c[7] - c[4] * c[6]))
 
 
-@njit(cache=True)
+@njit
 def internal_forces(conf, lame, volume, fint, energy, det):  # pragma: no cover - numba
     """fint (n, 9) = V0 P(F) row-wise, energy (n,) = V0 psi(F), det (n,) = det F."""
     for k in range(conf.shape[0]):
@@ -40,7 +40,7 @@ def internal_forces(conf, lame, volume, fint, energy, det):  # pragma: no cover 
         det[k] = _det(c)
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _tangent(c, lam, mu, vol, W, K):
     """K (9, 9) = V0 dP/dF at F = conf row c (row-wise order on both sides), without
     temporaries: W (3, 3, 3) work space (F, then S and F F^T), A4 (3, 3, 3, 3) in W's wake."""
@@ -54,7 +54,7 @@ def _tangent(c, lam, mu, vol, W, K):
             K[a, b] = vol * A4[a // 3, a % 3, b // 3, b % 3]
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _scaled(K, Linv, S, T):
     """S = (I_3 (x) L^-1) K (I_3 (x) L^-1)^T: M_F^-1 K made symmetric (same eigenvalues);
     T (9, 9) is work space."""
@@ -74,7 +74,7 @@ def _scaled(K, Linv, S, T):
                 S[a, 3 * k + J] = s
 
 
-@njit(cache=True)
+@njit
 def scaled_stiffness(conf, lame, volume, Linv, rows, S, bound):  # pragma: no cover - numba
     """S[m] = M_F^-1 K made symmetric (same eigenvalues) for the bodies `rows`, and
     bound[m] >= lambda_max(S[m]) (Gershgorin: the largest absolute row sum)."""
@@ -94,7 +94,7 @@ def scaled_stiffness(conf, lame, volume, Linv, rows, S, bound):  # pragma: no co
         bound[m] = g
 
 
-@njit(cache=True)
+@njit
 def invert(A, out):  # pragma: no cover - numba
     """out = A^-1 (n x n, n small) by Gauss-Jordan elimination with partial pivoting, without
     allocating; A is overwritten. Returns False when a pivot vanishes (singular A)."""
@@ -126,7 +126,7 @@ def invert(A, out):  # pragma: no cover - numba
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _mass_block(euler, coef, A):
     """A (9, 9) = coef * M_F = coef * I_3 (x) E0."""
     for a in range(9):
@@ -138,7 +138,7 @@ def _mass_block(euler, coef, A):
                 A[3 * i + J, 3 * i + L] = coef * euler[J, L]
 
 
-@njit(cache=True)
+@njit
 def free_velocity(conf, velo, force, lame, volume, euler, Linv, mass, damping, scheme, h, Ainv,
                   quasi_static):  # pragma: no cover - numba
     """Per body: the step operator and the free velocity from the out-of-balance `force`
@@ -194,7 +194,7 @@ def free_velocity(conf, velo, force, lame, volume, euler, Linv, mass, damping, s
     return -1
 
 
-@njit(cache=True)
+@njit
 def add_reaction_velocity(velo, reaction, Ainv, mass, h):  # pragma: no cover - numba
     """u += h A^-1 r for every row (A^-1 = blockdiag(Ainv, I / m))."""
     for k in range(velo.shape[0]):
@@ -208,7 +208,7 @@ def add_reaction_velocity(velo, reaction, Ainv, mass, h):  # pragma: no cover - 
             velo[k, a] += h * inv_m * reaction[k, a]
 
 
-@njit(cache=True)
+@njit
 def delassus(rows, Ha, Hb, Ainv, mass):  # pragma: no cover - numba
     """Ha A^-1 Hb^T (k, 3, 3) for H (k, 3, 12) and A^-1 = blockdiag(Ainv[row], I / m)."""
     out = np.empty((rows.size, 3, 3))
@@ -232,7 +232,7 @@ def delassus(rows, Ha, Hb, Ainv, mass):  # pragma: no cover - numba
     return out
 
 
-@njit(cache=True)
+@njit
 def kinetic_energies(velo, euler, mass, out):  # pragma: no cover - numba
     """out (n,) = 1/2 sum_r dF_r E0 dF_r + 1/2 m v.v (dF_r = row r of dF/dt)."""
     for k in range(velo.shape[0]):
@@ -244,7 +244,7 @@ def kinetic_energies(velo, euler, mass, out):  # pragma: no cover - numba
         out[k] = 0.5 * s + 0.5 * mass[k] * (velo[k, 9] ** 2 + velo[k, 10] ** 2 + velo[k, 11] ** 2)
 
 
-@njit(cache=True)
+@njit
 def cauchy_stresses(conf, lame, rows, out):  # pragma: no cover - numba
     """out (k, 7) = (sx, sy, sz, sxy, sxz, syz, von Mises) of the bodies rows[k]."""
     for m in range(rows.size):

@@ -15,7 +15,6 @@ A dynamic step runs each scheme group (`RigidScheme.GROUP`) on the rows that use
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from solfec_py.bodies.base import BodyBlock
@@ -24,6 +23,7 @@ from solfec_py.bodies.rigid_schemes import CARRY_WIDTH, SCHEME_CODES, SCHEME_FIE
 from solfec_py.bodies.rigid_schemes.base import ANGULAR, CENTER, LINEAR, ROTATION, mtv, mv, rotations
 from solfec_py.bodies.rigid_schemes.prescribed import states as prescribed_states
 from solfec_py.bodies.rigid_schemes.support import SchemeSupport
+from solfec_py.compilation import njit
 from solfec_py.errors import InputError
 from solfec_py.geometry.massprops import inertia_from_euler, pressure_resultant, volume_pieces
 from solfec_py.geometry.mesh import Mesh
@@ -38,7 +38,7 @@ def store_rotations(conf: np.ndarray, R: np.ndarray) -> None:
     conf[:, ROTATION] = R.transpose(0, 2, 1).reshape(-1, 9)
 
 
-@numba.njit(cache=True)
+@njit
 def _kinetic_energy(velo, J, mass):
     out = np.empty(velo.shape[0])
     for k in range(velo.shape[0]):
@@ -51,7 +51,7 @@ def _kinetic_energy(velo, J, mass):
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def _cur_points(rows, X, conf, center):
     """x = xc + Lambda (X - X0) per entry (Lambda column-major in conf[row, 0:9])."""
     out = np.empty((rows.size, 3))
@@ -63,7 +63,7 @@ def _cur_points(rows, X, conf, center):
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def _ref_points(rows, x, conf, center):
     """X = X0 + Lambda^T (x - xc) per entry (Lambda column-major in conf[row, 0:9]); the
     sums pair as numpy's einsum nji,nj->ni does for 3 terms, (p0 + p2) + p1, so the points
@@ -77,7 +77,7 @@ def _ref_points(rows, x, conf, center):
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def _point_velocities(rows, X, conf, velo, center):
     """v = vc + Lambda (Omega x (X - X0)) per entry (Lambda column-major in conf[row, 0:9],
     Omega = velo[row, 0:3] referential, vc = velo[row, 3:6])."""
@@ -92,7 +92,7 @@ def _point_velocities(rows, X, conf, velo, center):
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def _delassus(rows, Ha, Hb, ia, ib, Jinv, mass, out):
     """Entry k (of out[:ia.size]): rows[ia[k]], Ha[ia[k]], Hb[ib[k]] (indices instead of
     gathered copies)."""
@@ -112,7 +112,7 @@ def _delassus(rows, Ha, Hb, ia, ib, Jinv, mass, out):
                 out[k, i, j] = ang + inv_m * lin
 
 
-@numba.njit(cache=True)
+@njit
 def _gen_to_loc(rows, X, base, conf, center):
     """H = [base^T Lambda [A]x^T | base^T], A = X - X0, per entry (Lambda column-major in
     conf[row, 0:9]); sums in the order of the einsum expressions it replaces, zero
@@ -141,7 +141,7 @@ def _gen_to_loc(rows, X, base, conf, center):
     return H
 
 
-@numba.njit(cache=True)
+@njit
 def _local_velocity(rows, H, velo):
     """U = H u per entry, u = velo[rows[k]] (6): summed as numpy's einsum kij,kj->ki sums six
     contiguous products (two lanes, p0 + p2 + p4 and p1 + p3 + p5, then the lanes added)."""
@@ -155,7 +155,7 @@ def _local_velocity(rows, H, velo):
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def _add_reactions(reaction, rows, H, R):
     """reaction[rows[k]] += H[k]^T R[k]: each product summed over i from zero (the einsum
     kij,ki->kj it replaces), added to the rows in entry order (np.add.at)."""
@@ -168,7 +168,7 @@ def _add_reactions(reaction, rows, H, R):
             reaction[r, j] += acc
 
 
-@numba.njit(cache=True)
+@njit
 def _add_signed_reactions(reaction, rows, H, con, sign, R, inert):
     """_add_reactions of the entries k not `inert`, with R[k] = sign[k] R[con[k]] formed
     in place (the gathered, masked numpy arguments it replaces; same products and order)."""

@@ -8,11 +8,12 @@ closed-interval overlap in x, y and z; Solfec's hybrid segment tree differs only
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from solfec_py.compilation import njit
 
-@numba.njit(cache=True)
+
+@njit
 def _grown(out):
     """A copy of the full pair list out (k, 2) with room for 2 k pairs (copied element by
     element: an array assignment would compile numba's shape-mismatch message)."""
@@ -23,7 +24,7 @@ def _grown(out):
     return grown
 
 
-@numba.njit(cache=True)
+@njit
 def _sweep(lo, hi, order, axis, skip_group, group, skip_flag, flag):
     """Pairs (i, j), i < j, of boxes overlapping on all axes; pairs with equal `group`
     (when skip_group) or both `flag` (when skip_flag) are left out. Listed by the sorted
@@ -66,7 +67,7 @@ def _sweep(lo, hi, order, axis, skip_group, group, skip_flag, flag):
     return out[:k]
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def _overlap(lo, hi, i, j, skip_group, group, skip_flag, flag):
     if skip_group and group[i] == group[j]:
         return False
@@ -81,7 +82,7 @@ def _overlap(lo, hi, i, j, skip_group, group, skip_flag, flag):
 MAX_CELLS = 2.0 ** 20   # grid cells an axis at most (int64 keys: 2^60 cells in all)
 
 
-@numba.njit(cache=True)
+@njit
 def _grid(lo, hi, cell, skip_group, group, skip_flag, flag):
     """Pairs i < j of overlapping boxes: boxes no larger than `cell` on every axis are
     binned by the cell of their low corner (cell keys, z fastest, counting-sorted when the
@@ -223,7 +224,7 @@ def _grid(lo, hi, cell, skip_group, group, skip_flag, flag):
     return out[:k]
 
 
-@numba.njit(cache=True)
+@njit
 def _extents(lo, hi):
     """The spread of all boxes along x, y, z, each box's largest edge, the largest of those
     edges and how many edges are shorter than a quarter of it (-1 when an edge is not finite)."""

@@ -13,11 +13,12 @@ edge), which holds the minimiser of F whatever feature of the polyhedron it touc
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from solfec_py.compilation import njit
 
-@numba.njit(cache=True)
+
+@njit
 def _h(c, A, d0, d1, d2):
     """Support value of the ellipsoid (c, A) in the direction d."""
     t0 = A[0, 0] * d0 + A[1, 0] * d1 + A[2, 0] * d2
@@ -26,14 +27,14 @@ def _h(c, A, d0, d1, d2):
     return c[0] * d0 + c[1] * d1 + c[2] * d2 + np.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
 
 
-@numba.njit(cache=True)
+@njit
 def support(c, A, d):
     """Support point of the ellipsoid (c, A) in the direction d: c + A A^T d / |A^T d|."""
     t = A.T @ d
     return c + A @ t / np.sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2])
 
 
-@numba.njit(cache=True)
+@njit
 def _tangents(d):
     """Two unit vectors completing the unit d to an orthonormal frame."""
     u = np.zeros(3)
@@ -44,12 +45,12 @@ def _tangents(d):
     return u, np.cross(d, u)
 
 
-@numba.njit(cache=True)
+@njit
 def _unit(d):
     return d / np.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
 
 
-@numba.njit(cache=True)
+@njit
 def smooth_min(cs, As, cm, Am, d0, scale):
     """Least F(d) = h_S(d) + h_M(-d) over unit d for two ellipsoids, by Newton's method on
     the unit sphere (Riemannian Hessian P H P - F I) with backtracking, from d0. Returns
@@ -87,7 +88,7 @@ def smooth_min(cs, As, cm, Am, d0, scale):
     return F, d
 
 
-@numba.njit(cache=True)
+@njit
 def ellip_ellip(cs, As, cm, Am, prev, eps):
     """Pairs of a slave ellipsoid (cs, As) and a master ellipsoid (cm, Am) (k, 3), (k, 3, 3);
     `prev` (k, 3) earlier normals or zeros. Returns touch, pm, ps, n, gap."""
@@ -136,7 +137,7 @@ def ellip_ellip(cs, As, cm, Am, prev, eps):
 # ------------------------------------------------------------------ polyhedron slave
 
 
-@numba.njit(cache=True)
+@njit
 def nearest_on_ellipse(s, y):
     """Nearest point of the boundary {sum (x_i / s_i)^2 = 1} (n = 2 or 3 semi-axes s > 0, in
     principal coordinates) to the point y, inside or outside: x_i = s_i^2 y_i / (s_i^2 + t)
@@ -199,7 +200,7 @@ def nearest_on_ellipse(s, y):
     return x
 
 
-@numba.njit(cache=True)
+@njit
 def _poly_F(V, c, A, d):
     """F(d) = h_P(d) + h_E(-d) of a vertex set V and an ellipsoid (c, A)."""
     h = -np.inf
@@ -208,7 +209,7 @@ def _poly_F(V, c, A, d):
     return h + _h(c, A, -d[0], -d[1], -d[2])
 
 
-@numba.njit(cache=True)
+@njit
 def _vertex_direction(v, c, U, S):
     """Direction from the point v to its nearest point on the ellipsoid (c, U, S): minus the
     ellipsoid's outward normal there."""
@@ -218,7 +219,7 @@ def _vertex_direction(v, c, U, S):
     return -_unit(m)
 
 
-@numba.njit(cache=True)
+@njit
 def _edge_direction(a, b, c, A):
     """Direction perpendicular to the edge ab from its line to the nearest point of the
     ellipse that the ellipsoid (c, A) projects to along the edge (minus its outward normal)."""
@@ -245,7 +246,7 @@ def _edge_direction(a, b, c, A):
     return -_unit(mu * u + mw * w)
 
 
-@numba.njit(cache=True)
+@njit
 def convex_ellip(cvx, ell, c_vstart, v_cur, c_fstart, f_normal, f_offset, f_surface, f_sid,
                  c_estart, edges, e_center, e_A, eps):
     """Pairs (convex cvx[k], ellipsoid ell[k]); the convex is the slave. Returns touch, pm on

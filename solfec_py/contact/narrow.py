@@ -10,11 +10,12 @@ objects overlap or touch within the geometric epsilon, so gaps are never positiv
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from solfec_py.compilation import njit
 
-@numba.njit(cache=True, inline="always")
+
+@njit(inline="always")
 def _closest_xyz(p0, p1, p2, a0, a1, a2, b0, b1, b2, c0, c1, c2):
     """Closest point to p on triangle abc (Voronoi regions of vertices, edges, face), on
     scalars (no temporary arrays in the narrow-phase loop)."""
@@ -54,7 +55,7 @@ def _closest_xyz(p0, p1, p2, a0, a1, a2, b0, b1, b2, c0, c1, c2):
     return a0 + v * ab0 + w * ac0, a1 + v * ab1 + w * ac1, a2 + v * ab2 + w * ac2
 
 
-@numba.njit(cache=True)
+@njit
 def _closest_on_triangle(p, a, b, c):
     """Closest point to p on triangle abc (arrays of 3)."""
     out = np.empty(3)
@@ -63,7 +64,7 @@ def _closest_on_triangle(p, a, b, c):
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def convex_sphere(cvx, sph, c_tstart, c_fstart, tri, v_cur, f_normal, f_offset, f_surface, f_sid,
                   s_center, s_radius, eps):
     """Pairs (convex cvx[k], sphere sph[k]): the convex is the slave (docs/contact.md).
@@ -150,7 +151,7 @@ def sphere_owner(ca: np.ndarray, cb: np.ndarray) -> np.ndarray:
     return owner
 
 
-@numba.njit(cache=True)
+@njit
 def sphere_pairs(om, os, kind, part, sphere, convex, fixed, s_center, s_radius, s_sid, c_tstart, c_fstart,
                  tri, v_cur, f_normal, f_offset, f_surface, f_sid, eps):
     """The narrow phase of object pairs (om[k], os[k]) that are all sphere–sphere or

@@ -14,11 +14,11 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
 from solfec_py import session
 from solfec_py.bodies.points import per_family
 from solfec_py.bodies.rigid import RigidBlock
+from solfec_py.compilation import njit
 from solfec_py.geometry.convex import Convex
 from solfec_py.geometry.ellip import Ellip
 from solfec_py.geometry.mesh import INTERIOR_SURFID, Mesh
@@ -96,7 +96,7 @@ class ObjectTable:
         return out
 
 
-@njit(cache=True)
+@njit
 def _objects_of_family(code, first, family, rows, elem, out):
     """`ObjectTable.objects_of` for the entries of one family: out[k] = first[r] + elem[k]
     for family[k] == code and a row r = rows[k] of the table whose objects that index (-1
@@ -419,7 +419,7 @@ def current_points(domain, table: ObjectTable, obj: np.ndarray, X: np.ndarray) -
     return map_points(domain, table, "cur_points", obj, X)
 
 
-@njit(cache=True)
+@njit
 def face_planes(v_cur, tri, t_face, nf):
     """Unit outward normals and offsets (n.x <= d inside) of the nf faces of all convexes:
     a face's normal is the normalised sum of its fan triangles' area vectors (b - a) x
@@ -452,7 +452,7 @@ def face_planes(v_cur, tri, t_face, nf):
     return normal, offset
 
 
-@njit(cache=True)
+@njit
 def convex_boxes(v_cur, c_vstart, c_obj, lo, hi, eps):
     """lo[c_obj[c]], hi[c_obj[c]] = the least and greatest coordinates of the vertices
     v_cur[c_vstart[c]:c_vstart[c + 1]] of every convex c (np.minimum / np.maximum.reduceat
@@ -471,7 +471,7 @@ def convex_boxes(v_cur, c_vstart, c_obj, lo, hi, eps):
             lo[o, i], hi[o, i] = a - eps, b + eps
 
 
-@njit(cache=True)
+@njit
 def ellipsoid_boxes(pts):
     """Ellipsoids {c + A u : |u| <= 1} from their current centre and semi-axis tips pts
     (k, 4, 3): c = pts[:, 0], column j of A = pts[:, 1 + j] - c, and their tight boxes
@@ -495,7 +495,7 @@ def ellipsoid_boxes(pts):
     return c, A, lo, hi
 
 
-@njit(cache=True)
+@njit
 def rigid_ellipsoid_boxes(rows, ref, conf, center, obj, lo, hi):
     """`ellipsoid_boxes` straight from the rigid configuration: the centre and semi-axis tips
     ref (4 k, 3) of ellipsoid e move with its body, row rows[e] of a rigid block (conf:

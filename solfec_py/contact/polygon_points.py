@@ -10,9 +10,9 @@ keep their reactions as warm start while the polygon moves.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from solfec_py.compilation import njit
 from solfec_py.contact import objects as O
 from solfec_py.contact.polyhedra_kernels import convex_pairs
 
@@ -63,7 +63,7 @@ def expand(table: O.ObjectTable, geo: O.Geometry, found, eps: float):
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def _match(order, starts, prev, corners, count, choice):
     """Greedy nearest matching of rows to corners within groups (rows order[starts[g]:
     starts[g + 1]] of one pair): repeatedly the closest (row, free corner); rows beyond

@@ -9,16 +9,16 @@ the normal points from a towards b, both objects get the same spatial point, gap
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from solfec_py.compilation import njit
 from solfec_py.contact.gjk import gjk, gjk_pairs  # noqa: F401  (gjk: public here as before)
 from solfec_py.contact.polyhedra_kernels import _finish, convex_pairs
 
 # --------------------------------------------------------------- intersection polytope
 
 
-@numba.njit(cache=True)
+@njit
 def _faces(simplices, equations, normals):
     """Primal faces of the dual hull: every dual facet is a primal vertex y = -e/o, every
     dual hull point k a primal face (its incident facets ordered by angle in plane k) which
@@ -83,7 +83,7 @@ def _faces(simplices, equations, normals):
     return Y, t_plane, t_area, t_cent
 
 
-@numba.njit(cache=True)
+@njit
 def _summary(Y, t_plane, t_area, t_cent, normals, owner, surface, lo, hi, origin, eps):
     """Normal (A^2-weighted surface-plane normals of a minus those of b), point (area-weighted
     centroid of all triangles), area (half the surface) and vertices in space; ok = False if

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
+
+from solfec_py.compilation import njit
 
 
 def coo_pattern(conn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -27,7 +28,7 @@ def coo_pattern(conn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rows.reshape(-1), cols.reshape(-1)
 
 
-@njit(cache=True)
+@njit
 def _expand(nbptr, nbidx):
     nn = nbptr.size - 1
     indptr = np.empty(3 * nn + 1, dtype=np.int64)

@@ -21,7 +21,8 @@ All kernels work on the BC nodes of a block in one pass: `nodes` (m,) global nod
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from solfec_py.compilation import njit
 
 
 def nodal_gradients(groups, nnodes: int) -> np.ndarray:
@@ -35,7 +36,7 @@ def nodal_gradients(groups, nnodes: int) -> np.ndarray:
     return G
 
 
-@njit(cache=True)
+@njit
 def average_gradients(X, q, G, nodes, body, nb, vol, Fbar):
     """Fbar (nb, 3, 3) = (1 / V0) sum_k (X_k + q_k) (x) G_k over each body's nodes."""
     Fbar[:] = 0.0
@@ -63,7 +64,7 @@ def polar_rotations(Fbar: np.ndarray):
     return R, S
 
 
-@njit(cache=True, fastmath=True)
+@njit(fastmath=True)
 def corotated(X, q, nodes, body, R, d):
     """d (m, 3) = R_b^T x_k - X_k for the listed nodes."""
     for i in range(nodes.size):
@@ -75,7 +76,7 @@ def corotated(X, q, nodes, body, R, d):
             d[i, a] = s - X[n, a]
 
 
-@njit(cache=True, fastmath=True)
+@njit(fastmath=True)
 def rotate_back(X, q, nodes, body, R, centre, d, y, f, energy, torque):
     """f[n] = R_b y_i (overwritten) for the listed nodes; energy (b,) += d . y / 2;
     torque (b, 3) += (R_b y_i) x (x_n - centre_b) (the same as about the origin, since
@@ -104,7 +105,7 @@ def rotation_variation(R, S, torque, vol):
     return c / vol[:, None]
 
 
-@njit(cache=True, fastmath=True)
+@njit(fastmath=True)
 def add_rotated_variation(G, nodes, body, R, c, f):
     """f[n] += R_b (c_b x G_n) (the variation of R, module docstring)."""
     for i in range(nodes.size):
@@ -116,7 +117,7 @@ def add_rotated_variation(G, nodes, body, R, c, f):
             f[n, a] += R[b, a, 0] * v0 + R[b, a, 1] * v1 + R[b, a, 2] * v2
 
 
-@njit(cache=True, fastmath=True)
+@njit(fastmath=True)
 def rotate_nodal(R, body, v, out, transpose):
     """out (m, k) = blockdiag(R_b) v (or R_b^T v), v (m, k) with 3 rows per node."""
     m = body.size

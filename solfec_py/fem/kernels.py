@@ -31,12 +31,12 @@ first one, -1 when all are fine, so the caller can name body and element.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from solfec_py.compilation import njit
 from solfec_py.fem.laws import lame, svk_stress
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _outer_sum(V, rows, d):
     """Entries (row by row) of sum_k V[rows[k]] (x) d[k] for V (nn, 3), d (n, 3): the
     referential Jacobian for V = X, d = dN; the displacement gradient for V = q, d = dNdX."""
@@ -57,20 +57,20 @@ def _outer_sum(V, rows, d):
     return a00, a01, a02, a10, a11, a12, a20, a21, a22
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _gradient(q, rows, d):
     """Entries of F = I + sum_k q_k (x) dNdX_k at one point (row by row)."""
     a00, a01, a02, a10, a11, a12, a20, a21, a22 = _outer_sum(q, rows, d)
     return a00 + 1.0, a01, a02, a10, a11 + 1.0, a12, a20, a21, a22 + 1.0
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _det(a):
     """Determinant of a 3 x 3 matrix given as a row-by-row 9-tuple."""
     return a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) + a[2] * (a[3] * a[7] - a[4] * a[6])
 
 
-@njit(cache=True)
+@njit
 def reference_data(X, conn, dN, w):
     """(dNdX (ne, nq, n, 3), wJ (ne, nq), bad): referential shape gradients and weights;
     ``bad`` is the first element with a non-positive Jacobian at a point, or -1."""
@@ -101,7 +101,7 @@ def reference_data(X, conn, dN, w):
     return dNdX, wJ, bad
 
 
-@njit(cache=True)
+@njit
 def jacobian_weights(X, conn, dN, w):
     """(wJ (ne, nq), bad) for the rule of tables (dN, w), as :func:`reference_data`."""
     ne, nq = conn.shape[0], dN.shape[0]
@@ -116,7 +116,7 @@ def jacobian_weights(X, conn, dN, w):
     return wJ, bad
 
 
-@njit(cache=True, fastmath=True)
+@njit(fastmath=True)
 def internal_force(q, conn, dNdX, wJ, mat, f, energy):
     """Accumulate the internal forces of the group into ``f`` (nn, 3) and write each
     element's internal energy into ``energy`` (ne,). Returns the first element whose
@@ -152,7 +152,7 @@ def internal_force(q, conn, dNdX, wJ, mat, f, energy):
     return bad
 
 
-@njit(cache=True, fastmath=True)
+@njit(fastmath=True)
 def _element_stiffness(q, conn, dNdX, wJ, mat, e, Ke, g1):
     """Dense (3n, 3n) tangent of element e into Ke (scratch g1 (n, 3))."""
     nq, n = dNdX.shape[1], dNdX.shape[2]
@@ -194,7 +194,7 @@ def _element_stiffness(q, conn, dNdX, wJ, mat, e, Ke, g1):
                     Ke[3 * b + k, 3 * a + i] = Ke[3 * a + i, 3 * b + k]
 
 
-@njit(cache=True)
+@njit
 def stiffness_matrices(q, conn, dNdX, wJ, mat, elems):
     """Dense element tangents (len(elems), 3n, 3n) of the listed elements (COO values:
     see :func:`solfec_py.fem.assembly.coo_pattern`)."""
@@ -206,7 +206,7 @@ def stiffness_matrices(q, conn, dNdX, wJ, mat, elems):
     return out
 
 
-@njit(cache=True)
+@njit
 def add_stiffness_csr(q, conn, dNdX, wJ, mat, slot, nbptr, scale, data):
     """Accumulate ``scale`` times the group's tangent into CSR ``data`` of a
     :class:`solfec_py.fem.assembly.TangentPattern` (``slot`` (ne, n, n) block positions of
@@ -227,7 +227,7 @@ def add_stiffness_csr(q, conn, dNdX, wJ, mat, slot, nbptr, scale, data):
                         data[row + k] += scale * Ke[3 * a + i, 3 * b + k]
 
 
-@njit(cache=True)
+@njit
 def lumped_mass(conn, N, wJ, mat, hrz, m):
     """Accumulate lumped nodal masses into ``m`` (nn,) with the mass-rule tables ``N``
     (nq, n) and weights ``wJ`` (ne, nq). Row sum (Solfec): m_i = int rho N_i; HRZ
@@ -247,7 +247,7 @@ def lumped_mass(conn, N, wJ, mat, hrz, m):
             m[conn[e, k]] += scale * me[k]
 
 
-@njit(cache=True)
+@njit
 def unit_body_force(conn, N, wJ, mat, b):
     """Accumulate b_i = int rho N_i dV into ``b`` (nn,); gravity g gives forces b (x) g."""
     ne, nq, n = conn.shape[0], N.shape[0], N.shape[1]
@@ -258,7 +258,7 @@ def unit_body_force(conn, N, wJ, mat, b):
                 b[conn[e, k]] += c * N[g, k]
 
 
-@njit(cache=True)
+@njit
 def current_volumes(q, conn, dNdX, wJ):
     """Current volume of every element: sum_g wJ_g det F_g (ne,)."""
     ne, nq = dNdX.shape[0], dNdX.shape[1]
@@ -269,7 +269,7 @@ def current_volumes(q, conn, dNdX, wJ):
     return out
 
 
-@njit(cache=True)
+@njit
 def critical_steps(q, conn, dNdX, wJ, mat, mass, elems):
     """Critical step 2 / sqrt(lambda_max(diag(M)^-1 K_e)) of each listed element, with
     the nodal masses ``mass`` (nn,) (Solfec passes the body's lumped masses; a lone

@@ -20,16 +20,17 @@ All tensors are 3 x 3 arrays indexed [row, column].
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from solfec_py.compilation import njit
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def lame(young, poisson):
     """(lambda, mu) of Young's modulus and Poisson's ratio."""
     return young * poisson / ((1.0 + poisson) * (1.0 - 2.0 * poisson)), young / (2.0 * (1.0 + poisson))
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def svk_stress(f00, f01, f02, f10, f11, f12, f20, f21, f22, lam, mu):
     """Scalar SVK: returns (P00, P01, ..., P22, S00, S11, S22, S01, S12, S02, psi) for the
     deformation gradient given entry by entry, row by row."""
@@ -51,7 +52,7 @@ def svk_stress(f00, f01, f02, f10, f11, f12, f20, f21, f22, lam, mu):
             s00, s11, s22, s01, s12, s02, psi)
 
 
-@njit(cache=True)
+@njit
 def svk_pk1(F, lam, mu, P):
     """P (3, 3) of F (3, 3); returns the energy density."""
     r = svk_stress(F[0, 0], F[0, 1], F[0, 2], F[1, 0], F[1, 1], F[1, 2], F[2, 0], F[2, 1], F[2, 2], lam, mu)
@@ -61,13 +62,13 @@ def svk_pk1(F, lam, mu, P):
     return r[15]
 
 
-@njit(cache=True)
+@njit
 def svk_tangent(F, lam, mu, A):
     """A (3, 3, 3, 3) = dP/dF of F (3, 3)."""
     svk_tangent_into(F, lam, mu, np.empty((2, 3, 3)), A)
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def svk_tangent_into(F, lam, mu, W, A):
     """svk_tangent without temporaries (for loops over many deformation gradients): the
     work space W (2, 3, 3) receives S and F F^T."""
@@ -92,7 +93,7 @@ def svk_tangent_into(F, lam, mu, W, A):
                     A[i, J, k, L] = v
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def cauchy_mises(f00, f01, f02, f10, f11, f12, f20, f21, f22, lam, mu):
     """(sx, sy, sz, sxy, sxz, syz, von Mises) of the SVK Cauchy stress F S F^T / det F."""
     r = svk_stress(f00, f01, f02, f10, f11, f12, f20, f21, f22, lam, mu)
@@ -107,7 +108,7 @@ def cauchy_mises(f00, f01, f02, f10, f11, f12, f20, f21, f22, lam, mu):
     return sx, sy, sz, sxy, sxz, syz, vm
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def fe_stress_mises(f00, f01, f02, f10, f11, f12, f20, f21, f22, lam, mu):
     """(sx, sy, sz, sxy, sxz, syz, von Mises) of a finite-element body as Solfec-1.0 computes
     them (fem.c ``cauchy_stress``; the meaning of STRESS, HISTORY 'SX'... and the exported
@@ -129,7 +130,7 @@ def fe_stress_mises(f00, f01, f02, f10, f11, f12, f20, f21, f22, lam, mu):
     return sx, sy, sz, sxy, sxz, syz, vm
 
 
-@njit(cache=True)
+@njit
 def _many(F, young, poisson, P, A, sig, psi, want_tangent):
     for m in range(F.shape[0]):
         lam, mu = lame(young[m], poisson[m])

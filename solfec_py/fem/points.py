@@ -17,8 +17,8 @@ the result is clamped into the element's reference box.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from solfec_py.compilation import njit
 from solfec_py.fem.elements import BY_CODE, PRISM, PYRAMID, SIMPLEX, Hex8, Hex20, Pyr5, Tet4, Tet10, Wed6, Wed15
 from solfec_py.fem.laws import fe_stress_mises, lame
 
@@ -32,12 +32,12 @@ DOMAINS = np.array([c.domain for c in BY_CODE], dtype=np.int64)
 # functions and compiles 3x slower): one branch per element class, checked against the table
 TET4, PYR5, WED6, HEX8, TET10, HEX20, WED15 = (c.code for c in (Tet4, Pyr5, Wed6, Hex8, Tet10, Hex20, Wed15))
 _fill_tet4, _fill_pyr5, _fill_wed6, _fill_hex8, _fill_tet10, _fill_hex20, _fill_wed15 = (
-    njit(cache=True)(c.fill) for c in (Tet4, Pyr5, Wed6, Hex8, Tet10, Hex20, Wed15))
+    njit(c.fill) for c in (Tet4, Pyr5, Wed6, Hex8, Tet10, Hex20, Wed15))
 if set(BY_CODE) != {Tet4, Pyr5, Wed6, Hex8, Tet10, Hex20, Wed15}:   # pragma: no cover - a new element type
     raise ImportError("fem/points.py: fill_point has no branch for some element type of fem.elements")
 
 
-@njit(cache=True)
+@njit
 def fill_point(code, x, y, z, N, dN):
     """Shape values N (n,) and reference derivatives dN (n, 3) of element type ``code``."""
     if code == TET4:
@@ -56,7 +56,7 @@ def fill_point(code, x, y, z, N, dN):
         _fill_wed15(x, y, z, N, dN)
 
 
-@njit(cache=True)
+@njit
 def inside(domain, xi, tol):
     """Is the reference point xi within `tol` of the reference `domain` (SIMPLEX, PYRAMID,
     PRISM, CUBE; DOMAINS[code] of an element type)?"""
@@ -70,7 +70,7 @@ def inside(domain, xi, tol):
     return abs(x) <= 1.0 + tol and abs(y) <= 1.0 + tol and abs(z) <= 1.0 + tol
 
 
-@njit(cache=True)
+@njit
 def _inverse_one(code, nodes, conn, e, p, start, xi, N, dN):
     """Newton for element e: writes xi (unclamped); returns iterations, -1 on failure."""
     n = conn.shape[1]
@@ -96,7 +96,7 @@ def _inverse_one(code, nodes, conn, e, p, start, xi, N, dN):
     return -1
 
 
-@njit(cache=True)
+@njit
 def _inverse_map(code, nodes, conn, elems, points, start, lo, hi, clamp, xi, status):
     n = conn.shape[1]
     N, dN = np.empty(n), np.empty((n, 3))
@@ -125,7 +125,7 @@ def element_boxes(nodes, conn) -> np.ndarray:
     return np.stack([x.min(axis=1), x.max(axis=1)], axis=1)
 
 
-@njit(cache=True)
+@njit
 def _locate(code, domain, nodes, conn, boxes, points, start, lo, hi, tol, elem, xi, dist):
     n = conn.shape[1]
     N, dN = np.empty(n), np.empty((n, 3))
@@ -187,7 +187,7 @@ def interpolate(element, conn, elems, xi, values) -> np.ndarray:
     return np.einsum("kn,knd->kd", N, v)
 
 
-@njit(cache=True)
+@njit
 def _gradient(code, X, q, conn, e, xi, N, dN, F):
     """Deformation gradient F (3, 3) of element e at reference point xi."""
     n = conn.shape[1]
@@ -206,7 +206,7 @@ def _gradient(code, X, q, conn, e, xi, N, dN, F):
             F[i, J] = s
 
 
-@njit(cache=True)
+@njit
 def _stress_points(code, X, q, conn, mat, elems, xi, F, out):
     n = conn.shape[1]
     N, dN = np.empty(n), np.empty((n, 3))
@@ -237,7 +237,7 @@ def stress_at_points(element, X, q, conn, mat, elems, xi):
     return F, out
 
 
-@njit(cache=True)
+@njit
 def _nodal_stress(code, X, q, conn, mat, ref_nodes, acc, count):
     ne, n = conn.shape[0], conn.shape[1]
     N, dN, F = np.empty(n), np.empty((n, 3)), np.empty((3, 3))

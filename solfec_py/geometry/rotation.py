@@ -8,7 +8,8 @@ coefficients (as Solfec does below 10 degrees) so there is no 0/0.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from solfec_py.compilation import njit
 
 _SMALL = float(np.deg2rad(10.0) ** 2)  # theta^2 below which Taylor series are used
 
@@ -36,7 +37,7 @@ def _series(first: int) -> tuple:
 _A, _B, _C = _series(1), _series(2), _series(3)     # sin t / t, (1 - cos t)/t^2, (t - sin t)/t^3
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _coefficients_scalar(t2):
     """sin(t)/t, (1-cos t)/t^2, (t - sin t)/t^3 at t^2 = t2; 7-term Taylor below 10 deg
     (Horner's rule)."""
@@ -52,7 +53,7 @@ def _coefficients_scalar(t2):
     return s / t, (1.0 - np.cos(t)) / t2, (t - s) / (t2 * t)
 
 
-@njit(cache=True)
+@njit
 def _expmap_kernel(w, out, which):
     """out[k] = exp[w_k] (which = 0) or Jr(w_k) (which = 1) for rows of w (n, 3)."""
     for k in range(w.shape[0]):

@@ -9,10 +9,11 @@ screen space; field values are interpolated perspective-correctly.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from solfec_py.compilation import njit
 
 
-@njit(cache=True)
+@njit
 def _raster(col, row, inv, tri, vals, face, zbuf, value):
     height, width = face.shape
     for t in range(tri.shape[0]):

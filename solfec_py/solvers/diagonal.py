@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
+from solfec_py.compilation import njit
 from solfec_py.geometry.linalg3 import solve3s
 
 SEMISMOOTH_NEWTON, PROJECTED_GRADIENT, DE_SAXCE_FENG, PROJECTED_NEWTON = range(4)
@@ -26,7 +25,7 @@ SIGNORINI_COULOMB, SPRING_DASHPOT = 0, 1
 
 
 # --------------------------------------------------------------------------- helpers
-@njit(cache=True)
+@njit
 def solve3(A, x):
     """Solve A y = x in place (x <- y) by Gaussian elimination with partial pivoting
     (`solve3s`); A is left unchanged. Returns False when A is singular or the result is not
@@ -36,7 +35,7 @@ def solve3(A, x):
     return ok
 
 
-@njit(cache=True)
+@njit
 def cone_project_s(mu, s0, s1, s2):
     """The projection of s onto K_mu = {|s_T| <= mu s_N} (closed form, Solfec-1.0 bgs.c,
     contact laws), on scalars: returns its three components."""
@@ -49,26 +48,26 @@ def cone_project_s(mu, s0, s1, s2):
     return mu * a * s0 / st, mu * a * s1 / st, a
 
 
-@njit(cache=True)
+@njit
 def cone_project(mu, s, out):
     """out = projection of s onto K_mu (`cone_project_s`); out may be s."""
     out[0], out[1], out[2] = cone_project_s(mu, s[0], s[1], s[2])
 
 
-@njit(cache=True)
+@njit
 def _ubar(dynamic, h, e, gap, UN, VN):
     if dynamic:
         return UN + e * min(VN, 0.0)
     return max(gap, 0.0) / h + UN
 
 
-@njit(cache=True)
+@njit
 def _set_u(W, b, R, U):
     for i in range(3):
         U[i] = b[i] + W[i, 0] * R[0] + W[i, 1] * R[1] + W[i, 2] * R[2]
 
 
-@njit(cache=True)
+@njit
 def contact_residual_s(dynamic, h, mu, e, c, gap, U0, U1, U2, V2, R0, R1, R2):
     """C = R - proj_{K^c}(R - F(U)), F(U) = (U_T, bar U_N + mu |U_T|) (De Saxce-Feng form);
     the cohesive cone is handled by shifting R_N by c. On scalars: returns (C0, C1, C2, |C|)."""
@@ -80,7 +79,7 @@ def contact_residual_s(dynamic, h, mu, e, c, gap, U0, U1, U2, V2, R0, R1, R2):
     return C0, C1, C2, math.sqrt(C0 * C0 + C1 * C1 + C2 * C2)
 
 
-@njit(cache=True)
+@njit
 def contact_residual(dynamic, h, par, U, V, R, C, tmp):
     """`contact_residual_s` on arrays: C receives the residual; returns |C| (`tmp`, a work
     row of the callers, is not used)."""
@@ -90,7 +89,7 @@ def contact_residual(dynamic, h, par, U, V, R, C, tmp):
 
 
 # --------------------------------------------------------------------------- contact solvers
-@njit(cache=True)
+@njit
 def _fixed_point(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, dsf):
     """The two fixed-point contact solvers: R <- proj(R - rho (U_T, u_N)) onto the friction
     cone (projected gradient, `dsf` False) or R <- proj_cone(R - rho (U_T, u_N + mu |U_T|))
@@ -131,17 +130,17 @@ def _fixed_point(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, dsf):
     return it
 
 
-@njit(cache=True)
+@njit
 def projected_gradient(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws):
     return _fixed_point(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, False)
 
 
-@njit(cache=True)
+@njit
 def de_saxce_feng(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws):
     return _fixed_point(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, True)
 
 
-@njit(cache=True)
+@njit
 def ssn_block(dynamic, h, mu, e, c, gap, rho, W00, W01, W02, W10, W11, W12, W20, W21, W22,
               b0, b1, b2, V2, U0, U1, U2, R0, R1, R2, eps, maxiter):
     """Alart-Curnier-type generalised Newton with active sets open / stick / slip
@@ -218,7 +217,7 @@ def ssn_block(dynamic, h, mu, e, c, gap, rho, W00, W01, W02, W10, W11, W12, W20,
             return it, R0, R1, R2, U0, U1, U2
 
 
-@njit(cache=True)
+@njit
 def semismooth_newton(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, A):
     """`ssn_block` on arrays: updates R and U in place, returns its iteration count or -1
     (then R, U are left as the failed iteration had them)."""
@@ -229,7 +228,7 @@ def semismooth_newton(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, A):
     return it
 
 
-@njit(cache=True)
+@njit
 def _cone_derivative(mu, s, P):
     """P = d proj_{K_mu}(s) / ds (3x3)."""
     st = math.sqrt(s[0] * s[0] + s[1] * s[1])
@@ -256,7 +255,7 @@ def _cone_derivative(mu, s, P):
         P[2, 2] = k
 
 
-@njit(cache=True)
+@njit
 def projected_newton(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, A):
     """Newton on the unsmoothed C(U, R) = 0: (X W + Y) dR = -C with X = P F'(U), Y = I - P,
     then R <- proj_{K^c}(R + t dR), U = b + W R, with t = 1, 1/2, ... until |C| decreases
@@ -322,7 +321,7 @@ def projected_newton(dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, A):
         it += 1
 
 
-@njit(cache=True)
+@njit
 def spring_dashpot(dynamic, h, par, W, b, V, U, R, implicit):
     """Penalty contact (Solfec-1.0 bgs.c, contact laws): normal force from the gap, stick estimate of R_T
     limited by friction. Uses R_T of the previous solve in the implicit normal velocity."""
@@ -359,7 +358,7 @@ def spring_dashpot(dynamic, h, par, W, b, V, U, R, implicit):
     return 0
 
 
-@njit(cache=True)
+@njit
 def contact_solve(solver, dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws, A):
     if dynamic and par[3] > 0.0:
         R[0] = R[1] = R[2] = 0.0
@@ -377,7 +376,7 @@ def contact_solve(solver, dynamic, h, par, rho, W, b, V, U, R, eps, maxiter, ws,
 
 
 # --------------------------------------------------------------------------- other kinds
-@njit(cache=True)
+@njit
 def point_solve(Winv, W, b, target, U, R):
     """FIXPNT / VELODIR3: W R = target - b (3x3 SPD, through the stored inverse), U = target."""
     x0, x1, x2 = target[0] - b[0], target[1] - b[1], target[2] - b[2]
@@ -387,7 +386,7 @@ def point_solve(Winv, W, b, target, U, R):
     return 0
 
 
-@njit(cache=True)
+@njit
 def normal_solve(W, b, target_n, U, R):
     """FIXDIR / VELODIR: R = (0, 0, (target - b_N) / W_NN), U = b + W R."""
     R[0] = R[1] = 0.0
@@ -396,7 +395,7 @@ def normal_solve(W, b, target_n, U, R):
     return 0 if math.isfinite(R[2]) else -1
 
 
-@njit(cache=True)
+@njit
 def rigid_link_solve(W, b, Y, d0, hh, fallback_n, U, R):
     """RIGLNK: the smallest R_N (minimum 1/2 W_NN R_N^2) with |Y + hh (b + W_.N R_N)| = d0,
     Y = local link vector at the mid-step, hh = h/2 (dynamic) or h (quasi-static): the

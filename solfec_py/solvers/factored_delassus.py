@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from solfec_py.compilation import njit
 from solfec_py.solvers.local_dynamics_kernels import unordered_pairs
 
 
-@njit(cache=True)
+@njit
 def gather_transpose(con, sign, tidx, N, base, x, y):
     """y (3t,) = sum over entries e of s_e H_e^T x[con_e] (H_e = base_e^T [N_1 I ... N_w I]
     over the touched-node slots tidx[e])."""
@@ -38,7 +38,7 @@ def gather_transpose(con, sign, tidx, N, base, x, y):
             y[a + 2] += w * f2
 
 
-@njit(cache=True)
+@njit
 def scatter(con, sign, tidx, N, base, z, h, out):
     """out[con_e] += h s_e H_e z for every entry e."""
     for e in range(con.size):
@@ -56,7 +56,7 @@ def scatter(con, sign, tidx, N, base, z, h, out):
             out[c, i] += hs * (base[e, 0, i] * g0 + base[e, 1, i] * g1 + base[e, 2, i] * g2)
 
 
-@njit(cache=True)
+@njit
 def pair_blocks(tidx, N, base, S, e, f, out):
     """out[p] (3, 3) = H_e S H_f^T for the entry pairs (e[p], f[p])."""
     w = tidx.shape[1]

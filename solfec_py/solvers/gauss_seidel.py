@@ -33,9 +33,10 @@ import math
 import types
 from dataclasses import dataclass
 
+import numba
 import numpy as np
-from numba import njit
 
+from solfec_py.compilation import njit
 from solfec_py.constraints import CONTACT, FIXDIR, FIXPNT, RIGLNK, VELODIR, VELODIR3
 from solfec_py.solvers.diagonal import (SEMISMOOTH_NEWTON, SPRING_DASHPOT, _ubar, contact_solve, normal_solve,
                                         point_solve, rigid_link_solve, solve3s, ssn_block)
@@ -54,13 +55,13 @@ def _inlined(fn, **calls):
     f = fn.py_func
     g = dict(f.__globals__)
     g.update(calls)
-    return njit(inline="always")(types.FunctionType(f.__code__, g, f.__name__, f.__defaults__, f.__closure__))
+    return numba.njit(inline="always")(types.FunctionType(f.__code__, g, f.__name__, f.__defaults__, f.__closure__))
 
 
 _ssn_block = _inlined(ssn_block, solve3s=_inlined(solve3s), _ubar=_inlined(_ubar))
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
               dynamic, h, dsolver, deps, dmaxiter, ws, A, b, R0, U0):
     """Solve block a for its latest neighbour reactions; returns 0, DIAGONAL_DIVERGED or
@@ -120,7 +121,7 @@ def solve_row(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, 
     return DIAGONAL_FAILED if st < 0 else 0
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def neighbour_sum(a, B, R, indptr, adj, Wadj):
     """b = B_a + sum_b W_ab R_b over row a's CSR neighbours, on scalars (the sweep's order)."""
     b0, b1, b2 = B[a, 0], B[a, 1], B[a, 2]
@@ -133,7 +134,7 @@ def neighbour_sum(a, B, R, indptr, adj, Wadj):
     return b0, b1, b2
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h, deps, dmaxiter):
     """The common row of `solve_row` on scalars: a Signorini-Coulomb contact solved by
     SEMISMOOTH_NEWTON (diagonal.ssn_block), inlined into the sweep so that no array view is
@@ -153,7 +154,7 @@ def _contact_row_ssn(a, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynam
     return 0
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _relax_s(omega, mu, c, p0, p1, p2, q0, q1, q2):
     """Over-relaxed contact reaction r = p + omega (q - p) from the previous reaction p and
     the row's solution q, projected back onto the (cohesion-shifted) friction cone: the
@@ -171,7 +172,7 @@ def _relax_s(omega, mu, c, p0, p1, p2, q0, q1, q2):
     return r0, r1, sn - c
 
 
-@njit(cache=True)
+@njit
 def _relax(a, omega, par, W, blast, R, U, Rp):
     """`_relax_s` on the arrays of row a, and its U = b + W_aa R. A call of its own, not
     inlined into the sweep: inlined (and so the whole relaxed row on scalars) the relaxed
@@ -182,7 +183,7 @@ def _relax(a, omega, par, W, blast, R, U, Rp):
         U[a, i] = blast[a, i] + W[a, i, 0] * R[a, 0] + W[a, i, 1] * R[a, 1] + W[a, i, 2] * R[a, 2]
 
 
-@njit(cache=True)
+@njit
 def _sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h,
            dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0):
     """One plain Gauss-Seidel sweep over `order` (backward: in reverse); returns (sum of
@@ -218,7 +219,7 @@ def _sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, p
     return up, lo, code, False
 
 
-@njit(cache=True)
+@njit
 def _sweep_relaxed(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
                    dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0, omega):
     """`_sweep` with the Signorini-Coulomb contact rows over-relaxed by omega; the first sum
@@ -259,7 +260,7 @@ def _sweep_relaxed(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj,
     return up, lo, code, False
 
 
-@njit(cache=True)
+@njit
 def _contact_fallback(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h, dsolver,
                       deps, dmaxiter, stop_on_fail, omega, up, lo, code):
     """Row a of `_sweep_contacts` whose Newton iteration failed, redone by `solve_row` (with
@@ -291,7 +292,7 @@ def _contact_fallback(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par,
     return up, lo, code, False
 
 
-@njit(cache=True)
+@njit
 def _ssn_contacts(order, dsolver, kind, par, dynamic):
     """True when every row of `order` is a Signorini-Coulomb contact that the sweeps solve by
     SEMISMOOTH_NEWTON on scalars (the condition of `_sweep`'s inline row)."""
@@ -303,7 +304,7 @@ def _ssn_contacts(order, dsolver, kind, par, dynamic):
     return True
 
 
-@njit(cache=True, error_model="numpy")
+@njit(error_model="numpy")
 def _sweep_contacts(order, start, backward, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast, dynamic, h,
                     deps, dmaxiter, omega, up, lo):
     """`_sweep` (omega 1) or `_sweep_relaxed` from position `start` of `order` over rows that
@@ -346,7 +347,7 @@ def _sweep_contacts(order, start, backward, W, rho, B, V, U, R, indptr, adj, Wad
     return n, up, lo
 
 
-@njit(cache=True)
+@njit
 def _sweep_done(it, up, lo, kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force, blast, dynamic, h, epsilon,
                 maxiter, meritval, efree, rerhist, merhist, num, Ut):
     """The end of sweep `it`: error = |R - R_prev| / |R| from the sweep's sums, the merit
@@ -363,7 +364,7 @@ def _sweep_done(it, up, lo, kind, W, Winv, B, V, R, indptr, adj, Wadj, par, forc
     return it, error, converged, converged or it >= maxiter
 
 
-@njit(cache=True)
+@njit
 def _iterate_contacts(order, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h, epsilon,
                       maxiter, meritval, deps, dmaxiter, reverse, efree, it, nsweeps, rerhist, merhist, num, Ut,
                       omega, start, up, lo, error, kind):
@@ -387,7 +388,7 @@ def _iterate_contacts(order, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, f
     return it, False, error, -1, 0.0, 0.0
 
 
-@njit(cache=True)
+@njit
 def _iterate_rows(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h,
                   epsilon, maxiter, meritval, dsolver, deps, dmaxiter, reverse, stop_on_fail, efree, it, nsweeps,
                   rerhist, merhist, num, Ut):
@@ -410,7 +411,7 @@ def _iterate_rows(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par,
     return it, False, error, code
 
 
-@njit(cache=True)
+@njit
 def _iterate_relaxed(order, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h,
                      epsilon, maxiter, meritval, dsolver, deps, dmaxiter, reverse, stop_on_fail, efree, it, nsweeps,
                      rerhist, merhist, num, Ut, omega):

@@ -18,12 +18,12 @@ there: the inverse by linalg3.solve3s).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from solfec_py.compilation import njit
 from solfec_py.geometry.linalg3 import lu_inverse3, symmetric3_extremes
 
 
-@njit(cache=True)
+@njit
 def segment_sum_flat(index, values, n):
     """out[i, :] = sum of values[k, :] over index[k] == i, added in the order of k; values
     (E, m) C-contiguous -> (n, m)."""
@@ -36,7 +36,7 @@ def segment_sum_flat(index, values, n):
     return out
 
 
-@njit(cache=True)
+@njit
 def _stable_order(keys, order):
     """order re-sorted stably by keys[order] (counting sort of non-negative int keys): the
     permutation np.argsort(keys[order], kind="mergesort") applied to order, in O(E + max key)."""
@@ -70,7 +70,7 @@ def unordered_pairs(rows, con):
     return _pairs_in_order(rows, order)
 
 
-@njit(cache=True)
+@njit
 def _pairs_in_order(rows, order):
     """The pairs of `unordered_pairs` for the entries in their sorted order."""
     E = rows.size
@@ -95,7 +95,7 @@ def _pairs_in_order(rows, order):
     return e, f
 
 
-@njit(cache=True)
+@njit
 def all_finite(W):
     """True when no entry of W is NaN or infinite (np.isfinite(W).all() without its mask)."""
     for x in W.ravel():
@@ -104,7 +104,7 @@ def all_finite(W):
     return True
 
 
-@njit(cache=True)
+@njit
 def blocks_inverse_and_rho(W, tiny):
     """For every 3x3 block W[k]: the extreme eigenvalues of its symmetric part (0.5 (W +
     W^T), formed as numpy forms it) in closed form (geometry/linalg3.symmetric3_extremes),
@@ -138,7 +138,7 @@ def blocks_inverse_and_rho(W, tiny):
     return Winv, rho, regular
 
 
-@njit(cache=True)
+@njit
 def contact_parameters(par, m, r, friction, restitution, cohesion, gap, model, spring, dashpot, hpow):
     """par[m[k]] = (friction, restitution, cohesion, gap, model, spring, dashpot, hpow) of
     constraint-set row r[k] (the column_stack it replaces, copies only)."""
@@ -154,7 +154,7 @@ def contact_parameters(par, m, r, friction, restitution, cohesion, gap, model, s
         par[i, 7] = hpow[c]
 
 
-@njit(cache=True)
+@njit
 def coupled(B, R, indptr, adj, Wadj):
     """B + sum over neighbours W_ab R_b in the order of the numpy expression it replaces:
     each row of a product W_ab R_b summed as numpy's einsum sums three contiguous products
@@ -177,7 +177,7 @@ def coupled(B, R, indptr, adj, Wadj):
 EINSUM_CHUNK = 8190     # numpy's einsum buffer (8192 elements) cut to whole (3, 3) blocks
 
 
-@njit(cache=True)
+@njit
 def quadratic_sum(B, Winv):
     """sum over k, i, j of B[k, i] Winv[k, i, j] B[k, j] as numpy's np.einsum("ki,kij,kj->")
     adds it (C-contiguous float64 operands): products in index order, summed from zero
@@ -199,7 +199,7 @@ def quadratic_sum(B, Winv):
     return acc + out
 
 
-@njit(cache=True)
+@njit
 def contact_work_live(energy, rows, con, kind, inert, U, V, R, half_h, contact):
     """energy[rows[k], 2] += half_h (U_N + V_N) R_N, energy[rows[k], 3] += half_h (U_T + V_T) . R_T
     for the entries k (row con[k] of U, V, R) with kind[con[k]] == contact and not inert[k],
@@ -220,7 +220,7 @@ def contact_work_live(energy, rows, con, kind, inert, U, V, R, half_h, contact):
         energy[rows[k], 3] += half_h * t
 
 
-@njit(cache=True)
+@njit
 def family_entries(code, crow, family, brow, mpnt, spnt, elem, base):
     """The entries (constraint, side) of one body family among the local-dynamics rows:
     master points first, then slave points, each in row order (the flatnonzero /
@@ -258,7 +258,7 @@ def family_entries(code, crow, family, brow, mpnt, spnt, elem, base):
     return con, sign, rows, X, el, bs
 
 
-@njit(cache=True)
+@njit
 def add_signed(out, con, sign, values):
     """out += segment sum of sign[k] values[k] onto rows con[k] (products formed first, summed
     from zero in entry order, then added: the numpy expression it replaces)."""
@@ -273,7 +273,7 @@ def add_signed(out, con, sign, values):
             out[i, j] += tmp[i, j]
 
 
-@njit(cache=True)
+@njit
 def off_diagonal_csr(n, a, b, values):
     """CSR rows of the off-diagonal blocks: entries (a[k], b[k], values[k] (3, 3)) with
     equal (a, b) added in the order of k; returns (indptr (n + 1), column of each block,
@@ -291,7 +291,7 @@ def off_diagonal_csr(n, a, b, values):
     return indptr, adj[:m].copy(), W[:m].copy()
 
 
-@njit(cache=True)
+@njit
 def _merge_sort_by(items, key):
     """Sort `items` in place by key[items], stably (bottom-up merge sort): the order of
     np.argsort(key[items], kind="mergesort"), without numba's generic sort to compile."""
@@ -327,7 +327,7 @@ def _merge_sort_by(items, key):
             items[k] = src[k]
 
 
-@njit(cache=True)
+@njit
 def off_diagonal_csr_into(n, a, b, values, start, order, inv, indptr, adj, W):
     """off_diagonal_csr writing into given arrays (local_dynamics reuses them from step to
     step: freshly mapped memory costs page faults): scratch start (>= n + 1),
@@ -380,7 +380,7 @@ def off_diagonal_csr_into(n, a, b, values, start, order, inv, indptr, adj, W):
     return u + 1
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def same_constraint_pairs(con, e, f):
     """How many entry pairs (e[k], f[k]) belong to one constraint (both ends on one body)."""
     nsame = 0
@@ -390,7 +390,7 @@ def same_constraint_pairs(con, e, f):
     return nsame
 
 
-@njit(cache=True)
+@njit
 def pair_blocks(h, sign, con, e, f, Wef):
     """The scaled blocks W_ef = h s_e s_f Wef[k] of the unordered entry pairs (e[k], f[k]) of
     one body family, split as local_dynamics.assemble uses them: pairs of one constraint
@@ -410,7 +410,7 @@ def pair_blocks(h, sign, con, e, f, Wef):
     return drow, dval, a, b, val
 
 
-@njit(cache=True)
+@njit
 def pair_blocks_into(h, sign, con, e, f, Wef, drow, dval, a, b, val):
     """pair_blocks writing into given arrays (reused from step to step by local_dynamics):
     drow, dval of at least nsame entries, a, b, val of at least 2 (E - nsame); returns

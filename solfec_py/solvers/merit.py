@@ -9,20 +9,19 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
+from solfec_py.compilation import njit
 from solfec_py.constraints import CONTACT, FIXDIR, FIXPNT, RIGLNK, SPRING, VELODIR, VELODIR3
 from solfec_py.solvers.diagonal import contact_residual_s
 
 
-@njit(cache=True)
+@njit
 def _spring_locked(par, bN):
     """A spring at a stroke limit and moving further out behaves as FIXDIR."""
     return (par[2] <= par[0] and bN < 0.0) or (par[2] >= par[1] and bN > 0.0)
 
 
 
-@njit(cache=True)
+@njit
 def merit(kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force, blast, dynamic, h, efree, num, Ut, ws):
     """g(R) = 1/2 sum C_a W_aa^-1 C_a / E_free with U = B + W R recomputed (Solfec-1.0 mrf.c, merit function);
     num[a] receives the share of constraint a (so that sum(num) == g)."""

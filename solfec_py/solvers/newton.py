@@ -39,10 +39,10 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from numba import njit
 from scipy.sparse.linalg import LinearOperator, gmres
 
 from solfec_py import constraints as C
+from solfec_py.compilation import njit
 from solfec_py.constraints import CONTACT, FIXDIR, FIXPNT, RIGLNK, SPRING, VELODIR, VELODIR3
 from solfec_py.solvers import gauss_seidel as gs
 from solfec_py.solvers.common import finish, spring_forces, timed_assemble
@@ -50,7 +50,7 @@ from solfec_py.solvers.diagonal import _cone_derivative, cone_project
 from solfec_py.solvers.merit import _spring_locked, merit
 
 
-@njit(cache=True)
+@njit
 def linearize(kind, W, B, V, U, R, par, force, dynamic, h, X, Y, rhs):
     n = kind.size
     ws = np.empty((3, 3))
@@ -118,7 +118,7 @@ def linearize(kind, W, B, V, U, R, par, force, dynamic, h, X, Y, rhs):
                 rhs[a, 2] = force[a] - R[a, 2]
 
 
-@njit(cache=True)
+@njit
 def apply(v, W, indptr, adj, Wadj, X, Y, delta, out):
     """out = (X W + Y + delta I) v for stacked 3-vectors v (n, 3)."""
     n = W.shape[0]
@@ -135,7 +135,7 @@ def apply(v, W, indptr, adj, Wadj, X, Y, delta, out):
                          + Y[a, i, 0] * v[a, 0] + Y[a, i, 1] * v[a, 1] + Y[a, i, 2] * v[a, 2] + delta * v[a, i])
 
 
-@njit(cache=True)
+@njit
 def project_contacts(kind, par, R):
     out = np.empty(3)
     s = np.empty(3)

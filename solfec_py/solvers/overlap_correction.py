@@ -34,13 +34,13 @@ import time as wallclock
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from solfec_py import constraints as C
 from solfec_py.bodies import pseudo_rigid_kernels as PK
 from solfec_py.bodies.pseudo_rigid import PseudoRigidBlock
 from solfec_py.bodies.rigid import RigidBlock
 from solfec_py.bodies.rigid_schemes import SCHEME_LIST
+from solfec_py.compilation import njit
 from solfec_py.errors import NotAvailableError
 from solfec_py.geometry.rotation import _coefficients_scalar
 from solfec_py.solvers.local_dynamics import LocalDynamics, assemble
@@ -70,7 +70,7 @@ class Settings:
     omega: float = 1.0
 
 
-@njit(cache=True)
+@njit
 def normal_pgs(Wnn, indptr, adj, Wadj, target, R, epsilon, maxiter, omega):
     """Projected Gauss-Seidel for 0 <= R _|_ W R - target >= 0 on the normal components:
     diagonal Wnn (m,), off-diagonal blocks Wadj (E, 3, 3) of row a at indptr[a]:indptr[a+1]
@@ -249,7 +249,7 @@ def _move(block, force: np.ndarray, h: float) -> None:
         raise NotAvailableError(f"OVERLAP_CORRECTION cannot move bodies of {type(block).__name__}")
 
 
-@njit(cache=True)
+@njit
 def rigid_move(conf, rows, force, Jinv, mass, norotation, h):
     """Rigid rows (conf: rotation column-major (9), centre (3); force: referential torque (3),
     spatial force (3)): the pseudo-velocities Omega' = h J^-1 torque, v' = h force / m (the

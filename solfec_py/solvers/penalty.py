@@ -8,9 +8,9 @@ Reference: Solfec-1.0 pes.c, penalty solver; Solfec-1.0 bgs.c, contact laws (Sol
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from solfec_py import constraints as C
+from solfec_py.compilation import njit
 from solfec_py.solvers import gauss_seidel as gs
 from solfec_py.solvers.common import finish, spring_forces, timed_assemble
 from solfec_py.solvers.diagonal import spring_dashpot
@@ -19,7 +19,7 @@ SETTINGS = gs.Settings(epsilon=1e-4, maxiter=1000, meritval=1.0, diagsolver=0, d
                        diagmaxiter=100)
 
 
-@njit(cache=True)
+@njit
 def contacts(rows, W, B, V, U, R, par, dynamic, h, implicit):
     for a in rows:
         spring_dashpot(dynamic, h, par[a], W[a], B[a], V[a], U[a], R[a], implicit)

@@ -19,18 +19,18 @@ link_velocities_into, advance_into); the plain forms make the arrays and call th
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from solfec_py.bodies.articulated.kinds import CHILD, T
+from solfec_py.compilation import njit
 
 
-@numba.njit(cache=True)
+@njit
 def _cross(a, b):
     return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
-@numba.njit(cache=True)
+@njit
 def _expmap(w):
     """exp([w]x) by Rodrigues' formula (series near zero)."""
     t2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2]
@@ -43,7 +43,7 @@ def _expmap(w):
     return np.eye(3) + a * K + b * (K @ K)
 
 
-@numba.njit(cache=True)
+@njit
 def _mm3(A, B, out):
     """out = A B for 3 x 3 arrays (out distinct from A and B)."""
     for a in range(3):
@@ -51,7 +51,7 @@ def _mm3(A, B, out):
             out[a, b] = A[a, 0] * B[0, b] + A[a, 1] * B[1, b] + A[a, 2] * B[2, b]
 
 
-@numba.njit(cache=True)
+@njit
 def _rot_into(axis, angle, out):
     """out (3, 3) = rotation matrix about a coordinate axis (0, 1, 2) by `angle`."""
     c, s = np.cos(angle), np.sin(angle)
@@ -62,7 +62,7 @@ def _rot_into(axis, angle, out):
     out[i, i], out[i, j], out[j, i], out[j, j] = c, -s, s, c
 
 
-@numba.njit(cache=True)
+@njit
 def forward_kinematics(q, parent, kind, qoff, voff, E, P, X0, nvk, ballk, dtype, daxis, dfixed):
     """Link rotations Lam (n, 3, 3), mass centres xc (n, 3), motion subspace columns
     S (nv, 6) and crossed links (nv,) of joint coordinates q (forward_kinematics_into on
@@ -75,7 +75,7 @@ def forward_kinematics(q, parent, kind, qoff, voff, E, P, X0, nvk, ballk, dtype,
     return Lam, xc, S, crossed
 
 
-@numba.njit(cache=True)
+@njit
 def forward_kinematics_into(q, parent, kind, qoff, voff, E, P, X0, nvk, ballk, dtype, daxis, dfixed, Lam, xc, S,
                             crossed, W):
     """forward_kinematics writing Lam, xc, S and crossed (every entry) with W (6, 3, 3) as
@@ -149,7 +149,7 @@ def forward_kinematics_into(q, parent, kind, qoff, voff, E, P, X0, nvk, ballk, d
             xc[i, a] = centre[a] + (Lam[i, a, 0] * d[0] + Lam[i, a, 1] * d[1] + Lam[i, a, 2] * d[2])
 
 
-@numba.njit(cache=True)
+@njit
 def link_velocities(S, v, parent, voff):
     """Spatial velocities (n, 6) of the links: V_i = V_parent + S_i v_i."""
     V = np.empty((parent.size, 6))
@@ -157,7 +157,7 @@ def link_velocities(S, v, parent, voff):
     return V
 
 
-@numba.njit(cache=True)
+@njit
 def link_velocities_into(S, v, parent, voff, V):
     """link_velocities written into V (n, 6)."""
     for i in range(parent.size):
@@ -169,7 +169,7 @@ def link_velocities_into(S, v, parent, voff, V):
                 V[i, r] += S[j, r] * v[j]
 
 
-@numba.njit(cache=True)
+@njit
 def _crm(a, b):
     """Spatial motion cross product a x b."""
     out = np.empty(6)
@@ -178,7 +178,7 @@ def _crm(a, b):
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def _crf(a, f):
     """Spatial force cross product a x* f."""
     out = np.empty(6)
@@ -187,7 +187,7 @@ def _crf(a, f):
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def spatial_inertias(Lam, xc, mass, J):
     """World spatial inertias (n, 6, 6) about the origin of links with referential inertia
     J about the mass centre: [[Ic + m cx cx^T, m cx], [m cx^T, m 1]], Ic = Lam J Lam^T
@@ -197,7 +197,7 @@ def spatial_inertias(Lam, xc, mass, J):
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def spatial_inertias_into(Lam, xc, mass, J, out, W):
     """spatial_inertias writing every entry of out (n, 6, 6), W (6, 3, 3) work space
     (products written out: no array is made)."""
@@ -219,7 +219,7 @@ def spatial_inertias_into(Lam, xc, mass, J, out, W):
                 out[i, 3 + a, 3 + b] = m if a == b else 0.0
 
 
-@numba.njit(cache=True)
+@njit
 def crba(I6, S, parent, voff):
     """Joint-space mass matrix (nv, nv): composite inertias summed towards the root, then
     M[j, k] = S_j . Ic_i S_k for k of joint i and j of i or an ancestor (Featherstone 6.2)."""
@@ -252,7 +252,7 @@ def crba(I6, S, parent, voff):
     return M
 
 
-@numba.njit(cache=True)
+@njit
 def rnea(I6, S, crossed, parent, voff, v, vdot, gravity, fext):
     """Joint forces tau (nv,) giving accelerations vdot at rates v (Featherstone 5.3, ground
     coordinates): tau = M vdot + bias(v, gravity, fext); fext (n, 6) world spatial forces
@@ -283,7 +283,7 @@ def rnea(I6, S, crossed, parent, voff, v, vdot, gravity, fext):
     return tau, F
 
 
-@numba.njit(cache=True)
+@njit
 def advance(q, v, h, kind, qoff, voff, nvk, ballk, dtype):
     """q (+) h v: scalar coordinates add h v, ball rotations R <- R expmap(h Omega)."""
     out = np.empty_like(q)
@@ -291,7 +291,7 @@ def advance(q, v, h, kind, qoff, voff, nvk, ballk, dtype):
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def advance_into(q, v, h, kind, qoff, voff, nvk, ballk, dtype, out):
     """advance written into out (q itself allowed)."""
     for r in range(q.size):
@@ -319,7 +319,7 @@ def advance_into(q, v, h, kind, qoff, voff, nvk, ballk, dtype, out):
                 out[k0 + k] += h * v[j0 + k]
 
 
-@numba.njit(cache=True)
+@njit
 def point_jacobians(links, x, S, parent, voff):
     """(k, 3, nv) velocity of world points x (k, 3) of `links` (k,) per joint rate: the
     partial velocities S_v + S_w x x of the joints between each link and the ground."""
@@ -335,7 +335,7 @@ def point_jacobians(links, x, S, parent, voff):
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def _articulated_inertia(IA, i, p, S, j0, m, U, Dinv, D):
     """One joint of the articulated-body recursion (Featherstone 7.3): fills U = I^A S and the
     rows of D^-1 = (S^T I^A S)^-1 of its m rates from j0, turns IA[i] (6, 6), the
@@ -377,7 +377,7 @@ def _articulated_inertia(IA, i, p, S, j0, m, U, Dinv, D):
                 IA[p, r, c] += IA[i, r, c]
 
 
-@numba.njit(cache=True)
+@njit
 def _crm_add(a, b, s, out):
     """out += s (a x b), the spatial motion cross product."""
     out[0] += s * (a[1] * b[2] - a[2] * b[1])
@@ -388,12 +388,12 @@ def _crm_add(a, b, s, out):
     out[5] += s * ((a[0] * b[4] - a[1] * b[3]) + (a[3] * b[1] - a[4] * b[0]))
 
 
-@numba.njit(cache=True)
+@njit
 def _dot6(a, b):
     return ((a[0] * b[0] + a[1] * b[1]) + (a[2] * b[2] + a[3] * b[3])) + (a[4] * b[4] + a[5] * b[5])
 
 
-@numba.njit(cache=True)
+@njit
 def aba(I6, S, crossed, parent, voff, v, tau, gravity, fext):
     """Joint accelerations (nv,) by the articulated-body algorithm in ground coordinates
     (Featherstone 7.3): vdot = M^-1 (tau - bias(v, gravity, fext)) in O(n) (aba_into on a
@@ -405,14 +405,14 @@ def aba(I6, S, crossed, parent, voff, v, tau, gravity, fext):
     return vdot
 
 
-@numba.njit(cache=True)
+@njit
 def aba_workspace(n, nv):
     """Work arrays of aba_into for n links and nv rates: (links (4, n, 6), rates (2, nv, 6),
     small (8, 6), uu (nv,))."""
     return np.empty((4, n, 6)), np.empty((2, nv, 6)), np.empty((8, 6)), np.empty(nv)
 
 
-@numba.njit(cache=True)
+@njit
 def aba_into(IA, S, crossed, parent, voff, v, tau, gravity, fext, links, rates, small, uu, vdot):
     """aba writing vdot (nv,): IA (n, 6, 6) holds the links' spatial inertias on entry and
     their articulated inertias less the joints' share on return; links, rates, small, uu
@@ -470,7 +470,7 @@ def aba_into(IA, S, crossed, parent, voff, v, tau, gravity, fext, links, rates, 
                 A[i, r] += S[j0 + a, r] * vdot[j0 + a]
 
 
-@numba.njit(cache=True)
+@njit
 def link_responses(I6, S, parent, voff, links):
     """Inverse inertia between links (L, L, 6, 6): out[a, b] (6, 6) maps a spatial force on
     link links[b] to the spatial acceleration of link links[a] it causes from rest,
@@ -533,7 +533,7 @@ def link_responses(I6, S, parent, voff, links):
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def free_rates(q_half, u, h, tau, gravity, fext, parent, kind, qoff, voff, E, P, X0, mass, J, nvk, ballk, dtype,
                daxis, dfixed):
     """The free end rates of Solfec's half step in joint space at constant joint forces tau
@@ -549,7 +549,7 @@ def free_rates(q_half, u, h, tau, gravity, fext, parent, kind, qoff, voff, E, P,
     return u + h * a, Lam, xc, S, crossed, I6
 
 
-@numba.njit(cache=True)
+@njit
 def integrate_free(q, u, h, steps, tau, gravity, fext, parent, kind, qoff, voff, E, P, X0, mass, J, nvk, ballk,
                    dtype, daxis, dfixed):
     """`steps` free half steps (`free_rates` between q(t+h/2) = q (+) h/2 u and q(t+h) =
@@ -563,7 +563,7 @@ def integrate_free(q, u, h, steps, tau, gravity, fext, parent, kind, qoff, voff,
     return q, u
 
 
-@numba.njit(cache=True)
+@njit
 def rigid_rows(Lam, xc, V):
     """Links' states in the rigid layout (bodies/rigid.py) from their rotations, mass centres
     and spatial velocities V (n, 6): conf (n, 12) = Lam column-major + xc, velo (n, 6) =

@@ -18,17 +18,17 @@ Runge-Kutta needs: the method is fourth order for every joint kind.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from solfec_py.bodies.articulated.kernels import (aba_into, aba_workspace, advance_into, forward_kinematics_into,
                                                   spatial_inertias_into)
 from solfec_py.bodies.articulated.kinds import T
+from solfec_py.compilation import njit
 
 WEIGHTS = (1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0)
 
 
-@numba.njit(cache=True)
+@njit
 def stage_rates(theta, u, kind, voff, nvk, ballk, dtype):
     """dTheta/dt of a stage q (+) theta moving with the rates u (nv,): u, with every ball
     rotation's body rates omega mapped to omega + theta x omega / 2 + theta x (theta x omega) / 12."""
@@ -37,7 +37,7 @@ def stage_rates(theta, u, kind, voff, nvk, ballk, dtype):
     return k
 
 
-@numba.njit(cache=True)
+@njit
 def stage_rates_into(theta, u, kind, voff, nvk, ballk, dtype, k):
     """stage_rates written into k (nv,)."""
     for r in range(u.size):
@@ -59,7 +59,7 @@ def stage_rates_into(theta, u, kind, voff, nvk, ballk, dtype, k):
         k[r + 2] = w2 + 0.5 * a2 + b2 / 12.0
 
 
-@numba.njit(cache=True)
+@njit
 def _accel_into(q, u, tau, gravity, fext, parent, kind, qoff, voff, E, P, X0, mass, J, nvk, ballk, dtype, daxis,
                 dfixed, Lam, xc, S, crossed, IA, W, links, rates, small, uu, a):
     """Joint accelerations a (nv,) at (q, u) in the work arrays of integrate_free."""
@@ -69,7 +69,7 @@ def _accel_into(q, u, tau, gravity, fext, parent, kind, qoff, voff, E, P, X0, ma
     aba_into(IA, S, crossed, parent, voff, u, tau, gravity, fext, links, rates, small, uu, a)
 
 
-@numba.njit(cache=True)
+@njit
 def integrate_free(q, u, h, steps, tau, gravity, fext, parent, kind, qoff, voff, E, P, X0, mass, J, nvk, ballk,
                    dtype, daxis, dfixed):
     """`steps` RK4 steps (module docstring) at constant joint forces tau, gravity and link

@@ -22,10 +22,10 @@ Arnold, IJNME 96 (2013) 487-511).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from solfec_py.bodies.rigid_schemes import kernels as scheme_kernels
 from solfec_py.bodies.rigid_schemes.base import OneStepScheme, mtv
+from solfec_py.compilation import njit
 from solfec_py.errors import SimulationError
 from solfec_py.geometry.rotation import expmap
 
@@ -105,7 +105,7 @@ def _accelerations(R, J, mass, Ma, w, F):
     return np.hstack(scheme_kernels.velocities(R, J, mass, Ma, rhs))
 
 
-@njit(cache=True)
+@njit
 def _residual(R, J, mass, Ma, u, ud, F, gp, bp):
     """Residual M(R) ud + (0, w x A w) - F, iteration matrix S and residual scale per row."""
     k = R.shape[0]

@@ -14,10 +14,11 @@ an empty (0, 6, 6) array when there is none.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from solfec_py.compilation import njit
 
 
-@njit(cache=True)
+@njit
 def inv3(M, out):
     """out = M^-1 (3 x 3, cofactors); returns det M."""
     out[0, 0] = M[1, 1] * M[2, 2] - M[1, 2] * M[2, 1]
@@ -36,7 +37,7 @@ def inv3(M, out):
     return det
 
 
-@njit(cache=True)
+@njit
 def _mm(A, B, out):
     """out = A @ B (3 x 3), out distinct from A and B."""
     for i in range(3):
@@ -44,7 +45,7 @@ def _mm(A, B, out):
             out[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
 
 
-@njit(cache=True)
+@njit
 def _mmt(A, B, out):
     """out = A @ B^T (3 x 3)."""
     for i in range(3):
@@ -52,14 +53,14 @@ def _mmt(A, B, out):
             out[i, j] = A[i, 0] * B[j, 0] + A[i, 1] * B[j, 1] + A[i, 2] * B[j, 2]
 
 
-@njit(cache=True)
+@njit
 def _mv(A, x, out):
     """out = A @ x (3)."""
     for i in range(3):
         out[i] = A[i, 0] * x[0] + A[i, 1] * x[1] + A[i, 2] * x[2]
 
 
-@njit(cache=True)
+@njit
 def _skew(w):
     S = np.zeros((3, 3))
     S[0, 1], S[0, 2] = -w[2], w[1]
@@ -68,7 +69,7 @@ def _skew(w):
     return S
 
 
-@njit(cache=True)
+@njit
 def _spatial_inertia(R, J, RJ, A):
     """RJ = R J, A = R J R^T."""
     _mm(R, J, RJ)
@@ -83,7 +84,7 @@ def orthonormalize(R) -> np.ndarray:
     return R
 
 
-@njit(cache=True)
+@njit
 def _orthonormalize(R):
     X, G, Y = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
     for k in range(R.shape[0]):
@@ -135,7 +136,7 @@ def dirk_stage(Rh, xh, P, c, J, mass, Ma, w, tol, maxit):
     return R, x, v, w, bad
 
 
-@njit(cache=True)
+@njit
 def _momentum(R, J, mass, Ma, v, w):
     k = R.shape[0]
     P = np.empty((k, 6))
@@ -153,7 +154,7 @@ def _momentum(R, J, mass, Ma, v, w):
     return P
 
 
-@njit(cache=True)
+@njit
 def _velocities(R, J, mass, Ma, P, v, w):
     RJ, A, Ainv = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
     for n in range(R.shape[0]):
@@ -173,7 +174,7 @@ def _velocities(R, J, mass, Ma, P, v, w):
                 v[n, i] = P[n, i] / mass[n]
 
 
-@njit(cache=True)
+@njit
 def _dirk_stage(Rh, xh, P, c, J, mass, Ma, w, R_out, x_out, v_out, tol, maxit):
     """Solve one DIRK stage for every row, the stage momentum P (k, 6) given:
         R = (I - c [w]x)^-1 Rh,   x = xh + c v,   M(R) (v, w) = P,

@@ -5,12 +5,12 @@ with. `SchemeSupport` is mixed into bodies.rigid.RigidBlock. Reference: docs/int
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from solfec_py.bodies.rigid_schemes import CARRY_WIDTH, SCHEME_CODES, SCHEME_LIST
 from solfec_py.bodies.rigid_schemes.base import mv
 from solfec_py.bodies.rigid_schemes.solfec_kernels import begin_row, row_energies
+from solfec_py.compilation import njit
 from solfec_py.errors import InputError
 
 _GROUP_KEYS = list(dict.fromkeys(s.GROUP or s.name for s in SCHEME_LIST))
@@ -197,7 +197,7 @@ class SchemeSupport:
                        self.energy, 0.5 * h)
 
 
-@numba.njit(cache=True)
+@njit
 def _begin_rows(n, velo, velo0, reaction, norotation):
     """Rows 0..n-1 in one pass: the angular velocity of `norotation` rows zeroed, velo0 = velo,
     reaction = 0."""
@@ -205,7 +205,7 @@ def _begin_rows(n, velo, velo0, reaction, norotation):
         begin_row(k, velo, velo0, reaction, norotation)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@njit(error_model="numpy")
 def _step_energies(n, velo, velo0, fext, reaction, obstacle, J, mass, energy, half_h):
     """solfec_kernels.row_energies of rows 0..n-1."""
     for k in range(n):
