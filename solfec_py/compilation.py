@@ -23,10 +23,20 @@ compilation flags by their dictionary of values on every lookup of an overloaded
 (about 400 000 times in a first FE run); `_fast_flag_values` builds that dictionary from
 the class's defaults and the set values at once (the same dictionary, checked when
 installed), which saves about a tenth of a cold run.
+
+numba's disk cache checks only the source file of the function it caches: a kernel whose
+callee (or an imported constant) changed in another module would load its old machine
+code, the callee's old behaviour included. `_ImportClosureLocator` stamps every
+solfec-py kernel's cache with the contents of its module and of every solfec-py module
+that module imports at its top level, transitively; an upgrade or an edit invalidates the
+kernels that can see it and keeps the others.
 """
 from __future__ import annotations
 
+import ast
 import gc
+import hashlib
+import importlib.util
 import os
 import sys
 
@@ -83,6 +93,122 @@ def _fast_flag_values() -> bool:
 
 
 _fast_flag_values()
+
+CLOSURE_PACKAGES = {"solfec_py"}     # top-level packages whose kernels get closure stamps
+_FILE_DIGESTS: dict = {}
+_MODULE_IMPORTS: dict = {}
+
+
+def _file_digest(path: str) -> bytes:
+    stat = os.stat(path)
+    key = (path, stat.st_mtime_ns, stat.st_size)
+    digest = _FILE_DIGESTS.get(key)
+    if digest is None:
+        with open(path, "rb") as handle:
+            digest = _FILE_DIGESTS[key] = hashlib.sha256(handle.read()).digest()
+    return digest
+
+
+def _module_file(name: str) -> str | None:
+    module = sys.modules.get(name)
+    path = getattr(module, "__file__", None)
+    if path is None:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            return None
+        path = getattr(spec, "origin", None)
+    return path if path and path.endswith(".py") and os.path.exists(path) else None
+
+
+def _top_level_imports(name: str, path: str) -> set:
+    """Modules of CLOSURE_PACKAGES that module `name` (file `path`) imports in its top-level
+    statements (inside top-level if/try blocks too); a `from a.b import c` counts a.b and,
+    where it is a module, a.b.c."""
+    found = _MODULE_IMPORTS.get(path)
+    if found is not None:
+        return found
+    with open(path, "rb") as handle:
+        tree = ast.parse(handle.read(), path)
+    package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
+    found = set()
+    statements = list(tree.body)
+    while statements:
+        node = statements.pop()
+        if isinstance(node, (ast.If, ast.Try)):
+            statements.extend(node.body + node.orelse + getattr(node, "finalbody", [])
+                              + [s for h in getattr(node, "handlers", []) for s in h.body])
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                parts = parts[:len(parts) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    found = {m for m in found if m.split(".")[0] in CLOSURE_PACKAGES and _module_file(m)}
+    _MODULE_IMPORTS[path] = found
+    return found
+
+
+def import_closure_digest(name: str) -> str:
+    """sha256 over the sources of module `name` and of the CLOSURE_PACKAGES modules it
+    imports at top level, transitively (sorted by module name)."""
+    seen, stack, parts = set(), [name], []
+    while stack:
+        module = stack.pop()
+        if module in seen:
+            continue
+        seen.add(module)
+        path = _module_file(module)
+        if path is None:
+            continue
+        parts.append((module, _file_digest(path)))
+        stack.extend(_top_level_imports(module, path) - seen)
+    digest = hashlib.sha256()
+    for module, file_digest in sorted(parts):
+        digest.update(module.encode() + b"\0" + file_digest)
+    return digest.hexdigest()
+
+
+def _install_closure_locator() -> bool:
+    """Put `_ImportClosureLocator` first among numba's cache locators (where numba has the
+    locator classes this relies on). Returns whether it is installed."""
+    from numba.core import caching
+
+    base = getattr(caching, "UserProvidedCacheLocator", None)
+    impl = getattr(caching, "CacheImpl", None)
+    classes = getattr(impl, "_locator_classes", None)
+    if base is None or not isinstance(classes, list):
+        return False
+    if any(getattr(cls, "_solfec_closure", False) for cls in classes):
+        return True
+
+    class _ImportClosureLocator(base):
+        """numba's user-directory locator whose source stamp also covers the module's
+        import closure (`import_closure_digest`), for kernels of CLOSURE_PACKAGES."""
+        _solfec_closure = True
+
+        def get_source_stamp(self):
+            return (super().get_source_stamp(), import_closure_digest(self._module_name))
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            module = getattr(py_func, "__module__", None) or ""
+            if module.split(".")[0] not in CLOSURE_PACKAGES:
+                return None
+            self = super().from_function(py_func, py_file)
+            if self is not None:
+                self._module_name = module
+            return self
+
+    classes.insert(0, _ImportClosureLocator)
+    return True
+
+
+_install_closure_locator()
 
 # module prefix -> what its kernels are for (the first prefix that matches)
 GROUPS = (

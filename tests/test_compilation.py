@@ -2,10 +2,17 @@
 `solfec-py` command names each group of kernels once, on stderr, when numba compiles one of
 them (numba's "numba:compile" event, which a cache hit does not fire); library use says
 nothing; the cyclic garbage collector is off during the outermost compilation and back on
-after it."""
+after it. Kernels compile with the shared options; numba's flag dictionaries are what
+numba's own method gives; a cached kernel is compiled again when a module it imports
+changes (numba alone would load its stale machine code) and loaded when an unrelated one
+changes."""
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
+import textwrap
 import types
 
 import pytest
@@ -59,3 +66,73 @@ def test_user_kernels_outside_solfec_py_are_not_named(listener, capsys):
     assert capsys.readouterr().err == ""
     assert compilation.group_of("solfec_py.bodies.fe_points") == "finite-element bodies"
     assert compilation.group_of("solfec_py.bodies.rigid_schemes.solfec_kernels") == "rigid bodies"
+
+
+def test_kernels_share_the_cache_and_no_cfunc_wrapper_options():
+    from solfec_py.contact import gjk
+
+    assert gjk.gjk_into.targetoptions["no_cfunc_wrapper"] is True
+    assert gjk.gjk_into.targetoptions["error_model"] == "numpy"      # the kernel's own option kept
+    assert gjk.gjk_into._cache.__class__.__name__ == "FunctionCache"  # cached on disk
+    plain = compilation.njit(lambda x: x + 1)
+    assert plain(1) == 2 and plain.targetoptions["no_cfunc_wrapper"] is True
+
+
+def test_flag_values_equal_numbas_definition():
+    from numba.core.compiler import Flags
+
+    flags = Flags()
+    flags.error_model = "numpy"
+    flags.boundscheck = True
+    expected = {name: getattr(flags, name) for name in Flags.options}   # numba's definition
+    assert flags.values() == expected
+    assert Flags() != flags and Flags().values() == {n: o.default for n, o in Flags.options.items()}
+
+
+_DRIVER = """
+import sys
+from solfec_py import compilation
+compilation.CLOSURE_PACKAGES.add("closurepkg")
+from closurepkg.user import g
+print(g(), sum(g.stats.cache_hits.values()), sum(g.stats.cache_misses.values()))
+"""
+
+
+def _drive(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([str(tmp_path), os.path.dirname(os.path.dirname(compilation.__file__))]))
+    out = subprocess.run([sys.executable, "-c", _DRIVER], env=env, capture_output=True, text=True, check=True)
+    value, hits, misses = out.stdout.split()
+    return int(value), int(hits), int(misses)
+
+
+def test_a_cached_kernel_follows_a_change_in_a_module_it_imports(tmp_path):
+    pkg = tmp_path / "closurepkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "unrelated.py").write_text("X = 1\n")
+    (pkg / "dep.py").write_text(textwrap.dedent("""
+        from solfec_py.compilation import njit
+        SCALE = 10
+
+        @njit
+        def f():
+            return 1
+        """))
+    (pkg / "user.py").write_text(textwrap.dedent("""
+        from solfec_py.compilation import njit
+        from closurepkg.dep import SCALE, f
+
+        @njit
+        def g():
+            return f() * SCALE
+        """))
+    assert _drive(tmp_path) == (10, 0, 1)              # compiled
+    assert _drive(tmp_path) == (10, 1, 0)              # loaded from the cache
+    (pkg / "unrelated.py").write_text("X = 2\n")
+    assert _drive(tmp_path) == (10, 1, 0)              # a module g does not import: still loaded
+    (pkg / "dep.py").write_text((pkg / "dep.py").read_text().replace("return 1", "return 2"))
+    assert _drive(tmp_path) == (20, 0, 1)              # the callee changed: compiled again
+    (pkg / "dep.py").write_text((pkg / "dep.py").read_text().replace("SCALE = 10", "SCALE = 100"))
+    assert _drive(tmp_path) == (200, 0, 1)             # an imported constant changed
+    assert _drive(tmp_path) == (200, 1, 0)
