@@ -97,6 +97,7 @@ _fast_flag_values()
 CLOSURE_PACKAGES = {"solfec_py"}     # top-level packages whose kernels get closure stamps
 _FILE_DIGESTS: dict = {}
 _MODULE_IMPORTS: dict = {}
+_CLOSURE_DIGESTS: dict = {}          # module name -> digest, once per process
 
 
 def _file_digest(path: str) -> bytes:
@@ -155,7 +156,10 @@ def _top_level_imports(name: str, path: str) -> set:
 
 def import_closure_digest(name: str) -> str:
     """sha256 over the sources of module `name` and of the CLOSURE_PACKAGES modules it
-    imports at top level, transitively (sorted by module name)."""
+    imports at top level, transitively (sorted by module name); computed once per process."""
+    known = _CLOSURE_DIGESTS.get(name)
+    if known is not None:
+        return known
     seen, stack, parts = set(), [name], []
     while stack:
         module = stack.pop()
@@ -170,7 +174,8 @@ def import_closure_digest(name: str) -> str:
     digest = hashlib.sha256()
     for module, file_digest in sorted(parts):
         digest.update(module.encode() + b"\0" + file_digest)
-    return digest.hexdigest()
+    known = _CLOSURE_DIGESTS[name] = digest.hexdigest()
+    return known
 
 
 def _install_closure_locator() -> bool:
