@@ -12,10 +12,7 @@ of a is swollen, else from a box cut by a's planes; b's planes then cut it. A pa
 polygons outgrow the work arrays is flagged for the Qhull path
 (`polyhedra.convex_convex_qhull`).
 
-The polytope's construction and summary are in `clipping.py`. numba's cache of these
-kernels holds the compiled `gjk.gjk` and the clipping kernels too, but is invalidated by
-changes of this file only: edit this line when gjk.py or clipping.py changes (last change
-there: gjk_into's start vertices passed as int64, one compiled version for every caller).
+The polytope's construction and summary are in `clipping.py`.
 
 The kernels here and in gjk.py are compiled with numba's error_model="numpy": no check for
 a division by zero before each division (every division is guarded by its own test or has a

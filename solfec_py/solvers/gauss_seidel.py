@@ -22,10 +22,6 @@ of a test and a raise per division; the divisors of ssn_block and solve3s are no
 their branches), the same operations in the same order, so the same bits, 22 - 33 % cheaper
 per row on S1. Each kind of set has a kernel of its own (`iterate` chooses), so that numba
 compiles only the sweep a deck uses (docs/dev/performance.md).
-
-numba's cache of these kernels holds the compiled functions of solvers/diagonal.py too, but
-is invalidated by changes of this file only: edit this line when diagonal.py or
-geometry/linalg3.py (its solve3s) changes (last change there: solve3s in linalg3.py).
 """
 from __future__ import annotations
 

@@ -10,10 +10,6 @@ segment sums add in entry order, as np.bincount / np.add.at do; einsum sums are 
 the order numpy's einsum forms them. The diagonal blocks' eigenvalues and inverses are
 closed forms equal to LAPACK's (np.linalg.eigvalsh / inv) to rounding, not bit for bit
 (docs/dev/performance.md).
-
-numba's cache of these kernels holds the inlined geometry/linalg3.py functions too, but is
-invalidated by changes of this file only: edit this line when linalg3.py changes (last change
-there: the inverse by linalg3.solve3s).
 """
 from __future__ import annotations
 

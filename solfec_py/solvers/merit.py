@@ -1,9 +1,6 @@
 """The merit function of a constraint solve (layer 5): g(R), each row's residual of its own
 equation measured in the energy norm of its diagonal block, over the free energy, as the
 Gauss-Seidel and Newton solvers test it. Reference: Solfec-1.0 mrf.c (merit function).
-
-numba's cache of `merit` holds the compiled contact_residual_s of solvers/diagonal.py too
-but is invalidated by changes of this file only: edit this line when diagonal.py changes.
 """
 from __future__ import annotations
 
