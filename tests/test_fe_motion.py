@@ -17,14 +17,14 @@ _RUNS = itertools.count()
 A = 0.5                                   # half edge of the test box (2A x A x A)
 
 
-def box(api, step, young=1e7, scheme=None, divisions=(2, 2, 2)):
+def box(api, step, young=1e7, scheme=None, divisions=(2, 2, 2), form="TL"):
     sol = api.SOLFEC("DYNAMIC", step, f"out/fe{next(_RUNS)}")
     sol.verbose = "OFF"
     api.OUTPUT(sol, 1e9)
     mat = api.BULK_MATERIAL(sol, model="KIRCHHOFF", young=young, poisson=0.25, density=1000.0)
     x0, y0, z0, x1, y1, z1 = -2 * A, -A, -A / 2, 2 * A, A, A / 2
     nodes = [x0, y0, z0, x1, y0, z0, x1, y1, z0, x0, y1, z0, x0, y0, z1, x1, y0, z1, x1, y1, z1, x0, y1, z1]
-    body = api.BODY(sol, "FINITE_ELEMENT", api.HEX(nodes, *divisions, 1, [1, 2, 3, 4, 5, 6]), mat)
+    body = api.BODY(sol, "FINITE_ELEMENT", api.HEX(nodes, *divisions, 1, [1, 2, 3, 4, 5, 6]), mat, form=form)
     if scheme:
         body.scheme = scheme
     return sol, body
@@ -175,36 +175,47 @@ def test_def_lim_pin_eliminated_matches_the_solver_held_pin(api, monkeypatch):
     assert np.abs(confs[1] - confs[0]).max() < 1e-10 * np.abs(confs[0]).max()   # GS to 1e-12
 
 
-@pytest.mark.parametrize("analysis", ["DYNAMIC", "QUASI_STATIC"])
+@pytest.mark.parametrize("analysis", ["DYNAMIC", "QUASI_STATIC", "DYNAMIC BC"])
 @pytest.mark.parametrize("precondition", ["jacobi", "amg"])
 def test_conjugate_gradient_operator_matches_the_factorisation(api, monkeypatch, analysis, precondition):
-    """Bodies of at least ITERATIVE_DOFS unknowns solve their implicit operator by
-    preconditioned conjugate gradients instead of SuperLU (bodies/fe_iterative.py: smoothed
-    aggregation AMG with pyamg, the diagonal without). Reference: the same DEF_LIM (or
-    quasi-static) run with the LU factorisation; with the CG residual at 1e-12 of the
-    right-hand side the states agree to 1e-9 of their size, and the pinned node stays fixed
-    exactly (the projector acts outside CG)."""
-    from solfec_py.bodies import fe_dynamics, fe_iterative
+    """Bodies of at least ITERATIVE_DOFS unknowns solve their implicit operator (a total-
+    Lagrangian one's every step, a co-rotational one's constant A0) by preconditioned conjugate
+    gradients instead of SuperLU (bodies/fe_iterative.py: the diagonal, and smoothed
+    aggregation AMG with pyamg once the diagonal needs more than AMG_AFTER iterations; here 0
+    forces it from the second solve on). Reference: the same DEF_LIM (or quasi-static) run
+    with the LU factorisation; with the CG residual at 1e-12 of the right-hand side the states
+    agree to 1e-9 of their size, and the pinned node stays fixed exactly (the projector acts
+    outside CG)."""
+    from solfec_py.bodies import fe_corotational, fe_dynamics, fe_iterative, fe_rotated
 
+    monkeypatch.setattr(fe_rotated, "DENSE_LIMIT", 0)           # BC: no dense inverse of A0
     if precondition == "amg":
         pytest.importorskip("pyamg")
+        monkeypatch.setattr(fe_iterative, "AMG_AFTER", 0)
     else:
         monkeypatch.setattr(fe_iterative, "amg_available", lambda: False)
 
     corner = (-2 * A, -A, -A / 2)
-    confs, made = [], []
-    real = fe_dynamics.IterativeOperator
+    confs, made, built = [], [], []
+    real, build = fe_iterative.ConjugateGradients, fe_iterative.ConjugateGradients._build
 
     def counted(*args):
         made[-1] += 1
         return real(*args)
 
-    monkeypatch.setattr(fe_dynamics, "IterativeOperator", counted)
+    def counted_build(self):
+        built[-1] += 1
+        return build(self)
+
+    monkeypatch.setattr(real, "_build", counted_build)
+    monkeypatch.setattr(fe_iterative, "ConjugateGradients", counted)
+    monkeypatch.setattr(fe_corotational, "ConjugateGradients", counted)
     for threshold in (10 ** 9, 0):
         monkeypatch.setattr(fe_dynamics, "ITERATIVE_DOFS", threshold)
         made.append(0)
-        if analysis == "DYNAMIC":
-            sol, body = box(api, 2e-4, scheme="DEF_LIM")
+        built.append(0)
+        if analysis.startswith("DYNAMIC"):
+            sol, body = box(api, 2e-4, scheme="DEF_LIM", form="BC" if analysis.endswith("BC") else "TL")
             api.INITIAL_VELOCITY(body, (0.1, 0.0, 0.0), (1.0, 2.0, 3.0))
         else:
             sol = api.SOLFEC("QUASI_STATIC", 1e-2, f"out/cg_qs{threshold}")
@@ -222,5 +233,6 @@ def test_conjugate_gradient_operator_matches_the_factorisation(api, monkeypatch,
         k = int(np.argmin(np.linalg.norm(blk.X[:blk.N] - corner, axis=1)))
         assert np.abs(blk.q[k]).max() < 1e-14
         assert (made[-1] > 0) == (threshold == 0)                   # the CG operator was used
+        assert (built[-1] > 0) == (threshold == 0 and precondition == "amg")    # and AMG when asked
         confs.append(np.array(body.conf))
     assert np.abs(confs[1] - confs[0]).max() < 1e-9 * np.abs(confs[0]).max()

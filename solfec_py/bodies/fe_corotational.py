@@ -19,8 +19,10 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from solfec_py.bodies import fe_dynamics
 from solfec_py.bodies import fe_step_kernels as FK
 from solfec_py.bodies.fe_dynamics import Stepper
+from solfec_py.bodies.fe_iterative import ConjugateGradients, rigid_modes
 from solfec_py.bodies.fe_reduced import MODAL, ReducedBody
 from solfec_py.bodies.fe_rotated import PinnedFactor, RotatedOperator
 from solfec_py.errors import SimulationError
@@ -296,7 +298,7 @@ class CorotationalStepper(Stepper):
                 if len(self.A0) > 4 * max(1, len(self.co.rows)):
                     self.A0.clear()
                 A0 = self._operator_A0(row, c)
-                entry = self.A0[key] = (PinnedFactor(A0, whole, part, lambda op: self._splu(row, op)), A0)
+                entry = self.A0[key] = (PinnedFactor(A0, whole, part, lambda op: self._factor(row, op, whole)), A0)
             self.factors[row] = RotatedOperator(entry[0], entry[1], self.rotations()[self.co.pos[row]], sl,
                                                 local, Pn)
             self.rotated.add(row)
@@ -309,6 +311,27 @@ class CorotationalStepper(Stepper):
         p = co.pos[row]
         d = slice(3 * co.off[p], 3 * co.off[p + 1])
         return (co.K0csr[d, d] * c + sp.diags(np.repeat(blk.layout.mass[blk.nodes_of(row)], 3))).tocsr()
+
+    def _factor(self, row: int, op, whole: np.ndarray):
+        """A solver of the constant operator op (its wholly fixed nodes eliminated): SuperLU, or
+        conjugate gradients for a body of ITERATIVE_DOFS unknowns or more (bodies/fe_iterative.py:
+        no LU of that size fits in memory), its preconditioner kept with op."""
+        if op.shape[0] < fe_dynamics.ITERATIVE_DOFS:
+            return self._splu(row, op)
+        blk = self.block
+        op = op.tocsr()
+
+        def modes():
+            B = rigid_modes(blk.X[blk.nodes_of(row)]).reshape(-1, 3, 6)
+            B[whole] = 0.0
+            return B.reshape(-1, 6)
+
+        def failed(it: int, res: float):
+            raise SimulationError(
+                f"conjugate gradients did not converge on the implicit operator of co-rotational body"
+                f" {blk.bodies[row].id} (residual {res:.1e} after {it} iterations)")
+
+        return ConjugateGradients(lambda x: op @ x, op.diagonal(), lambda: op, modes, failed)
 
     def _splu(self, row: int, op):
         from scipy.sparse.linalg import splu

@@ -42,6 +42,7 @@ class Stepper:
         self.pattern = None
         self.Kmat = None               # the tangent of the step (over `data`)
         self.data = None
+        self.operator_data = None      # M + c K over the pattern (the whole-block operator's data)
         self.factors: dict = {}        # row -> Operator of this step
         self.kept: dict = {}           # row -> (splu factor, budget, key), ('amg', row) -> (key, AMG
                                        # hierarchy): reused by later steps
@@ -167,17 +168,15 @@ class Stepper:
             kept = self.kept.get(row)
             kept = kept[:2] if kept is not None and kept[2] == key else None
             if A.shape[0] >= ITERATIVE_DOFS:       # no LU of this size fits (bodies/fe_iterative.py)
-                amg = self.kept.get(("amg", row))           # an AMG hierarchy of an earlier step
-                amg = amg[1] if amg is not None and amg[0] == key else None
-                oper = self.factors[row] = IterativeOperator(self, row, sl, local, Pn, A, amg)
-                if oper.kept is not None and amg is None:
-                    self.kept[("amg", row)] = (key, oper.kept)
+                diagonal = A.data[self.pattern.diagonal] if A.data is self.operator_data else A.diagonal()
+                self.factors[row] = IterativeOperator(self, row, sl, local, Pn, A, key, diagonal)
                 continue
             self.factors[row] = Operator(self, row, sl, local, Pn, A, key, kept)
 
     def _body_operator(self, Kmat, sl: slice, c: float):
         """M + c K of the bodies' node range `sl` (CSR): the refilled tangent's data scaled,
-        with the lumped masses added at its diagonal, when the body is the whole block."""
+        with the lumped masses added at its diagonal, when the body is the whole block (into an
+        array the next call overwrites: a step's operators are made anew every step)."""
         import scipy.sparse as sp
 
         blk = self.block
@@ -185,7 +184,10 @@ class Stepper:
         pattern = self.pattern
         if (pattern is not None and Kmat is getattr(self, "Kmat", None) and sl.start == 0 and sl.stop == blk.N
                 and (pattern.diagonal >= 0).all()):
-            data = self.data * c
+            data = self.operator_data       # reused: a fresh array of this size costs its page
+            if data is None or data.shape != self.data.shape:     # faults every step
+                data = self.operator_data = np.empty_like(self.data)
+            np.multiply(self.data, c, out=data)
             data[pattern.diagonal] += mass
             return sp.csr_matrix((data, pattern.indices, pattern.indptr), shape=Kmat.shape)
         d = slice(3 * sl.start, 3 * sl.stop)

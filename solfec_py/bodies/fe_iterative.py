@@ -5,23 +5,29 @@ of 10^5 HEX8 would need tens of GB (1.4 GB at 10^4). Reference: Hestenes & Stief
 Saad, "Iterative methods for sparse linear systems", 2nd ed. (2003), Alg. 9.1; Vanek, Mandel &
 Brezina, "Algebraic multigrid by smoothed aggregation", Computing 56 (1996); docs/fem.md.
 
-The preconditioner is one V-cycle of pyamg's smoothed aggregation with the six rigid-body
-motions of the body as near-nullspace (optional extra `[amg]`), or the diagonal of A without
-pyamg. The AMG hierarchy is built for the operator of one step and kept for later steps while
-it still preconditions well (CG converges whatever preconditioner it is given; the hierarchy
-is rebuilt when the iterations double). Used for bodies of at least ITERATIVE_DOFS unknowns
-(bodies/fe_dynamics.py `_factorise`).
+The preconditioner is the diagonal of A while that converges in at most AMG_AFTER iterations,
+as it does where M dominates (a dynamic step near the explicit limit); otherwise one V-cycle
+of pyamg's smoothed aggregation with the six rigid-body motions of the body as near-nullspace
+(optional extra `[amg]`). On the 10^5-element B3 beam of bench/fem_cantilever.py at h = 1e-4
+(3.2 10^5 DOF, 2026-12-07) the diagonal needs 24 iterations of 18 ms to 1e-12, the hierarchy
+costs 7.7 s to build and 0.33 s a V-cycle (18 products) for 6 iterations: it pays only where
+the diagonal needs over a hundred. The hierarchy is built for the operator of one step and kept
+for later steps while it still preconditions well (CG converges whatever preconditioner it is
+given; it is dropped when the iterations double). Used for total-Lagrangian bodies of at least
+ITERATIVE_DOFS unknowns (bodies/fe_dynamics.py `_factorise`) and for the constant operator of
+co-rotational ones (bodies/fe_corotational.py).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from solfec_py.bodies.fe_pins import projected_product
+from solfec_py.bodies.fe_pins import Pins, projected_product
 from solfec_py.errors import SimulationError
 
 ITERATIVE_DOFS = 200_000      # ~6.5 * 10^4 HEX8: SuperLU of the B3 beam needs > 10 GB beyond this
 CG_TOL = 1e-12                # relative residual, per column
 CG_MAXITER = 5_000
+AMG_AFTER = 150               # diagonal-preconditioned iterations of one solve beyond which AMG pays
 
 
 def amg_available() -> bool:
@@ -43,45 +49,20 @@ def rigid_modes(x: np.ndarray) -> np.ndarray:
     return B.reshape(-1, 6)
 
 
-class IterativeOperator:
-    """`solve(rhs)` of one body's implicit operator for one step, by preconditioned conjugate
-    gradients started from zero (same interface as fe_direct.Operator)."""
+class ConjugateGradients:
+    """x = op^-1 b for a symmetric positive definite op (applied by `apply`) by preconditioned
+    conjugate gradients from zero. The preconditioner is the diagonal of op until one solve
+    needs more than AMG_AFTER iterations; then, with pyamg, the smoothed-aggregation hierarchy
+    of `matrix()` with near-nullspace `modes()` (kept in `hierarchy`, [multilevel solver,
+    iterations of its first solve], and handed to `keep` when made or dropped: a kept one that
+    needs more than twice its first iterations is dropped, and the next solve goes back to the
+    diagonal). `failed(iterations, residual)` raises the caller's error."""
 
-    def __init__(self, stepper, row, sl, local, Pn, A, kept=None):
-        self.stepper, self.row, self.sl, self.local, self.Pn = stepper, row, sl, local, Pn
-        self.matrix = A               # M + c K (CSR); op = T A T + I - T is applied as products
-        self.A = A if local.size else None
-        self.iterations = 0           # CG iterations of this step (all columns)
-        self.kept = kept              # [hierarchy, iterations of its first solve] or None
-        self.precondition = self._jacobi()
-        if amg_available():
-            self.precondition = self._amg()
-
-    def apply(self, x: np.ndarray) -> np.ndarray:
-        return projected_product(self.matrix, self.local, self.Pn, x)
-
-    def _jacobi(self):
-        diag = self.matrix.diagonal()            # of A: SPD, which is all CG needs of it
-        inv_diag = 1.0 / np.where(diag > 0.0, diag, 1.0)
-        return lambda r: inv_diag * r
-
-    def _amg(self):
-        if self.kept is None:
-            import pyamg
-            import scipy.sparse as sp
-
-            from solfec_py.bodies.fe_pins import Pins
-
-            op = self.matrix
-            if self.local.size:
-                T = Pins.projector(op.shape[0] // 3, self.local, self.Pn)
-                op = (T @ op @ T + sp.identity(op.shape[0], format="csr") - T).tocsr()
-            blk = self.stepper.block
-            x = blk.X[self.sl] + blk.q[self.sl]
-            B = Pins.project(self.local, self.Pn, rigid_modes(x))
-            ml = pyamg.smoothed_aggregation_solver(op, B=B, symmetry="symmetric", max_coarse=500)
-            self.kept = [ml, None]
-        return self.kept[0].aspreconditioner(cycle="V")
+    def __init__(self, apply, diagonal, matrix, modes, failed, hierarchy=None, keep=None):
+        self.apply, self.matrix, self.modes, self.failed, self.keep = apply, matrix, modes, failed, keep
+        self.inv_diag = 1.0 / np.where(diagonal > 0.0, diagonal, 1.0)   # any SPD diagonal serves
+        self.hierarchy = hierarchy
+        self.iterations = 0           # all columns, all solves
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         if rhs.ndim == 1:
@@ -89,11 +70,84 @@ class IterativeOperator:
         return np.column_stack([self._column(rhs[:, k]) for k in range(rhs.shape[1])])
 
     def _column(self, b: np.ndarray) -> np.ndarray:
-        x, it, res = pcg(self.apply, b, self.precondition, CG_TOL, CG_MAXITER)
-        if res is None:
-            self.iterations += it
-            self._count(it)
-            return x
+        amg = self.hierarchy is not None
+        if amg:
+            precondition = self.hierarchy[0].aspreconditioner(cycle="V")
+        else:
+            inv_diag = self.inv_diag
+            precondition = lambda r: inv_diag * r          # noqa: E731
+        x, it, res = pcg(self.apply, b, precondition, CG_TOL, CG_MAXITER)
+        if res is not None:
+            self.failed(it, res)
+        self.iterations += it
+        if amg:
+            if self.hierarchy[1] is None:
+                self.hierarchy[1] = it
+            elif it > 2 * self.hierarchy[1] + 2:           # the operator has drifted from it
+                self.hierarchy = None
+                if self.keep is not None:
+                    self.keep(None)
+        elif it > AMG_AFTER and amg_available():
+            self._build()
+        return x
+
+    def _build(self) -> None:
+        import pyamg
+
+        ml = pyamg.smoothed_aggregation_solver(self.matrix(), B=self.modes(), symmetry="symmetric",
+                                               max_coarse=500)
+        self.hierarchy = [ml, None]
+        if self.keep is not None:
+            self.keep(self.hierarchy)
+
+
+class IterativeOperator:
+    """`solve(rhs)` of one body's implicit operator op = T A T + I - T for one step by
+    `ConjugateGradients` (same interface as fe_direct.Operator). An AMG hierarchy of an
+    earlier step with the same coefficient and pins (stepper.kept[("amg", row)]) preconditions
+    this one's solves. `diagonal`: A's, where the caller has it at hand."""
+
+    def __init__(self, stepper, row, sl, local, Pn, A, key, diagonal=None):
+        self.stepper, self.row, self.sl, self.local, self.Pn, self.key = stepper, row, sl, local, Pn, key
+        self.matrix = A               # M + c K (CSR); op = T A T + I - T is applied as products
+        self.A = A if local.size else None
+        kept = stepper.kept.get(("amg", row))
+        kept = kept[1] if kept is not None and kept[0] == key else None
+        diagonal = A.diagonal() if diagonal is None else diagonal
+        self.cg = ConjugateGradients(self.apply, diagonal, self._operator, self._modes, self._failed,
+                                     kept, self._keep)
+
+    @property
+    def iterations(self) -> int:
+        return self.cg.iterations
+
+    def apply(self, x: np.ndarray) -> np.ndarray:
+        return projected_product(self.matrix, self.local, self.Pn, x)
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        return self.cg.solve(rhs)
+
+    def _operator(self):
+        import scipy.sparse as sp
+
+        op = self.matrix              # a copy: the hierarchy outlives this step's matrix
+        if not self.local.size:
+            return op.copy()
+        T = Pins.projector(op.shape[0] // 3, self.local, self.Pn)
+        return (T @ op @ T + sp.identity(op.shape[0], format="csr") - T).tocsr()
+
+    def _modes(self) -> np.ndarray:
+        blk = self.stepper.block
+        x = blk.X[self.sl] + blk.q[self.sl]
+        return Pins.project(self.local, self.Pn, rigid_modes(x))
+
+    def _keep(self, hierarchy) -> None:
+        if hierarchy is None:
+            self.stepper.kept.pop(("amg", self.row), None)
+        else:
+            self.stepper.kept[("amg", self.row)] = (self.key, hierarchy)
+
+    def _failed(self, it: int, res: float) -> None:
         blk = self.stepper.block
         body = blk.bodies[self.row]
         raise SimulationError(
@@ -101,16 +155,6 @@ class IterativeOperator:
             f" at time {blk.domain.time:g} (residual {res:.1e} after {it} iterations;"
             " the operator is not positive definite or the step is far beyond the explicit limit: reduce"
             " the time step)")
-
-    def _count(self, it: int) -> None:
-        """Remember the iterations of the hierarchy's first solve; a kept hierarchy that needs
-        twice as many is dropped (the next step builds one for its operator)."""
-        if self.kept is None:
-            return
-        if self.kept[1] is None:
-            self.kept[1] = it
-        elif it > 2 * self.kept[1] + 2:
-            self.stepper.kept.pop(("amg", self.row), None)
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> float:
