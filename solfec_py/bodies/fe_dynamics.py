@@ -43,6 +43,7 @@ class Stepper:
         self.Kmat = None               # the tangent of the step (over `data`)
         self.data = None
         self.operator_data = None      # M + c K over the pattern (the whole-block operator's data)
+        self.operator_diagonal = None  # (that operator, its diagonal)
         self.factors: dict = {}        # row -> Operator of this step
         self.kept: dict = {}           # row -> (splu factor, budget, key), ('amg', row) -> (key, AMG
                                        # hierarchy): reused by later steps
@@ -168,7 +169,8 @@ class Stepper:
             kept = self.kept.get(row)
             kept = kept[:2] if kept is not None and kept[2] == key else None
             if A.shape[0] >= ITERATIVE_DOFS:       # no LU of this size fits (bodies/fe_iterative.py)
-                diagonal = A.data[self.pattern.diagonal] if A.data is self.operator_data else A.diagonal()
+                made = self.operator_diagonal           # (A, its diagonal) of the whole-block path
+                diagonal = made[1] if made is not None and made[0] is A else A.diagonal()
                 self.factors[row] = IterativeOperator(self, row, sl, local, Pn, A, key, diagonal)
                 continue
             self.factors[row] = Operator(self, row, sl, local, Pn, A, key, kept)
@@ -189,7 +191,9 @@ class Stepper:
                 data = self.operator_data = np.empty_like(self.data)
             np.multiply(self.data, c, out=data)
             data[pattern.diagonal] += mass
-            return sp.csr_matrix((data, pattern.indices, pattern.indptr), shape=Kmat.shape)
+            A = sp.csr_matrix((data, pattern.indices, pattern.indptr), shape=Kmat.shape)
+            self.operator_diagonal = (A, data[pattern.diagonal])
+            return A
         d = slice(3 * sl.start, 3 * sl.stop)
         return (Kmat[d, d] * c + sp.diags(mass)).tocsr()
 
