@@ -236,3 +236,39 @@ def test_conjugate_gradient_operator_matches_the_factorisation(api, monkeypatch,
         assert (built[-1] > 0) == (threshold == 0 and precondition == "amg")    # and AMG when asked
         confs.append(np.array(body.conf))
     assert np.abs(confs[1] - confs[0]).max() < 1e-9 * np.abs(confs[0]).max()
+
+
+@pytest.mark.parametrize("analysis", ["DYNAMIC", "QUASI_STATIC"])
+def test_operator_filled_with_the_tangent_matches_the_operator_made_after(api, monkeypatch, analysis):
+    """A block of one implicit body fills M + c K in the tangent's own pass (Stepper._tangent
+    with a coefficient) and recovers the damping product K u0 from it as (A u0 - M u0) / c.
+    Reference: the same runs with K filled alone and M + c K made from it afterwards (the
+    earlier path); both sum the same element terms in another order, so states agree to
+    round-off, 1e-12 of their size (measured about 1e-15). The damped DEF_LIM run has a
+    pinned corner, so the pin elimination works on the filled operator too."""
+    from solfec_py.bodies import fe_dynamics
+
+    confs, fused = [], []
+    for fuse in (True, False):
+        if not fuse:
+            monkeypatch.setattr(fe_dynamics.Stepper, "_fusable", lambda self, rows: False)
+        if analysis == "DYNAMIC":
+            sol, body = box(api, 2e-4, scheme="DEF_LIM")
+            body.damping = 1e-3
+            api.INITIAL_VELOCITY(body, (0.1, 0.0, 0.0), (1.0, 2.0, 3.0))
+            api.FIX_POINT(body, (-2 * A, -A, -A / 2))
+        else:
+            sol = api.SOLFEC("QUASI_STATIC", 1e-2, f"out/fuse_qs{next(_RUNS)}")
+            sol.verbose = "OFF"
+            mat = api.BULK_MATERIAL(sol, model="KIRCHHOFF", young=1e7, poisson=0.25, density=1e3)
+            nodes = [0, 0, 0, 1, 0, 0, 1, 0.2, 0, 0, 0.2, 0, 0, 0, 0.2, 1, 0, 0.2, 1, 0.2, 0.2, 0, 0.2, 0.2]
+            body = api.BODY(sol, "FINITE_ELEMENT", api.HEX(nodes, 5, 1, 1, 1, [1] * 6), mat)
+            for p in ((0, 0, 0), (0, 0.2, 0), (0, 0, 0.2), (0, 0.2, 0.2)):
+                api.FIX_POINT(body, p)
+            api.FORCE(body, "SPATIAL", (1, 0.2, 0.2), (0, 0, -1), 100.0)
+        api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-12, 1000), 20 * sol.domain.step)
+        fused.append(body.block.solver.fused)
+        confs.append(np.array(body.conf))
+    assert fused[0] is not None and fused[1] is None        # the two paths were taken
+    assert np.abs(confs[1] - confs[0]).max() < 1e-12 * np.abs(confs[0]).max()
+    assert np.abs(confs[0]).max() > 1e-4                    # it did move

@@ -257,8 +257,11 @@ class CorotationalStepper(Stepper):
         levels[(blk.form[: blk.count] > BC) & implicit] = 0
         return levels
 
-    def _tangent(self):
-        return MixedTangent(self) if self.bc_rows().any() else super()._tangent()
+    def _tangent(self, c=None):
+        if self.bc_rows().any():
+            self.fused = None
+            return MixedTangent(self)
+        return super()._tangent(c)
 
     def rotated_stiffness(self, v: np.ndarray) -> np.ndarray:
         """R K0 R^T v on the BC nodes (v (m, 3) in the order of the BC nodes)."""

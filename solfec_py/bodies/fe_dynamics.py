@@ -1,6 +1,7 @@
 """Time stepping of finite-element bodies (layer 3): total-Lagrangian DEF_EXP (explicit,
 lumped mass), DEF_LIM (linearly implicit) and quasi-static steps of every FE body of a
-block at once, the critical step, and the inverse operators the local dynamics needs.
+block at once (the critical step: bodies/fe_critical.py), and the inverse operators the
+local dynamics needs.
 Reference: Solfec-1.0 fem.c (``TL_dynamic_explicit_*``, ``TL_dynamic_implicit_*``,
 ``TL_static_*``, ``FEM_Dynamic_Critical_Step``); Zhang & Skeel (1997) for the linearly
 implicit midpoint rule; docs/fem.md.
@@ -11,7 +12,8 @@ With h the step, M the lumped mass, f = f_ext(t + h/2) - f_int(q^{t+h/2}) - eta 
   quasi-static: A = M + h^2 K(q^t), u = h A^-1 (f_ext(t+h) - f_int(q^t)); u += h A^-1 r,
   q += h u (one regularised Newton step per step; loads ramp with their time series).
 Internal forces of all elements are one kernel call per element type; the tangent is
-refilled into one cached CSR pattern and factorised body by body (scipy's SuperLU),
+refilled into one cached CSR pattern (as M + c K itself where the block is one body) and
+factorised body by body (scipy's SuperLU; conjugate gradients for the largest bodies),
 reused within the step for the free velocity, the Delassus blocks and the reactions.
 """
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 
 from solfec_py.bodies import fe_points
 from solfec_py.bodies import fe_step_kernels as FK
+from solfec_py.bodies.fe_critical import CriticalStep
 from solfec_py.bodies.fe_direct import Operator
 from solfec_py.bodies.fe_iterative import ITERATIVE_DOFS, IterativeOperator
 from solfec_py.bodies.fe_pins import Pins
@@ -28,10 +31,7 @@ from solfec_py.fem import kernels as fem_kernels
 from solfec_py.fem.assembly import TangentPattern
 
 
-TIED = 1e-9     # elements whose volumes differ by less than this share the smallest volume
-
-
-class Stepper:
+class Stepper(CriticalStep):
     """Time stepping state of one FiniteElementBlock (see the module docstring)."""
 
     def __init__(self, block):
@@ -41,6 +41,7 @@ class Stepper:
     def invalidate(self) -> None:
         self.pattern = None
         self.Kmat = None               # the tangent of the step (over `data`)
+        self.fused = None              # c where Kmat holds M + c K instead (_tangent)
         self.data = None
         self.operator_data = None      # M + c K over the pattern (the whole-block operator's data)
         self.operator_diagonal = None  # (that operator, its diagonal)
@@ -141,8 +142,10 @@ class Stepper:
         blk.loads.evaluate(t, h, f)
         return f
 
-    def _tangent(self):
-        """K(q) (3N x 3N CSR) refilled into the cached pattern."""
+    def _tangent(self, c=None):
+        """K(q) (3N x 3N CSR) refilled into the cached pattern; with a coefficient c (a block
+        of one implicit body, whose tangent serves only its operator): M + c K itself, filled
+        in the same pass (`fused` = c; a 10^5-element body saves a pass over 2 10^8 bytes)."""
         blk = self.block
         lay = blk.prepared()
         if self.pattern is None:
@@ -150,10 +153,25 @@ class Stepper:
             self.data = self.pattern.zeros()
         data = self.data
         data[:] = 0.0
+        fuse = c is not None and bool((self.pattern.diagonal >= 0).all())
+        scale = float(c) if fuse else 1.0
         for g, slot in zip(lay.groups, self.pattern.slots):
-            fem_kernels.add_stiffness_csr(blk.q, g.conn, g.dNdX, g.wJ, g.mat, slot, self.pattern.nbptr, 1.0, data)
+            fem_kernels.add_stiffness_csr(blk.q, g.conn, g.dNdX, g.wJ, g.mat, slot, self.pattern.nbptr, scale, data)
+        if fuse:
+            data[self.pattern.diagonal] += np.repeat(lay.mass, 3)
+        self.fused = scale if fuse else None
         self.Kmat = self.pattern.matrix(data)
         return self.Kmat
+
+    def _stiffness_product(self, Kmat, v: np.ndarray) -> np.ndarray:
+        """K v (3N,) with the matrix `_tangent` returned (K, or M + c K when fused)."""
+        if self.fused is None or Kmat is not self.Kmat:
+            return Kmat @ v
+        return (Kmat @ v - np.repeat(self.block.layout.mass, 3) * v) / self.fused
+
+    def _fusable(self, rows: np.ndarray) -> bool:
+        """Whether this step's tangent may be filled as the operator of its one body."""
+        return self.block.count == 1 and rows.size == 1
 
     def _factorise(self, Kmat, rows, coef) -> None:
         """A_b = M_b + coef_b K_b for the listed rows. A large body's factorisation of an
@@ -182,8 +200,11 @@ class Stepper:
         import scipy.sparse as sp
 
         blk = self.block
-        mass = np.repeat(blk.layout.mass[sl], 3)
         pattern = self.pattern
+        if self.fused is not None and Kmat is self.Kmat and self.fused == c and sl.start == 0 and sl.stop == blk.N:
+            self.operator_diagonal = (Kmat, self.data[pattern.diagonal])
+            return Kmat                         # filled as M + c K by _tangent
+        mass = np.repeat(blk.layout.mass[sl], 3)
         if (pattern is not None and Kmat is getattr(self, "Kmat", None) and sl.start == 0 and sl.stop == blk.N
                 and (pattern.diagonal >= 0).all()):
             data = self.operator_data       # reused: a fresh array of this size costs its page
@@ -224,107 +245,6 @@ class Stepper:
         blk.hcrit[: blk.count] = 0.0     # evaluated again in this RUN's configuration
         self.h_crit = None
 
-    def critical_step(self) -> float:
-        """min over explicit bodies of their critical steps (`block.hcrit`), each
-        2 / sqrt(lambda_max(M^-1 K_e)) of the body's element of smallest current volume
-        (Solfec's estimate; the least of them when several share that volume) when it is
-        first needed in a RUN: at the RUN's start, or when the
-        body joined the block (a body made during the RUN). The value is the body's own and
-        travels with its row, so a run on several ranks, whose blocks gain and lose copies of
-        bodies every step, takes the serial run's steps."""
-        if self.h_crit is None:
-            self.h_crit = self._critical()
-        return self.h_crit
-
-    def _critical(self) -> float:
-        blk = self.block
-        self.h_crit_row = None
-        if not blk.domain.dynamic:
-            return np.inf
-        n = blk.count
-        explicit = ~self.implicit_rows()[:n]
-        if not explicit.any():
-            return np.inf
-        need = np.flatnonzero(explicit & ~(blk.hcrit[:n] > 0))
-        if need.size:
-            blk.hcrit[need] = self._row_critical(need)
-        live = np.flatnonzero(explicit)
-        row = int(live[np.argmin(blk.hcrit[live])])
-        self.h_crit_row = row
-        return float(blk.hcrit[row])
-
-    def _smallest_elements(self, rows: np.ndarray):
-        """Per row of `rows`: (current volume, group, element index in the group) of its
-        element of smallest current volume."""
-        blk = self.block
-        lay = blk.prepared()
-        n = blk.count
-        wanted = np.zeros(n, dtype=bool)
-        wanted[rows] = True
-        best_v, best_g, best_e = np.full(n, np.inf), np.full(n, -1), np.full(n, -1)
-        for k, g in enumerate(lay.groups):
-            mine = np.flatnonzero(wanted[g.row])
-            if not mine.size:
-                continue
-            vol = self._volumes(g, mine)
-            order = np.lexsort((vol, g.row[mine]))
-            first = order[np.r_[True, g.row[mine][order][1:] != g.row[mine][order][:-1]]]
-            at = g.row[mine][first]
-            better = vol[first] < best_v[at]
-            best_v[at[better]], best_g[at[better]], best_e[at[better]] = vol[first][better], k, mine[first][better]
-        return best_v[rows], best_g[rows], best_e[rows]
-
-    def _volumes(self, g, mine: np.ndarray) -> np.ndarray:
-        """Current volumes of the elements `mine` of group g (of cut elements of background
-        meshes, the whole element's, as Solfec)."""
-        blk = self.block
-        vol = fem_kernels.current_volumes(blk.q, g.conn[mine], g.dNdX[mine], g.wJ[mine])
-        return vol if g.vscale is None else vol * g.vscale[mine]
-
-    def _row_critical(self, rows: np.ndarray) -> np.ndarray:
-        """The critical steps of `rows` in the current configuration: the least estimate
-        (fem.kernels.critical_steps) of the elements of smallest current volume, all of
-        them when several share it (within TIED: a ring or a regular grid), so that the
-        step does not depend on which of them the numbering puts first."""
-        blk = self.block
-        lay = blk.prepared()
-        n = blk.count
-        least = np.full(n, np.inf)
-        least[rows] = self._smallest_elements(rows)[0]
-        wanted = np.zeros(n, dtype=bool)
-        wanted[rows] = True
-        out = np.full(n, np.inf)
-        for g in lay.groups:
-            mine = np.flatnonzero(wanted[g.row])
-            if not mine.size:
-                continue
-            tied = mine[self._volumes(g, mine) <= least[g.row[mine]] * (1.0 + TIED)]
-            if tied.size:
-                h = fem_kernels.critical_steps(blk.q, g.conn, g.dNdX, g.wJ, g.mat, lay.mass, tied.astype(np.int64))
-                np.minimum.at(out, g.row[tied], h)
-        return out[rows]
-
-    def critical_source(self) -> str:
-        """Which body set the last critical step, with its element of smallest current
-        volume and that element's material."""
-        row = getattr(self, "h_crit_row", None)
-        if row is None or row >= self.block.count:
-            return ""
-        return self._row_source(row)
-
-    def _row_source(self, row: int) -> str:
-        blk = self.block
-        vols, groups, elems = self._smallest_elements(np.array([row]))
-        vol, k, e = float(vols[0]), int(groups[0]), int(elems[0])
-        if k < 0:
-            return f"finite-element body {blk.bodies[row].id}"
-        g = blk.prepared().groups[k]
-        young, poisson, density = g.mat[e].tolist()
-        obj = int(g.gid[e]) - int(blk.prepared().estart[row])
-        element = int(blk.records[row].order[obj])
-        return (f"finite-element body {blk.bodies[row].id}, element {element} (its smallest: volume"
-                f" {vol:.3g}; young {young:.3g}, poisson {poisson:g}, density {density:.3g})")
-
     def step_begin(self, t: float, h: float) -> None:
         blk = self.block
         lay = blk.prepared()
@@ -342,12 +262,13 @@ class Stepper:
         pinned_exp = explicit[self.pins.node]
         eta = blk.damping[: blk.count]
         if implicit.any() or (eta > 0).any():
-            Kmat = self._tangent()
-            if (eta > 0).any():
-                f -= eta[blk.node_row[:N], None] * (Kmat @ u0.reshape(-1)).reshape(-1, 3)
             rows = np.flatnonzero(implicit)
+            coef = eta[rows] * 0.5 * h + 0.25 * h * h
+            Kmat = self._tangent(coef[0] if self._fusable(rows) else None)
+            if (eta > 0).any():
+                f -= eta[blk.node_row[:N], None] * self._stiffness_product(Kmat, u0.reshape(-1)).reshape(-1, 3)
             if rows.size:
-                self._factorise(Kmat, rows, eta[rows] * 0.5 * h + 0.25 * h * h)
+                self._factorise(Kmat, rows, coef)
         FK.lumped_velocity(u, u0, f, lay.mass, explicit, h, False)      # u = u0 + h M^-1 f
         for row in self.factors:
             sl = blk.nodes_of(row)
@@ -413,7 +334,7 @@ class Stepper:
         rows = np.arange(blk.count)
         self._collect_pins()
         self.pins.f = f[self.pins.node].copy()
-        self._factorise(self._tangent(), rows, np.full(rows.size, h * h))
+        self._factorise(self._tangent(h * h if self._fusable(rows) else None), rows, np.full(rows.size, h * h))
         for row in rows.tolist():
             sl = blk.nodes_of(row)
             blk.u[sl] = h * self._solve(row, f[sl].reshape(-1)).reshape(-1, 3)

@@ -34,7 +34,6 @@ class Lfpc(OneStepScheme):
 
     def free_step(self, block, rows, t, h, st):
         g = np.arange(block.count)[rows]
-        k = g.size
         J, m = st.J, st.mass[:, None]
         lag = block.lagged_accel(g)
         f0, tau0 = block.stage_forces(g, st.R, st.x, st.Omega, st.v, t, h, accel=lag)
