@@ -136,3 +136,35 @@ def test_a_cached_kernel_follows_a_change_in_a_module_it_imports(tmp_path):
     (pkg / "dep.py").write_text((pkg / "dep.py").read_text().replace("SCALE = 10", "SCALE = 100"))
     assert _drive(tmp_path) == (200, 0, 1)             # an imported constant changed
     assert _drive(tmp_path) == (200, 1, 0)
+
+
+def test_a_deck_runs_the_same_with_numbas_compilation_switched_off(tmp_path):
+    """NUMBA_DISABLE_JIT=1 (numba's switch for debugging kernels as plain Python) runs a
+    contact deck: every kernel, the recompiled inlined ones of the Gauss-Seidel sweep too,
+    is then the Python function it is compiled from, so the block slides to the same
+    position and velocity, bit for bit, as with the compiled kernels."""
+    deck = tmp_path / "slide.py"
+    deck.write_text(textwrap.dedent("""
+        sol = SOLFEC('DYNAMIC', 1E-3, 'out')
+        mat = BULK_MATERIAL(sol, density=2000)
+        SURFACE_MATERIAL(sol, model='SIGNORINI_COULOMB', friction=0.5)
+        GRAVITY(sol, (0, 0, -9.81))
+        floor = HEX([-2, -2, -0.2, 2, -2, -0.2, 2, 2, -0.2, -2, 2, -0.2,
+                     -2, -2, 0, 2, -2, 0, 2, 2, 0, -2, 2, 0], 1, 1, 1, 0, [2] * 6)
+        BODY(sol, 'OBSTACLE', floor, mat)
+        block = BODY(sol, 'RIGID', HEX([0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0,
+                                        0, 0, 0.5, 1, 0, 0.5, 1, 1, 0.5, 0, 1, 0.5], 1, 1, 1, 1, [1] * 6), mat)
+        INITIAL_VELOCITY(block, (2, 0, 0), (0, 0, 0))
+        RUN(sol, GAUSS_SEIDEL_SOLVER(1E-6, 1000), 0.01)
+        print('state', repr(block.conf[9]), repr(block.velo[3]))
+        """))
+    lines = []
+    for off in ("1", "0"):
+        env = dict(os.environ, NUMBA_DISABLE_JIT=off)
+        proc = subprocess.run([sys.executable, "-m", "solfec_py", "-w", "--no-progress", str(deck)], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        lines.append([ln for ln in proc.stdout.splitlines() if ln.startswith("state")])
+    assert lines[0] == lines[1] and len(lines[0]) == 1
+    x, v = map(float, lines[0][0].split()[1:])
+    assert 0.0 < x - 0.5 < 0.02 and 0.0 < v < 2.0          # it slid forward and slowed down

@@ -48,7 +48,7 @@ def _inlined(fn, **calls):
     own options), calling `calls` in place of the functions of those names: the same
     operations, so the same bits, without the calls numba makes between separately compiled
     functions (docs/dev/performance.md)."""
-    f = fn.py_func
+    f = getattr(fn, "py_func", fn)          # the function itself under NUMBA_DISABLE_JIT=1
     g = dict(f.__globals__)
     g.update(calls)
     return numba.njit(inline="always")(types.FunctionType(f.__code__, g, f.__name__, f.__defaults__, f.__closure__))
