@@ -30,6 +30,20 @@ def box(api, step, young=1e7, scheme=None, divisions=(2, 2, 2), form="TL"):
     return sol, body
 
 
+def loaded_bar(api):
+    """A quasi-static 1 x 0.2 x 0.2 bar of 5 HEX8, its end x = 0 pinned at four corners, a
+    100 N load down at the far corner."""
+    sol = api.SOLFEC("QUASI_STATIC", 1e-2, f"out/qs{next(_RUNS)}")
+    sol.verbose = "OFF"
+    mat = api.BULK_MATERIAL(sol, model="KIRCHHOFF", young=1e7, poisson=0.25, density=1e3)
+    nodes = [0, 0, 0, 1, 0, 0, 1, 0.2, 0, 0, 0.2, 0, 0, 0, 0.2, 1, 0, 0.2, 1, 0.2, 0.2, 0, 0.2, 0.2]
+    body = api.BODY(sol, "FINITE_ELEMENT", api.HEX(nodes, 5, 1, 1, 1, [1] * 6), mat)
+    for p in ((0, 0, 0), (0, 0.2, 0), (0, 0, 0.2), (0, 0.2, 0.2)):
+        api.FIX_POINT(body, p)
+    api.FORCE(body, "SPATIAL", (1, 0.2, 0.2), (0, 0, -1), 100.0)
+    return sol, body
+
+
 def momentum(body):
     blk = body.block
     sl = blk.nodes_of(body.row)
@@ -218,14 +232,7 @@ def test_conjugate_gradient_operator_matches_the_factorisation(api, monkeypatch,
             sol, body = box(api, 2e-4, scheme="DEF_LIM", form="BC" if analysis.endswith("BC") else "TL")
             api.INITIAL_VELOCITY(body, (0.1, 0.0, 0.0), (1.0, 2.0, 3.0))
         else:
-            sol = api.SOLFEC("QUASI_STATIC", 1e-2, f"out/cg_qs{threshold}")
-            sol.verbose = "OFF"
-            mat = api.BULK_MATERIAL(sol, model="KIRCHHOFF", young=1e7, poisson=0.25, density=1e3)
-            nodes = [0, 0, 0, 1, 0, 0, 1, 0.2, 0, 0, 0.2, 0, 0, 0, 0.2, 1, 0, 0.2, 1, 0.2, 0.2, 0, 0.2, 0.2]
-            body = api.BODY(sol, "FINITE_ELEMENT", api.HEX(nodes, 5, 1, 1, 1, [1] * 6), mat)
-            for p in ((0, 0, 0), (0, 0.2, 0), (0, 0, 0.2), (0, 0.2, 0.2)):
-                api.FIX_POINT(body, p)
-            api.FORCE(body, "SPATIAL", (1, 0.2, 0.2), (0, 0, -1), 100.0)
+            sol, body = loaded_bar(api)
             corner = (0, 0, 0)
         api.FIX_POINT(body, corner)
         api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-12, 1000), 10 * sol.domain.step)
@@ -258,14 +265,7 @@ def test_operator_filled_with_the_tangent_matches_the_operator_made_after(api, m
             api.INITIAL_VELOCITY(body, (0.1, 0.0, 0.0), (1.0, 2.0, 3.0))
             api.FIX_POINT(body, (-2 * A, -A, -A / 2))
         else:
-            sol = api.SOLFEC("QUASI_STATIC", 1e-2, f"out/fuse_qs{next(_RUNS)}")
-            sol.verbose = "OFF"
-            mat = api.BULK_MATERIAL(sol, model="KIRCHHOFF", young=1e7, poisson=0.25, density=1e3)
-            nodes = [0, 0, 0, 1, 0, 0, 1, 0.2, 0, 0, 0.2, 0, 0, 0, 0.2, 1, 0, 0.2, 1, 0.2, 0.2, 0, 0.2, 0.2]
-            body = api.BODY(sol, "FINITE_ELEMENT", api.HEX(nodes, 5, 1, 1, 1, [1] * 6), mat)
-            for p in ((0, 0, 0), (0, 0.2, 0), (0, 0, 0.2), (0, 0.2, 0.2)):
-                api.FIX_POINT(body, p)
-            api.FORCE(body, "SPATIAL", (1, 0.2, 0.2), (0, 0, -1), 100.0)
+            sol, body = loaded_bar(api)
         api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-12, 1000), 20 * sol.domain.step)
         fused.append(body.block.solver.fused)
         confs.append(np.array(body.conf))
