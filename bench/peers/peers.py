@@ -8,7 +8,10 @@ default solver settings. Prints one JSON line per configuration with the keys of
 (code, version, scene, n, dt, steps, wall_s, cpu_s, body_steps_per_s, body_steps_per_cpu_s,
 contacts, max_penetration, mean_height, kinetic_energy).
 
-    python bench/peers/peers.py mujoco|pybullet S1|S2 [size ...] [--steps K]
+    python bench/peers/peers.py mujoco|pybullet S1|S2 [size ...] [--steps K] [--solver Newton|CG|PGS]
+
+--solver picks MuJoCo's constraint solver (its default is Newton; on S1 1 000 its CG runs
+about 12 times faster, so a fair comparison times each solver and takes MuJoCo's best).
 """
 from __future__ import annotations
 
@@ -58,7 +61,7 @@ def scene_data(scene, size):
     return boxes, c, "cube", S2.EDGE, S2.DENSITY * S2.EDGE ** 3, S2.FRICTION
 
 
-def run_mujoco(scene, size, steps, h):
+def run_mujoco(scene, size, steps, h, solver="Newton"):
     import mujoco
 
     boxes, c, kind, s, mass, mu = scene_data(scene, size)
@@ -67,7 +70,8 @@ def run_mujoco(scene, size, steps, h):
                     for lo, hi in boxes)
     shape = f'type="sphere" size="{s}"' if kind == "sphere" else f'type="box" size="{s / 2} {s / 2} {s / 2}"'
     bodies = "".join(f'<body pos="{x} {y} {z}"><freejoint/><geom {shape} mass="{mass}"/></body>' for x, y, z in c)
-    xml = (f'<mujoco><option timestep="{h}" gravity="0 0 -9.81"/><default><geom friction="{mu} 0.005 0.0001"/>'
+    xml = (f'<mujoco><option timestep="{h}" gravity="0 0 -9.81" solver="{solver}"/>'
+           f'<default><geom friction="{mu} 0.005 0.0001"/>'
            f'</default><worldbody>{geoms}{bodies}</worldbody></mujoco>')
     model = mujoco.MjModel.from_xml_string(xml)
     data = mujoco.MjData(model)
@@ -82,7 +86,9 @@ def run_mujoco(scene, size, steps, h):
     q, v = data.qpos.reshape(-1, 7), data.qvel.reshape(-1, 6)
     inertia = mass * s * s * (0.4 if kind == "sphere" else 1 / 6)
     kinetic = 0.5 * mass * (v[:, :3] ** 2).sum() + 0.5 * inertia * (v[:, 3:] ** 2).sum()
-    return _record("mujoco", mujoco.__version__, scene, len(c), h, steps, wall, cpu, contacts, depth, q[:, 2], kinetic)
+    rec = _record("mujoco", mujoco.__version__, scene, len(c), h, steps, wall, cpu, contacts, depth, q[:, 2], kinetic)
+    rec["solver"] = solver
+    return rec
 
 
 def run_pybullet(scene, size, steps, h):
@@ -138,6 +144,8 @@ def main(argv=None):
     ap.add_argument("sizes", nargs="*", type=int)
     ap.add_argument("--steps", type=int, default=1000)
     ap.add_argument("--dt", type=float, default=1e-3)
+    ap.add_argument("--solver", choices=("Newton", "CG", "PGS"), default="Newton",
+                    help="MuJoCo's constraint solver (default: Newton, MuJoCo's default)")
     args = ap.parse_args(argv)
     try:
         run = run_mujoco if args.engine == "mujoco" else run_pybullet
@@ -145,7 +153,9 @@ def main(argv=None):
     except ImportError:
         raise SystemExit(f"{args.engine} is not installed: pip install 'solfec-py[peers]'")
     for size in args.sizes or ([1000] if args.scene == "S1" else [3, 5, 8]):
-        print(json.dumps(run(args.scene, size, args.steps, args.dt)), flush=True)
+        rec = (run_mujoco(args.scene, size, args.steps, args.dt, args.solver) if args.engine == "mujoco"
+               else run(args.scene, size, args.steps, args.dt))
+        print(json.dumps(rec), flush=True)
 
 
 if __name__ == "__main__":
