@@ -9,8 +9,8 @@ The preconditioner is the diagonal of A while that converges in at most AMG_AFTE
 as it does where M dominates (a dynamic step near the explicit limit); otherwise one V-cycle
 of pyamg's smoothed aggregation with the six rigid-body motions of the body as near-nullspace
 (optional extra `[amg]`). On the 10^5-element B3 beam of bench/fem_cantilever.py at h = 1e-4
-(3.2 10^5 DOF, 2026-12-07) the diagonal needs 24 iterations of 18 ms to 1e-12, the hierarchy
-costs 7.7 s to build and 0.33 s a V-cycle (18 products) for 6 iterations: it pays only where
+(3.2 10^5 DOF, clamped, 2026-12-07) the diagonal needs 28-29 iterations of 15-18 ms to
+1e-12 (TL's operator and BC's A0 alike), the hierarchy costs 7.7 s to build and 0.33 s a V-cycle (18 products) for 6 iterations: it pays only where
 the diagonal needs over a hundred. The hierarchy is built for the operator of one step and kept
 for later steps while it still preconditions well (CG converges whatever preconditioner it is
 given; it is dropped when the iterations double). Used for total-Lagrangian bodies of at least
