@@ -16,6 +16,7 @@ about 12 times faster, so a fair comparison times each solver and takes MuJoCo's
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -148,14 +149,12 @@ def main(argv=None):
                     help="MuJoCo's constraint solver (default: Newton, MuJoCo's default)")
     args = ap.parse_args(argv)
     try:
-        run = run_mujoco if args.engine == "mujoco" else run_pybullet
+        run = functools.partial(run_mujoco, solver=args.solver) if args.engine == "mujoco" else run_pybullet
         __import__(args.engine)
     except ImportError:
         raise SystemExit(f"{args.engine} is not installed: pip install 'solfec-py[peers]'")
     for size in args.sizes or ([1000] if args.scene == "S1" else [3, 5, 8]):
-        rec = (run_mujoco(args.scene, size, args.steps, args.dt, args.solver) if args.engine == "mujoco"
-               else run(args.scene, size, args.steps, args.dt))
-        print(json.dumps(rec), flush=True)
+        print(json.dumps(run(args.scene, size, args.steps, args.dt)), flush=True)
 
 
 if __name__ == "__main__":

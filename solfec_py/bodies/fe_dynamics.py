@@ -153,7 +153,7 @@ class Stepper(CriticalStep):
             self.data = self.pattern.zeros()
         data = self.data
         data[:] = 0.0
-        fuse = c is not None and bool((self.pattern.diagonal >= 0).all())
+        fuse = c is not None and self.pattern.full_diagonal
         scale = float(c) if fuse else 1.0
         for g, slot in zip(lay.groups, self.pattern.slots):
             fem_kernels.add_stiffness_csr(blk.q, g.conn, g.dNdX, g.wJ, g.mat, slot, self.pattern.nbptr, scale, data)
@@ -206,7 +206,7 @@ class Stepper(CriticalStep):
             return Kmat                         # filled as M + c K by _tangent
         mass = np.repeat(blk.layout.mass[sl], 3)
         if (pattern is not None and Kmat is getattr(self, "Kmat", None) and sl.start == 0 and sl.stop == blk.N
-                and (pattern.diagonal >= 0).all()):
+                and pattern.full_diagonal):
             data = self.operator_data       # reused: a fresh array of this size costs its page
             if data is None or data.shape != self.data.shape:     # faults every step
                 data = self.operator_data = np.empty_like(self.data)

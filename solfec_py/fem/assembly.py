@@ -64,6 +64,7 @@ class TangentPattern:
         ``add_stiffness_csr``.
     diagonal : (3 nnodes,) positions of the diagonal entries in the CSR data (a node
         with no element keeps no entry: -1).
+    full_diagonal : bool, every node has its diagonal entries (masses can be added there).
     """
 
     def __init__(self, nnodes: int, conns) -> None:
@@ -94,6 +95,7 @@ class TangentPattern:
         deg = np.diff(self.nbptr)[a]
         for i in range(3):
             self.diagonal[3 * a + i] = 9 * self.nbptr[a] + 3 * deg * i + 3 * (self_pos - self.nbptr[a]) + i
+        self.full_diagonal = bool((self.diagonal >= 0).all())
 
     def zeros(self) -> np.ndarray:
         """A zero CSR data array."""
