@@ -89,6 +89,41 @@ def test_flag_values_equal_numbas_definition():
     assert Flags() != flags and Flags().values() == {n: o.default for n, o in Flags.options.items()}
 
 
+def test_the_operator_shortcut_types_as_numbas_template_does():
+    """The NumPy operator template with the shortcut gives numba's own answer (None for
+    scalars, the ufunc signature where an operand is an array, Optional stripped), and
+    typing a scalar operator does not search a ufunc loop."""
+    import operator
+
+    from numba.core import types
+    from numba.core.registry import cpu_target
+    from numba.core.typing import npydecl
+
+    patched = npydecl.NumpyRulesArrayOperator.generic
+    assert getattr(patched, "_solfec_scalar_shortcut", False)
+    original = patched._solfec_original
+    ctx = cpu_target.typing_context
+    ctx.refresh()
+    f64, i64 = types.float64, types.int64
+    arr, arr_i = types.Array(f64, 1, "C"), types.Array(i64, 2, "C")
+    cases = [(f64, f64), (i64, f64), (types.boolean, i64), (types.Optional(f64), f64), (arr, f64), (f64, arr),
+             (arr, arr), (arr_i, f64), (types.Optional(arr), i64), (types.UniTuple(f64, 3), f64)]
+    for op in (operator.mul, operator.add, operator.lt, operator.truediv):
+        cls = next(t for t in npydecl.NumpyRulesArrayOperator.__subclasses__() if getattr(t, "key", None) is op)
+        template = cls(ctx)
+        for args in cases:
+            assert patched(template, args, {}) == original(template, args, {}), (op, args)
+        assert original(template, (arr, f64), {}) is not None          # the cases reach both answers
+    searches = []
+    real = npydecl.ufunc_find_matching_loop
+    npydecl.ufunc_find_matching_loop = lambda *a: searches.append(a) or real(*a)
+    try:
+        assert patched(template, (f64, f64), {}) is None and not searches
+        assert patched(template, (arr, f64), {}) is not None and searches
+    finally:
+        npydecl.ufunc_find_matching_loop = real
+
+
 _DRIVER = """
 import sys
 from solfec_py import compilation

@@ -242,7 +242,12 @@ def lumped_mass(conn, N, wJ, mat, hrz, m):
             vol += wJ[e, g]
             for k in range(n):
                 me[k] += wJ[e, g] * (N[g, k] * N[g, k] if hrz else N[g, k])
-        scale = rho * vol / me.sum() if hrz else rho
+        scale = rho
+        if hrz:
+            total = 0.0                  # me.sum(), summed in the same order
+            for k in range(n):
+                total += me[k]
+            scale = rho * vol / total
         for k in range(n):
             m[conn[e, k]] += scale * me[k]
 
