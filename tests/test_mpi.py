@@ -90,6 +90,7 @@ def look():
 CALLBACK(sol, 0.02, None, lambda _: look())
 OUTPUT(sol, 0.01)
 RUN(sol, GAUSS_SEIDEL_SOLVER(1E-6, 1000), 0.25)
+look()
 import json
 json.dump(owned, open('owned%d.json' % RANK(), 'w'))
 """
@@ -204,9 +205,48 @@ def test_bodies_crossing_the_partition_migrate(tmp_path):
 
 def test_imbalance_tolerance_repartitions(tmp_path):
     """With IMBALANCE_TOLERANCE 1.1 every 5 steps the bodies are partitioned again as they
-    move: each rank keeps two boxes."""
+    move: each rank keeps two boxes (looked at after the RUN, ten steps past the last
+    repartition; a box crossing the plane is with the other rank until the next multiple
+    of 5 steps)."""
     first, last = _owners(tmp_path, 1.1)
     assert [len(o) for o in first] == [len(o) for o in last] == [2, 2]
+
+
+PILE = """\
+sol = SOLFEC('DYNAMIC', 1E-3, 'out/pile')
+GRAVITY(sol, (0, 0, -10))
+SURFACE_MATERIAL(sol, model='SIGNORINI_COULOMB', friction=0.3)
+mat = BULK_MATERIAL(sol, density=1E3)
+BODY(sol, 'OBSTACLE', HULL([-1,-1,-1, 5,-1,-1, 5,5,-1, -1,5,-1, -1,-1,0, 5,-1,0, 5,5,0, -1,5,0], 1, 1), mat)
+CUBE = [0,0,0, 1,0,0, 1,1,0, 0,1,0, 0,0,1, 1,0,1, 1,1,1, 0,1,1]
+for i in range(4):
+    for j in range(4):
+        for k in range(4):
+            BODY(sol, 'RIGID', TRANSLATE(HEX(CUBE, 1, 1, 1, 1, [1]*6), (i*1.001, j*1.001, k*1.001 + 0.001)), mat)
+IMBALANCE_TOLERANCE(sol, 1.1, 1.0, 5)
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-6, 1000), 0.03)
+import json
+json.dump([list(b.conf[9:12]) for b in sol.bodies if b.kind == 'RIGID' and HERE(sol, b)],
+          open('pile%d.json' % RANK(), 'w'))
+"""
+
+
+def test_a_pile_on_an_obstacle_is_cut_into_columns(tmp_path):
+    """A 4 x 4 x 4 array of cubes settling on a floor OBSTACLE (as wide as it is tall): the
+    floor is left out of the partition (it has no degrees of freedom, and its contacts are
+    worked by the cubes' owners), so the cut runs between columns of cubes, each rank owns
+    32 cubes in all four layers, and no repartition is needed while the pile settles. (With
+    the floor counted, its centre below the array made the height the longest extent, and
+    the cut between layers put the contacts of the lower layers on one rank.)"""
+    import json
+
+    run(tmp_path, PILE, [], ranks=2)
+    parts = [np.array(json.load(open(tmp_path / f"pile{r}.json"))).reshape(-1, 3) for r in (0, 1)]
+    assert [p.shape[0] for p in parts] == [32, 32]
+    lo, hi = sorted(parts, key=lambda p: p[:, 0].mean())
+    assert lo[:, 0].max() < hi[:, 0].min()                    # a plane across x separates them
+    for p in parts:                                           # every layer on both ranks
+        assert len(np.unique(np.round(p[:, 2]))) == 4
 
 
 FAILING = """\

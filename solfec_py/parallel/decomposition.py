@@ -4,6 +4,10 @@ bodies that crossed a cut, and the ghost copies of the bodies near each rank's b
 Reference: Solfec-1.0 dom.c (domain_balancing: Zoltan RCB, point assignment between
 rebalancing, parent and child bodies), docs/parallel.md.
 
+Obstacles are assigned by the bisection but are not its points, and their costs are not
+counted in the loads: they have no degrees of freedom and their contacts are worked by the
+owners of the other bodies (`owns_pairs`).
+
 Every rank holds the definition of every body (the deck ran everywhere); a body is a row of
 a block on its owner and, as a ghost, on the ranks whose bodies come within reach of it.
 Rows move as float tables (`BodyBlock.pack_rows`) in one Alltoallv per exchange; nothing is
@@ -131,7 +135,10 @@ class Decomposition:
         self._grow(max(int(ids.max(initial=0)), max(adopted, default=0)))
         every = [b.id for b in domain.bodies]
         self.obstacle[every] = [b.kind == "OBSTACLE" for b in domain.bodies]
-        self.tree = bisect(centres, weights, self.size)
+        moving = ~self.obstacle[ids]
+        if not moving.any():
+            moving[:] = True
+        self.tree = bisect(centres[moving], weights[moving], self.size)
         self.owner[ids] = self.tree.assign(centres)
         if adopted:
             self.owner[sorted(adopted)] = 0
@@ -335,15 +342,16 @@ class Decomposition:
     def _ownership(self) -> None:
         self.tolerance, self.weightfactor, self.updatefreq = self.domain.balance
         parts, ids, boxes, weights = self._owned()
+        moving = ~self.obstacle[ids]
         load = np.zeros(self.size)
-        load[self.rank] = weights.sum()
+        load[self.rank] = weights[moving].sum()
         load = self.comm.allreduce_sum(load)
         self.imbalance = imbalance(load)
         if self.measure_next:
             self.achieved, self.measure_next = self.imbalance, False
         centres = 0.5 * (boxes[:, 0] + boxes[:, 1])
         if self.steps % self.updatefreq == 0 and self._worth_bisecting():
-            rows = np.column_stack((ids.astype(float), centres, weights))
+            rows = np.column_stack((ids.astype(float), centres, weights))[moving]
             every, _ = self.comm.allgather_rows(rows)
             every = every[np.argsort(every[:, 0], kind="stable")]
             self.tree = bisect(every[:, 1:4], every[:, 4], self.size)
