@@ -4,6 +4,7 @@ output, CALLBACK, STOP-file and progress hooks. Reference: Solfec-1.0 dom.c, the
 """
 from __future__ import annotations
 
+import gc
 import math
 import time as wallclock
 from dataclasses import dataclass, field
@@ -171,6 +172,15 @@ def run(domain: Domain, solver, duration: float, hooks: RunHooks | None = None,
     `until` replaces t0 + duration (a continued run ends where the uninterrupted one did)."""
     hooks = hooks or RunHooks()
     initialize(domain)   # cheap and vectorised; picks up bodies and BODY_CHARS since the last RUN
+    gc.freeze()          # the model built so far: out of the collector's scans while it runs
+    try:
+        return _steps(domain, solver, duration, hooks, until)
+    finally:
+        gc.unfreeze()    # collectable again after the RUN (a sweep runs many models in one process)
+
+
+def _steps(domain: Domain, solver, duration: float, hooks: RunHooks, until: float | None) -> int:
+    """The stepping loop of `run`."""
     t_end = domain.time + abs(duration) if until is None else until
     steps = 0
     par = domain.parallel
