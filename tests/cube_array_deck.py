@@ -16,9 +16,10 @@ SOLVERS = {
 
 def cube_array(output: str, kind: str = "RIGID", solver: str = "NS", meritval: float = 1e-12,
                duration: float = 0.05, interval: float = 0.005, friction: float = 0.3,
-               joints: bool = True) -> str:
+               joints: bool = True, options: str = "") -> str:
     """Deck text; `kind` 'RIGID' or 'TL'; `solver` a key of SOLVERS (the penalty deck has
-    spring-dashpot contacts); without `joints` only contacts."""
+    spring-dashpot contacts); without `joints` only contacts; `options`: attributes of
+    the solver to set (text, e.g. "variant = 'MIDDLE_JACOBI'")."""
     body = ("BODY(sol, 'FINITE_ELEMENT', msh, mat, form='TL')" if kind == "TL"
             else "BODY(sol, 'RIGID', msh, mat)")
     model = (f"SURFACE_MATERIAL(sol, model='SPRING_DASHPOT', friction={friction!r}, spring=1E6, dashpot=-1)"
@@ -53,6 +54,7 @@ def cube_array(output: str, kind: str = "RIGID", solver: str = "NS", meritval: f
         BODY(sol, 'OBSTACLE', msh, mat)
         GRAVITY(sol, (0, 0, -10))
         slv = {SOLVERS[solver].replace("MERITVAL", repr(meritval))}
+        {"slv." + options if options else ""}
         OUTPUT(sol, {interval!r})
         RUN(sol, slv, {duration!r})
         """)

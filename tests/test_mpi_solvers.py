@@ -35,13 +35,13 @@ def _env():
     return env
 
 
-def _run(tmp_path, name: str, text: str):
-    """The deck run serially (in tmp_path/serial) and on 2 ranks (tmp_path/mpi): both
+def _run(tmp_path, name: str, text: str, ranks: int = 2):
+    """The deck run serially (in tmp_path/serial) and on `ranks` ranks (tmp_path/mpi): both
     results as StoreReaders."""
     from solfec_py.output.store_reader import StoreReader
 
     readers = []
-    for where, launch in (("serial", []), ("mpi", [MPIEXEC, "-n", "2"])):
+    for where, launch in (("serial", []), ("mpi", [MPIEXEC, "-n", str(ranks)])):
         folder = tmp_path / where
         folder.mkdir()
         deck = write_deck(folder / f"{name}.py", text)
@@ -128,6 +128,64 @@ def test_gauss_seidel_on_two_ranks_matches_the_serial_run(tmp_path):
     serial, mpi = _run(tmp_path, "sweep", cube_array("out/sweep", solver="GS", meritval=meritval, friction=0.0,
                                                      duration=duration, interval=INTERVAL))
     _compare(serial, mpi, "rigid", duration, 2.0 * meritval ** 0.5)
+
+
+@pytest.mark.parametrize("options", ["reverse = 'ON'", "variant = 'MIDDLE_JACOBI'", "variant = 'BOUNDARY_JACOBI'"])
+def test_gauss_seidel_variants_on_three_ranks_match_the_serial_run(tmp_path, options):
+    """Backward sweeps every other iteration (reverse 'ON') and the two Jacobi variants on 3
+    ranks (TOP, BOTTOM and, where a row touches both other ranks, MIDDLE rows): each solve
+    stops at the merit bound of the test above, whatever order the rows were swept in, so the
+    same bound holds. Every iteration's first rows are swept while the previous iteration's
+    error sums travel, and undone when that iteration ends the solve: a reaction of such an
+    extra sweep left in the solution would show as a merit above meritval."""
+    meritval, duration = 1e-12, 0.02
+    serial, mpi = _run(tmp_path, "order", cube_array("out/order", solver="GS", meritval=meritval, friction=0.0,
+                                                     duration=duration, interval=INTERVAL, options=options),
+                       ranks=3)
+    _compare(serial, mpi, "rigid", duration, 2.0 * meritval ** 0.5)
+    assert np.asarray(mpi.column("MERIT")).max() <= meritval
+
+
+CAPPED = """
+import dataclasses
+import numpy as np
+from solfec_py.solvers import distributed
+
+solve = distributed.gauss_seidel
+checked = []
+
+def twice(ld, settings, ext, springs, variant, rows=None):
+    R0, U0 = ld.R.copy(), ld.U.copy()
+    result = solve(ld, settings, ext, springs, variant, rows)
+    if result.error != 'OK':
+        return result
+    R1 = ld.R.copy()
+    ld.R[:], ld.U[:] = R0, U0
+    capped = dataclasses.replace(settings, epsilon=0.0, meritval=1.0, maxiter=result.iters)
+    again = solve(ld, capped, ext, springs, variant, rows)
+    assert again.iters == result.iters and np.array_equal(ld.R, R1), "a sweep ahead was left in the solution"
+    checked.append(result.iters)
+    return result
+
+distributed.gauss_seidel = twice
+"""
+
+
+@pytest.mark.parametrize("options", ["reverse = 'OFF'", "reverse = 'ON'"])
+def test_a_converged_distributed_solve_ends_at_its_last_counted_iteration(tmp_path, options):
+    """Each iteration's first rows are swept while the previous iteration's error sums travel
+    between the ranks; when those sums end the solve, that sweep is undone. So a solve that
+    converges after k iterations leaves exactly the reactions of a solve capped at k
+    iterations from the same start (bit for bit: the same sweeps in the same order)."""
+    text = cube_array("out/capped", solver="GS", meritval=1.0, friction=0.3, duration=0.01, interval=STEP,
+                      options=options)
+    text = CAPPED + text + "assert len(checked) > 5 and max(checked) > 1, checked\n"
+    folder = tmp_path / "mpi"
+    folder.mkdir()
+    deck = write_deck(folder / "capped.py", text)
+    res = subprocess.run([MPIEXEC, "-n", "2", sys.executable, "-m", "solfec_py", deck], cwd=folder, env=_env(),
+                         capture_output=True, text=True, timeout=240)
+    assert res.returncode == 0, f"{res.stdout}\n{res.stderr}"
 
 
 def test_newton_fallback_on_two_ranks(tmp_path):

@@ -52,6 +52,14 @@ class Serial:
     def allreduce_min(self, values):
         return np.array(values, dtype=float, copy=True)
 
+    def sum_in_place(self, values: np.ndarray) -> None:
+        """Sum the float64 array `values` over the ranks, into itself."""
+
+    def start_sum_in_place(self, values: np.ndarray):
+        """`sum_in_place` begun: returns a request whose Wait() completes it (`values` is not
+        to be touched until then)."""
+        return _Done()
+
     def allgather_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         rows = np.ascontiguousarray(rows)
         return rows.copy(), np.array([rows.shape[0]], dtype=np.int64)
@@ -112,6 +120,14 @@ class World(Serial):
     def allreduce_min(self, values):
         return self._allreduce(values, self.MPI.MIN)
 
+    def sum_in_place(self, values: np.ndarray) -> None:
+        self.comm.Allreduce(self.MPI.IN_PLACE, values, op=self.MPI.SUM)
+        self.bytes_sent += values.nbytes
+
+    def start_sum_in_place(self, values: np.ndarray):
+        self.bytes_sent += values.nbytes
+        return self.comm.Iallreduce(self.MPI.IN_PLACE, values, op=self.MPI.SUM)
+
     def allgather_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rows (k, ...) of every rank stacked in rank order, and the row count of each rank."""
         rows = np.ascontiguousarray(rows)
@@ -163,6 +179,13 @@ class World(Serial):
         sys.stdout.flush()
         sys.stderr.flush()
         self.comm.Abort(code)
+
+
+class _Done:
+    """A completed request (the serial group's)."""
+
+    def Wait(self) -> None:
+        pass
 
 
 def _displacements(sizes: np.ndarray) -> np.ndarray:

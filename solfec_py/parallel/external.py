@@ -48,12 +48,12 @@ class External:
         cls[above & below] = MIDDLE
         self.cls = cls
         tables, self.send = [], {}
-        packed = CR.pack(cset, own)
+        boundary = np.flatnonzero(mask != 0)              # (only these rows travel: packed once)
+        packed = np.column_stack((CR.pack(cset, own[boundary]), cls[boundary].astype(float)))
         for t in range(self.size):
-            rows = np.flatnonzero(((mask >> t) & 1) == 1) if t != self.rank else np.zeros(0, dtype=np.int64)
-            self.send[t] = rows
-            tables.append(np.column_stack((packed[rows], cls[rows].astype(float))) if rows.size
-                          else np.zeros((0, CR.WIDTH + 1)))
+            hit = ((mask[boundary] >> t) & 1) == 1 if t != self.rank else np.zeros(boundary.size, dtype=bool)
+            self.send[t] = boundary[hit]
+            tables.append(packed[hit])
         got = comm.alltoall_rows(tables)
         received = np.concatenate(got) if got else np.zeros((0, CR.WIDTH + 1))
         self.scratch = CR.scratch(cset, received[:, :CR.WIDTH]) if received.shape[0] else np.zeros(0, dtype=np.int64)
@@ -133,6 +133,57 @@ class External:
     def release(self, cset) -> None:
         """The external rows were only borrowed: nothing of them stays in the set."""
         self.complete_sends()
+
+    def sending(self, which: int) -> "Phase":
+        """The sends of my rows of class `which`, as a Phase to start once a sweep."""
+        return Phase(self, [(t, s) for t, s, _ in self._pairs(which) if s.size], [], which)
+
+    def receiving(self, which: int, colour: int | None = None) -> "Phase":
+        """The receives of the external rows of class `which` (from ranks of `colour` only,
+        if given), as a Phase to start once a sweep."""
+        return Phase(self, [], [(t, r) for t, _, r in self._pairs(which, colour) if r.size], which)
+
+
+class Phase:
+    """The messages of one phase of every sweep of a solve as persistent MPI requests
+    (MPI 4.0 section 3.9) over buffers kept for the solve: the rows and partners are the
+    same in every sweep, so a sweep only fills the send buffers and starts the requests.
+    Receives are started (`start`) before the sweep begins and completed where the sweep
+    needs them (`wait`); sends are started by `send` and completed by `complete`."""
+
+    def __init__(self, ext, sends: list, recvs: list, tag: int):
+        comm = ext.comm.comm
+        self.world = ext.comm
+        self.sends = [(np.empty((s.size, 3)), s) for _, s in sends]
+        self.recvs = [(np.empty((r.size, 3)), r) for _, r in recvs]
+        self.send_requests = [comm.Send_init(buf, dest=t, tag=tag) for (buf, _), (t, _) in zip(self.sends, sends)]
+        self.recv_requests = [comm.Recv_init(buf, source=t, tag=tag) for (buf, _), (t, _) in zip(self.recvs, recvs)]
+        self.nbytes = sum(buf.nbytes for buf, _ in self.sends)
+        self.Prequest = ext.comm.MPI.Prequest
+
+    def __bool__(self) -> bool:
+        return bool(self.sends or self.recvs)
+
+    def send(self, values: np.ndarray) -> None:
+        for buf, rows in self.sends:
+            np.take(values, rows, axis=0, out=buf)
+        self.Prequest.Startall(self.send_requests)
+        self.world.bytes_sent += self.nbytes
+
+    def start(self) -> None:
+        self.Prequest.Startall(self.recv_requests)
+
+    def wait(self, values: np.ndarray) -> None:
+        self.Prequest.Waitall(self.recv_requests)
+        for buf, rows in self.recvs:
+            values[rows] = buf
+
+    def complete(self) -> None:
+        self.Prequest.Waitall(self.send_requests)
+
+    def free(self) -> None:
+        for req in self.send_requests + self.recv_requests:
+            req.Free()
 
 
 def _colours(comm, neighbours: int):

@@ -15,7 +15,11 @@ Gauss-Seidel variants (Solfec's names; `ext` is parallel/external.py):
   BOUNDARY_JACOBI every row swept, then all boundary reactions exchanged (Jacobi across
                   ranks).
 Backward sweeps (reverse 'ON') run the phases in the opposite order. Sweep errors and merits
-are summed over the ranks every iteration, so every rank stops at the same iteration.
+are summed over the ranks every iteration, so every rank stops at the same iteration. A
+sweep's messages are persistent MPI requests made once a solve (external.Phase), and the
+sum is a non-blocking allreduce: while it travels, the next iteration's first rows (which
+need nothing from other ranks) are swept, and undone if the sum ends the solve, so the
+result is that of the iteration that met the stopping rule.
 
 PENALTY_SOLVER: each rank gives its owned contacts their spring-dashpot forces (one row at a
 time, no communication), sends them to the ranks that hold them as external rows, and the
@@ -171,6 +175,82 @@ def sweep_rows(order, backward, contacts, kind, W, Winv, rho, B, V, U, R, indptr
                           dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, ws, A, b, R0, U0, omega)
 
 
+_SWEEP, _SEND, _RECEIVE = 0, 1, 2
+
+
+def _plan(ext, variant: str, sets: dict, backward: bool):
+    """The steps of one sweep of `variant` on this rank (module docstring): a list of
+    (_SWEEP, rows) / (_SEND, Phase) / (_RECEIVE, Phase) with the empty ones left out and
+    consecutive row sets swept in one call, and the receive and send phases it uses."""
+    from solfec_py.parallel.external import ALL, BOTTOM, MIDDLE, TOP
+
+    steps = []
+
+    def sweep(key):
+        rows = sets[key]
+        if not rows.size:
+            return
+        if steps and steps[-1][0] == _SWEEP:             # one call: a backward sweep runs its rows last to first
+            prev = steps[-1][1]
+            steps[-1] = (_SWEEP, np.concatenate((rows, prev) if backward else (prev, rows)))
+        else:
+            steps.append((_SWEEP, rows))
+
+    def message(op, phase):
+        if phase:
+            steps.append((op, phase))
+
+    if variant == "BOUNDARY_JACOBI":
+        sweep("all")
+        message(_SEND, ext.sending(ALL))
+        message(_RECEIVE, ext.receiving(ALL))
+    else:
+        first, last = (BOTTOM, TOP) if backward else (TOP, BOTTOM)
+        int_a, int_b = ("int1", "int2") if backward else ("int2", "int1")
+        sweep(first)
+        message(_SEND, ext.sending(first))
+        sweep(int_a)
+        message(_RECEIVE, ext.receiving(first))
+        if variant == "FULL":
+            colours = range(ext.ncolours - 1, -1, -1) if backward else range(ext.ncolours)
+            for c in colours:
+                if c == ext.colour[ext.rank]:
+                    sweep(MIDDLE)
+                    message(_SEND, ext.sending(MIDDLE))
+                message(_RECEIVE, ext.receiving(MIDDLE, colour=c))
+        else:
+            sweep(MIDDLE)
+            message(_SEND, ext.sending(MIDDLE))
+            message(_RECEIVE, ext.receiving(MIDDLE))
+        sweep(last)
+        message(_SEND, ext.sending(last))
+        sweep(int_b)
+        message(_RECEIVE, ext.receiving(last))
+    receives = [what for op, what in steps if op == _RECEIVE]
+    sends = [what for op, what in steps if op == _SEND]
+    return steps, receives, sends
+
+
+def _sweep_ahead(plans, settings, it, maxiter, state, ld, blast, force, springs, sweep):
+    """Sweep the first rows of iteration `it` while the sums of the previous one travel (an
+    iteration's first rows need nothing from other ranks); returns what undoes it if that
+    iteration is not to be: (rows, their R, U and neighbour sums before it, the force, the
+    error code and abort flag before it, the force for the iteration), or None."""
+    if it >= maxiter or state["abort"]:
+        return None
+    backward = settings.reverse and it % 2 == 1
+    steps = plans[backward][0]
+    if not steps or steps[0][0] != _SWEEP:
+        return None
+    rows = steps[0][1]
+    undo = (rows, ld.R[rows], ld.U[rows], blast[rows], force, state["code"], state["abort"])
+    if springs is not None:
+        force = springs(blast)
+    state["up"] = state["lo"] = 0.0
+    sweep(rows, backward)
+    return undo + (force,)
+
+
 def gauss_seidel(ld, settings, ext, springs, variant: str, rows=None) -> gs.Result:
     """Solve the local dynamics `ld` (owned rows first, then external rows) in place; the
     external rows' reactions come from their owners between the phases of every sweep.
@@ -217,52 +297,55 @@ def gauss_seidel(ld, settings, ext, springs, variant: str, rows=None) -> gs.Resu
         state["code"] = code
         state["abort"] = state["abort"] or abort
 
+    plans = {False: _plan(ext, variant, sets, False)}
+    if settings.reverse:
+        plans[True] = _plan(ext, variant, sets, True)
+    sums = np.zeros(4)
     it, converged, error = 0, False, 0.0
-    while True:
-        if springs is not None:
-            force = springs(blast)
-        backward = settings.reverse and it % 2 == 1
-        state["up"] = state["lo"] = 0.0
-        if variant == "BOUNDARY_JACOBI":
-            sweep(sets["all"], backward)
-            ext.exchange(ld.R)
-        else:
-            first, last = (BOTTOM, TOP) if backward else (TOP, BOTTOM)
-            int_a, int_b = ("int1", "int2") if backward else ("int2", "int1")
-            sweep(sets[first], backward)
-            ext.send_values(first, ld.R, first)
-            sweep(sets[int_a], backward)
-            ext.receive_values(first, ld.R, first)
-            if variant == "FULL":
-                colours = range(ext.ncolours - 1, -1, -1) if backward else range(ext.ncolours)
-                for c in colours:
-                    if c == ext.colour[ext.rank]:
-                        sweep(sets[MIDDLE], backward)
-                        ext.send_values(MIDDLE, ld.R, MIDDLE)
-                    ext.receive_values(MIDDLE, ld.R, MIDDLE, colour=c)
-            else:
-                sweep(sets[MIDDLE], backward)
-                ext.send_values(MIDDLE, ld.R, MIDDLE)
-                ext.receive_values(MIDDLE, ld.R, MIDDLE)
-            sweep(sets[last], backward)
-            ext.send_values(last, ld.R, last)
-            sweep(sets[int_b], backward)
-            ext.receive_values(last, ld.R, last)
-        mer = 0.0
-        if settings.meritval < 1.0:
-            mer = merit(ld.kind[:n_own], ld.W, ld.Winv, ld.B, ld.V, ld.R, ld.indptr, ld.adj, ld.Wadj, ld.par,
-                           force, blast, dynamic, h, efree, num, Ut, ws)
-        up, lo, mer, abort = comm.allreduce_sum([state["up"], state["lo"], mer, float(state["abort"])])
-        error = math.sqrt(up) / (math.sqrt(lo) if lo > 0.0 else 1.0)
-        rerhist[it], merhist[it] = error, mer
-        it += 1
-        if abort:
-            break
-        if error <= settings.epsilon and mer <= settings.meritval:
-            converged = True
-            break
-        if it >= maxiter:
-            break
+    ahead = None                    # the first sweep of iteration `it`, swept while the sums of `it - 1` travelled
+    try:
+        while True:
+            backward = settings.reverse and it % 2 == 1
+            steps, receives, sends = plans[backward]
+            if ahead is None:
+                if springs is not None:
+                    force = springs(blast)
+                state["up"] = state["lo"] = 0.0
+            for phase in receives:
+                phase.start()
+            for op, what in steps[0 if ahead is None else 1:]:
+                if op == _SWEEP:
+                    sweep(what, backward)
+                elif op == _SEND:
+                    what.send(ld.R)
+                else:
+                    what.wait(ld.R)
+            for phase in sends:
+                phase.complete()
+            mer = 0.0
+            if settings.meritval < 1.0:
+                mer = merit(ld.kind[:n_own], ld.W, ld.Winv, ld.B, ld.V, ld.R, ld.indptr, ld.adj, ld.Wadj, ld.par,
+                            force, blast, dynamic, h, efree, num, Ut, ws)
+            sums[0], sums[1], sums[2], sums[3] = state["up"], state["lo"], mer, float(state["abort"])
+            request = comm.start_sum_in_place(sums)
+            ahead = _sweep_ahead(plans, settings, it + 1, maxiter, state, ld, blast, force, springs, sweep)
+            if ahead is not None:
+                force = ahead[-1]
+            request.Wait()
+            up, lo, mer, abort = sums
+            error = math.sqrt(up) / (math.sqrt(lo) if lo > 0.0 else 1.0)
+            rerhist[it], merhist[it] = error, mer
+            it += 1
+            converged = not abort and error <= settings.epsilon and mer <= settings.meritval
+            if abort or converged or it >= maxiter:
+                if ahead is not None:               # the sweep ahead is not part of the solution
+                    rows, R, U, last, force, state["code"], state["abort"], _ = ahead
+                    ld.R[rows], ld.U[rows], blast[rows] = R, U, last
+                break
+    finally:
+        for _, receives, sends in plans.values():
+            for phase in receives + sends:
+                phase.free()
     final = merit(ld.kind[:n_own], ld.W, ld.Winv, ld.B, ld.V, ld.R, ld.indptr, ld.adj, ld.Wadj, ld.par, force,
                      blast, dynamic, h, efree, num, Ut, ws)
     final = float(comm.allreduce_sum([final])[0])
