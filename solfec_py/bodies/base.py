@@ -224,20 +224,32 @@ class BodyBlock:
 
     def moved_fields(self) -> list:
         """The per-row fields `pack_rows` carries, in a fixed order."""
-        return [name for name in self._specs if name not in self.LOCAL_FIELDS and name != "bid"]
+        return [name for name, *_ in self._moved_layout()]
+
+    def _moved_layout(self) -> tuple:
+        """(name, row shape, dtype, numbers a row) of every moved field (worked out once)."""
+        layout = self.__dict__.get("_layout")
+        if layout is None:
+            layout = self._layout = tuple(
+                (name, tail, dtype, int(np.prod(tail, dtype=np.int64))) for name, (tail, dtype) in self._specs.items()
+                if name not in self.LOCAL_FIELDS and name != "bid")
+        return layout
 
     def row_width(self) -> int:
         """Numbers in a packed row (`pack_rows`)."""
-        return sum(int(np.prod(self._specs[name][0], dtype=np.int64)) for name in self.moved_fields())
+        return sum(width for *_, width in self._moved_layout())
 
     def pack_rows(self, rows) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(k, row_width) float table of the moved fields of `rows`, the flat float values of
         their per-body state of varying length and each row's share of it (k,)."""
         rows = _rows(rows)
         k = rows.size
-        parts = [np.asarray(getattr(self, name)[rows], dtype=float).reshape(k, int(np.prod(self._specs[name][0], dtype=np.int64)))
-                 for name in self.moved_fields()]
-        table = np.concatenate(parts, axis=1) if parts else np.zeros((k, 0))
+        layout = self._moved_layout()
+        table = np.empty((k, sum(width for *_, width in layout)))
+        col = 0
+        for name, _, _, width in layout:
+            table[:, col:col + width] = getattr(self, name)[rows].reshape(k, width)
+            col += width
         flat, lengths = self._pack_ragged(rows)
         return table, flat, lengths
 
@@ -247,11 +259,9 @@ class BodyBlock:
         k = rows.size
         table = np.asarray(table, dtype=float).reshape(k, -1)
         col = 0
-        for name in self.moved_fields():
-            tail, dtype = self._specs[name]
-            w = int(np.prod(tail, dtype=np.int64))
-            getattr(self, name)[rows] = table[:, col:col + w].reshape((k,) + tail).astype(dtype)
-            col += w
+        for name, tail, dtype, width in self._moved_layout():
+            getattr(self, name)[rows] = table[:, col:col + width].reshape((k,) + tail).astype(dtype, copy=False)
+            col += width
         self._unpack_ragged(rows, np.asarray(flat, dtype=float), np.asarray(lengths, dtype=np.int64))
         self.state_arrived(rows)
 

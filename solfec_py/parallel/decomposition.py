@@ -311,8 +311,8 @@ class Decomposition:
         migration, ghosts, constraints of new owners."""
         self._new_bodies()
         self._deletions()
-        self._ownership()
-        self.exchange_ghosts()
+        owned = self._ownership()
+        self.exchange_ghosts(owned)
         self._move_constraints()
         self.steps += 1
 
@@ -339,7 +339,9 @@ class Decomposition:
         if table.shape[0]:
             CR.insert(self.domain, cset, table, self.parked_constraints)
 
-    def _ownership(self) -> None:
+    def _ownership(self):
+        """Rebalance and migrate (see `exchange`); returns `_owned()` when no body changed
+        owner (else None)."""
         self.tolerance, self.weightfactor, self.updatefreq = self.domain.balance
         parts, ids, boxes, weights = self._owned()
         moving = ~self.obstacle[ids]
@@ -362,7 +364,7 @@ class Decomposition:
         changes, _ = self.comm.allgather_rows(np.column_stack((ids[moving], new[moving])))
         self.migrated = changes.shape[0]
         if changes.shape[0] == 0:
-            return
+            return parts, ids, boxes, weights
         outgoing = {int(dest): {fam: (rows, None) for fam, rows in
                                 self._rows_at(parts, moving[new[moving] == dest]).items()}
                     for dest in np.unique(new[moving]).tolist()}
@@ -370,6 +372,7 @@ class Decomposition:
         self.owner[changes[:, 0]] = changes[:, 1]
         self.sent[ids[moving]] = 0              # a row here still: a ghost, if the new owner sends it
         self._take_rows(arrived, ghost=False)
+        return None
 
     def _worth_bisecting(self) -> bool:
         """Above the tolerance, and worse than what the last bisection reached by more than
@@ -415,16 +418,17 @@ class Decomposition:
         every, _ = self.comm.allgather_rows(mine.reshape(1, 6))
         return every.reshape(self.size, 2, 3)
 
-    def exchange_ghosts(self) -> None:
+    def exchange_ghosts(self, owned=None) -> None:
         """Send every owned body near another rank's region to it (full rows), tell each
-        rank which ghosts it no longer needs, and take the ghosts sent here."""
+        rank which ghosts it no longer needs, and take the ghosts sent here (`owned`: what
+        `_owned()` returns now, if known)."""
         outgoing: dict = {}
-        parts, ids, boxes, _ = self._owned()
+        parts, ids, boxes, _ = self._owned() if owned is None else owned
         self.regions = regions = self._regions(ids, boxes)
         if ids.size:
             bits = np.left_shift(1, np.arange(self.size, dtype=np.int64))
-            near = _meets(boxes, regions, 0.0)                  # (k, size)
-            kept = _meets(boxes, regions, HYSTERESIS * self.margin)
+            apart = _separation(boxes, regions)                 # (k, size)
+            near, kept = apart <= 0.0, apart <= HYSTERESIS * self.margin
             want = near | (kept & ((self.sent[ids][:, None] & bits) != 0))
             want[:, self.rank] = False
             mask = self._bound_ranks()[ids] | (want * bits).sum(axis=1)
@@ -566,11 +570,12 @@ def _kind_of(family: str) -> str:
     return next(k for k, spec in BODY_KINDS.items() if spec.family == family and spec.block is not None)
 
 
-def _meets(boxes: np.ndarray, regions: np.ndarray, grow: float) -> np.ndarray:
-    """(k, size) whether box k meets region r grown by `grow`."""
+def _separation(boxes: np.ndarray, regions: np.ndarray) -> np.ndarray:
+    """(k, size) the largest gap along an axis between box k and region r (<= g: the box
+    meets the region grown by g)."""
     lo, hi = boxes[:, None, 0], boxes[:, None, 1]
-    rlo, rhi = regions[None, :, 0] - grow, regions[None, :, 1] + grow
-    return np.all((lo <= rhi) & (hi >= rlo), axis=2)
+    rlo, rhi = regions[None, :, 0], regions[None, :, 1]
+    return np.maximum(lo - rhi, rlo - hi).max(axis=2)
 
 
 __all__ = ["Decomposition", "ElsewhereBlock", "FAMILIES"]

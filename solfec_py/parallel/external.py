@@ -6,7 +6,10 @@ MPI: processor colouring, the BOTTOM / MIDDLE / TOP / INTERNAL sets and their se
 patterns), dom.c (external constraints).
 
 A row's neighbour ranks are those where one of its bodies is a row too (owned or ghost):
-exactly where another rank's constraint can share a body with it. Ranks with common rows are
+exactly where another rank's constraint can share a body with it. Obstacles do not count:
+they take no reaction from contacts nor from constraints that link them to another body
+(solvers/local_dynamics.py), so rows meeting only at an obstacle are not coupled, and the
+single-body constraints that do act on an obstacle are all its owner's. Ranks with common rows are
 coloured greedily (lowest rank first); a row is TOP when all its neighbour ranks have lower
 colours, BOTTOM when all have higher ones, MIDDLE when both, INTERNAL without neighbours.
 Both ends of an exchange know every message's rows and order from the rows sent at the start
@@ -32,7 +35,9 @@ class External:
         own = np.asarray(own, dtype=np.int64)
         self.n_own = own.size
         bid = cset.bid[own]
-        mask = np.where(bid[:, 0] > 0, where[bid[:, 0]], 0) | np.where(bid[:, 1] > 0, where[bid[:, 1]], 0)
+        couples = ~decomposition.obstacle              # (an obstacle couples no rows: module docstring)
+        mask = (np.where((bid[:, 0] > 0) & couples[bid[:, 0]], where[bid[:, 0]], 0)
+                | np.where((bid[:, 1] > 0) & couples[bid[:, 1]], where[bid[:, 1]], 0))
         mask &= ~np.int64(1 << self.rank)
         self.colour, self.ncolours = _colours(comm, int(np.bitwise_or.reduce(mask)) if mask.size else 0)
         cls = np.full(own.size, INTERNAL, dtype=np.int64)
