@@ -176,6 +176,7 @@ def sweep_rows(order, backward, contacts, kind, W, Winv, rho, B, V, U, R, indptr
 
 
 _SWEEP, _SEND, _RECEIVE = 0, 1, 2
+AHEAD = 128             # rows swept ahead while an iteration's sums travel: about the allreduce's time
 
 
 def _plan(ext, variant: str, sets: dict, backward: bool):
@@ -226,14 +227,18 @@ def _plan(ext, variant: str, sets: dict, backward: bool):
         message(_SEND, ext.sending(last))
         sweep(int_b)
         message(_RECEIVE, ext.receiving(last))
+    if steps and steps[0][0] == _SWEEP and steps[0][1].size > AHEAD:   # the rows `_sweep_ahead` sweeps first
+        rows = steps[0][1]
+        head, rest = (rows[-AHEAD:], rows[:-AHEAD]) if backward else (rows[:AHEAD], rows[AHEAD:])
+        steps[0:1] = [(_SWEEP, head), (_SWEEP, rest)]
     receives = [what for op, what in steps if op == _RECEIVE]
     sends = [what for op, what in steps if op == _SEND]
     return steps, receives, sends
 
 
 def _sweep_ahead(plans, settings, it, maxiter, state, ld, blast, force, springs, sweep):
-    """Sweep the first rows of iteration `it` while the sums of the previous one travel (an
-    iteration's first rows need nothing from other ranks); returns what undoes it if that
+    """Sweep the first rows of iteration `it` (at most AHEAD, `_plan`) while the sums of the
+    previous one travel (an iteration's first rows need nothing from other ranks); returns what undoes it if that
     iteration is not to be: (rows, their R, U and neighbour sums before it, the force, the
     error code and abort flag before it, the force for the iteration), or None."""
     if it >= maxiter or state["abort"]:
