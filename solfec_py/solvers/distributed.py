@@ -149,12 +149,14 @@ def free_energy(ld, n: int, comm) -> float:
 
 
 def sweep_rows(order, backward, contacts, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
-               dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, omega):
+               dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, code, omega, start=0, up=0.0, lo=0.0):
     """One sweep over the rows `order` with the kernels gauss_seidel.iterate would choose
     (`contacts`: `_ssn_contacts` of the rows); returns (sum |R - R_prev|^2, sum |R|^2, first diagonal
-    error code, aborted). The distributed solve sweeps its row classes one by one with it."""
+    error code, aborted). The distributed solve sweeps its row classes one by one with it.
+    Contacts: `start`, `up`, `lo` go on with a sweep that stopped at row position `start`
+    (`gauss_seidel._sweep_contacts`) with those sums."""
     if contacts:
-        n, start, up, lo = order.size, 0, 0.0, 0.0
+        n = order.size
         while True:
             m, up, lo = gs._sweep_contacts(order, start, backward, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast,
                                         dynamic, h, deps, dmaxiter, omega, up, lo)
@@ -236,11 +238,12 @@ def _plan(ext, variant: str, sets: dict, backward: bool):
     return steps, receives, sends
 
 
-def _sweep_ahead(plans, settings, it, maxiter, state, ld, blast, force, springs, sweep):
+def _sweep_ahead(plans, settings, it, maxiter, state, ld, blast, force, springs, sweep, keep):
     """Sweep the first rows of iteration `it` (at most AHEAD, `_plan`) while the sums of the
     previous one travel (an iteration's first rows need nothing from other ranks); returns what undoes it if that
-    iteration is not to be: (rows, their R, U and neighbour sums before it, the force, the
-    error code and abort flag before it, the force for the iteration), or None."""
+    iteration is not to be: (rows, the force, the error code and abort flag before it, the
+    force for the iteration) and in `keep` (3, AHEAD, 3) the rows' R, U and neighbour sums
+    before it; or None."""
     if it >= maxiter or state["abort"]:
         return None
     backward = settings.reverse and it % 2 == 1
@@ -248,7 +251,10 @@ def _sweep_ahead(plans, settings, it, maxiter, state, ld, blast, force, springs,
     if not steps or steps[0][0] != _SWEEP:
         return None
     rows = steps[0][1]
-    undo = (rows, ld.R[rows], ld.U[rows], blast[rows], force, state["code"], state["abort"])
+    k = rows.size
+    for j, values in enumerate((ld.R, ld.U, blast)):
+        np.take(values, rows, axis=0, out=keep[j, :k])
+    undo = (rows, force, state["code"], state["abort"])
     if springs is not None:
         force = springs(blast)
     state["up"] = state["lo"] = 0.0
@@ -291,12 +297,23 @@ def gauss_seidel(ld, settings, ext, springs, variant: str, rows=None) -> gs.Resu
     dsolver, deps, dmax = int(settings.diagsolver), float(settings.diagepsilon), int(settings.diagmaxiter)
     stop, omega = bool(settings.stop_on_fail), float(settings.relaxation)
     state = {"up": 0.0, "lo": 0.0, "code": 0, "abort": False}
+    fast = (ld.W, ld.rho, ld.B, ld.V, ld.U, ld.R, ld.indptr, ld.adj, ld.Wadj, ld.par, blast, dynamic, h, deps, dmax,
+            omega, 0.0, 0.0)
 
-    def sweep(order, backward):
-        if order.size == 0 or state["abort"]:
+    def sweep(order, backward):                    # (the plan's row sets are not empty)
+        if state["abort"]:
             return
-        up, lo, code, abort = sweep_rows(order, backward, contacts, *args, force, blast, dynamic, h, dsolver,
-                                            deps, dmax, stop, state["code"], omega)
+        if contacts:                               # the common case in one call (`sweep_rows` for the rest)
+            m, up, lo = gs._sweep_contacts(order, 0, backward, *fast)
+            if m >= order.size:
+                state["up"] += up
+                state["lo"] += lo
+                return
+            up, lo, code, abort = sweep_rows(order, backward, contacts, *args, force, blast, dynamic, h, dsolver,
+                                             deps, dmax, stop, state["code"], omega, m, up, lo)
+        else:
+            up, lo, code, abort = sweep_rows(order, backward, contacts, *args, force, blast, dynamic, h, dsolver,
+                                             deps, dmax, stop, state["code"], omega)
         state["up"] += up
         state["lo"] += lo
         state["code"] = code
@@ -305,7 +322,7 @@ def gauss_seidel(ld, settings, ext, springs, variant: str, rows=None) -> gs.Resu
     plans = {False: _plan(ext, variant, sets, False)}
     if settings.reverse:
         plans[True] = _plan(ext, variant, sets, True)
-    sums = np.zeros(4)
+    sums, keep = np.zeros(4), np.empty((3, AHEAD, 3))
     it, converged, error = 0, False, 0.0
     ahead = None                    # the first sweep of iteration `it`, swept while the sums of `it - 1` travelled
     try:
@@ -333,7 +350,7 @@ def gauss_seidel(ld, settings, ext, springs, variant: str, rows=None) -> gs.Resu
                             force, blast, dynamic, h, efree, num, Ut, ws)
             sums[0], sums[1], sums[2], sums[3] = state["up"], state["lo"], mer, float(state["abort"])
             request = comm.start_sum_in_place(sums)
-            ahead = _sweep_ahead(plans, settings, it + 1, maxiter, state, ld, blast, force, springs, sweep)
+            ahead = _sweep_ahead(plans, settings, it + 1, maxiter, state, ld, blast, force, springs, sweep, keep)
             if ahead is not None:
                 force = ahead[-1]
             request.Wait()
@@ -344,8 +361,9 @@ def gauss_seidel(ld, settings, ext, springs, variant: str, rows=None) -> gs.Resu
             converged = not abort and error <= settings.epsilon and mer <= settings.meritval
             if abort or converged or it >= maxiter:
                 if ahead is not None:               # the sweep ahead is not part of the solution
-                    rows, R, U, last, force, state["code"], state["abort"], _ = ahead
-                    ld.R[rows], ld.U[rows], blast[rows] = R, U, last
+                    rows, force, state["code"], state["abort"], _ = ahead
+                    k = rows.size
+                    ld.R[rows], ld.U[rows], blast[rows] = keep[0, :k], keep[1, :k], keep[2, :k]
                 break
     finally:
         for _, receives, sends in plans.values():
