@@ -21,7 +21,8 @@ skips it.
 Printed: one JSON line per (scene, size, K), with bench/README.md's keys (`wall_s`: the timed
 steps, slowest rank; `body_steps_per_s`: n steps / wall_s) and
   ranks, mode                strong or weak
-  wall_per_step_s            median over --repeats of the slowest rank's seconds a step
+  wall_per_step_s            median over --repeats of the slowest rank's seconds a step (the
+                             repeats of a scene alternate over K: 1, 2, 1, 2, ...)
   wall_per_step_runs         every repeat's figure
   efficiency                 strong: t1 / (K tK); weak: t1 / tK (t: wall_per_step_s)
   speedup                    t1 / tK
@@ -331,13 +332,20 @@ def main(argv=None) -> list:
     records = []
     for mode, n, cfg in configs:
         base = None
+        decks = {}
         for k in ranks:
             c = dict(cfg)
-            size = n
             if mode == "weak":
                 c["counts"] = (k * cfg["side"], cfg["side"], cfg["side"])
-                size = n * k
-            repeats = [run_deck(c, k, args.timeout) for _ in range(args.repeats)]
+            decks[k] = c
+        runs = {k: [] for k in ranks}
+        for _ in range(args.repeats):         # K = 1, 2, ..., 1, 2, ...: a slow stretch of the machine hits every K
+            for k in ranks:
+                runs[k].append(run_deck(decks[k], k, args.timeout))
+        for k in ranks:
+            c = decks[k]
+            size = n * k if mode == "weak" else n
+            repeats = runs[k]
             if args.profile and cfg is configs[-1][2] and k == ranks[-1]:     # one more run, not counted
                 run_deck(dict(c, profile=os.path.abspath(args.profile)), k, args.timeout)
             rec = summarize(c, k, repeats, mode, size)
