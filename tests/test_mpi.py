@@ -278,6 +278,42 @@ def test_an_error_on_every_rank_is_printed_once(tmp_path):
                 if "deck.py:6:" in line]) >= 1, f"stdout:\n{done.stdout}\nstderr:\n{done.stderr}"
 
 
+BLOWUP = """\
+how = NON_SOLFEC_ARGV()[0]
+sol = SOLFEC('DYNAMIC', 1E-2, 'out/blowup')
+mat = BULK_MATERIAL(sol, density=1000.0)
+balls = []
+for x, k in ((-5.0, 1.0), (5.0, 1E8 if how == 'spring' else 1.0)):
+    anchor = BODY(sol, 'OBSTACLE', SPHERE((x - 1, 0, 0), 0.1, 1, 1), mat)
+    ball = BODY(sol, 'RIGID', SPHERE((x, 0, 0), 0.1, 1, 1), mat, label='ball%d' % len(balls))
+    BODY_CHARS(ball, 1.0, 1.0, (x, 0, 0), (1, 0, 0, 0, 1, 0, 0, 0, 1))
+    PUT_SPRING(anchor, (x - 1, 0, 0), ball, (x, 0, 0), lambda s, v, k=k: -k * s, (-1, 1))
+    INITIAL_VELOCITY(ball, (2, 0, 0), (0, 0, 0))
+    balls.append(ball)
+if how == 'force':
+    FORCE(balls[1], 'SPATIAL', (5, 0, 0), (1, 0, 0), 1E300)
+RUN(sol, GAUSS_SEIDEL_SOLVER(1E-8, 100), 0.05)
+"""
+
+
+@pytest.mark.parametrize("how, what", [("spring", "kinetic energy blow-up"), ("force", "infinite energy")])
+def test_a_blow_up_on_one_rank_stops_every_rank_as_the_serial_run_stops(tmp_path, how, what):
+    """Two balls on springs, one on each rank; the one at x = 5 blows up in the first step
+    (a spring of 1e8 N/m at h = 0.01 s: 2 J -> 5e7 J, more than SOLFEC.blowup = 1e6 times
+    the model's 4 J), or gets an infinite energy (a force of 1e300 N). Its owner finds it,
+    every rank stops at that step, and the message, printed once, is the serial run's."""
+    (tmp_path / "serial").mkdir()
+    (tmp_path / "mpi").mkdir()
+    serial = run(tmp_path / "serial", BLOWUP, [how], check=False)
+    done = run(tmp_path / "mpi", BLOWUP, [how], ranks=2, check=False)
+    assert serial.returncode != 0 and done.returncode != 0
+    expected = [line for line in (serial.stderr + serial.stdout).splitlines() if what in line]
+    assert len(expected) == 1 and "body 4 ('ball1') at time 0.01" in expected[0], serial.stderr[-2000:]
+    message = expected[0][expected[0].index(what):]
+    lines = [line for line in (done.stderr + done.stdout).splitlines() if what in line]
+    assert len(lines) == 1 and lines[0].endswith(message), f"stdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+
+
 KILLED = """\
 import os
 sol = SOLFEC('DYNAMIC', 1E-3, 'out/killed')

@@ -48,43 +48,54 @@ def _owned_counts(domain) -> tuple[float, float]:
 def after_step(domain, before: float, h: float) -> float:
     """Finite states and energies, the blow-up test (dynamic runs); returns the model's
     kinetic energy and leaves the model's numbers of constraints and contacts in
-    `domain.parallel.model_counts` (for the progress line and the run summary)."""
+    `domain.parallel.model_counts` (for the progress line and the run summary). As
+    `Domain.check_energy`, the size scale and the body of the largest share are worked out
+    only when the total grew by more than `blowup` (a second reduction, on every rank then)."""
     dec = domain.parallel
     comm = dec.comm
     bad = None
-    total, worst, scale = 0.0, (-math.inf, 0), 0.0
+    total = 0.0
+    owned = []
     for block in domain.active_blocks():
         n = block.count
         own = dec.owned_rows(block)
+        owned.append((block, own))
         rows = block.nonfinite_rows()
         rows = rows[own[rows]] if rows.size else rows
-        energy = block.energy[:n]
         if rows.size and bad is None:
             bad = ("non-finite state", block.bodies[int(rows[0])].id)
-        finite = np.isfinite(energy).all(axis=1) & own
-        if bad is None and (own & ~finite).any():
-            bad = ("infinite energy", block.bodies[int(np.flatnonzero(own & ~finite)[0])].id)
-        kinetic = np.where(own & finite, energy[:, 0], 0.0)
-        total += float(kinetic.sum())
-        if kinetic.size and own.any():
-            r = int(np.argmax(np.where(own, kinetic, -np.inf)))
-            if kinetic[r] > worst[0]:
-                worst = (float(kinetic[r]), block.bodies[r].id)
-        if domain.dynamic and domain.blowup < math.inf:
-            lo, hi = block.bounding_boxes()
-            size = 0.5 * np.linalg.norm(hi[:n] - lo[:n], axis=1)
-            scale += float(np.sum(np.where(own, 0.5 * block.mass[:n] * (size / h) ** 2, 0.0)))
-    total, flag, scale, ncons, ncontacts = comm.allreduce_sum(
-        [total, 0.0 if bad is None else 1.0, scale, *_owned_counts(domain)])
+        energy = block.energy[:n][own]
+        # a finite sum means every entry is finite (else, or on overflow, the rows decide)
+        if bad is None and not math.isfinite(float(energy.sum())) and not np.isfinite(energy).all():
+            k = int(np.flatnonzero(~np.isfinite(energy).all(axis=1))[0])
+            first = int(np.flatnonzero(own)[k])
+            bad = (f"infinite energy {tuple(energy[k].tolist())} (kinetic, external, contact, friction,"
+                   " internal)", block.bodies[first].id)           # (Domain.check_energy's words)
+        total += float(energy[:, 0].sum())
+    total, flag, ncons, ncontacts = comm.allreduce_sum([total, 0.0 if bad is None else 1.0, *_owned_counts(domain)])
     dec.model_counts = (int(ncons), int(ncontacts))
     if flag:
         found = [b for b in comm.allgather_object(bad) if b is not None]
         _stop(domain, found[0][0], found[0][1])
-    if domain.dynamic and domain.blowup < math.inf and total > domain.blowup * before and total > scale:
-        worst_all = max(comm.allgather_object(worst))
-        _stop(domain, f"kinetic energy blow-up: the total kinetic energy grew from {before:.4g} J to {total:.4g} J"
-                      f" in one step (more than the factor SOLFEC.blowup = {domain.blowup:g}); {worst_all[0]:.4g} J",
-              worst_all[1])
+    if domain.dynamic and domain.blowup < math.inf and total > domain.blowup * before:
+        scale, worst = 0.0, (-math.inf, 0)
+        for block, own in owned:
+            n = block.count
+            if not own.any():
+                continue
+            kinetic = np.where(own, block.energy[:n, 0], -np.inf)
+            r = int(np.argmax(kinetic))
+            if kinetic[r] > worst[0]:
+                worst = (float(kinetic[r]), block.bodies[r].id)
+            lo, hi = block.bounding_boxes()
+            size = 0.5 * np.linalg.norm(hi[:n] - lo[:n], axis=1)
+            scale += float(np.sum(np.where(own, 0.5 * block.mass[:n] * (size / h) ** 2, 0.0)))
+        scale = float(comm.allreduce_sum([scale])[0])
+        if total > scale:
+            worst_all = max(comm.allgather_object(worst))
+            _stop(domain, f"kinetic energy blow-up: the total kinetic energy grew from {before:.4g} J to {total:.4g} J"
+                          f" in one step (more than the factor SOLFEC.blowup = {domain.blowup:g}); {worst_all[0]:.4g} J",
+                  worst_all[1])
     return total
 
 
