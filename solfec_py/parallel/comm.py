@@ -52,12 +52,9 @@ class Serial:
     def allreduce_min(self, values):
         return np.array(values, dtype=float, copy=True)
 
-    def sum_in_place(self, values: np.ndarray) -> None:
-        """Sum the float64 array `values` over the ranks, into itself."""
-
     def start_sum_in_place(self, values: np.ndarray):
-        """`sum_in_place` begun: returns a request whose Wait() completes it (`values` is not
-        to be touched until then)."""
+        """Begin summing the float64 array `values` over the ranks, into itself: returns a
+        request whose Wait() completes it (`values` is not to be touched until then)."""
         return _Done()
 
     def allgather_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -119,10 +116,6 @@ class World(Serial):
 
     def allreduce_min(self, values):
         return self._allreduce(values, self.MPI.MIN)
-
-    def sum_in_place(self, values: np.ndarray) -> None:
-        self.comm.Allreduce(self.MPI.IN_PLACE, values, op=self.MPI.SUM)
-        self.bytes_sent += values.nbytes
 
     def start_sum_in_place(self, values: np.ndarray):
         self.bytes_sent += values.nbytes

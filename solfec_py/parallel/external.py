@@ -70,7 +70,7 @@ class External:
             self.recv[r] = np.arange(start, start + k)
             self.recv_cls[r] = part[:, CR.WIDTH].astype(np.int64)
             start += k
-        self.requests: list = []
+        self._exchange = None                   # (sends, receives) of `exchange`, made at its first call
         self._phases: dict = {}                 # (class, colour) -> messages (`_pairs`)
 
     # ------------------------------------------------------------------ phases
@@ -105,39 +105,24 @@ class External:
             out.append((t, s, r))
         return out
 
-    def send_values(self, which: int, values: np.ndarray, tag: int) -> None:
-        """Post the sends of the rows of class `which` of `values` (n, 3)."""
-        for t, s, _ in self._pairs(which):
-            if s.size:
-                buf = values[s]                                  # (a fresh contiguous copy)
-                self.requests.append(self.comm.comm.Isend(buf, dest=t, tag=tag))
-                self.comm.bytes_sent += buf.nbytes
-
-    def receive_values(self, which: int, values: np.ndarray, tag: int, colour: int | None = None) -> None:
-        """Receive the external rows of class `which` into `values` (blocking)."""
-        pending = []
-        for t, _, r in self._pairs(which, colour):
-            if r.size:
-                buf = np.empty((r.size, 3))
-                pending.append((self.comm.comm.Irecv(buf, source=t, tag=tag), buf, r))
-        for req, buf, r in pending:
-            req.Wait()
-            values[r] = buf
-        self.complete_sends()
-
-    def complete_sends(self) -> None:
-        if self.requests:
-            self.comm.MPI.Request.Waitall(self.requests)      # (mpi4py keeps each send's buffer alive)
-            self.requests = []
-
-    def exchange(self, values: np.ndarray, tag: int = ALL) -> None:
-        """Every boundary row's values to the ranks that hold it as an external row."""
-        self.send_values(ALL, values, tag)
-        self.receive_values(ALL, values, tag)
+    def exchange(self, values: np.ndarray) -> None:
+        """Every boundary row's values (n, 3) to the ranks that hold it as an external row
+        (persistent requests made at the first exchange of the solve, freed by `release`)."""
+        if self._exchange is None:
+            self._exchange = (self.sending(ALL), self.receiving(ALL))
+        sends, receives = self._exchange
+        receives.start()
+        sends.send(values)
+        receives.wait(values)
+        sends.complete()
 
     def release(self, cset) -> None:
-        """The external rows were only borrowed: nothing of them stays in the set."""
-        self.complete_sends()
+        """The external rows were only borrowed: nothing of them stays in the set; the
+        exchange's requests are freed."""
+        if self._exchange is not None:
+            for phase in self._exchange:
+                phase.free()
+            self._exchange = None
 
     def sending(self, which: int) -> "Phase":
         """The sends of my rows of class `which`, as a Phase to start once a sweep."""
