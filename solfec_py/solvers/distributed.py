@@ -303,17 +303,15 @@ def gauss_seidel(ld, settings, ext, springs, variant: str, rows=None) -> gs.Resu
     def sweep(order, backward):                    # (the plan's row sets are not empty)
         if state["abort"]:
             return
+        m, up, lo = 0, 0.0, 0.0
         if contacts:                               # the common case in one call (`sweep_rows` for the rest)
             m, up, lo = gs._sweep_contacts(order, 0, backward, *fast)
             if m >= order.size:
                 state["up"] += up
                 state["lo"] += lo
                 return
-            up, lo, code, abort = sweep_rows(order, backward, contacts, *args, force, blast, dynamic, h, dsolver,
-                                             deps, dmax, stop, state["code"], omega, m, up, lo)
-        else:
-            up, lo, code, abort = sweep_rows(order, backward, contacts, *args, force, blast, dynamic, h, dsolver,
-                                             deps, dmax, stop, state["code"], omega)
+        up, lo, code, abort = sweep_rows(order, backward, contacts, *args, force, blast, dynamic, h, dsolver,
+                                         deps, dmax, stop, state["code"], omega, m, up, lo)
         state["up"] += up
         state["lo"] += lo
         state["code"] = code
