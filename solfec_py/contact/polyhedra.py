@@ -149,7 +149,7 @@ def convex_convex(table, geo, ca: np.ndarray, cb: np.ndarray, eps: float):
     *out, redo, _, _ = convex_pairs(ca, cb, table.c_vstart, table.c_fstart, table.c_obj, geo.v_cur, geo.f_normal,
                                     geo.f_offset, table.f_surface, table.f_sid, table.c_tstart, table.tri,
                                     table.c_closed, table.f_vstart, table.f_vert,
-                                    geo.lo, geo.hi, eps, -1.0)
+                                    geo.lo, geo.hi, eps, None)
     if redo.any():
         k = np.flatnonzero(redo)
         for dst, src in zip(out, convex_convex_qhull(table, geo, ca[k], cb[k], eps)):

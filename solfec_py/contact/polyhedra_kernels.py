@@ -184,16 +184,21 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
     `_behind_all`; f_vstart, f_vert: the table's face polygons, from which a's own polytope
     starts the clipping, `own_faces`). Returns touch, point,
     normal (from a to b), gap, area, surface id of a, of b, `redo` (pairs whose work
-    arrays overflowed: to be evaluated by the Qhull path) and, when corner_tol >= 0, the
+    arrays overflowed: to be evaluated by the Qhull path) and, when corner_tol is a number, the
     `polygon_corners` of every contact (m, 4, 3) with their count (m,), corners kept apart
-    by at least max(corner_tol, 10 x the lens thickness along the normal); corner_tol < 0: no corners."""
+    by at least max(corner_tol, 10 x the lens thickness along the normal). corner_tol None: no
+    corners (corners (0, 4, 3)), and numba then prunes the corner code from the kernel it
+    compiles (`polygon_corners` is compiled only for decks that ask for corners)."""
     m = ca.size
     touch = np.zeros(m, dtype=np.bool_)
     redo = np.zeros(m, dtype=np.bool_)
     point, normal = np.zeros((m, 3)), np.zeros((m, 3))
     gap, area = np.zeros(m), np.zeros(m)
     sid_a, sid_b = np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64)
-    corners = np.zeros((m if corner_tol >= 0.0 else 0, 4, 3))
+    mc = 0
+    if corner_tol is not None:
+        mc = m
+    corners = np.zeros((mc, 4, 3))
     ncorner = np.zeros(m, dtype=np.int64)
     kmax = 0
     for c in range(c_fstart.size - 1):
@@ -329,7 +334,7 @@ def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f
         _put(normal, k, nn[0], nn[1], nn[2])
         gap[k], area[k] = g, 0.5 * total
         sid_a[k], sid_b[k] = sa, sb
-        if corner_tol >= 0.0:                  # flat lens: corners farther apart than 10 x its thickness
+        if corner_tol is not None:             # flat lens: corners farther apart than 10 x its thickness
             lo_n, hi_n = np.inf, -np.inf
             for i in range(nv):
                 t = _dot(V[i], nn)
