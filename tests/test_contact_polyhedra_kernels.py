@@ -203,6 +203,31 @@ def test_pairs_sharing_objects_match_pairs_evaluated_alone(api):
             assert a[k:k + 1].tobytes() == b.tobytes()
 
 
+
+def test_corner_variant_gives_the_plain_results_and_the_plain_one_no_corners(api):
+    """corner_tol None (the contact path) compiles the pair kernel without the corner code;
+    a number (polygon contact points) adds the corners. Reference: the other variant's
+    own results, which the corner code must not touch (bit for bit)."""
+    from solfec_py.contact.polyhedra_kernels import convex_pairs
+
+    rng = np.random.default_rng(11)
+    hulls = [(_box((0, 0, 0), rng.uniform(0.4, 1.0, 3)) - 0.3) @ _rotation(rng).T + rng.uniform(-0.3, 0.3, 3)
+             for _ in range(5)]
+    table, geo = _table(api, hulls)
+    ca, cb = np.triu_indices(len(hulls), 1)
+    ca, cb = ca.astype(np.int64), cb.astype(np.int64)
+    args = (ca, cb, table.c_vstart, table.c_fstart, table.c_obj, geo.v_cur, geo.f_normal, geo.f_offset,
+            table.f_surface, table.f_sid, table.c_tstart, table.tri, table.c_closed, table.f_vstart, table.f_vert,
+            geo.lo, geo.hi, EPS)
+    plain, cornered = convex_pairs(*args, None), convex_pairs(*args, 2.0 * EPS)
+    assert plain[0].sum() > 3
+    for a, b in zip(plain[:8], cornered[:8]):
+        assert a.tobytes() == b.tobytes()
+    assert plain[8].shape == (0, 4, 3) and not plain[9].any()
+    touch, count = cornered[0], cornered[9]
+    assert (count[touch] >= 1).all() and (count[~touch] == 0).all()
+
+
 # ----------------------------------------------- the polytope started from a's own faces
 
 def _hex(lo, hi):
