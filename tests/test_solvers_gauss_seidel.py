@@ -180,6 +180,28 @@ def test_merit_history_and_threshold(api):
     assert sol.domain.statistics['GSITERS'] == gs.iters
 
 
+
+@pytest.mark.parametrize("meritval", [1.0, 3.0])
+def test_a_threshold_of_one_or_more_is_the_unchecked_merit(api, meritval):
+    """A meritval of 1 or more does not take part in the stopping rule, so the solver
+    passes None to its kernels and numba leaves the merit out of them. Reference: the
+    same sweep end with the number itself, bit for bit."""
+    from solfec_py.solvers.gauss_seidel import _sweep_done
+
+    n = 4
+    arrays = (np.zeros(n, dtype=np.int64), np.zeros((n, 3, 3)), np.zeros((n, 3, 3)), np.zeros((n, 3)),
+              np.zeros((n, 3)), np.zeros((n, 3)), np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64),
+              np.zeros((0, 3, 3)), np.zeros((n, 8)), np.zeros(n), np.zeros((n, 3)))
+    for up, lo, epsilon in ((1e-8, 1.0, 1e-3), (1.0, 1.0, 1e-3), (0.0, 0.0, 1e-3)):
+        out = []
+        for value in (meritval, None):
+            rerhist, merhist = np.full(5, -1.0), np.full(5, -1.0)
+            got = _sweep_done(2, up, lo, *arrays, True, 1e-3, epsilon, 5, value, 1.0, rerhist, merhist,
+                              np.zeros(n), np.zeros((n, 3)))
+            out.append((got, rerhist.tobytes(), merhist.tobytes()))
+        assert out[0] == out[1]
+
+
 def test_penalty_solver_spring_dashpot_contact_and_joints(api):
     """PENALTY_SOLVER: a ball overlapping the floor by d (gap -d at the mid-step, as it starts
     at rest) with a spring s, explicit variant, no dashpot, is pushed with R_N = s d; the joints of the same model are solved by Gauss-Seidel

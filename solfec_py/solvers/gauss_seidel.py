@@ -347,16 +347,20 @@ def _sweep_contacts(order, start, backward, W, rho, B, V, U, R, indptr, adj, Wad
 def _sweep_done(it, up, lo, kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force, blast, dynamic, h, epsilon,
                 maxiter, meritval, efree, rerhist, merhist, num, Ut):
     """The end of sweep `it`: error = |R - R_prev| / |R| from the sweep's sums, the merit
-    when meritval < 1, both recorded; returns (it + 1, error, converged, stop)."""
+    when meritval < 1, both recorded; returns (it + 1, error, converged, stop). meritval
+    None stands for a threshold of 1 or more (the merit is not checked), and numba then
+    leaves the merit out of the kernels it compiles (`run`)."""
     error = math.sqrt(up) / (math.sqrt(lo) if lo > 0.0 else 1.0)
     mer = 0.0
-    if meritval < 1.0:
-        mer = merit(kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force, blast, dynamic, h, efree, num, Ut,
-                    np.empty((9, 3)))
+    converged = error <= epsilon
+    if meritval is not None:
+        if meritval < 1.0:
+            mer = merit(kind, W, Winv, B, V, R, indptr, adj, Wadj, par, force, blast, dynamic, h, efree, num, Ut,
+                        np.empty((9, 3)))
+        converged = converged and mer <= meritval
     rerhist[it] = error
     merhist[it] = mer
     it += 1
-    converged = error <= epsilon and mer <= meritval
     return it, error, converged, converged or it >= maxiter
 
 
@@ -520,7 +524,8 @@ def run(ld, settings: Settings, springs=None, order=None) -> Result:
     Ut = np.zeros((n, 3))
     args = (order, ld.kind, ld.W, ld.Winv, ld.rho, ld.B, ld.V, ld.U, ld.R, ld.indptr, ld.adj, ld.Wadj,
             ld.par)
-    tail = (bool(ld.dynamic), float(ld.h), float(settings.epsilon), maxiter, float(settings.meritval),
+    meritval = float(settings.meritval) if settings.meritval < 1.0 else None   # (None: `_sweep_done`)
+    tail = (bool(ld.dynamic), float(ld.h), float(settings.epsilon), maxiter, meritval,
             int(settings.diagsolver), float(settings.diagepsilon), int(settings.diagmaxiter),
             bool(settings.reverse), bool(settings.stop_on_fail), float(efree))
     omega = float(settings.relaxation)
