@@ -152,46 +152,92 @@ def internal_force(q, conn, dNdX, wJ, mat, f, energy):
     return bad
 
 
+@njit
+def _stiffness_work(n, nq):
+    """Work arrays (D, H, Hw, SD (n, 3, nq), Bw (6, nq)) of :func:`_point_tables`."""
+    return np.empty((n, 3, nq)), np.empty((n, 3, nq)), np.empty((n, 3, nq)), np.empty((n, 3, nq)), np.empty((6, nq))
+
+
 @njit(fastmath=True)
-def _element_stiffness(q, conn, dNdX, wJ, mat, e, Ke, g1):
-    """Dense (3n, 3n) tangent of element e into Ke (scratch g1 (n, 3))."""
+def _point_tables(q, conn, dNdX, wJ, e, lam, mu, D, H, Hw, SD, Bw):
+    """Per point g of element e, laid out with g last (the pair sums of :func:`_pair_block`
+    then run over contiguous memory): D[a, :, g] = dNdX_a, H = F dNdX_a, Hw = wJ H,
+    SD = wJ S dNdX_a and Bw = mu wJ F F^T (xx, yy, zz, xy, yz, xz)."""
     nq, n = dNdX.shape[1], dNdX.shape[2]
-    lam, mu = lame(mat[e, 0], mat[e, 1])
-    Ke[:, :] = 0.0
-    F = np.empty((3, 3))
-    B = np.empty((3, 3))
     for g in range(nq):
         d = dNdX[e, g]
-        F[0, 0], F[0, 1], F[0, 2], F[1, 0], F[1, 1], F[1, 2], F[2, 0], F[2, 1], F[2, 2] = _gradient(q, conn[e], d)
-        r = svk_stress(F[0, 0], F[0, 1], F[0, 2], F[1, 0], F[1, 1], F[1, 2], F[2, 0], F[2, 1], F[2, 2], lam, mu)
-        s00, s11, s22, s01, s12, s02 = r[9], r[10], r[11], r[12], r[13], r[14]
-        for i in range(3):
-            for j in range(3):
-                B[i, j] = mu * (F[i, 0] * F[j, 0] + F[i, 1] * F[j, 1] + F[i, 2] * F[j, 2])
-        for a in range(n):
-            for i in range(3):
-                g1[a, i] = F[i, 0] * d[a, 0] + F[i, 1] * d[a, 1] + F[i, 2] * d[a, 2]
+        f00, f01, f02, f10, f11, f12, f20, f21, f22 = _gradient(q, conn[e], d)
+        r = svk_stress(f00, f01, f02, f10, f11, f12, f20, f21, f22, lam, mu)
         wg = wJ[e, g]
+        s00, s11, s22, s01, s12, s02 = wg * r[9], wg * r[10], wg * r[11], wg * r[12], wg * r[13], wg * r[14]
+        w = wg * mu
+        Bw[0, g] = w * (f00 * f00 + f01 * f01 + f02 * f02)
+        Bw[1, g] = w * (f10 * f10 + f11 * f11 + f12 * f12)
+        Bw[2, g] = w * (f20 * f20 + f21 * f21 + f22 * f22)
+        Bw[3, g] = w * (f00 * f10 + f01 * f11 + f02 * f12)
+        Bw[4, g] = w * (f10 * f20 + f11 * f21 + f12 * f22)
+        Bw[5, g] = w * (f00 * f20 + f01 * f21 + f02 * f22)
         for a in range(n):
             a0, a1, a2 = d[a, 0], d[a, 1], d[a, 2]
-            sa0 = s00 * a0 + s01 * a1 + s02 * a2
-            sa1 = s01 * a0 + s11 * a1 + s12 * a2
-            sa2 = s02 * a0 + s12 * a1 + s22 * a2
-            for b in range(a, n):
-                b0, b1, b2 = d[b, 0], d[b, 1], d[b, 2]
-                geo = sa0 * b0 + sa1 * b1 + sa2 * b2
-                dot = a0 * b0 + a1 * b1 + a2 * b2
-                for i in range(3):
-                    for k in range(3):
-                        v = lam * g1[a, i] * g1[b, k] + mu * g1[b, i] * g1[a, k] + dot * B[i, k]
-                        if i == k:
-                            v += geo
-                        Ke[3 * a + i, 3 * b + k] += wg * v
-    for a in range(n):                     # the tangent is symmetric: mirror the upper blocks
-        for b in range(a + 1, n):
+            D[a, 0, g], D[a, 1, g], D[a, 2, g] = a0, a1, a2
+            h0 = f00 * a0 + f01 * a1 + f02 * a2
+            h1 = f10 * a0 + f11 * a1 + f12 * a2
+            h2 = f20 * a0 + f21 * a1 + f22 * a2
+            H[a, 0, g], H[a, 1, g], H[a, 2, g] = h0, h1, h2
+            Hw[a, 0, g], Hw[a, 1, g], Hw[a, 2, g] = wg * h0, wg * h1, wg * h2
+            SD[a, 0, g] = s00 * a0 + s01 * a1 + s02 * a2
+            SD[a, 1, g] = s01 * a0 + s11 * a1 + s12 * a2
+            SD[a, 2, g] = s02 * a0 + s12 * a1 + s22 * a2
+
+
+@njit(fastmath=True, inline="always")
+def _pair_block(a, b, lam, mu, D, H, Hw, SD, Bw):
+    """Block K_ab (row by row, 9 entries) of the element tangent (module docstring) from the
+    tables of :func:`_point_tables`: with G = sum_g wJ (F dA)(F dB)^T, K_ab = lam G + mu G^T
+    + (sum_g mu wJ (dA . dB) F F^T) + (sum_g wJ dA . S dB) I. All sums of a pair are held in
+    registers over the points; K_ba = K_ab^T."""
+    geo = c0 = c1 = c2 = c3 = c4 = c5 = 0.0
+    g00 = g01 = g02 = g10 = g11 = g12 = g20 = g21 = g22 = 0.0
+    for g in range(D.shape[2]):
+        b0, b1, b2 = D[b, 0, g], D[b, 1, g], D[b, 2, g]
+        dot = D[a, 0, g] * b0 + D[a, 1, g] * b1 + D[a, 2, g] * b2
+        geo += SD[a, 0, g] * b0 + SD[a, 1, g] * b1 + SD[a, 2, g] * b2
+        c0 += dot * Bw[0, g]
+        c1 += dot * Bw[1, g]
+        c2 += dot * Bw[2, g]
+        c3 += dot * Bw[3, g]
+        c4 += dot * Bw[4, g]
+        c5 += dot * Bw[5, g]
+        x0, x1, x2 = Hw[a, 0, g], Hw[a, 1, g], Hw[a, 2, g]
+        y0, y1, y2 = H[b, 0, g], H[b, 1, g], H[b, 2, g]
+        g00 += x0 * y0
+        g01 += x0 * y1
+        g02 += x0 * y2
+        g10 += x1 * y0
+        g11 += x1 * y1
+        g12 += x1 * y2
+        g20 += x2 * y0
+        g21 += x2 * y1
+        g22 += x2 * y2
+    return (lam * g00 + mu * g00 + c0 + geo, lam * g01 + mu * g10 + c3, lam * g02 + mu * g20 + c5,
+            lam * g10 + mu * g01 + c3, lam * g11 + mu * g11 + c1 + geo, lam * g12 + mu * g21 + c4,
+            lam * g20 + mu * g02 + c5, lam * g21 + mu * g12 + c4, lam * g22 + mu * g22 + c2 + geo)
+
+
+@njit(fastmath=True)
+def _element_stiffness(q, conn, dNdX, wJ, mat, e, Ke, D, H, Hw, SD, Bw):
+    """Dense (3n, 3n) tangent of element e into Ke (work arrays of :func:`_stiffness_work`)."""
+    n = dNdX.shape[2]
+    lam, mu = lame(mat[e, 0], mat[e, 1])
+    _point_tables(q, conn, dNdX, wJ, e, lam, mu, D, H, Hw, SD, Bw)
+    for a in range(n):
+        for b in range(a, n):
+            k = _pair_block(a, b, lam, mu, D, H, Hw, SD, Bw)
             for i in range(3):
-                for k in range(3):
-                    Ke[3 * b + k, 3 * a + i] = Ke[3 * a + i, 3 * b + k]
+                for j in range(3):          # K_aa: its upper triangle, mirrored
+                    v = k[3 * min(i, j) + max(i, j)] if a == b else k[3 * i + j]
+                    Ke[3 * a + i, 3 * b + j] = v
+                    Ke[3 * b + j, 3 * a + i] = v
 
 
 @njit
@@ -200,31 +246,49 @@ def stiffness_matrices(q, conn, dNdX, wJ, mat, elems):
     see :func:`solfec_py.fem.assembly.coo_pattern`)."""
     n = dNdX.shape[2]
     out = np.empty((elems.size, 3 * n, 3 * n))
-    g1 = np.empty((n, 3))
+    D, H, Hw, SD, Bw = _stiffness_work(n, dNdX.shape[1])
     for m in range(elems.size):
-        _element_stiffness(q, conn, dNdX, wJ, mat, elems[m], out[m], g1)
+        _element_stiffness(q, conn, dNdX, wJ, mat, elems[m], out[m], D, H, Hw, SD, Bw)
     return out
 
 
-@njit
+@njit(fastmath=True)
 def add_stiffness_csr(q, conn, dNdX, wJ, mat, slot, nbptr, scale, data):
     """Accumulate ``scale`` times the group's tangent into CSR ``data`` of a
     :class:`solfec_py.fem.assembly.TangentPattern` (``slot`` (ne, n, n) block positions of
-    the group, ``nbptr`` (nn + 1) node-block row pointers)."""
+    the group, ``nbptr`` (nn + 1) node-block row pointers). Each block pair (a, b), a <= b, is
+    formed once (:func:`_pair_block`) and written as K_ab and K_ba = K_ab^T."""
     ne, n = conn.shape[0], conn.shape[1]
-    Ke = np.empty((3 * n, 3 * n))
-    g1 = np.empty((n, 3))
+    D, H, Hw, SD, Bw = _stiffness_work(n, dNdX.shape[1])
     for e in range(ne):
-        _element_stiffness(q, conn, dNdX, wJ, mat, e, Ke, g1)
+        lam, mu = lame(mat[e, 0], mat[e, 1])
+        _point_tables(q, conn, dNdX, wJ, e, lam, mu, D, H, Hw, SD, Bw)
         for a in range(n):
             A = conn[e, a]
-            deg = nbptr[A + 1] - nbptr[A]
-            for b in range(n):
+            deg_a = nbptr[A + 1] - nbptr[A]
+            for b in range(a, n):
+                k = _pair_block(a, b, lam, mu, D, H, Hw, SD, Bw)
                 base = 9 * nbptr[A] + 3 * (slot[e, a, b] - nbptr[A])
+                if b == a:                   # K_aa: its upper triangle, mirrored (exactly symmetric)
+                    for i in range(3):
+                        row = base + 3 * deg_a * i
+                        for j in range(3):
+                            data[row + j] += scale * k[3 * min(i, j) + max(i, j)]
+                    continue
                 for i in range(3):
-                    row = base + 3 * deg * i
-                    for k in range(3):
-                        data[row + k] += scale * Ke[3 * a + i, 3 * b + k]
+                    row = base + 3 * deg_a * i
+                    data[row] += scale * k[3 * i]
+                    data[row + 1] += scale * k[3 * i + 1]
+                    data[row + 2] += scale * k[3 * i + 2]
+                if b != a:
+                    B = conn[e, b]
+                    deg_b = nbptr[B + 1] - nbptr[B]
+                    base = 9 * nbptr[B] + 3 * (slot[e, b, a] - nbptr[B])
+                    for i in range(3):
+                        row = base + 3 * deg_b * i
+                        data[row] += scale * k[i]
+                        data[row + 1] += scale * k[3 + i]
+                        data[row + 2] += scale * k[6 + i]
 
 
 @njit
@@ -281,12 +345,12 @@ def critical_steps(q, conn, dNdX, wJ, mat, mass, elems):
     element's own masses give its isolated step). +inf where K_e has no positive mode."""
     n = dNdX.shape[2]
     Ke = np.empty((3 * n, 3 * n))
-    g1 = np.empty((n, 3))
+    D, H, Hw, SD, Bw = _stiffness_work(n, dNdX.shape[1])
     s = np.empty(3 * n)
     out = np.empty(elems.size)
     for m in range(elems.size):
         e = elems[m]
-        _element_stiffness(q, conn, dNdX, wJ, mat, e, Ke, g1)
+        _element_stiffness(q, conn, dNdX, wJ, mat, e, Ke, D, H, Hw, SD, Bw)
         for a in range(n):
             s[3 * a] = s[3 * a + 1] = s[3 * a + 2] = 1.0 / np.sqrt(mass[conn[e, a]])
         for i in range(3 * n):
