@@ -39,9 +39,10 @@ class Operator:
     CG_ITERATIONS = 40     # the diagonally preconditioned CG tried first must converge within
     CG_COLUMNS = 4         # this many iterations, for at most this many right-hand sides
 
-    def __init__(self, stepper, row, sl, local, Pn, A, key, kept):
+    def __init__(self, stepper, row, sl, local, Pn, A, key, kept, diagonal=None):
         self.stepper, self.row, self.sl, self.local, self.Pn = stepper, row, sl, local, Pn
         self.matrix = A
+        self.diagonal = diagonal         # A's, where the caller has it at hand
         self.A = A if local.size else None          # the pins' increments and reactions use it
         self.key = key
         self._op = None
@@ -108,7 +109,7 @@ class Operator:
         converge within CG_ITERATIONS (never tried again for this operator's key)."""
         from solfec_py.bodies.fe_iterative import pcg
 
-        diag = self.matrix.diagonal()              # of A: SPD, which is all CG needs of it
+        diag = self.matrix.diagonal() if self.diagonal is None else self.diagonal   # of A: SPD, all CG needs
         inv = 1.0 / np.where(diag > 0.0, diag, 1.0)
         cols = rhs.reshape(rhs.shape[0], -1)
         out = np.empty_like(cols, dtype=float)

@@ -186,12 +186,12 @@ class Stepper(CriticalStep):
             key = (c, sl.start, sl.stop, local.tobytes(), Pn.tobytes())
             kept = self.kept.get(row)
             kept = kept[:2] if kept is not None and kept[2] == key else None
+            made = self.operator_diagonal               # (A, its diagonal) of the whole-block path
+            diagonal = made[1] if made is not None and made[0] is A else None
             if A.shape[0] >= ITERATIVE_DOFS:       # no LU of this size fits (bodies/fe_iterative.py)
-                made = self.operator_diagonal           # (A, its diagonal) of the whole-block path
-                diagonal = made[1] if made is not None and made[0] is A else A.diagonal()
                 self.factors[row] = IterativeOperator(self, row, sl, local, Pn, A, key, diagonal)
                 continue
-            self.factors[row] = Operator(self, row, sl, local, Pn, A, key, kept)
+            self.factors[row] = Operator(self, row, sl, local, Pn, A, key, kept, diagonal)
 
     def _body_operator(self, Kmat, sl: slice, c: float):
         """M + c K of the bodies' node range `sl` (CSR): the refilled tangent's data scaled,
