@@ -152,7 +152,7 @@ def internal_force(q, conn, dNdX, wJ, mat, f, energy):
     return bad
 
 
-@njit
+@njit(inline="always")
 def _stiffness_work(n, nq):
     """Work arrays (D, H, Hw, SD (n, 3, nq), Bw (6, nq)) of :func:`_point_tables`."""
     return np.empty((n, 3, nq)), np.empty((n, 3, nq)), np.empty((n, 3, nq)), np.empty((n, 3, nq)), np.empty((6, nq))
