@@ -372,9 +372,12 @@ class Mesh(PointSetMotion):
         nodes of an element with warped faces (a curved shell meshed with HEX8) lie
         outside one of its face triangles but inside its hull."""
         p = np.asarray(point, float)
-        if tol is None:
-            tol = tolerance(self.ref.min(axis=0), self.ref.max(axis=0))
-        if np.linalg.norm(self.ref - p, axis=1).min() <= tol:
+        ref = self.ref
+        if tol is None:             # column by column: numpy's reductions over an (n, 3) array's
+            cols = [ref[:, k] for k in range(3)]     # short axis are 10-50x slower (10^5 nodes)
+            tol = tolerance(np.array([c.min() for c in cols]), np.array([c.max() for c in cols]))
+        d = ref - p
+        if (d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2]).min() <= tol * tol:
             return True             # a node (of a warped element the half-spaces can miss)
         surface = self.surface_elements()
         for pts in self.triangle_chunks("ref", surface):
