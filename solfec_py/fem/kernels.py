@@ -280,15 +280,14 @@ def add_stiffness_csr(q, conn, dNdX, wJ, mat, slot, nbptr, scale, data):
                     data[row] += scale * k[3 * i]
                     data[row + 1] += scale * k[3 * i + 1]
                     data[row + 2] += scale * k[3 * i + 2]
-                if b != a:
-                    B = conn[e, b]
-                    deg_b = nbptr[B + 1] - nbptr[B]
-                    base = 9 * nbptr[B] + 3 * (slot[e, b, a] - nbptr[B])
-                    for i in range(3):
-                        row = base + 3 * deg_b * i
-                        data[row] += scale * k[i]
-                        data[row + 1] += scale * k[3 + i]
-                        data[row + 2] += scale * k[6 + i]
+                B = conn[e, b]                   # K_ba = K_ab^T
+                deg_b = nbptr[B + 1] - nbptr[B]
+                base = 9 * nbptr[B] + 3 * (slot[e, b, a] - nbptr[B])
+                for i in range(3):
+                    row = base + 3 * deg_b * i
+                    data[row] += scale * k[i]
+                    data[row + 1] += scale * k[3 + i]
+                    data[row + 2] += scale * k[6 + i]
 
 
 @njit
