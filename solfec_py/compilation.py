@@ -15,10 +15,15 @@ them took about a fifth of the CPU time of a cold first run (contact deck, bench
 The collector is disabled for the outermost compilation and enabled again after it (the
 run itself keeps Python's usual collection).
 
-`njit` is numba's with the options all kernels share: cached on disk, and without the C
+`njit` is numba's with the options all kernels share: cached on disk, without the C
 function-pointer wrapper numba builds by default for every function (``no_cfunc_wrapper``:
 solfec-py never passes its kernels as first-class function values; the wrapper cost about
-a twentieth of a cold first run's CPU, bench/README.md "First run"). numba compares
+a twentieth of a cold first run's CPU, bench/README.md "First run"), and with NumPy's error
+model (``error_model="numpy"``): a division by zero gives inf or NaN, as in numpy, which the
+step's blow-up checks report with the body and time, instead of a ZeroDivisionError raised
+from inside a kernel; numba then compiles no zero test before each division, and one set of
+its array-allocation helpers serves every kernel (with two error models in use it compiled
+each allocation signature once per model). numba compares
 compilation flags by their dictionary of values on every lookup of an overloaded function
 (about 400 000 times in a first FE run); `_fast_flag_values` builds that dictionary from
 the class's defaults and the set values at once (the same dictionary, checked when
@@ -47,7 +52,7 @@ from numba.core import event
 
 from solfec_py import session
 
-SHARED_OPTIONS = {"cache": True, "no_cfunc_wrapper": True}
+SHARED_OPTIONS = {"cache": True, "no_cfunc_wrapper": True, "error_model": "numpy"}
 
 
 def njit(*args, **options):
