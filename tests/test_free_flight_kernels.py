@@ -79,8 +79,9 @@ def test_finish_with_energies_equals_finish_then_energies():
     def run(s, fused):
         every = np.zeros(0, np.int64) if fused else rows        # both ways of naming every row
         return K.finish(n, every, scheme, kinds, s["conf"], s["velo"], s["reaction"], s["J"], s["Jinv"], s["mass"], s["momentum"],
-                        norot, h, 50, fused, s["velo0"], s["fext"], s["obstacle"], s["energy"], total)
+                        norot, h, 50, fused, s["velo0"], s["fext"], s["obstacle"], s["energy"], total, True)
 
+    assert K.newton_needed(n, rows, scheme, kinds, a["velo"], a["reaction"], a["Jinv"], a["momentum"], norot, h)
     assert run(a, True) == -1
     # the finite-state sum: every conf and velo entry, row after row (a plain sum: to rounding)
     assert np.isclose(total[0], a["conf"].sum() + a["velo"].sum(), rtol=1e-12,
@@ -105,6 +106,43 @@ def test_finish_with_energies_equals_finish_then_energies():
     # a non-finite entry makes the sum non-finite
     c["velo"][3, 4] = np.nan
     assert run(c, True) == -1 and not np.isfinite(total[0])
+
+
+def test_imp_rows_at_rest_need_no_newton_and_finish_without_it_bit_for_bit():
+    """finish(..., imp=None), the kernel without RIG_IMP's Newton solve, gives the numbers of
+    the full kernel when every RIG_IMP row is at rest (Omega, momentum and reaction 0: a
+    static obstacle), the other rows moving; newton_needed tells the two cases apart."""
+    n, h = 200, 1e-3
+    rng = np.random.default_rng(8)
+    kinds = np.array([K.POS, K.NEG, K.IMP, K.OTHER], dtype=np.int64)
+    scheme = (np.arange(n) % 4).astype(np.int8)
+    imp = np.flatnonzero(kinds[scheme] == K.IMP)
+    norot = np.arange(n) % 9 == 0
+    a = _state(n, 1)
+    a["conf"] = np.concatenate((Rotation.random(n, random_state=9).as_matrix().transpose(0, 2, 1).reshape(n, 9),
+                                rng.normal(size=(n, 3))), axis=1)
+    a["momentum"] = rng.normal(size=(n, 3))
+    a["velo"][:, :3] = rng.normal(scale=5.0, size=(n, 3))
+    a["reaction"][:] = rng.normal(size=(n, 6))
+    for key in ("momentum", "reaction"):
+        a[key][imp, :3] = 0.0
+    a["velo"][imp, :3] = 0.0
+    every = np.zeros(0, np.int64)
+    assert not K.newton_needed(n, every, scheme, kinds, a["velo"], a["reaction"], a["Jinv"], a["momentum"], norot, h)
+    b = {k: v.copy() for k, v in a.items()}
+    for s, flag in ((a, True), (b, None)):
+        total = np.zeros(1)
+        assert K.finish(n, every, scheme, kinds, s["conf"], s["velo"], s["reaction"], s["J"], s["Jinv"], s["mass"],
+                        s["momentum"], norot, h, 50, True, s["velo0"], s["fext"], s["obstacle"], s["energy"], total,
+                        flag) == -1
+    for key in ("conf", "velo", "momentum", "fext", "energy"):
+        assert np.array_equal(a[key], b[key]), key
+    # any of Omega, momentum or reaction nonzero on one RIG_IMP row (not a norotation one) needs the solve
+    r = imp[~norot[imp]][0]
+    for key, col in (("velo", 1), ("momentum", 2), ("reaction", 0)):
+        c = {k: v.copy() for k, v in b.items()}
+        c[key][r, col] = 1e-9
+        assert K.newton_needed(n, every, scheme, kinds, c["velo"], c["reaction"], c["Jinv"], c["momentum"], norot, h)
 
 
 class _Block(rigid.RigidBlock):

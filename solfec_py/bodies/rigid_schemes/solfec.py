@@ -54,10 +54,11 @@ class SolfecScheme(RigidScheme):
 
     def finish(self, block, rows, t, h):
         idx = _indices(block, rows)
-        failed = solfec_kernels.finish(idx.size, idx, block.scheme, _kinds(block), block.conf, block.velo,
+        kinds = _kinds(block)
+        failed = solfec_kernels.finish(idx.size, idx, block.scheme, kinds, block.conf, block.velo,
                                        block.reaction, block.J, block.Jinv, block.mass, block.momentum,
                                        block.norotation, h, MAXITER, False, block.velo0, block.fext, block.obstacle,
-                                       block.energy, np.zeros(1))
+                                       block.energy, np.zeros(1), _imp(block, idx.size, idx, kinds, h))
         if failed >= 0:
             _not_converged(block, int(idx[failed]))
 
@@ -67,16 +68,25 @@ class SolfecScheme(RigidScheme):
         every conf and velo entry came out finite is left in block.finite_after_step (the
         sum of them all is finite), for the step's finite-state check."""
         total = np.zeros(1)
-        failed = solfec_kernels.finish(block.count, _EVERY, block.scheme, _kinds(block), block.conf, block.velo,
+        kinds = _kinds(block)
+        failed = solfec_kernels.finish(block.count, _EVERY, block.scheme, kinds, block.conf, block.velo,
                                        block.reaction, block.J, block.Jinv, block.mass, block.momentum,
                                        block.norotation, h, MAXITER, True, block.velo0, block.fext, block.obstacle,
-                                       block.energy, total)
+                                       block.energy, total, _imp(block, block.count, _EVERY, kinds, h))
         if failed >= 0:
             _not_converged(block, failed)
         block.finite_after_step = bool(np.isfinite(total[0]))
 
 
 _EVERY = np.zeros(0, dtype=np.int64)     # K.finish's rows: every row of the block
+
+
+def _imp(block, n, idx, kinds, h):
+    """finish's `imp`: None while no RIG_IMP row needs its Newton solve (a deck whose only
+    RIG_IMP rows are obstacles at rest then never compiles the solve), else True."""
+    need = solfec_kernels.newton_needed(n, idx, block.scheme, kinds, block.velo, block.reaction, block.Jinv,
+                                        block.momentum, block.norotation, h)
+    return True if need else None
 
 
 def _kinds(block) -> np.ndarray:

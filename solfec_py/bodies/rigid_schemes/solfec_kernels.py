@@ -257,7 +257,7 @@ def row_energies(k, velo, velo0, fext, reaction, obstacle, J, mass, energy, half
 
 @njit(error_model="numpy")
 def finish(n, rows, scheme, kinds, conf, velo, reaction, J, Jinv, mass, momentum, norot, h, maxiter,
-           energies, velo0, fext, obstacle, energy, total):
+           energies, velo0, fext, obstacle, energy, total, imp):
     """The second half step of n rows, rows[k] (rows 0..n-1 when `rows` is empty), each with
     the finish kinds[scheme[row]] (POS, NEG, IMP or OTHER; scheme the block's codes): constrained
     velocity Omega1 = Omega + h J^-1 Tc, x(t+h) = x(t+h/2) + h/2 v(t+h), the rotation finish;
@@ -265,8 +265,10 @@ def finish(n, rows, scheme, kinds, conf, velo, reaction, J, Jinv, mass, momentum
     total[0] = the sum of the rows' conf and velo entries (finite only if every entry is:
     the finite-state check of the step, without another pass). RIG_IMP rows keep the
     rotation increment of their last Newton iterate (the exp[h/2 Omega] the finish would
-    compute again from the same Omega). Returns the position in rows of a RIG_IMP row whose
-    Newton solve failed, else -1."""
+    compute again from the same Omega). `imp` None: no RIG_IMP row needs its Newton solve
+    (`newton_needed` is False), and numba leaves the solve out of the kernel it compiles
+    (obstacles take the RIG_IMP finish, and most decks' obstacles stay at rest). Returns the
+    position in rows of a RIG_IMP row whose Newton solve failed, else -1."""
     s = 0.5 * h
     acc = 0.0
     every = rows.size == 0
@@ -290,7 +292,9 @@ def finish(n, rows, scheme, kinds, conf, velo, reaction, J, Jinv, mass, momentum
         elif kd == OTHER:
             velo[r, 0], velo[r, 1], velo[r, 2] = O0, O1, O2
         else:
-            if kd == IMP:               # converged: E = exp[s O] of the final O
+            if imp is None:             # every RIG_IMP row at rest (`newton_needed`): exp[0]
+                E = _exp9(s * O0, s * O1, s * O2)
+            elif kd == IMP:             # converged: E = exp[s O] of the final O
                 ok, O0, O1, O2, E = _solve_imp9(_m9(J, r), a0, a1, a2, s, O0, O1, O2, maxiter)
                 if not ok:
                     return k
@@ -311,3 +315,23 @@ def finish(n, rows, scheme, kinds, conf, velo, reaction, J, Jinv, mass, momentum
             acc += c
     total[0] = acc
     return -1
+
+
+@njit(error_model="numpy")
+def newton_needed(n, rows, scheme, kinds, velo, reaction, Jinv, momentum, norot, h):
+    """Does some RIG_IMP row of `finish`'s rows (same arguments) start its Newton solve from a
+    nonzero Omega = Omega + h J^-1 Tc or momentum a = a + h Tc? A row at rest (both exactly 0,
+    as a static obstacle's) converges before its first iteration with E = exp[0], which is
+    the rotation update `finish(..., imp=None)` makes for it, bit for bit."""
+    every = rows.size == 0
+    for k in range(n):
+        r = k if every else rows[k]
+        if kinds[scheme[r]] != IMP or norot[r]:
+            continue
+        dO = _mv9(_m9(Jinv, r), reaction[r, 0], reaction[r, 1], reaction[r, 2])
+        if velo[r, 0] + h * dO[0] != 0.0 or velo[r, 1] + h * dO[1] != 0.0 or velo[r, 2] + h * dO[2] != 0.0:
+            return True
+        if (momentum[r, 0] + h * reaction[r, 0] != 0.0 or momentum[r, 1] + h * reaction[r, 1] != 0.0
+                or momentum[r, 2] + h * reaction[r, 2] != 0.0):
+            return True
+    return False
