@@ -4,8 +4,8 @@ convex's own faces, one cut per plane, the cut face ordered by pseudo-angle) and
 summary (fan-triangulated area, area-weighted centroid, A^2-weighted normal). Reference:
 Solfec cvi.c (convex intersection), Sutherland-Hodgman clipping; docs/contact.md.
 
-Compiled with numba's error_model="numpy" like the pair kernel (every division is guarded
-by its own test or has a divisor that cannot vanish).
+Compiled, as every kernel, with numba's "numpy" error model (compilation.njit); every
+division here is guarded by its own test or has a divisor that cannot vanish.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from solfec_py.compilation import njit
 DEDUP = 1e-12           # relative distance within which points are on a plane or merged
 
 
-@njit(error_model="numpy")
+@njit
 def plane_axes(nk):
     """The in-plane unit vectors u, w = n x u of `polyhedra._faces` for normal nk, as the
     six scalars u0, u1, u2, w0, w1, w2."""
@@ -41,7 +41,7 @@ _QUADS = np.array([[0, 0, 0, 0, 0, 1, 0, 1, 1, 0, 1, 0], [1, 0, 0, 1, 1, 0, 1, 1
                    [0, 0, 0, 0, 1, 0, 1, 1, 0, 1, 0, 0], [0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]], dtype=np.int64)
 
 
-@njit(error_model="numpy")
+@njit
 def box_faces(FV, FN, FP, lo, hi):
     """The six faces of the box [lo, hi] (tagged -1: not an input plane), counter-clockwise
     seen from outside as every face of the clipping (`clip`); returns 6."""
@@ -54,7 +54,7 @@ def box_faces(FV, FN, FP, lo, hi):
     return 6
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def _push(out, m, x0, x1, x2, tol2):
     """Append x to out[:m] unless it repeats out[m - 1] within sqrt(tol2); returns m (-1
     when out is full)."""
@@ -68,7 +68,7 @@ def _push(out, m, x0, x1, x2, tol2):
     return m + 1
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def _close(out, m, tol2):
     """Drop a closing repeat of the first point of the polygon out[:m]; returns m."""
     if m > 1:
@@ -78,7 +78,7 @@ def _close(out, m, tol2):
     return m
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def _pseudo_angle(y, x):
     """A strictly increasing function of arctan2(y, x) on [-pi, pi] without a transcendental
     call: 1 - x / (|x| + |y|) above the x axis (0 at angle 0, 2 at pi), x / (|x| + |y|) - 1
@@ -94,7 +94,7 @@ def _pseudo_angle(y, x):
     return 1.0 - r if up else r - 1.0
 
 
-@njit(error_model="numpy")
+@njit
 def _angles(pts, m, ax, ang):
     """Pseudo-angles (`_pseudo_angle`: in the order of the angles) of pts[:m] about their
     mean in the in-plane axes ax = `plane_axes(nk)` (six scalars) of the plane's normal."""
@@ -110,7 +110,7 @@ def _angles(pts, m, ax, ang):
         ang[i] = _pseudo_angle(e0 * w0 + e1 * w1 + e2 * w2, e0 * u0 + e1 * u1 + e2 * u2)
 
 
-@njit(error_model="numpy")
+@njit
 def _sort(ang, m, idx):
     """idx[:m] = the stable ascending order of ang[:m] (insertion sort; m is small)."""
     for i in range(m):
@@ -123,7 +123,7 @@ def _sort(ang, m, idx):
         idx[j] = t
 
 
-@njit(error_model="numpy")
+@njit
 def clip(FV, FN, FP, nf, nk, dk, k, ax, S, tmp, cap, ang, idx, tol):
     """Cut the polytope (faces FV[f, :FN[f]], planes FP) by n.y <= d (vertices within tol
     of the plane count as on it); the cut face gets tag k (in-plane axes ax, `plane_axes`).
@@ -208,7 +208,7 @@ def clip(FV, FN, FP, nf, nk, dk, k, ax, S, tmp, cap, ang, idx, tol):
     return g
 
 
-@njit(error_model="numpy")
+@njit
 def polytope_summary(FV, FN, FP, nf, normals, axes, gf, owner, surface, ang, n, point):
     """Fan triangles of every face (from its vertex of smallest angle about the vertex
     mean, as `polyhedra._faces`; in-plane axes axes[gf[k]] for tag k): (ok, total area);
@@ -250,7 +250,7 @@ def polytope_summary(FV, FN, FP, nf, normals, axes, gf, owner, surface, ang, n, 
     return ok and ntri >= 4, total
 
 
-@njit(error_model="numpy")
+@njit
 def own_faces(c, c_vstart, c_fstart, c_closed, f_vstart, f_vert, v_cur, f_normal, f_offset, lo_box, hi_box,
                c_obj, maxp):
     """Can convex c's polytope {n_f.x <= d_f} start a pair's clipping as its own vertices and
@@ -280,7 +280,7 @@ def own_faces(c, c_vstart, c_fstart, c_closed, f_vstart, f_vert, v_cur, f_normal
     return 1
 
 
-@njit(error_model="numpy")
+@njit
 def own_vertices(Y, v_cur, v0, v1, p):
     """Y[:v1 - v0] = the vertices v_cur[v0:v1] around p (the start polytope's vertices,
     computed as every copy of them)."""
@@ -288,7 +288,7 @@ def own_vertices(Y, v_cur, v0, v1, p):
         Y[v - v0, 0], Y[v - v0, 1], Y[v - v0, 2] = v_cur[v, 0] - p[0], v_cur[v, 1] - p[1], v_cur[v, 2] - p[2]
 
 
-@njit(error_model="numpy")
+@njit
 def own_polytope(FV, FN, FP, f0, f1, f_vstart, f_vert, Y, v0):
     """The faces of a convex accepted by `own_faces` (tags 0, 1, ...) on the vertices Y
     (`own_vertices`: row v - v0 for vertex v); returns their count."""
@@ -302,7 +302,7 @@ def own_polytope(FV, FN, FP, f0, f1, f_vstart, f_vert, Y, v0):
     return f1 - f0
 
 
-@njit(error_model="numpy")
+@njit
 def reaches(Y, nv, nk, dk):
     """The largest signed distance n.y - d of the vertices Y[:nv] (computed as `clip`
     computes it for a vertex y of the polytope)."""

@@ -16,7 +16,7 @@ _TINY = 1e-28          # squared distance below which GJK reports an intersectio
 # --------------------------------------------------------------------------- GJK
 
 
-@njit(error_model="numpy")
+@njit
 def _simplex_closest(W, n, lam, out, G, r, mu, idx):
     """Closest point to the origin of the convex hull of the n points W[:n]: the smallest of
     the origin's projections onto the affine hulls of all subsets whose barycentric
@@ -94,7 +94,7 @@ def _simplex_closest(W, n, lam, out, G, r, mu, idx):
                 lam[idx[i + 1]] = mu[i]
 
 
-@njit(error_model="numpy")
+@njit
 def gjk_work():
     """The work arrays of `gjk_into` (W, A, B (4, 3), lam (4), x (3), G (3, 3), r, mu (3),
     idx (4), p, q (3)), to be allocated once and reused over many calls."""
@@ -102,7 +102,7 @@ def gjk_work():
             np.zeros(3), np.zeros(3), np.zeros(4, dtype=np.int64), np.zeros(3), np.zeros(3))
 
 
-@njit(error_model="numpy")
+@njit
 def gjk(va, vb):
     """Closest points p (of conv va) and q (of conv vb) and their distance (0 when the hulls
     intersect; p = q is then a common point). Gilbert-Johnson-Keerthi iteration on the
@@ -113,7 +113,7 @@ def gjk(va, vb):
     return work[9], work[10], d
 
 
-@njit(error_model="numpy")
+@njit
 def gjk_into(va, vb, work, i0, j0):
     """`gjk` on the reusable work arrays `work` (from `gjk_work`; zeroed here first, so that
     every call starts as a fresh one): returns the distance and leaves the closest points
@@ -188,7 +188,7 @@ def gjk_into(va, vb, work, i0, j0):
     return np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
 
 
-@njit(error_model="numpy")
+@njit
 def gjk_pairs(ca, cb, c_vstart, v_cur):
     """GJK over pairs of convex objects (indices into the convex ranges c_vstart)."""
     m = ca.size

@@ -14,10 +14,9 @@ polygons outgrow the work arrays is flagged for the Qhull path
 
 The polytope's construction and summary are in `clipping.py`.
 
-The kernels here and in gjk.py are compiled with numba's error_model="numpy": no check for
-a division by zero before each division (every division is guarded by its own test or has a
-divisor that cannot vanish, so the results are those of the default model, which would
-raise instead).
+The kernels here and in gjk.py are compiled, as every kernel, with numba's "numpy" error
+model (compilation.njit): no check for a division by zero before each division; every
+division here is guarded by its own test or has a divisor that cannot vanish.
 """
 from __future__ import annotations
 
@@ -29,12 +28,12 @@ from solfec_py.contact.clipping import (DEDUP, box_faces, clip, own_faces, own_p
 from solfec_py.contact.gjk import gjk_into, gjk_work
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def _dot(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@njit(error_model="numpy")
+@njit
 def _nearest_surface(point, normals, offsets, surface, sid, f0, f1):
     """Surface id of the surface plane f0 <= f < f1 nearest to the point (|signed distance|
     minimal; all planes count when none is a surface plane)."""
@@ -48,7 +47,7 @@ def _nearest_surface(point, normals, offsets, surface, sid, f0, f1):
     return sid[k if k >= 0 else k_any]
 
 
-@njit(error_model="numpy")
+@njit
 def _behind_all(v_cur, tri, t0, t1, x):
     """Is x strictly behind every triangle tri[t0:t1] (outward (b - a) x (c - a)), each
     by more than the rounding bound 1e-12 |b - a|_1 |c - a|_1 |x - a|_1 of its triple
@@ -69,7 +68,7 @@ def _behind_all(v_cur, tri, t0, t1, x):
     return True
 
 
-@njit(error_model="numpy")
+@njit
 def _finish(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps):
     """Steps 3-6 after the intersection polytope: reject a point farther than eps from
     either object; gap from the vertex spread along n, refined by GJK when deeper than eps;
@@ -83,7 +82,7 @@ def _finish(va, vb, x, n, V, na, da, sa, ida, nb, db, sb, idb, eps):
                                                                                           nb.shape[0])
 
 
-@njit(error_model="numpy")
+@njit
 def _gap_into(va, vb, x, n, V, eps, work, one, sha, shb, in_a, in_b):
     """`_finish`'s point check and gap, (ok, gap), on reusable work arrays: `work` of
     `gjk.gjk_work`, one (1, 3), sha and shb at least as long as va and vb (the shifted
@@ -117,7 +116,7 @@ def _gap_into(va, vb, x, n, V, eps, work, one, sha, shb, in_a, in_b):
     return True, min(g, 0.0)
 
 
-@njit(error_model="numpy")
+@njit
 def _far(Y, c):
     """Index of the row of Y farthest from the point c."""
     best, j = -1.0, 0
@@ -129,14 +128,14 @@ def _far(Y, c):
     return j, np.sqrt(best)
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def _put(out, k, x0, x1, x2):
     """out[k] = (x0, x1, x2), element by element (an array assignment would compile numba's
     shape-mismatch message, seconds of a first run)."""
     out[k, 0], out[k, 1], out[k, 2] = x0, x1, x2
 
 
-@njit(error_model="numpy")
+@njit
 def polygon_corners(V, x, n, tol, out):
     """Up to four points spanning the contact polygon: the vertices V projected onto the
     plane through x normal to n; P0 the farthest from x, P1 the farthest from P0, P2 and P3
@@ -176,7 +175,7 @@ def polygon_corners(V, x, n, tol, out):
     return k
 
 
-@njit(error_model="numpy")
+@njit
 def convex_pairs(ca, cb, c_vstart, c_fstart, c_obj, v_cur, f_normal, f_offset, f_surface, f_sid,
                  c_tstart, tri, c_closed, f_vstart, f_vert, lo_box, hi_box, eps, corner_tol):
     """Narrow phase of the convex pairs (ca[k] owns the normal; c_tstart, tri, c_closed as

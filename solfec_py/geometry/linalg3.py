@@ -10,7 +10,7 @@ import math
 from solfec_py.compilation import njit
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def adjugate_solve3(a00, a01, a02, a10, a11, a12, a20, a21, a22, det, r0, r1, r2):
     """x = adj(A) r / det for the row-major entries of A and its determinant `det` (the
     caller computes det, in the form its guard needs, and checks it is not zero)."""
@@ -76,7 +76,7 @@ def solve3s(a00, a01, a02, a10, a11, a12, a20, a21, a22, x0, x1, x2):
 _TWO_THIRDS_PI = 2.0 * math.pi / 3.0
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def symmetric3_extremes(a00, a01, a02, a11, a12, a22):
     """(lambda_min, lambda_max) of the symmetric 3 x 3 matrix with the given upper entries,
     each within a few eps * ||A|| of the exact value (the accuracy of LAPACK's ?syev), NaN
@@ -154,7 +154,7 @@ def symmetric3_extremes(a00, a01, a02, a11, a12, a22):
     return lo * t, hi * t
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def lu_inverse3(a00, a01, a02, a10, a11, a12, a20, a21, a22):
     """(ok, the 9 row-major entries of A^-1): the columns solve A x = e_j by `solve3s`,
     Gaussian elimination with partial pivoting

@@ -17,7 +17,7 @@ from solfec_py.geometry.rotation import _A, _B, _SMALL, _coefficients_scalar
 POS, NEG, IMP, OTHER = 0, 1, 2, -1          # finish kinds (OTHER: keep the half-step rotation)
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def _ab(t2):
     """sin(t)/t and (1-cos t)/t^2 at t^2 = t2: geometry.rotation._coefficients_scalar's
     operations (inlined here, without the third coefficient where it is not used)."""
@@ -34,7 +34,7 @@ def _ab(t2):
 # 3 x 3 algebra on row-major 9-tuples of scalars (kept in registers: no stores to small
 # arrays that the compiler must assume alias the block's arrays); each formula is the one the
 # array helpers used, term for term, so the numbers are the same
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def _iss9(w0, w1, w2, n2, a, b):
     """I + a [w] + b [w]^2, with [w]^2 = w w^T - |w|^2 I and n2 = |w|^2."""
     return (1.0 + b * (w0 * w0 - n2), -a * w2 + b * w0 * w1, a * w1 + b * w0 * w2,
@@ -42,7 +42,7 @@ def _iss9(w0, w1, w2, n2, a, b):
             -a * w1 + b * w0 * w2, a * w0 + b * w1 * w2, 1.0 + b * (w2 * w2 - n2))
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def _exp9(w0, w1, w2):
     """exp[w] (Rodrigues, as geometry.rotation.expmap)."""
     n2 = w0 * w0 + w1 * w1 + w2 * w2
@@ -50,26 +50,26 @@ def _exp9(w0, w1, w2):
     return _iss9(w0, w1, w2, n2, a, b)
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def _rot9(conf, r):
     """The rotation of row r (column-major in conf)."""
     return (conf[r, 0], conf[r, 3], conf[r, 6], conf[r, 1], conf[r, 4], conf[r, 7], conf[r, 2], conf[r, 5], conf[r, 8])
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def _put_rot9(conf, r, M):
     conf[r, 0], conf[r, 1], conf[r, 2] = M[0], M[3], M[6]
     conf[r, 3], conf[r, 4], conf[r, 5] = M[1], M[4], M[7]
     conf[r, 6], conf[r, 7], conf[r, 8] = M[2], M[5], M[8]
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def _m9(M, r):
     """The 3 x 3 matrix M[r]."""
     return (M[r, 0, 0], M[r, 0, 1], M[r, 0, 2], M[r, 1, 0], M[r, 1, 1], M[r, 1, 2], M[r, 2, 0], M[r, 2, 1], M[r, 2, 2])
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def _mm9(A, B):
     """A B."""
     return (A[0] * B[0] + A[1] * B[3] + A[2] * B[6], A[0] * B[1] + A[1] * B[4] + A[2] * B[7],
@@ -79,19 +79,19 @@ def _mm9(A, B):
             A[6] * B[2] + A[7] * B[5] + A[8] * B[8])
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def _mv9(M, x0, x1, x2):
     """M x."""
     return (M[0] * x0 + M[1] * x1 + M[2] * x2, M[3] * x0 + M[4] * x1 + M[5] * x2, M[6] * x0 + M[7] * x1 + M[8] * x2)
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def _mtv9(M, x0, x1, x2):
     """M^T x."""
     return (M[0] * x0 + M[3] * x1 + M[6] * x2, M[1] * x0 + M[4] * x1 + M[7] * x2, M[2] * x0 + M[5] * x1 + M[8] * x2)
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def _rotate_row(r, conf, velo, s):
     """Lambda(t+h/2) = Lambda exp[h/2 Omega], x(t+h/2) = x + h/2 v of row r (s = h/2);
     returns E = exp[h/2 Omega]."""
@@ -102,7 +102,7 @@ def _rotate_row(r, conf, velo, s):
     return E
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def _velocity_row(r, velo, J, Jinv, mass, f0, f1, f2, T0, T1, T2, E, momentum, fext, h):
     """Row r given E = exp[h/2 Omega], the force f and the referential torque T (h/2 = s):
     momentum a = E^T J Omega + h T, predictor G = T - Omega_half x J Omega_half with
@@ -128,14 +128,14 @@ def _velocity_row(r, velo, J, Jinv, mass, f0, f1, f2, T0, T1, T2, E, momentum, f
     velo[r, 5] += h / m * f2
 
 
-@njit(error_model="numpy")
+@njit
 def half_rotate(rows, conf, velo, h):
     """The half-step configuration of every row (before loads that depend on it)."""
     for r in rows:
         _rotate_row(r, conf, velo, 0.5 * h)
 
 
-@njit(error_model="numpy")
+@njit
 def half_velocity(rows, conf, velo, J, Jinv, mass, f, ts, tr, momentum, fext, h):
     """The free velocity of every row after `half_rotate`, with loads f, ts (spatial
     torque), tr (referential torque) indexed by position in rows."""
@@ -148,7 +148,7 @@ def half_velocity(rows, conf, velo, J, Jinv, mass, f, ts, tr, momentum, fext, h)
                       T[2] + tr[k, 2], E, momentum, fext, h)
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def _gravity_row(r, conf, velo, J, Jinv, mass, obstacle, g, momentum, fext, h):
     """`_rotate_row` then `_velocity_row` of row r under gravity g alone (the force m g; none
     on obstacles)."""
@@ -157,7 +157,7 @@ def _gravity_row(r, conf, velo, J, Jinv, mass, obstacle, g, momentum, fext, h):
     _velocity_row(r, velo, J, Jinv, mass, m * g[0], m * g[1], m * g[2], 0.0, 0.0, 0.0, E, momentum, fext, h)
 
 
-@njit(error_model="numpy")
+@njit
 def half_step_gravity(rows, conf, velo, J, Jinv, mass, obstacle, g, momentum, fext, h):
     """`half_rotate` and `half_velocity` in one pass when the only load is gravity g (the
     force m g; none on obstacles, as bodies.loads.rigid_loads)."""
@@ -176,7 +176,7 @@ def begin_row(r, velo, velo0, reaction, norotation):
         reaction[r, i] = 0.0
 
 
-@njit(error_model="numpy")
+@njit
 def begin_half_step_gravity(n, conf, velo, J, Jinv, mass, obstacle, g, momentum, fext, h, velo0, reaction,
                             norotation):
     """Rows 0..n-1 in one pass: the start of the step (`begin_row`) then `half_step_gravity`,
@@ -186,7 +186,7 @@ def begin_half_step_gravity(n, conf, velo, J, Jinv, mass, obstacle, g, momentum,
         _gravity_row(r, conf, velo, J, Jinv, mass, obstacle, g, momentum, fext, h)
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def _solve_imp9(J, a0, a1, a2, s, O0, O1, O2, maxiter):
     """`_solve_imp` on scalars (J a 9-tuple): (converged, Omega, exp[s Omega] of that Omega)."""
     scale = max(1.0, np.sqrt(a0 * a0 + a1 * a1 + a2 * a2))
@@ -226,7 +226,7 @@ def _solve_imp9(J, a0, a1, a2, s, O0, O1, O2, maxiter):
     return False, O0, O1, O2, _iss9(0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
-@njit(inline="always", error_model="numpy")
+@njit(inline="always")
 def row_energies(k, velo, velo0, fext, reaction, obstacle, J, mass, energy, half_h):
     """End-of-step bookkeeping of row k: fext += reaction; the external work h/2 (velo0 +
     velo).fext added to energy[k, 1] and the kinetic energy 1/2 Omega.J Omega + 1/2 m v.v
@@ -255,7 +255,7 @@ def row_energies(k, velo, velo0, fext, reaction, obstacle, J, mass, energy, half
         energy[k, 0] = 0.0
 
 
-@njit(error_model="numpy")
+@njit
 def finish(n, rows, scheme, kinds, conf, velo, reaction, J, Jinv, mass, momentum, norot, h, maxiter,
            energies, velo0, fext, obstacle, energy, total, imp):
     """The second half step of n rows, rows[k] (rows 0..n-1 when `rows` is empty), each with
@@ -317,7 +317,7 @@ def finish(n, rows, scheme, kinds, conf, velo, reaction, J, Jinv, mass, momentum
     return -1
 
 
-@njit(error_model="numpy")
+@njit
 def newton_needed(n, rows, scheme, kinds, velo, reaction, Jinv, momentum, norot, h):
     """Does some RIG_IMP row of `finish`'s rows (same arguments) start its Newton solve from a
     nonzero Omega = Omega + h J^-1 Tc or momentum a = a + h Tc? A row at rest (both exactly 0,

@@ -205,7 +205,7 @@ def _begin_rows(n, velo, velo0, reaction, norotation):
         begin_row(k, velo, velo0, reaction, norotation)
 
 
-@njit(error_model="numpy")
+@njit
 def _step_energies(n, velo, velo0, fext, reaction, obstacle, J, mass, energy, half_h):
     """solfec_kernels.row_energies of rows 0..n-1."""
     for k in range(n):
