@@ -172,13 +172,14 @@ distributed.gauss_seidel = twice
 
 
 @pytest.mark.parametrize("options", ["reverse = 'OFF'", "reverse = 'ON'"])
-def test_a_converged_distributed_solve_ends_at_its_last_counted_iteration(tmp_path, options):
+@pytest.mark.parametrize("joints", [True, False])
+def test_a_converged_distributed_solve_ends_at_its_last_counted_iteration(tmp_path, options, joints):
     """Each iteration's first rows are swept while the previous iteration's error sums travel
     between the ranks; when those sums end the solve, that sweep is undone. So a solve that
     converges after k iterations leaves exactly the reactions of a solve capped at k
     iterations from the same start (bit for bit: the same sweeps in the same order)."""
     text = cube_array("out/capped", solver="GS", meritval=1.0, friction=0.3, duration=0.01, interval=STEP,
-                      options=options)
+                      options=options, joints=joints)        # (contacts only: the compiled iterations)
     text = CAPPED + text + "assert len(checked) > 5 and max(checked) > 1, checked\n"
     folder = tmp_path / "mpi"
     folder.mkdir()
@@ -186,6 +187,55 @@ def test_a_converged_distributed_solve_ends_at_its_last_counted_iteration(tmp_pa
     res = subprocess.run([MPIEXEC, "-n", "2", sys.executable, "-m", "solfec_py", deck], cwd=folder, env=_env(),
                          capture_output=True, text=True, timeout=240)
     assert res.returncode == 0, f"{res.stdout}\n{res.stderr}"
+
+
+PATH_SWITCH = """
+from solfec_py.solvers import distributed
+
+distributed.COMPILED = COMPILED
+compiled = []
+_iterate_compiled = distributed._iterate_compiled
+
+def counted(*args):
+    compiled.append(1)
+    return _iterate_compiled(*args)
+
+distributed._iterate_compiled = counted
+"""
+
+
+@pytest.mark.parametrize("ranks, options", [(2, "reverse = 'ON'"), (2, "diagmaxiter = 3"),
+                                            (3, "variant = 'FULL'"), (3, "variant = 'MIDDLE_JACOBI'")])
+def test_compiled_iterations_give_the_python_loops_bits(tmp_path, ranks, options):
+    """Over contact rows the distributed Gauss-Seidel runs its iterations in one compiled
+    call (solvers/distributed_kernels.py, MPI called from the kernel): the same sweeps,
+    messages and sums in the same order as the Python loop, so every stored state and
+    iteration count is the same bit for bit. diagmaxiter = 3 sends rows whose Newton
+    iteration fails to the fallback solver (about 190 times a rank in this run); 3 ranks give
+    MIDDLE rows, swept colour by colour."""
+    from solfec_py.output.store_reader import StoreReader
+
+    readers = []
+    for flag in (True, False):
+        text = cube_array("out/paths", solver="GS", meritval=1.0, friction=0.3, duration=0.02, interval=STEP,
+                          joints=False, options=options)
+        check = f"assert len(compiled) {'>' if flag else '=='} 0, len(compiled)\n"
+        text = PATH_SWITCH.replace("= COMPILED", f"= {flag}") + text + check
+        folder = tmp_path / f"compiled_{flag}"
+        folder.mkdir()
+        deck = write_deck(folder / "paths.py", text)
+        res = subprocess.run([MPIEXEC, "-n", str(ranks), sys.executable, "-m", "solfec_py", deck], cwd=folder,
+                             env=_env(), capture_output=True, text=True, timeout=240)
+        assert res.returncode == 0, f"{res.stdout}\n{res.stderr}"
+        readers.append(StoreReader.open_existing(glob.glob(str(folder / "out" / "paths" / "*.results"))[0]))
+    fast, slow = readers
+    assert fast.nframes == slow.nframes == 21
+    for f in range(fast.nframes):
+        for a, b in zip(_states(fast, "rigid", f), _states(slow, "rigid", f)):
+            assert np.array_equal(a, b), f"frame {f}"
+        assert _contacts(fast, f) == _contacts(slow, f)
+    iters = np.asarray(fast.column("GSITERS"))
+    assert iters.max() > 1 and np.array_equal(iters, np.asarray(slow.column("GSITERS")))
 
 
 def test_newton_fallback_on_two_ranks(tmp_path):

@@ -39,6 +39,7 @@ class Serial:
     rank = 0
     size = 1
     parallel = False
+    calls = None                          # MPI called from compiled kernels (World.calls)
 
     def barrier(self) -> None:
         pass
@@ -97,6 +98,17 @@ class World(Serial):
         self.rank = self.comm.Get_rank()
         self.size = self.comm.Get_size()
         self.bytes_sent = 0               # payload bytes of the buffer exchanges (bench/mpi_scaling.py)
+        self._calls = False
+
+    @property
+    def calls(self):
+        """parallel.mpi_calls.Calls of this communicator (MPI called from compiled kernels), or
+        None where the MPI library does not allow it."""
+        if self._calls is False:
+            from solfec_py.parallel.mpi_calls import Calls
+
+            self._calls = Calls.make(self.MPI, self.comm)
+        return self._calls
 
     def barrier(self) -> None:
         self.comm.Barrier()

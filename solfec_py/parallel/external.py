@@ -139,41 +139,56 @@ class Phase:
     (MPI 4.0 section 3.9) over buffers kept for the solve: the rows and partners are the
     same in every sweep, so a sweep only fills the send buffers and starts the requests.
     Receives are started (`start`) before the sweep begins and completed where the sweep
-    needs them (`wait`); sends are started by `send` and completed by `complete`."""
+    needs them (`wait`); sends are started by `send` and completed by `complete`. The
+    buffers and requests are made at the first of these calls: a solve that runs its
+    sweeps compiled (solvers/distributed_kernels.py) makes its own from `sends` / `recvs`
+    (partner rank, rows) and `tag`."""
 
     def __init__(self, ext, sends: list, recvs: list, tag: int):
-        comm = ext.comm.comm
         self.world = ext.comm
-        self.sends = [(np.empty((s.size, 3)), s) for _, s in sends]
-        self.recvs = [(np.empty((r.size, 3)), r) for _, r in recvs]
-        self.send_requests = [comm.Send_init(buf, dest=t, tag=tag) for (buf, _), (t, _) in zip(self.sends, sends)]
-        self.recv_requests = [comm.Recv_init(buf, source=t, tag=tag) for (buf, _), (t, _) in zip(self.recvs, recvs)]
-        self.nbytes = sum(buf.nbytes for buf, _ in self.sends)
-        self.Prequest = ext.comm.MPI.Prequest
+        self.sends = [(t, s) for t, s in sends]
+        self.recvs = [(t, r) for t, r in recvs]
+        self.tag = tag
+        self.nbytes = sum(24 * s.size for _, s in self.sends)
+        self._made = None                       # (send buffers, receive buffers, send requests, receive requests)
 
     def __bool__(self) -> bool:
         return bool(self.sends or self.recvs)
 
+    def _requests(self):
+        if self._made is None:
+            comm = self.world.comm
+            sbufs = [np.empty((s.size, 3)) for _, s in self.sends]
+            rbufs = [np.empty((r.size, 3)) for _, r in self.recvs]
+            self._made = (sbufs, rbufs,
+                          [comm.Send_init(buf, dest=t, tag=self.tag) for buf, (t, _) in zip(sbufs, self.sends)],
+                          [comm.Recv_init(buf, source=t, tag=self.tag) for buf, (t, _) in zip(rbufs, self.recvs)])
+        return self._made
+
     def send(self, values: np.ndarray) -> None:
-        for buf, rows in self.sends:
+        sbufs, _, requests, _ = self._requests()
+        for buf, (_, rows) in zip(sbufs, self.sends):
             np.take(values, rows, axis=0, out=buf)
-        self.Prequest.Startall(self.send_requests)
+        self.world.MPI.Prequest.Startall(requests)
         self.world.bytes_sent += self.nbytes
 
     def start(self) -> None:
-        self.Prequest.Startall(self.recv_requests)
+        self.world.MPI.Prequest.Startall(self._requests()[3])
 
     def wait(self, values: np.ndarray) -> None:
-        self.Prequest.Waitall(self.recv_requests)
-        for buf, rows in self.recvs:
+        _, rbufs, _, requests = self._requests()
+        self.world.MPI.Prequest.Waitall(requests)
+        for buf, (_, rows) in zip(rbufs, self.recvs):
             values[rows] = buf
 
     def complete(self) -> None:
-        self.Prequest.Waitall(self.send_requests)
+        self.world.MPI.Prequest.Waitall(self._requests()[2])
 
     def free(self) -> None:
-        for req in self.send_requests + self.recv_requests:
-            req.Free()
+        if self._made is not None:
+            for req in self._made[2] + self._made[3]:
+                req.Free()
+            self._made = None
 
 
 def _colours(comm, neighbours: int):

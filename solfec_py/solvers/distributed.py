@@ -19,7 +19,10 @@ are summed over the ranks every iteration, so every rank stops at the same itera
 sweep's messages are persistent MPI requests made once a solve (external.Phase), and the
 sum is a non-blocking allreduce: while it travels, the next iteration's first rows (which
 need nothing from other ranks) are swept, and undone if the sum ends the solve, so the
-result is that of the iteration that met the stopping rule.
+result is that of the iteration that met the stopping rule. Over contact rows without
+SPRING forces (the common case) the iterations run in one compiled call
+(solvers/distributed_kernels.py: MPI called from the kernel, the same operations in the
+same order, so the same bits); other row sets run the Python loop `_iterate`.
 
 PENALTY_SOLVER: each rank gives its owned contacts their spring-dashpot forces (one row at a
 time, no communication), sends them to the ranks that hold them as external rows, and the
@@ -37,7 +40,7 @@ import math
 import numpy as np
 
 from solfec_py import constraints as C
-from solfec_py.errors import NotAvailableError
+from solfec_py.errors import NotAvailableError, SimulationError
 from solfec_py.solvers import gauss_seidel as gs
 from solfec_py.solvers import local_dynamics_kernels as K
 from solfec_py.solvers.common import finish, spring_forces, timed_assemble
@@ -178,6 +181,7 @@ def sweep_rows(order, backward, contacts, kind, W, Winv, rho, B, V, U, R, indptr
 
 
 _SWEEP, _SEND, _RECEIVE = 0, 1, 2
+COMPILED = True         # iterations over contact rows in one compiled call (`_iterate_compiled`) where MPI allows
 AHEAD = 128             # rows swept ahead while an iteration's sums travel: about the allreduce's time
 
 
@@ -258,7 +262,7 @@ def _sweep_ahead(plans, settings, it, maxiter, state, ld, blast, force, springs,
     if springs is not None:
         force = springs(blast)
     state["up"] = state["lo"] = 0.0
-    sweep(rows, backward)
+    sweep(rows, backward, force)
     return undo + (force,)
 
 
@@ -300,7 +304,7 @@ def gauss_seidel(ld, settings, ext, springs, variant: str, rows=None) -> gs.Resu
     fast = (ld.W, ld.rho, ld.B, ld.V, ld.U, ld.R, ld.indptr, ld.adj, ld.Wadj, ld.par, blast, dynamic, h, deps, dmax,
             omega, 0.0, 0.0)
 
-    def sweep(order, backward):                    # (the plan's row sets are not empty)
+    def sweep(order, backward, force):             # (the plan's row sets are not empty)
         if state["abort"]:
             return
         m, up, lo = 0, 0.0, 0.0
@@ -320,7 +324,35 @@ def gauss_seidel(ld, settings, ext, springs, variant: str, rows=None) -> gs.Resu
     plans = {False: _plan(ext, variant, sets, False)}
     if settings.reverse:
         plans[True] = _plan(ext, variant, sets, True)
-    sums, keep = np.zeros(4), np.empty((3, AHEAD, 3))
+    if COMPILED and contacts and springs is None and comm.calls is not None:
+        it, converged, error, code = _iterate_compiled(comm, plans, settings, ld, n_own, force, blast, efree,
+                                                       rerhist, merhist, num, Ut)
+        state["code"] = code
+    else:
+        it, converged, error, force = _iterate(plans, settings, ld, n_own, comm, force, blast, efree, rerhist,
+                                               merhist, num, Ut, springs, sweep, state)
+    final = merit(ld.kind[:n_own], ld.W, ld.Winv, ld.B, ld.V, ld.R, ld.indptr, ld.adj, ld.Wadj, ld.par, force,
+                     blast, dynamic, h, efree, num, Ut, ws)
+    final = float(comm.allreduce_sum([final])[0])
+    ld.U[:n_own] = Ut[:n_own]
+    code = int(comm.allreduce_max([float(state["code"])])[0])
+    error_code = gs.OK
+    if not converged:
+        error_code = code if (code and stop) else gs.DIVERGED
+    elif code:
+        error_code = code
+    keep = min(it, maxiter)
+    return gs.Result(iters=it, error=gs.ERRORS[error_code], rerhist=rerhist[:keep].copy(),
+                     merhist=merhist[:keep].copy() if settings.meritval < 1.0 else np.zeros(0),
+                     merit=final, num=num)
+
+
+def _iterate(plans, settings, ld, n_own, comm, force, blast, efree, rerhist, merhist, num, Ut, springs, sweep,
+             state):
+    """The iterations of `gauss_seidel` in Python, one call for each step of the plans (any
+    rows, SPRING forces); returns (iterations, converged, last error, the SPRING forces)."""
+    sums, keep, ws = np.zeros(4), np.empty((3, AHEAD, 3)), np.empty((9, 3))
+    dynamic, h, maxiter = bool(ld.dynamic), float(ld.h), max(1, int(settings.maxiter))
     it, converged, error = 0, False, 0.0
     ahead = None                    # the first sweep of iteration `it`, swept while the sums of `it - 1` travelled
     try:
@@ -335,7 +367,7 @@ def gauss_seidel(ld, settings, ext, springs, variant: str, rows=None) -> gs.Resu
                 phase.start()
             for op, what in steps[0 if ahead is None else 1:]:
                 if op == _SWEEP:
-                    sweep(what, backward)
+                    sweep(what, backward, force)
                 elif op == _SEND:
                     what.send(ld.R)
                 else:
@@ -367,17 +399,104 @@ def gauss_seidel(ld, settings, ext, springs, variant: str, rows=None) -> gs.Resu
         for _, receives, sends in plans.values():
             for phase in receives + sends:
                 phase.free()
-    final = merit(ld.kind[:n_own], ld.W, ld.Winv, ld.B, ld.V, ld.R, ld.indptr, ld.adj, ld.Wadj, ld.par, force,
-                     blast, dynamic, h, efree, num, Ut, ws)
-    final = float(comm.allreduce_sum([final])[0])
-    ld.U[:n_own] = Ut[:n_own]
-    code = int(comm.allreduce_max([float(state["code"])])[0])
-    error_code = gs.OK
-    if not converged:
-        error_code = code if (code and stop) else gs.DIVERGED
-    elif code:
-        error_code = code
-    keep = min(it, maxiter)
-    return gs.Result(iters=it, error=gs.ERRORS[error_code], rerhist=rerhist[:keep].copy(),
-                     merhist=merhist[:keep].copy() if settings.meritval < 1.0 else np.zeros(0),
-                     merit=final, num=num)
+    return it, converged, error, force
+
+
+def _iterate_compiled(comm, plans, settings, ld, n_own, force, blast, efree, rerhist, merhist, num, Ut):
+    """The iterations of `gauss_seidel` over contact rows without SPRING forces in one
+    compiled call (solvers/distributed_kernels.py: the same operations in the same order
+    as `_iterate`, so the same bits); returns (iterations, converged, last error, diagonal
+    error code)."""
+    from solfec_py.solvers import distributed_kernels as DK
+
+    flat = _Flat(comm, plans, settings.reverse)
+    try:
+        meritval = float(settings.meritval) if settings.meritval < 1.0 else None
+        it, converged, error, code, _, status, sent = DK.iterate(
+            comm.calls.functions, comm.calls.world, flat.ops, flat.nops, flat.rows, flat.req, flat.msg,
+            flat.messages, flat.msg_rows, flat.requests, flat.send_buffer, flat.recv_buffer, flat.phase_bytes,
+            flat.statuses, ld.kind, np.ascontiguousarray(ld.kind[:n_own]), ld.W, ld.Winv, ld.rho, ld.B, ld.V, ld.U,
+            ld.R, ld.indptr, ld.adj, ld.Wadj, ld.par, force, blast, bool(ld.dynamic), float(ld.h),
+            int(settings.diagsolver), float(settings.diagepsilon), int(settings.diagmaxiter),
+            bool(settings.stop_on_fail), float(settings.relaxation), float(settings.epsilon),
+            max(1, int(settings.maxiter)), meritval, bool(settings.reverse), efree, rerhist, merhist, num, Ut,
+            np.empty((3, AHEAD, 3)))
+    finally:
+        flat.free()
+    comm.bytes_sent += int(sent)
+    if status != 0:
+        raise SimulationError(f"GAUSS_SEIDEL_SOLVER on rank {comm.rank}: MPI error {status} in iteration {it + 1}"
+                              f" ({comm.MPI.Get_error_string(int(status))})")
+    return int(it), bool(converged), float(error), int(code)
+
+
+class _Flat:
+    """The plans of one solve as the tables `distributed_kernels.iterate` runs (its module
+    docstring), with persistent requests of their own over one send and one receive buffer."""
+
+    def __init__(self, comm, plans: dict, reverse: bool):
+        from solfec_py.solvers import distributed_kernels as DK
+
+        phases, index = [], {}
+
+        def phase(p) -> int:
+            if id(p) not in index:
+                index[id(p)] = len(phases)
+                phases.append(p)
+            return index[id(p)]
+
+        tables, rows, nrows = [], [], 0
+        for backward in (False, True):
+            steps, receives, sends = plans[backward and reverse]
+            body = []
+            for op, what in steps:
+                if op == _SWEEP:
+                    body.append((DK.SWEEP, nrows, nrows + what.size))
+                    rows.append(what)
+                    nrows += what.size
+                else:
+                    body.append((DK.SEND if op == _SEND else DK.WAIT, phase(what), 0))
+            head = 1 if steps and steps[0][0] == _SWEEP else 0      # (swept ahead: receives start after it)
+            tables.append(body[:head] + [(DK.START, phase(p), 0) for p in receives] + body[head:]
+                          + [(DK.COMPLETE, phase(p), 0) for p in sends])
+        self.nops = np.array([len(t) for t in tables], dtype=np.int64)
+        self.ops = np.zeros((2, max(1, int(self.nops.max())), 3), dtype=np.int64)
+        for d, table in enumerate(tables):
+            if table:
+                self.ops[d, :len(table)] = table
+        self.rows = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+        calls, mpi = comm.calls, comm.comm
+        self.send_buffer = np.empty((sum(r.size for p in phases for _, r in p.sends), 3))
+        self.recv_buffer = np.empty((sum(r.size for p in phases for _, r in p.recvs), 3))
+        self._requests, req, msg, messages, msg_rows = [], [], [], [], []
+        at = {"send": 0, "recv": 0, "rows": 0}
+
+        def message(kind, rows_, make):
+            first = at[kind]
+            at[kind] += rows_.size
+            buffer = self.send_buffer if kind == "send" else self.recv_buffer
+            self._requests.append(make(buffer[first:at[kind]]))
+            messages.append((at["rows"], at["rows"] + rows_.size, first))
+            msg_rows.append(rows_)
+            at["rows"] += rows_.size
+
+        for p in phases:
+            r0, m0 = len(self._requests), len(messages)
+            for t, r in p.sends:
+                message("send", r, lambda buf, t=t, tag=p.tag: mpi.Send_init(buf, dest=t, tag=tag))
+            for t, r in p.recvs:
+                message("recv", r, lambda buf, t=t, tag=p.tag: mpi.Recv_init(buf, source=t, tag=tag))
+            req.append((r0, len(self._requests)))
+            msg.append((m0, len(messages)))
+        self.req = np.array(req, dtype=np.int64).reshape(-1, 2)
+        self.msg = np.array(msg, dtype=np.int64).reshape(-1, 2)
+        self.messages = np.array(messages, dtype=np.int64).reshape(-1, 3)
+        self.msg_rows = np.concatenate(msg_rows).astype(np.int64) if msg_rows else np.zeros(0, dtype=np.int64)
+        self.requests = np.array([calls.handle(q) for q in self._requests], dtype=calls.dtype)
+        self.phase_bytes = np.array([24.0 * sum(r.size for _, r in p.sends) for p in phases])
+        self.statuses = calls.statuses(max((b - a for a, b in req), default=1))
+
+    def free(self) -> None:
+        for q in self._requests:
+            q.Free()
+        self._requests = []
