@@ -260,7 +260,7 @@ def configurations(args) -> list:
                 side = round(n ** (1 / 3))
                 if side ** 3 != n:
                     raise SystemExit(f"--spheres must be cubes, got {n}")
-                out.append(("strong", n, dict(base, scene="spheres", side=side, size=f"n={n}", warm=args.warm or 110)))
+                out.append(("strong", n, dict(base, scene="spheres", side=side, size=f"n={n}", warm=args.warm or 130)))
         elif name == "fe":
             for m in args.fe:
                 out.append(("strong", m ** 3, dict(base, scene="fe", side=m, kifo="BC", mesh=args.mesh,
@@ -300,7 +300,8 @@ def main(argv=None) -> list:
     p.add_argument("--mesh", type=int, default=1, help="FE cubes: HEX N x N x N each (default 1; Solfec's example: 2)")
     p.add_argument("--steps", type=int, default=20, help="timed steps (default 20)")
     p.add_argument("--warm", type=int, default=0,
-                   help="untimed steps before them (default: 20 for the cubes, 110 for the spheres: past the first contacts)")
+                   help="untimed steps before them (default: 20 for the cubes, 130 for the spheres: past the first contacts"
+                        " and the first solves, whose kernels a process loads from numba's cache at first use)")
     p.add_argument("--dt", type=float, default=1e-3)
     p.add_argument("--balance", default=None, metavar="TOL[,WF,FREQ]",
                    help="IMBALANCE_TOLERANCE(sol, TOL, WF, FREQ) of the runs (default: the deck default 1.1, 1, 10)")

@@ -258,10 +258,12 @@ GRID_FROM = 5000        # boxes from which the grid replaces the sweep (smaller 
 
 
 def overlapping_pairs(lo: np.ndarray, hi: np.ndarray, group: np.ndarray | None = None,
-                      flag: np.ndarray | None = None) -> np.ndarray:
+                      flag: np.ndarray | None = None, grid_from: int = GRID_FROM) -> np.ndarray:
     """(k, 2) index pairs i < j of boxes [lo, hi] (n, 3) that overlap (closed intervals),
     excluding pairs in the same `group` (e.g. the same body) and pairs with both `flag`s
-    set (e.g. two obstacles)."""
+    set (e.g. two obstacles). `grid_from`: the box count from which the grid serves (a rank
+    of a run on K ranks holds about 1 / K of the model's boxes, and searches them as the
+    serial run of the model would: contact/detect.py passes GRID_FROM / K)."""
     n = lo.shape[0]
     if n < 2:
         return np.zeros((0, 2), dtype=np.int64)
@@ -269,7 +271,7 @@ def overlapping_pairs(lo: np.ndarray, hi: np.ndarray, group: np.ndarray | None =
     spread, size, top, short = _extents(lo, hi)
     g = np.zeros(n, dtype=np.int64) if group is None else np.ascontiguousarray(group, dtype=np.int64)
     f = np.zeros(n, dtype=np.bool_) if flag is None else np.ascontiguousarray(flag, dtype=np.bool_)
-    if n >= GRID_FROM:
+    if n >= grid_from:
         # cells fit every box up to 4 times the 98th percentile q of the sizes: only outliers
         # (floors, walls) are "large" and searched separately. When fewer sizes than the
         # rank of q are below top / 4 (top the largest size), q >= top / 4 and the cell is

@@ -364,7 +364,9 @@ def _contact_bodies(cset) -> np.ndarray:
 def _detect(domain, table, geo, cset, rows, eps) -> int:
     """`detect` once the geometry is current: update, then find and insert."""
     existing = _update(domain, table, geo, cset, eps, rows) if rows.size else np.zeros(0, dtype=np.int64)
-    pairs = broad.overlapping_pairs(geo.lo, geo.hi, group=table.bid, flag=table.inert)
+    ranks = domain.parallel.size if domain.parallel is not None else 1
+    pairs = broad.overlapping_pairs(geo.lo, geo.hi, group=table.bid, flag=table.inert,
+                                    grid_from=broad.GRID_FROM // ranks)
     if pairs.size and existing.size:
         pairs = pairs[~_member(_keys(pairs[:, 0], pairs[:, 1], table.count), existing)]
     if pairs.size and domain.parallel is not None:     # the pairs whose contacts this rank owns
