@@ -159,19 +159,10 @@ def sweep_rows(order, backward, contacts, kind, W, Winv, rho, B, V, U, R, indptr
     Contacts: `start`, `up`, `lo` go on with a sweep that stopped at row position `start`
     (`gauss_seidel._sweep_contacts`) with those sums."""
     if contacts:
-        n = order.size
-        while True:
-            m, up, lo = gs._sweep_contacts(order, start, backward, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast,
-                                        dynamic, h, deps, dmaxiter, omega, up, lo)
-            if m >= n:
-                return up, lo, code, False
-            a = order[n - 1 - m] if backward else order[m]
-            up, lo, code, abort = gs._contact_fallback(a, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force,
-                                                    blast, dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, omega,
-                                                    up, lo, code)
-            if abort:
-                return up, lo, code, True
-            start = m + 1
+        from solfec_py.solvers.distributed_kernels import sweep_contacts
+
+        return sweep_contacts(order, start, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force,
+                              blast, dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, omega, up, lo, code)
     ws, A, b, R0, U0 = np.empty((9, 3)), np.empty((3, 3)), np.empty(3), np.empty(3), np.empty(3)
     if omega == 1.0:
         return gs._sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,

@@ -1,7 +1,7 @@
 """The distributed Gauss-Seidel iteration in one compiled call (layer 5): the sweeps of a
 rank's contact rows, the boundary reactions sent and received between them and the sums of
 every iteration, with MPI called from inside the kernel (parallel/mpi_calls.py). It runs
-the plan solvers/distributed.py makes (`_plan`, flattened by `Flat`) with the same
+the plan solvers/distributed.py makes (`_plan`, flattened by `_Flat`) with the same
 operations in the same order as that module's Python loop, so the same bits; what it
 saves is the Python around some 5 to 8 short calls an iteration (bench/README.md, "MPI
 scaling"). Reference: Solfec-1.0 bgs.c (GAUSS_SEIDEL_Solve under MPI).
@@ -30,12 +30,13 @@ SWEEP, START, SEND, WAIT, COMPLETE = range(5)
 
 
 @njit
-def _sweep(order, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast, dynamic, h,
-           dsolver, deps, dmaxiter, stop_on_fail, omega, up, lo, code):
-    """distributed.sweep_rows for a set of contacts (`gauss_seidel._sweep_contacts`, a row
-    whose Newton iteration failed redone by `_contact_fallback`); returns (up, lo, code, abort)."""
+def sweep_contacts(order, start, backward, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par, force, blast,
+                   dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, omega, up, lo, code):
+    """A sweep of contact rows from position `start` of `order` with the sums up and lo
+    (`gauss_seidel._sweep_contacts`, a row whose Newton iteration failed redone by
+    `_contact_fallback`); returns (up, lo, code, abort). distributed.sweep_rows serves
+    contacts with it."""
     n = order.size
-    start = 0
     while True:
         m, up, lo = gs._sweep_contacts(order, start, backward, W, rho, B, V, U, R, indptr, adj, Wadj, par, blast,
                                        dynamic, h, deps, dmaxiter, omega, up, lo)
@@ -90,9 +91,9 @@ def iterate(functions, world, ops, nops, rows, req, msg, messages, msg_rows, req
             status = 0
             if op == SWEEP:
                 if not abort:         # each set's sums start from 0 (as in the Python loop: the same bits)
-                    u, v, code, abort = _sweep(rows[x:y], d == 1, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj,
-                                               par, force, blast, dynamic, h, dsolver, deps, dmaxiter, stop_on_fail,
-                                               omega, 0.0, 0.0, code)
+                    u, v, code, abort = sweep_contacts(rows[x:y], 0, d == 1, kind, W, Winv, rho, B, V, U, R,
+                                                       indptr, adj, Wadj, par, force, blast, dynamic, h, dsolver,
+                                                       deps, dmaxiter, stop_on_fail, omega, 0.0, 0.0, code)
                     up += u
                     lo += v
             elif op == START:
@@ -126,9 +127,9 @@ def iterate(functions, world, ops, nops, rows, req, msg, messages, msg_rows, req
                 for j in range(3):
                     keep[0, i, j], keep[1, i, j], keep[2, i, j] = R[a, j], U[a, j], blast[a, j]
             saved_code, saved_abort = code, abort
-            up, lo, code, abort = _sweep(rows[x:y], nxt == 1, kind, W, Winv, rho, B, V, U, R, indptr, adj, Wadj, par,
-                                         force, blast, dynamic, h, dsolver, deps, dmaxiter, stop_on_fail, omega,
-                                         0.0, 0.0, code)
+            up, lo, code, abort = sweep_contacts(rows[x:y], 0, nxt == 1, kind, W, Winv, rho, B, V, U, R, indptr,
+                                                 adj, Wadj, par, force, blast, dynamic, h, dsolver, deps, dmaxiter,
+                                                 stop_on_fail, omega, 0.0, 0.0, code)
             ahead = True
         status = mc.wait(functions[mc.WAIT], request, statuses)
         if status != 0:
