@@ -99,3 +99,81 @@ def test_clamped_def_lim_matches_the_solver_held_pins(api, monkeypatch):
     assert np.abs(confs[1] - confs[0]).max() < 1e-11 * scale      # measured 3e-14
     # the clamp's reactions of the last step, from the pinned rows of the step equation
     assert np.abs(reacts[1] - reacts[0]).max() < 1e-9 * np.abs(reacts[0]).max()    # measured 2e-12
+
+
+def test_batched_delassus_blocks_of_small_bc_bodies_equal_the_solves_body_by_body(api, monkeypatch):
+    """Small unpinned BC DEF_LIM bodies (one HEX: 24 unknowns; HEX 2 x 2 x 2: 81) have their
+    Delassus blocks Ha A^-1 Hb^T formed all at once from their stacked dense inverses
+    (fe_dynamics.DenseSet), and the steps' solves A^-1 v too; a pinned body goes body by
+    body. Every block equals Ha (A^-1 Hb^T) with A^-1 Hb^T solved by the body's own operator
+    (RotatedOperator.solve, its rotation far from I) to round-off, the body-by-body path
+    gives the same, and so do the solves."""
+    from solfec_py.bodies import fe_dynamics
+    from solfec_py.bodies.finite_element import PointOperator
+
+    h = 1e-3
+    sol = api.SOLFEC("DYNAMIC", h, f"out/bcpin{next(_RUNS)}")
+    sol.verbose = "OFF"
+    api.OUTPUT(sol, 1e9)
+    mat = api.BULK_MATERIAL(sol, model="KIRCHHOFF", young=1e7, poisson=0.25, density=1000.0)
+    cube = [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]
+    bodies = []
+    for i, n in enumerate((1, 2, 1, 2, 1)):
+        msh = api.HEX(cube, n, n, n, 1, [1] * 6)
+        api.TRANSLATE(msh, (2.0 * i, 0.0, 0.0))
+        body = api.BODY(sol, "FINITE_ELEMENT", msh, mat, form="BC")
+        body.scheme = "DEF_LIM"
+        api.INITIAL_VELOCITY(body, (0.0, 0.1 * i, 0.0), (0.5, 2.0 + i, -1.0))
+        bodies.append(body)
+    api.FIX_POINT(bodies[4], (8.0, 0.0, 0.0))              # pinned: body by body
+    for body in bodies:                                    # turned far from the reference
+        blk = body.block
+        sl = blk.nodes_of(body.row)
+        X = blk.X[sl]
+        c, s = np.cos(0.7), np.sin(0.7)
+        Q = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+        blk.q[sl] = (X - X.mean(axis=0)) @ Q.T + X.mean(axis=0) - X
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), h)
+    blk, st = bodies[0].block, bodies[0].block.solver
+    dense = st.dense_set()
+    assert [int(dense.index[b.row] >= 0) for b in bodies] == [1, 1, 1, 1, 0]
+    assert sorted(dense.stacks) == [24, 81]
+    rng = np.random.default_rng(3)
+    rows, na, nb = [], [], []
+    for body in bodies:                                    # 12 point pairs a body
+        start, nn = int(blk.nstart[body.row]), int(blk.nnodes[body.row])
+        rows += [body.row] * 12
+        na.append(start + rng.integers(0, nn, (12, 8)))
+        nb.append(start + rng.integers(0, nn, (12, 8)))
+    rows = np.array(rows)
+    k = rows.size
+    weights = rng.random((2, k, 8))
+    weights[:, :, 6:] = 0.0                                # padded slots
+    bases = np.linalg.qr(rng.standard_normal((2, k, 3, 3)))[0]
+    Ha = PointOperator(np.concatenate(na), weights[0], bases[0])
+    Hb = PointOperator(np.concatenate(nb), weights[1], bases[1])
+    ref = np.empty((k, 3, 3))
+    for e in range(k):
+        row = int(rows[e])
+        start, nn = int(blk.nstart[row]), int(blk.nnodes[row])
+        Hta, Htb = np.zeros((3 * nn, 3)), np.zeros((3 * nn, 3))
+        for H, Ht in ((Ha, Hta), (Hb, Htb)):
+            for a, w in zip(H.nodes[e] - start, H.N[e]):
+                Ht[3 * a:3 * a + 3] += w * H.base[e]
+        ref[e] = Hta.T @ st._solve(row, Htb)
+    batched = st.delassus(rows, Ha, Hb)
+    monkeypatch.setattr(type(st), "dense_set", fe_dynamics.Stepper.dense_set)   # body by body
+    single = st.delassus(rows, PointOperator(Ha.nodes, Ha.N, Ha.base), PointOperator(Hb.nodes, Hb.N, Hb.base))
+    scale = np.abs(ref).max()
+    # measured 6e-16 (all at once) and 3e-16 (body by body) of the largest block: round-off
+    assert np.abs(batched - ref).max() < 1e-13 * scale
+    assert np.abs(single - ref).max() < 1e-13 * scale
+    # the steps' solves A^-1 v of the same bodies all at once (DenseSet.solve)
+    v = rng.standard_normal((blk.N, 3))
+    nodes, x = dense.solve(blk, v)
+    for body in bodies[:4]:
+        sl = blk.nodes_of(body.row)
+        mine = (nodes >= sl.start) & (nodes < sl.stop)
+        assert np.array_equal(np.sort(nodes[mine]), np.arange(sl.start, sl.stop))
+        one = st._solve(body.row, v[sl].reshape(-1)).reshape(-1, 3)
+        assert np.abs(x[mine][np.argsort(nodes[mine])] - one).max() < 1e-13 * np.abs(one).max()

@@ -270,9 +270,15 @@ class Stepper(CriticalStep):
             if rows.size:
                 self._factorise(Kmat, rows, coef)
         FK.lumped_velocity(u, u0, f, lay.mass, explicit, h, False)      # u = u0 + h M^-1 f
+        dense = self.dense_set()
         for row in self.factors:
+            if dense is not None and dense.index[row] >= 0:
+                continue
             sl = blk.nodes_of(row)
             u[sl] = u0[sl] + self._pinned_increment(row, h, f[sl], u0[sl])
+        if dense is not None:                   # small unpinned bodies all at once
+            nodes, du = dense.solve(blk, h * f)
+            u[nodes] = u0[nodes] + du
         if len(self.pins):
             nodes = self.pins.node
             self.pins.f = f[nodes].copy()       # implicit pins: the step's force
@@ -309,9 +315,15 @@ class Stepper(CriticalStep):
             e = pins.node[explicit[pins.node]]
             keep = u[e].copy()
         FK.lumped_velocity(u, u0, r, lay.mass, explicit, h, True)       # u += h M^-1 r
+        dense = self.dense_set()
         for row in self.factors:
+            if dense is not None and dense.index[row] >= 0:
+                continue
             sl = blk.nodes_of(row)
             u[sl] += h * self._solve(row, r[sl].reshape(-1)).reshape(-1, 3)
+        if dense is not None:                   # small unpinned bodies all at once
+            nodes, du = dense.solve(blk, r)
+            u[nodes] += h * du
         if len(pins):
             u[e] = keep
             r_node = pins.f - r[pins.node]      # explicit pins; implicit ones below
@@ -398,6 +410,13 @@ class Stepper(CriticalStep):
             part = np.empty((exp.size, 3, 3))
             fe_points.lumped_delassus(a.nodes, a.N, a.base, b.nodes, b.N, b.base, inv_mass, part)
             out[exp] = part
+        dense = self.dense_set()
+        if dense is not None:               # small bodies with dense inverses: all at once
+            at = np.flatnonzero(implicit & (dense.index[rows] >= 0))
+            if at.size:
+                out[at] = dense.delassus(self.block, rows[at], Ha[at], Hb[at])
+                implicit = implicit.copy()
+                implicit[at] = False
         for row in np.unique(rows[implicit]).tolist():
             sel = np.flatnonzero(implicit & (rows == row))
             Z, column = self._columns(row, Hb.source)
@@ -407,6 +426,11 @@ class Stepper(CriticalStep):
             fe_points.gathered_delassus(a.nodes - start, a.N, a.base, Z, column[Hb.key[sel]], part)
             out[sel] = part
         return out
+
+    def dense_set(self) -> "DenseSet | None":
+        """Hook: the implicit bodies of this step whose A^-1 is a small dense inverse rotated
+        node by node (`DenseSet`), or None; the others' Delassus blocks go body by body."""
+        return None
 
     def delassus_factors(self, rows, H, live):
         """[(entries, tidx, S)] for the implicit bodies among `rows[live]` whose points touch
@@ -475,6 +499,55 @@ class Stepper(CriticalStep):
         column[mine] = 3 * np.arange(mine.size)
         source.cache[row] = (np.ascontiguousarray(Z), column)
         return source.cache[row]
+
+
+# ---------------------------------------------------------------------- batched Delassus blocks
+class DenseSet:
+    """Bodies of a block whose operator of the step is A^-1 = R Ainv R^T, Ainv a small dense
+    matrix (d, d) and R the body's rotation applied node by node: `index[row]` its position
+    in the stack of its size (-1: not in the set), `size[row]` its d, `stacks[d]` the
+    inverses (n_d, d / 3, 3, d / 3, 3), `rotations[d]` the rotations (n_d, 3, 3),
+    `members[d]` the rows (n_d,)."""
+
+    def __init__(self, index, size, stacks, rotations, members):
+        self.index, self.size, self.stacks, self.rotations = index, size, stacks, rotations
+        self.members = members
+
+    def solve(self, block, v: np.ndarray):
+        """(nodes, A^-1 v at them (len(nodes), 3)) of every body of the set, v (N, 3) over the
+        block's nodes: the bodies' solves (`Stepper._solve`) all at once, in another order."""
+        nodes, out = [], []
+        for d, rows in self.members.items():
+            at = block.nstart[rows][:, None] + np.arange(d // 3)                   # (n_d, nn)
+            R = self.rotations[d]
+            y = np.einsum("bji,bnj->bni", R, v[at])                                 # R^T per node
+            z = np.einsum("bmxny,bny->bmx", self.stacks[d], y)
+            nodes.append(at.reshape(-1))
+            out.append(np.einsum("bij,bnj->bni", R, z).reshape(-1, 3))
+        return np.concatenate(nodes), np.concatenate(out)
+
+    def delassus(self, block, rows: np.ndarray, Ha, Hb) -> np.ndarray:
+        """Ha A^-1 Hb^T (k, 3, 3) of entries on bodies of the set, all at once, bodies of one
+        size together: the 3 x 3 blocks of Ainv at the entries' node pairs weighted by the
+        shape functions, rotated into the points' local bases,
+        W = (R^T base_a)^T (sum N_a N_b Ainv_ab) (R^T base_b): the sums `Stepper._columns`
+        forms body by body, in another order."""
+        out = np.empty((rows.size, 3, 3))
+        size = self.size[rows]
+        for d in np.unique(size).tolist():
+            ent = np.flatnonzero(size == d)
+            pos = self.index[rows[ent]]
+            start = block.nstart[rows[ent]][:, None]
+            Na, Nb = Ha.N[ent], Hb.N[ent]
+            la = np.where(Na != 0.0, Ha.nodes[ent] - start, 0)
+            lb = np.where(Nb != 0.0, Hb.nodes[ent] - start, 0)
+            blocks = self.stacks[d][pos[:, None, None], la[:, :, None], :, lb[:, None, :], :]   # (k, wa, wb, 3, 3)
+            G = np.einsum("ki,km,kimxy->kxy", Na, Nb, blocks)
+            R = self.rotations[d][pos]
+            Pa = np.einsum("kji,kjc->kic", R, Ha.base[ent])
+            Pb = np.einsum("kji,kjc->kic", R, Hb.base[ent])
+            out[ent] = np.einsum("kxa,kxy,kyb->kab", Pa, G, Pb)
+        return out
 
 
 # ---------------------------------------------------------------------- point location
