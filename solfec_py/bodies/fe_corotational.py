@@ -280,9 +280,11 @@ class CorotationalStepper(Stepper):
     def _factorise(self, Kmat, rows, coef) -> None:
         blk, bc = self.block, self.bc_rows()
         mine, other = [], []
+        pinned_rows = set(blk.node_row[self.pins.node].tolist()) if len(self.pins) else set()
+        reduced_rows = self._setup().reduced
         for row, c in zip(np.asarray(rows).tolist(), np.asarray(coef).tolist()):
-            pinned = self.pins.of_body(blk.nodes_of(row))[0].size > 0
-            reduced = bc[row] and row in self._setup().reduced
+            pinned = row in pinned_rows
+            reduced = bc[row] and row in reduced_rows
             (mine if bc[row] and not (reduced and pinned) else other).append((row, c))
         super()._factorise(Kmat, np.array([r for r, _ in other], np.int64), np.array([c for _, c in other]))
         self.rotated, self.reduced_coef = set(), {}
