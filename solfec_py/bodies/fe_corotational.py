@@ -281,7 +281,7 @@ class CorotationalStepper(Stepper):
         blk, bc = self.block, self.bc_rows()
         mine, other = [], []
         pinned_rows = set(blk.node_row[self.pins.node].tolist()) if len(self.pins) else set()
-        reduced_rows = self._setup().reduced
+        reduced_rows = self._setup().reduced if bc.any() else {}
         for row, c in zip(np.asarray(rows).tolist(), np.asarray(coef).tolist()):
             pinned = row in pinned_rows
             reduced = bc[row] and row in reduced_rows
