@@ -77,3 +77,53 @@ def test_delassus_columns_through_the_touched_nodes_equal_the_direct_solve(api):
     ref = st._solve(body.row, HT)
     assert np.array_equal(column, 3 * np.arange(k))
     assert np.abs(Z - ref).max() < 1e-12 * np.abs(ref).max()
+
+
+def test_small_bodies_are_inverted_all_at_once(api):
+    """Small unpinned total-Lagrangian DEF_LIM bodies (one HEX: 24 unknowns; HEX 2 x 2 x 2:
+    81) have A = M + h^2/4 K of the step inverted densely, all bodies of one size at once
+    (fe_dynamics.Stepper._factorise_dense); a pinned body keeps its sparse factorisation.
+    Each inverse times A sliced from the step's tangent (the body-by-body path's operator) is
+    I to round-off, and the Delassus blocks of random points equal Ha A^-1 Hb^T solved
+    densely."""
+    from solfec_py.bodies.fe_dynamics import DenseOperator
+    from solfec_py.bodies.fe_direct import Operator
+    from solfec_py.bodies.finite_element import PointOperator
+
+    h = 1e-3
+    sol = api.SOLFEC("DYNAMIC", h, f"out/fesolve{next(_RUNS)}")
+    sol.verbose = "OFF"
+    api.OUTPUT(sol, 1e9)
+    mat = api.BULK_MATERIAL(sol, model="KIRCHHOFF", young=1e7, poisson=0.25, density=1000.0)
+    cube = [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]
+    bodies = []
+    for i, n in enumerate((1, 2, 1, 2)):
+        msh = api.HEX(cube, n, n, n, 1, [1] * 6)
+        api.TRANSLATE(msh, (2.0 * i, 0.0, 0.0))
+        body = api.BODY(sol, "FINITE_ELEMENT", msh, mat)
+        body.scheme = "DEF_LIM"
+        api.INITIAL_VELOCITY(body, (0.0, 0.1 * i, 0.0), (0.5, 2.0 + i, -1.0))
+        bodies.append(body)
+    api.FIX_POINT(bodies[3], (6.0, 0.0, 0.0))              # pinned: factorised on its own
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), 2 * h)
+    blk, st = bodies[0].block, bodies[0].block.solver
+    assert [type(st.factors[b.row]) for b in bodies] == [DenseOperator] * 3 + [Operator]
+    dense = st.dense_set()
+    assert sorted(3 * g.stack.shape[1] for g in dense.groups) == [24, 81]
+    rng = np.random.default_rng(5)
+    for body in bodies[:3]:
+        A = st._body_operator(st.Kmat, blk.nodes_of(body.row), 0.25 * h * h).toarray()
+        # measured 4e-16: the inverse of a well-conditioned 24 or 81 square SPD matrix
+        assert np.abs(st.factors[body.row].inverse @ A - np.eye(A.shape[0])).max() < 1e-12
+        start, nn = int(blk.nstart[body.row]), int(blk.nnodes[body.row])
+        k = 10
+        ops = [PointOperator(start + rng.integers(0, nn, (k, 8)), rng.random((k, 8)),
+                             np.linalg.qr(rng.standard_normal((k, 3, 3)))[0]) for _ in range(2)]
+        W = st.delassus(np.full(k, body.row), *ops)
+        for e in range(k):
+            Ht = [np.zeros((3 * nn, 3)), np.zeros((3 * nn, 3))]
+            for H, T in zip(ops, Ht):
+                for a, w in zip(H.nodes[e] - start, H.N[e]):
+                    T[3 * a:3 * a + 3] += w * H.base[e]
+            ref = Ht[0].T @ np.linalg.solve(A, Ht[1])
+            assert np.abs(W[e] - ref).max() < 1e-12 * np.abs(ref).max()

@@ -32,8 +32,6 @@ from solfec_py.fem import kernels as fem_kernels
 from solfec_py.fem.assembly import TangentPattern
 
 BC = 1          # FORMS code of 'BC' (bodies/finite_element.py)
-DENSE_BATCH = 96    # BC bodies of at most this many unknowns (32 nodes: a HEX 2 x 2 x 2 has 27) have their
-                    # Delassus blocks formed all at once (fe_dynamics.DenseSet; their inverses stacked)
 
 
 class CorotationalStepper(Stepper):
@@ -54,8 +52,7 @@ class CorotationalStepper(Stepper):
         self.co = None                  # BC data of the current layout (_setup)
         self.R = self.S = None          # rotations / stretches of the BC bodies at the last force
         self.rotated: set = set()       # rows of `factors` that are RotatedOperators
-        self._dense = None              # (dense_set of the step,) once made
-        self._dense_stacks = None       # the inverses it stacked, kept across steps
+        self._dense_stacks = None       # the BC inverses dense_groups stacked, kept across steps
         self._pinned_setup: dict = {}   # row -> the pins of a BC body as its last step found them
         self.reduced_coef: dict = {}    # BC-MODAL / BC-RO rows of `factors` -> c of A_r
         self.bc_energy = None
@@ -361,42 +358,35 @@ class CorotationalStepper(Stepper):
             raise SimulationError(f"the implicit operator of co-rotational body {self.block.bodies[row].id} is"
                                   " singular (no mass along some motion: give it a density)") from None
 
-    def dense_set(self):
-        """Stepper.dense_set: the BC bodies of this step without pins whose constant operator
-        is a dense inverse (fe_rotated.DenseInverse) of at most DENSE_BATCH unknowns. The
-        stacks of inverses are kept while the bodies' inverses are the same objects (A0 and
-        its factor stay with the body); the rotations are the step's."""
-        if self._dense is not None:
-            return self._dense[0]
+    def dense_groups(self) -> list:
+        """Stepper.dense_groups, with the BC bodies of this step without pins whose constant
+        operator is a dense inverse (fe_rotated.DenseInverse) of at most DENSE_BATCH
+        unknowns. Their stacks of inverses are kept while the bodies' inverses are the same
+        objects (A0 and its factor stay with the body); the rotations are the step's."""
+        groups = super().dense_groups()
         rows, inverses = [], []
         for row in sorted(self.rotated):
             oper = self.factors[row]
             lu = oper.factor.lu
             if (isinstance(lu, DenseInverse) and not oper.local.size and not oper.factor.part.size
-                    and lu.inverse.shape[0] <= DENSE_BATCH):
+                    and lu.inverse.shape[0] <= fe_dynamics.DENSE_BATCH):
                 rows.append(row)
                 inverses.append(lu.inverse)
         if not rows:
-            self._dense = (None,)
-            return None
+            return groups
         kept = self._dense_stacks
-        count = self.block.count
-        if (kept is None or kept[2].size != count or kept[0] != rows
-                or any(a is not b for a, b in zip(kept[1], inverses))):
-            index, size = np.full(count, -1, dtype=np.int64), np.zeros(count, dtype=np.int64)
+        if kept is None or kept[0] != rows or any(a is not b for a, b in zip(kept[1], inverses)):
             sizes = np.array([a.shape[0] for a in inverses])
-            stacks, members = {}, {}
+            stacks = []
             for d in np.unique(sizes).tolist():
-                group = np.flatnonzero(sizes == d)
-                members[d] = np.asarray(rows)[group]
-                index[members[d]] = np.arange(group.size)
-                size[members[d]] = d
-                stacks[d] = np.stack([inverses[g] for g in group]).reshape(group.size, d // 3, 3, d // 3, 3)
-            kept = self._dense_stacks = (rows, inverses, index, size, stacks, members)
-        _, _, index, size, stacks, members = kept
-        rotations = {d: np.stack([self.factors[row].R for row in group.tolist()]) for d, group in members.items()}
-        self._dense = (fe_dynamics.DenseSet(index, size, stacks, rotations, members),)
-        return self._dense[0]
+                pick = np.flatnonzero(sizes == d)
+                stacks.append((np.asarray(rows)[pick],
+                               np.stack([inverses[g] for g in pick]).reshape(pick.size, d // 3, 3, d // 3, 3)))
+            kept = self._dense_stacks = (rows, inverses, stacks)
+        for members, stack in kept[2]:
+            R = np.stack([self.factors[row].R for row in members.tolist()])
+            groups.append(fe_dynamics.DenseGroup(members, stack, R))
+        return groups
 
     def _solve(self, row: int, rhs: np.ndarray) -> np.ndarray:
         if (row in self.rotated or row in self.reduced_coef) and not rhs.any():

@@ -54,6 +54,9 @@ class Stepper(CriticalStep):
         self.h_crit_row = None         # the row that set it
         self.fint = None
         self.factorisations = 0         # SuperLU factorisations made (bench figure)
+        self._tl_dense: list = []       # DenseGroups of the step's small bodies (_factorise)
+        self._dense = None              # (dense_set of the step,) once made
+        self._dense_plan = None         # (pattern, rows, where the bodies' entries lie in it)
 
     def forget_operators(self) -> None:
         """Hook: materials changed; operators kept across `invalidate` go."""
@@ -179,6 +182,8 @@ class Stepper(CriticalStep):
         refinement against the new A, a fresh factorisation when it has drifted)."""
         blk = self.block
         self.factors = {}
+        self._tl_dense, self._dense = [], None
+        rows, coef = self._factorise_dense(Kmat, np.asarray(rows, dtype=np.int64), np.asarray(coef, dtype=float))
         for row, c in zip(rows.tolist(), coef.tolist()):
             sl = blk.nodes_of(row)
             A = self._body_operator(Kmat, sl, c)
@@ -192,6 +197,57 @@ class Stepper(CriticalStep):
                 self.factors[row] = IterativeOperator(self, row, sl, local, Pn, A, key, diagonal)
                 continue
             self.factors[row] = Operator(self, row, sl, local, Pn, A, key, kept, diagonal)
+
+    def _factorise_dense(self, Kmat, rows: np.ndarray, coef: np.ndarray):
+        """A_b = M_b + coef_b K_b of the small bodies among `rows` without pins (DENSE_BATCH
+        unknowns at most) inverted densely, all bodies of one size at once (numpy's batched
+        inverse), as DenseGroups; returns the other rows and their coefficients."""
+        blk = self.block
+        if self.fused is not None or Kmat is not self.Kmat or not rows.size:
+            return rows, coef
+        dofs = 3 * blk.nnodes[rows]
+        pinned = np.zeros(blk.count, dtype=bool)
+        if len(self.pins):
+            pinned[blk.node_row[self.pins.node]] = True
+        small = (dofs <= DENSE_BATCH) & ~pinned[rows]
+        if not small.any():
+            return rows, coef
+        mass = np.repeat(blk.layout.mass, 3)
+        for d in np.unique(dofs[small]).tolist():
+            pick = np.flatnonzero(small & (dofs == d))
+            group = rows[pick]
+            b, r, c_, k = self._dense_entries(Kmat, group, d)
+            A = np.zeros((group.size, d, d))
+            A[b, r, c_] = Kmat.data[k] * coef[pick][b]
+            at = (3 * blk.nstart[group])[:, None] + np.arange(d)
+            A[:, np.arange(d), np.arange(d)] += mass[at]
+            inverse = np.linalg.inv(A)
+            self._tl_dense.append(DenseGroup(group, inverse.reshape(group.size, d // 3, 3, d // 3, 3)))
+            for i, row in enumerate(group.tolist()):
+                self.factors[row] = DenseOperator(inverse[i], blk.nodes_of(row))
+        return rows[~small], coef[~small]
+
+    def _dense_entries(self, Kmat, group: np.ndarray, d: int):
+        """(body, row, column, entry): where the entries of the bodies `group` (d unknowns
+        each) lie in the tangent's CSR pattern, as positions in the bodies' d x d blocks
+        (kept while the pattern and the bodies hold)."""
+        plan = self._dense_plan or {}
+        key = (id(self.pattern), group.tobytes())
+        if plan.get("pattern") is not self.pattern:
+            plan = self._dense_plan = {"pattern": self.pattern}
+        got = plan.get(key)
+        if got is None:
+            first = (3 * self.block.nstart[group])[:, None]
+            at = (first + np.arange(d)).reshape(-1)                       # the bodies' rows of the matrix
+            lo, hi = Kmat.indptr[at], Kmat.indptr[at + 1]
+            count = hi - lo
+            k = np.repeat(hi - np.cumsum(count), count) + np.arange(int(count.sum()))
+            body = np.repeat(np.arange(group.size), d * np.ones(group.size, dtype=np.int64))
+            b = np.repeat(body, count)
+            r = np.repeat(np.tile(np.arange(d), group.size), count)
+            c = Kmat.indices[k] - first[b, 0]
+            got = plan[key] = (b, r, c, k)
+        return got
 
     def _body_operator(self, Kmat, sl: slice, c: float):
         """M + c K of the bodies' node range `sl` (CSR): the refilled tangent's data scaled,
@@ -428,9 +484,17 @@ class Stepper(CriticalStep):
         return out
 
     def dense_set(self) -> "DenseSet | None":
-        """Hook: the implicit bodies of this step whose A^-1 is a small dense inverse rotated
-        node by node (`DenseSet`), or None; the others' Delassus blocks go body by body."""
-        return None
+        """The implicit bodies of this step whose A^-1 is a small dense inverse (rotated node
+        by node: `dense_groups`), as a DenseSet, or None: their solves and Delassus blocks
+        are made all at once, the others' body by body."""
+        if self._dense is None:
+            groups = self.dense_groups()
+            self._dense = (DenseSet(self.block.count, groups) if groups else None,)
+        return self._dense[0]
+
+    def dense_groups(self) -> list:
+        """The DenseGroups of this step (total-Lagrangian bodies: `_factorise`)."""
+        return list(self._tl_dense)
 
     def delassus_factors(self, rows, H, live):
         """[(entries, tidx, S)] for the implicit bodies among `rows[live]` whose points touch
@@ -502,52 +566,85 @@ class Stepper(CriticalStep):
 
 
 # ---------------------------------------------------------------------- batched Delassus blocks
-class DenseSet:
-    """Bodies of a block whose operator of the step is A^-1 = R Ainv R^T, Ainv a small dense
-    matrix (d, d) and R the body's rotation applied node by node: `index[row]` its position
-    in the stack of its size (-1: not in the set), `size[row]` its d, `stacks[d]` the
-    inverses (n_d, d / 3, 3, d / 3, 3), `rotations[d]` the rotations (n_d, 3, 3),
-    `members[d]` the rows (n_d,)."""
+DENSE_BATCH = 96    # bodies of at most this many unknowns (32 nodes: a HEX 2 x 2 x 2 has 27) are solved
+                    # through dense inverses, all bodies of one size at once (DenseSet)
 
-    def __init__(self, index, size, stacks, rotations, members):
-        self.index, self.size, self.stacks, self.rotations = index, size, stacks, rotations
-        self.members = members
+
+class DenseGroup:
+    """Bodies of one size d whose operator of the step is A^-1 = R Ainv R^T: `rows` (n,), the
+    inverses Ainv as `stack` (n, d / 3, 3, d / 3, 3), R the bodies' rotations applied node by
+    node (`rotations` (n, 3, 3); None: R = I)."""
+
+    __slots__ = ("rows", "stack", "rotations")
+
+    def __init__(self, rows, stack, rotations=None):
+        self.rows, self.stack, self.rotations = rows, stack, rotations
+
+
+class DenseSet:
+    """The DenseGroups of a block in one step: `group[row]` the group of a body (-1: not in
+    the set), `index[row]` its position in it."""
+
+    def __init__(self, count: int, groups: list):
+        self.groups = groups
+        self.group = np.full(count, -1, dtype=np.int64)
+        self.index = np.full(count, -1, dtype=np.int64)
+        for g, grp in enumerate(groups):
+            self.group[grp.rows] = g
+            self.index[grp.rows] = np.arange(grp.rows.size)
 
     def solve(self, block, v: np.ndarray):
         """(nodes, A^-1 v at them (len(nodes), 3)) of every body of the set, v (N, 3) over the
         block's nodes: the bodies' solves (`Stepper._solve`) all at once, in another order."""
         nodes, out = [], []
-        for d, rows in self.members.items():
-            at = block.nstart[rows][:, None] + np.arange(d // 3)                   # (n_d, nn)
-            R = self.rotations[d]
-            y = np.einsum("bji,bnj->bni", R, v[at])                                 # R^T per node
-            z = np.einsum("bmxny,bny->bmx", self.stacks[d], y)
+        for grp in self.groups:
+            at = block.nstart[grp.rows][:, None] + np.arange(grp.stack.shape[1])          # (n, nn)
+            R = grp.rotations
+            y = v[at] if R is None else np.einsum("bji,bnj->bni", R, v[at])               # R^T per node
+            z = np.einsum("bmxny,bny->bmx", grp.stack, y)
             nodes.append(at.reshape(-1))
-            out.append(np.einsum("bij,bnj->bni", R, z).reshape(-1, 3))
+            out.append((z if R is None else np.einsum("bij,bnj->bni", R, z)).reshape(-1, 3))
         return np.concatenate(nodes), np.concatenate(out)
 
     def delassus(self, block, rows: np.ndarray, Ha, Hb) -> np.ndarray:
-        """Ha A^-1 Hb^T (k, 3, 3) of entries on bodies of the set, all at once, bodies of one
-        size together: the 3 x 3 blocks of Ainv at the entries' node pairs weighted by the
-        shape functions, rotated into the points' local bases,
+        """Ha A^-1 Hb^T (k, 3, 3) of entries on bodies of the set, all at once, group by
+        group: the 3 x 3 blocks of Ainv at the entries' node pairs weighted by the shape
+        functions, rotated into the points' local bases,
         W = (R^T base_a)^T (sum N_a N_b Ainv_ab) (R^T base_b): the sums `Stepper._columns`
         forms body by body, in another order."""
         out = np.empty((rows.size, 3, 3))
-        size = self.size[rows]
-        for d in np.unique(size).tolist():
-            ent = np.flatnonzero(size == d)
+        group = self.group[rows]
+        for g in np.unique(group).tolist():
+            grp = self.groups[g]
+            ent = np.flatnonzero(group == g)
             pos = self.index[rows[ent]]
             start = block.nstart[rows[ent]][:, None]
             Na, Nb = Ha.N[ent], Hb.N[ent]
             la = np.where(Na != 0.0, Ha.nodes[ent] - start, 0)
             lb = np.where(Nb != 0.0, Hb.nodes[ent] - start, 0)
-            blocks = self.stacks[d][pos[:, None, None], la[:, :, None], :, lb[:, None, :], :]   # (k, wa, wb, 3, 3)
+            blocks = grp.stack[pos[:, None, None], la[:, :, None], :, lb[:, None, :], :]   # (k, wa, wb, 3, 3)
             G = np.einsum("ki,km,kimxy->kxy", Na, Nb, blocks)
-            R = self.rotations[d][pos]
-            Pa = np.einsum("kji,kjc->kic", R, Ha.base[ent])
-            Pb = np.einsum("kji,kjc->kic", R, Hb.base[ent])
+            Pa, Pb = Ha.base[ent], Hb.base[ent]
+            if grp.rotations is not None:
+                R = grp.rotations[pos]
+                Pa, Pb = np.einsum("kji,kjc->kic", R, Pa), np.einsum("kji,kjc->kic", R, Pb)
             out[ent] = np.einsum("kxa,kxy,kyb->kab", Pa, G, Pb)
         return out
+
+
+class DenseOperator:
+    """A body's A^-1 as a dense matrix (a view into its DenseGroup's stack), with the interface
+    of fe_direct.Operator that the step's other users read (no pins)."""
+
+    A = None
+
+    def __init__(self, inverse: np.ndarray, sl: slice):
+        self.inverse, self.sl = inverse, sl
+        self.local = np.zeros(0, dtype=np.int64)
+        self.Pn = np.zeros((0, 3, 3))
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        return self.inverse @ rhs
 
 
 # ---------------------------------------------------------------------- point location
