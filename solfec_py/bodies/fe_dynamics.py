@@ -14,7 +14,10 @@ With h the step, M the lumped mass, f = f_ext(t + h/2) - f_int(q^{t+h/2}) - eta 
 Internal forces of all elements are one kernel call per element type; the tangent is
 refilled into one cached CSR pattern (as M + c K itself where the block is one body) and
 factorised body by body (scipy's SuperLU; conjugate gradients for the largest bodies),
-reused within the step for the free velocity, the Delassus blocks and the reactions.
+reused within the step for the free velocity, the Delassus blocks and the reactions. Small
+bodies without pins (DENSE_BATCH unknowns at most, the cubes of an array) are inverted
+densely instead, all bodies of one size at once, and their solves and Delassus blocks are
+made for all of them at once (DenseSet), with no Python loop over the bodies.
 """
 from __future__ import annotations
 
