@@ -601,12 +601,13 @@ class DenseSet:
         block's nodes: the bodies' solves (`Stepper._solve`) all at once, in another order."""
         nodes, out = [], []
         for grp in self.groups:
-            at = block.nstart[grp.rows][:, None] + np.arange(grp.stack.shape[1])          # (n, nn)
+            n, nn = grp.rows.size, grp.stack.shape[1]
+            at = block.nstart[grp.rows][:, None] + np.arange(nn)                          # (n, nn)
             R = grp.rotations
-            y = v[at] if R is None else np.einsum("bji,bnj->bni", R, v[at])               # R^T per node
-            z = np.einsum("bmxny,bny->bmx", grp.stack, y)
+            y = v[at] if R is None else np.matmul(v[at], R)                               # R^T per node
+            z = np.matmul(grp.stack.reshape(n, 3 * nn, 3 * nn), y.reshape(n, 3 * nn, 1)).reshape(n, nn, 3)
             nodes.append(at.reshape(-1))
-            out.append((z if R is None else np.einsum("bij,bnj->bni", R, z)).reshape(-1, 3))
+            out.append((z if R is None else np.matmul(z, np.swapaxes(R, 1, 2))).reshape(-1, 3))
         return np.concatenate(nodes), np.concatenate(out)
 
     def delassus(self, block, rows: np.ndarray, Ha, Hb) -> np.ndarray:
@@ -625,13 +626,15 @@ class DenseSet:
             Na, Nb = Ha.N[ent], Hb.N[ent]
             la = np.where(Na != 0.0, Ha.nodes[ent] - start, 0)
             lb = np.where(Nb != 0.0, Hb.nodes[ent] - start, 0)
+            k, wa, wb = ent.size, la.shape[1], lb.shape[1]
             blocks = grp.stack[pos[:, None, None], la[:, :, None], :, lb[:, None, :], :]   # (k, wa, wb, 3, 3)
-            G = np.einsum("ki,km,kimxy->kxy", Na, Nb, blocks)
+            weights = (Na[:, :, None] * Nb[:, None, :]).reshape(k, 1, wa * wb)
+            G = np.matmul(weights, blocks.reshape(k, wa * wb, 9)).reshape(k, 3, 3)
             Pa, Pb = Ha.base[ent], Hb.base[ent]
             if grp.rotations is not None:
-                R = grp.rotations[pos]
-                Pa, Pb = np.einsum("kji,kjc->kic", R, Pa), np.einsum("kji,kjc->kic", R, Pb)
-            out[ent] = np.einsum("kxa,kxy,kyb->kab", Pa, G, Pb)
+                Rt = np.swapaxes(grp.rotations[pos], 1, 2)
+                Pa, Pb = np.matmul(Rt, Pa), np.matmul(Rt, Pb)
+            out[ent] = np.matmul(np.matmul(np.swapaxes(Pa, 1, 2), G), Pb)
         return out
 
 
