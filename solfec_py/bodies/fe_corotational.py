@@ -383,9 +383,9 @@ class CorotationalStepper(Stepper):
                 stacks.append((np.asarray(rows)[pick],
                                np.stack([inverses[g] for g in pick]).reshape(pick.size, d // 3, 3, d // 3, 3)))
             kept = self._dense_stacks = (rows, inverses, stacks)
+        rotations = self.rotations()                # (the RotatedOperators' R of this step)
         for members, stack in kept[2]:
-            R = np.stack([self.factors[row].R for row in members.tolist()])
-            groups.append(fe_dynamics.DenseGroup(members, stack, R))
+            groups.append(fe_dynamics.DenseGroup(members, stack, rotations[self.co.pos[members]]))
         return groups
 
     def _solve(self, row: int, rhs: np.ndarray) -> np.ndarray:
