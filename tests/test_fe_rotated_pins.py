@@ -10,6 +10,8 @@ import itertools
 import numpy as np
 import pytest
 
+from fe_cube_row import cube_row
+
 _RUNS = itertools.count()
 
 
@@ -111,19 +113,7 @@ def test_batched_delassus_blocks_of_small_bc_bodies_equal_the_solves_body_by_bod
     from solfec_py.bodies.finite_element import PointOperator
 
     h = 1e-3
-    sol = api.SOLFEC("DYNAMIC", h, f"out/bcpin{next(_RUNS)}")
-    sol.verbose = "OFF"
-    api.OUTPUT(sol, 1e9)
-    mat = api.BULK_MATERIAL(sol, model="KIRCHHOFF", young=1e7, poisson=0.25, density=1000.0)
-    cube = [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]
-    bodies = []
-    for i, n in enumerate((1, 2, 1, 2, 1)):
-        msh = api.HEX(cube, n, n, n, 1, [1] * 6)
-        api.TRANSLATE(msh, (2.0 * i, 0.0, 0.0))
-        body = api.BODY(sol, "FINITE_ELEMENT", msh, mat, form="BC")
-        body.scheme = "DEF_LIM"
-        api.INITIAL_VELOCITY(body, (0.0, 0.1 * i, 0.0), (0.5, 2.0 + i, -1.0))
-        bodies.append(body)
+    sol, bodies = cube_row(api, f"out/bcpin{next(_RUNS)}", (1, 2, 1, 2, 1), form="BC", h=h)
     api.FIX_POINT(bodies[4], (8.0, 0.0, 0.0))              # pinned: body by body
     for body in bodies:                                    # turned far from the reference
         blk = body.block

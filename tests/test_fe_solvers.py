@@ -10,6 +10,8 @@ import itertools
 import numpy as np
 import pytest
 
+from fe_cube_row import cube_row
+
 _RUNS = itertools.count()
 
 
@@ -91,19 +93,7 @@ def test_small_bodies_are_inverted_all_at_once(api):
     from solfec_py.bodies.finite_element import PointOperator
 
     h = 1e-3
-    sol = api.SOLFEC("DYNAMIC", h, f"out/fesolve{next(_RUNS)}")
-    sol.verbose = "OFF"
-    api.OUTPUT(sol, 1e9)
-    mat = api.BULK_MATERIAL(sol, model="KIRCHHOFF", young=1e7, poisson=0.25, density=1000.0)
-    cube = [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]
-    bodies = []
-    for i, n in enumerate((1, 2, 1, 2)):
-        msh = api.HEX(cube, n, n, n, 1, [1] * 6)
-        api.TRANSLATE(msh, (2.0 * i, 0.0, 0.0))
-        body = api.BODY(sol, "FINITE_ELEMENT", msh, mat)
-        body.scheme = "DEF_LIM"
-        api.INITIAL_VELOCITY(body, (0.0, 0.1 * i, 0.0), (0.5, 2.0 + i, -1.0))
-        bodies.append(body)
+    sol, bodies = cube_row(api, f"out/fesolve{next(_RUNS)}", (1, 2, 1, 2), h=h)
     api.FIX_POINT(bodies[3], (6.0, 0.0, 0.0))              # pinned: factorised on its own
     api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-10, 100), 2 * h)
     blk, st = bodies[0].block, bodies[0].block.solver
