@@ -106,7 +106,7 @@ def test_clamped_def_lim_matches_the_solver_held_pins(api, monkeypatch):
 def test_batched_delassus_blocks_of_small_bc_bodies_equal_the_solves_body_by_body(api, monkeypatch):
     """Small unpinned BC DEF_LIM bodies (one HEX: 24 unknowns; HEX 2 x 2 x 2: 81) have their
     Delassus blocks Ha A^-1 Hb^T formed all at once from their stacked dense inverses
-    (fe_dynamics.DenseSet), and the steps' solves A^-1 v too; a pinned body goes body by
+    (bodies/fe_dense.py), and the steps' solves A^-1 v too; a pinned body goes body by
     body. Every block equals Ha (A^-1 Hb^T) with A^-1 Hb^T solved by the body's own operator
     (RotatedOperator.solve, its rotation far from I) to round-off, the body-by-body path
     gives the same, and so do the solves."""

@@ -88,7 +88,7 @@ def test_small_bodies_are_inverted_all_at_once(api):
     Each inverse times A sliced from the step's tangent (the body-by-body path's operator) is
     I to round-off, and the Delassus blocks of random points equal Ha A^-1 Hb^T solved
     densely."""
-    from solfec_py.bodies.fe_dynamics import DenseOperator
+    from solfec_py.bodies.fe_dense import DenseOperator
     from solfec_py.bodies.fe_direct import Operator
     from solfec_py.bodies.finite_element import PointOperator
 

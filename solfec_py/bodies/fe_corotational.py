@@ -19,7 +19,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from solfec_py.bodies import fe_dynamics
+from solfec_py.bodies import fe_dense, fe_dynamics
 from solfec_py.bodies import fe_step_kernels as FK
 from solfec_py.bodies.fe_banded import band_plan, banded
 from solfec_py.bodies.fe_dynamics import Stepper
@@ -369,7 +369,7 @@ class CorotationalStepper(Stepper):
             oper = self.factors[row]
             lu = oper.factor.lu
             if (isinstance(lu, DenseInverse) and not oper.local.size and not oper.factor.part.size
-                    and lu.inverse.shape[0] <= fe_dynamics.DENSE_BATCH):
+                    and lu.inverse.shape[0] <= fe_dense.DENSE_BATCH):
                 rows.append(row)
                 inverses.append(lu.inverse)
         if not rows:
@@ -385,7 +385,7 @@ class CorotationalStepper(Stepper):
             kept = self._dense_stacks = (rows, inverses, stacks)
         rotations = self.rotations()                # (the RotatedOperators' R of this step)
         for members, stack in kept[2]:
-            groups.append(fe_dynamics.DenseGroup(members, stack, rotations[self.co.pos[members]]))
+            groups.append(fe_dense.DenseGroup(members, stack, rotations[self.co.pos[members]]))
         return groups
 
     def _solve(self, row: int, rhs: np.ndarray) -> np.ndarray:

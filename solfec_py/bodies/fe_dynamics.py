@@ -17,7 +17,7 @@ factorised body by body (scipy's SuperLU; conjugate gradients for the largest bo
 reused within the step for the free velocity, the Delassus blocks and the reactions. Small
 bodies without pins (DENSE_BATCH unknowns at most, the cubes of an array) are inverted
 densely instead, all bodies of one size at once, and their solves and Delassus blocks are
-made for all of them at once (DenseSet), with no Python loop over the bodies.
+made for all of them at once (bodies/fe_dense.py), with no Python loop over the bodies.
 """
 from __future__ import annotations
 
@@ -26,6 +26,8 @@ import numpy as np
 from solfec_py.bodies import fe_points
 from solfec_py.bodies import fe_step_kernels as FK
 from solfec_py.bodies.fe_critical import CriticalStep
+from solfec_py.bodies.fe_dense import (DENSE_BATCH, DenseGroup, DenseOperator, DenseSet, block_entries,
+                                       invert_blocks)
 from solfec_py.bodies.fe_direct import Operator
 from solfec_py.bodies.fe_iterative import ITERATIVE_DOFS, IterativeOperator
 from solfec_py.bodies.fe_pins import Pins
@@ -59,7 +61,7 @@ class Stepper(CriticalStep):
         self.factorisations = 0         # SuperLU factorisations made (bench figure)
         self._tl_dense: list = []       # DenseGroups of the step's small bodies (_factorise)
         self._dense = None              # (dense_set of the step,) once made
-        self._dense_plan = None         # (pattern, rows, where the bodies' entries lie in it)
+        self._dense_plan = None         # (pattern, {rows: where the bodies' entries lie in it})
 
     def forget_operators(self) -> None:
         """Hook: materials changed; operators kept across `invalidate` go."""
@@ -203,8 +205,8 @@ class Stepper(CriticalStep):
 
     def _factorise_dense(self, Kmat, rows: np.ndarray, coef: np.ndarray):
         """A_b = M_b + coef_b K_b of the small bodies among `rows` without pins (DENSE_BATCH
-        unknowns at most) inverted densely, all bodies of one size at once (numpy's batched
-        inverse), as DenseGroups; returns the other rows and their coefficients."""
+        unknowns at most) inverted densely, all bodies of one size at once (bodies/fe_dense.py),
+        as DenseGroups; returns the other rows and their coefficients."""
         blk = self.block
         if self.fused is not None or Kmat is not self.Kmat or not rows.size:
             return rows, coef
@@ -215,42 +217,20 @@ class Stepper(CriticalStep):
         small = (dofs <= DENSE_BATCH) & ~pinned[rows]
         if not small.any():
             return rows, coef
-        mass = np.repeat(blk.layout.mass, 3)
+        if self._dense_plan is None or self._dense_plan[0] is not self.pattern:
+            self._dense_plan = (self.pattern, {})        # where the bodies' entries lie in the pattern
         for d in np.unique(dofs[small]).tolist():
             pick = np.flatnonzero(small & (dofs == d))
             group = rows[pick]
-            b, r, c_, k = self._dense_entries(Kmat, group, d)
-            A = np.zeros((group.size, d, d))
-            A[b, r, c_] = Kmat.data[k] * coef[pick][b]
-            at = (3 * blk.nstart[group])[:, None] + np.arange(d)
-            A[:, np.arange(d), np.arange(d)] += mass[at]
-            inverse = np.linalg.inv(A)
+            key = group.tobytes()
+            entries = self._dense_plan[1].get(key)
+            if entries is None:
+                entries = self._dense_plan[1][key] = block_entries(Kmat, blk.nstart[group], d)
+            inverse = invert_blocks(Kmat, entries, np.repeat(blk.layout.mass, 3), blk.nstart[group], coef[pick], d)
             self._tl_dense.append(DenseGroup(group, inverse.reshape(group.size, d // 3, 3, d // 3, 3)))
             for i, row in enumerate(group.tolist()):
                 self.factors[row] = DenseOperator(inverse[i], blk.nodes_of(row))
         return rows[~small], coef[~small]
-
-    def _dense_entries(self, Kmat, group: np.ndarray, d: int):
-        """(body, row, column, entry): where the entries of the bodies `group` (d unknowns
-        each) lie in the tangent's CSR pattern, as positions in the bodies' d x d blocks
-        (kept while the pattern and the bodies hold)."""
-        plan = self._dense_plan or {}
-        key = (id(self.pattern), group.tobytes())
-        if plan.get("pattern") is not self.pattern:
-            plan = self._dense_plan = {"pattern": self.pattern}
-        got = plan.get(key)
-        if got is None:
-            first = (3 * self.block.nstart[group])[:, None]
-            at = (first + np.arange(d)).reshape(-1)                       # the bodies' rows of the matrix
-            lo, hi = Kmat.indptr[at], Kmat.indptr[at + 1]
-            count = hi - lo
-            k = np.repeat(hi - np.cumsum(count), count) + np.arange(int(count.sum()))
-            body = np.repeat(np.arange(group.size), d * np.ones(group.size, dtype=np.int64))
-            b = np.repeat(body, count)
-            r = np.repeat(np.tile(np.arange(d), group.size), count)
-            c = Kmat.indices[k] - first[b, 0]
-            got = plan[key] = (b, r, c, k)
-        return got
 
     def _body_operator(self, Kmat, sl: slice, c: float):
         """M + c K of the bodies' node range `sl` (CSR): the refilled tangent's data scaled,
@@ -566,91 +546,6 @@ class Stepper(CriticalStep):
         column[mine] = 3 * np.arange(mine.size)
         source.cache[row] = (np.ascontiguousarray(Z), column)
         return source.cache[row]
-
-
-# ---------------------------------------------------------------------- batched Delassus blocks
-DENSE_BATCH = 96    # bodies of at most this many unknowns (32 nodes: a HEX 2 x 2 x 2 has 27) are solved
-                    # through dense inverses, all bodies of one size at once (DenseSet)
-
-
-class DenseGroup:
-    """Bodies of one size d whose operator of the step is A^-1 = R Ainv R^T: `rows` (n,), the
-    inverses Ainv as `stack` (n, d / 3, 3, d / 3, 3), R the bodies' rotations applied node by
-    node (`rotations` (n, 3, 3); None: R = I)."""
-
-    __slots__ = ("rows", "stack", "rotations")
-
-    def __init__(self, rows, stack, rotations=None):
-        self.rows, self.stack, self.rotations = rows, stack, rotations
-
-
-class DenseSet:
-    """The DenseGroups of a block in one step: `group[row]` the group of a body (-1: not in
-    the set), `index[row]` its position in it."""
-
-    def __init__(self, count: int, groups: list):
-        self.groups = groups
-        self.group = np.full(count, -1, dtype=np.int64)
-        self.index = np.full(count, -1, dtype=np.int64)
-        for g, grp in enumerate(groups):
-            self.group[grp.rows] = g
-            self.index[grp.rows] = np.arange(grp.rows.size)
-
-    def solve(self, block, v: np.ndarray):
-        """(nodes, A^-1 v at them (len(nodes), 3)) of every body of the set, v (N, 3) over the
-        block's nodes: the bodies' solves (`Stepper._solve`) all at once, in another order."""
-        nodes, out = [], []
-        for grp in self.groups:
-            n, nn = grp.rows.size, grp.stack.shape[1]
-            at = block.nstart[grp.rows][:, None] + np.arange(nn)                          # (n, nn)
-            R = grp.rotations
-            y = v[at] if R is None else np.matmul(v[at], R)                               # R^T per node
-            z = np.matmul(grp.stack.reshape(n, 3 * nn, 3 * nn), y.reshape(n, 3 * nn, 1)).reshape(n, nn, 3)
-            nodes.append(at.reshape(-1))
-            out.append((z if R is None else np.matmul(z, np.swapaxes(R, 1, 2))).reshape(-1, 3))
-        return np.concatenate(nodes), np.concatenate(out)
-
-    def delassus(self, block, rows: np.ndarray, Ha, Hb) -> np.ndarray:
-        """Ha A^-1 Hb^T (k, 3, 3) of entries on bodies of the set, all at once, group by
-        group: the 3 x 3 blocks of Ainv at the entries' node pairs weighted by the shape
-        functions, rotated into the points' local bases,
-        W = (R^T base_a)^T (sum N_a N_b Ainv_ab) (R^T base_b): the sums `Stepper._columns`
-        forms body by body, in another order."""
-        out = np.empty((rows.size, 3, 3))
-        group = self.group[rows]
-        for g in np.unique(group).tolist():
-            grp = self.groups[g]
-            ent = np.flatnonzero(group == g)
-            pos = self.index[rows[ent]]
-            start = block.nstart[rows[ent]][:, None]
-            Na, Nb = Ha.N[ent], Hb.N[ent]
-            la = np.where(Na != 0.0, Ha.nodes[ent] - start, 0)
-            lb = np.where(Nb != 0.0, Hb.nodes[ent] - start, 0)
-            k, wa, wb = ent.size, la.shape[1], lb.shape[1]
-            blocks = grp.stack[pos[:, None, None], la[:, :, None], :, lb[:, None, :], :]   # (k, wa, wb, 3, 3)
-            weights = (Na[:, :, None] * Nb[:, None, :]).reshape(k, 1, wa * wb)
-            G = np.matmul(weights, blocks.reshape(k, wa * wb, 9)).reshape(k, 3, 3)
-            Pa, Pb = Ha.base[ent], Hb.base[ent]
-            if grp.rotations is not None:
-                Rt = np.swapaxes(grp.rotations[pos], 1, 2)
-                Pa, Pb = np.matmul(Rt, Pa), np.matmul(Rt, Pb)
-            out[ent] = np.matmul(np.matmul(np.swapaxes(Pa, 1, 2), G), Pb)
-        return out
-
-
-class DenseOperator:
-    """A body's A^-1 as a dense matrix (a view into its DenseGroup's stack), with the interface
-    of fe_direct.Operator that the step's other users read (no pins)."""
-
-    A = None
-
-    def __init__(self, inverse: np.ndarray, sl: slice):
-        self.inverse, self.sl = inverse, sl
-        self.local = np.zeros(0, dtype=np.int64)
-        self.Pn = np.zeros((0, 3, 3))
-
-    def solve(self, rhs: np.ndarray) -> np.ndarray:
-        return self.inverse @ rhs
 
 
 # ---------------------------------------------------------------------- point location
