@@ -310,9 +310,7 @@ class Stepper(CriticalStep):
                 self._factorise(Kmat, rows, coef)
         FK.lumped_velocity(u, u0, f, lay.mass, explicit, h, False)      # u = u0 + h M^-1 f
         dense = self.dense_set()
-        for row in self.factors:
-            if dense is not None and dense.index[row] >= 0:
-                continue
+        for row in self._rows_one_by_one(dense):
             sl = blk.nodes_of(row)
             u[sl] = u0[sl] + self._pinned_increment(row, h, f[sl], u0[sl])
         if dense is not None:                   # small unpinned bodies all at once
@@ -355,9 +353,7 @@ class Stepper(CriticalStep):
             keep = u[e].copy()
         FK.lumped_velocity(u, u0, r, lay.mass, explicit, h, True)       # u += h M^-1 r
         dense = self.dense_set()
-        for row in self.factors:
-            if dense is not None and dense.index[row] >= 0:
-                continue
+        for row in self._rows_one_by_one(dense):
             sl = blk.nodes_of(row)
             u[sl] += h * self._solve(row, r[sl].reshape(-1)).reshape(-1, 3)
         if dense is not None:                   # small unpinned bodies all at once
@@ -474,6 +470,12 @@ class Stepper(CriticalStep):
             groups = self.dense_groups()
             self._dense = (DenseSet(self.block.count, groups) if groups else None,)
         return self._dense[0]
+
+    def _rows_one_by_one(self, dense) -> list:
+        """The rows of this step's operators that `dense` does not solve (all of them when it
+        is None), picked with one array operation."""
+        rows = np.fromiter(self.factors, dtype=np.int64, count=len(self.factors))
+        return (rows if dense is None else rows[dense.index[rows] < 0]).tolist()
 
     def dense_groups(self) -> list:
         """The DenseGroups of this step (total-Lagrangian bodies: `_factorise`)."""
