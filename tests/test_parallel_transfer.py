@@ -78,3 +78,39 @@ def test_packed_rows_have_the_declared_width(api):
         table, flat, lengths = b.block.pack_rows([b.row])
         assert table.shape == (1, b.block.row_width())
         assert flat.size == int(lengths.sum())
+
+
+def test_many_rows_pack_and_unpack_as_field_by_field_copies(api):
+    """The compiled table copy (bodies/row_tables.py) against numpy field by field: rows
+    packed in reverse order and unpacked in forward order swap every field of the block's
+    rows end for end, flags and scheme codes (not float64) included; a float field that
+    is not C-contiguous takes numpy's path and is copied the same."""
+    from solfec_py.bodies import row_tables
+
+    sol, bodies = build(api, 'out/transfer_tables')
+    api.RUN(sol, api.GAUSS_SEIDEL_SOLVER(1e-8, 100), 0.01)
+    block = bodies[0].block                    # the rigid block: 4 rigid bodies and an obstacle
+    layout = block._moved_layout()
+    assert {np.dtype(d) for _, _, d, _ in layout} >= {np.dtype(float), np.dtype(bool), np.dtype(np.int8)}
+    rows = np.arange(block.count)
+    before = {name: getattr(block, name)[: block.count].copy() for name, *_ in layout}
+    table, _, _ = block.pack_rows(rows[::-1])
+    col = 0
+    for name, _, _, width in layout:
+        want = before[name][::-1].reshape(rows.size, width).astype(float)
+        assert np.array_equal(table[:, col:col + width], want), name
+        col += width
+    row_tables.unpack(block, layout, rows, table)
+    for name, *_ in layout:
+        assert np.array_equal(getattr(block, name)[: block.count], before[name][::-1]), name
+
+    class Strided:                              # one float field as a strided view
+        def __init__(self):
+            self.base = np.arange(40.0).reshape(10, 4)
+            self.a, self.b = self.base[:, ::2], np.arange(10.0)
+    holder = Strided()
+    lay = (("a", (2,), float, 2), ("b", (), float, 1))
+    got = row_tables.pack(holder, lay, np.array([3, 1]), 3)
+    assert np.array_equal(got, [[12.0, 14.0, 3.0], [4.0, 6.0, 1.0]])
+    row_tables.unpack(holder, lay, np.array([0, 9]), got)
+    assert np.array_equal(holder.base[0], [12.0, 1.0, 14.0, 3.0]) and holder.b[9] == 1.0

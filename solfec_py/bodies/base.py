@@ -79,6 +79,7 @@ import math
 
 import numpy as np
 
+from solfec_py.bodies import row_tables
 from solfec_py.errors import InputTypeError
 
 
@@ -243,25 +244,14 @@ class BodyBlock:
         """(k, row_width) float table of the moved fields of `rows`, the flat float values of
         their per-body state of varying length and each row's share of it (k,)."""
         rows = _rows(rows)
-        k = rows.size
-        layout = self._moved_layout()
-        table = np.empty((k, sum(width for *_, width in layout)))
-        col = 0
-        for name, _, _, width in layout:
-            table[:, col:col + width] = getattr(self, name)[rows].reshape(k, width)
-            col += width
+        table = row_tables.pack(self, self._moved_layout(), rows, self.row_width())
         flat, lengths = self._pack_ragged(rows)
         return table, flat, lengths
 
     def unpack_rows(self, rows, table, flat, lengths) -> None:
         """Write what `pack_rows` gave (of another block of this kind) into `rows`."""
         rows = _rows(rows)
-        k = rows.size
-        table = np.asarray(table, dtype=float).reshape(k, -1)
-        col = 0
-        for name, tail, dtype, width in self._moved_layout():
-            getattr(self, name)[rows] = table[:, col:col + width].reshape((k,) + tail).astype(dtype, copy=False)
-            col += width
+        row_tables.unpack(self, self._moved_layout(), rows, np.asarray(table, dtype=float).reshape(rows.size, -1))
         self._unpack_ragged(rows, np.asarray(flat, dtype=float), np.asarray(lengths, dtype=np.int64))
         self.state_arrived(rows)
 

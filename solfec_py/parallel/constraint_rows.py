@@ -5,13 +5,14 @@ a constraint of another rank that acts on a body here). Reference: Solfec-1.0 do
 (pack_constraint / unpack_constraint, external constraints), constraints.py (the fields).
 
 Family codes are per set, so rows travel with the family's index in `FAMILIES` instead.
+The numeric fields are copied by bodies/row_tables.py (one compiled call per dtype).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from solfec_py import constraints as C
-from solfec_py.bodies import families
+from solfec_py.bodies import families, row_tables
 
 FAMILIES = tuple(families())            # the order of body families in every message
 
@@ -26,27 +27,25 @@ for _name in NUMERIC:
     _at += _WIDTHS[_name]
 FAMILY_COLUMN = _at
 del _at, _name
+_LAYOUT = tuple((name, _SHAPES[name], C._FIELDS[name][1], _WIDTHS[name]) for name in NUMERIC)
 
 
 def pack(cset, rows) -> np.ndarray:
     """(k, WIDTH) float rows of the constraint-set rows `rows`."""
-    rows = np.asarray(rows, dtype=np.int64)
+    rows = np.asarray(rows, dtype=np.int64).reshape(-1)
     k = rows.size
-    parts = [np.asarray(getattr(cset, name)[rows], dtype=float).reshape(k, _WIDTHS[name]) for name in NUMERIC]
+    table = row_tables.pack(cset, _LAYOUT, rows, WIDTH)
     codes = np.array([FAMILIES.index(name) for name in cset.families] + [-1], dtype=float)
     fam = cset.family[rows]
-    parts.append(codes[np.where(fam >= 0, fam, len(cset.families))].reshape(k, 2))
-    return np.concatenate(parts, axis=1) if k else np.zeros((0, WIDTH))
+    table[:, FAMILY_COLUMN:] = codes[np.where(fam >= 0, fam, len(cset.families))].reshape(k, 2)
+    return table
 
 
 def unpack(cset, rows, table: np.ndarray) -> None:
     """Write packed rows into the set's rows `rows` (which may lie past `count`)."""
-    rows = np.asarray(rows, dtype=np.int64)
-    k = rows.size
-    for name in NUMERIC:
-        c, shape = COLUMN[name], _SHAPES[name]
-        dtype = C._FIELDS[name][1]
-        getattr(cset, name)[rows] = table[:, c:c + _WIDTHS[name]].reshape((k,) + shape).astype(dtype)
+    rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+    table = np.asarray(table, dtype=float).reshape(rows.size, WIDTH)
+    row_tables.unpack(cset, _LAYOUT, rows, table)
     local = np.array([cset.family_code(name) for name in FAMILIES] + [-1], dtype=np.int8)
     fam = table[:, FAMILY_COLUMN:FAMILY_COLUMN + 2].astype(np.int64)
     cset.family[rows] = local[np.where(fam >= 0, fam, len(FAMILIES))]

@@ -225,7 +225,7 @@ class Decomposition:
             lo, hi = block.bounding_boxes()
             parts.append((fam, block, rows))
             ids.append(block.bid[rows])
-            boxes.append(np.stack((lo[rows], hi[rows]), axis=1))
+            boxes.append(np.concatenate((lo[rows], hi[rows]), axis=1).reshape(rows.size, 2, 3))
             costs.append(self._cost(block.bid[rows], block.state_sizes()[rows, 1].astype(float)))
         if not parts:
             return [], np.zeros(0, dtype=np.int64), np.zeros((0, 2, 3)), np.zeros(0)
@@ -443,10 +443,11 @@ class Decomposition:
                 if sel.size:
                     outgoing[r] = self._rows_at(parts, sel, mask[sel] | bits[self.rank])
         arrived = self._send_rows(outgoing)
-        taken = self._take_rows(arrived, ghost=True)
+        taken = np.zeros(self.owner.size, dtype=bool)
+        taken[self._take_rows(arrived, ghost=True)] = True
         for block in list(self.domain.active_blocks()):          # ghosts no longer sent go
             bid = block.bid[: block.count]
-            gone = np.flatnonzero((self.owner[bid] != self.rank) & ~np.isin(bid, taken))
+            gone = np.flatnonzero((self.owner[bid] != self.rank) & ~taken[bid])
             for row in gone[::-1].tolist():                     # from the end: the fewest rows move
                 body = block.bodies[row]
                 self._detach(body)
