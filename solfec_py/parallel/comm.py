@@ -62,6 +62,9 @@ class Serial:
         rows = np.ascontiguousarray(rows)
         return rows.copy(), np.array([rows.shape[0]], dtype=np.int64)
 
+    def allgather_fixed(self, row: np.ndarray) -> np.ndarray:
+        return np.array(row, copy=True).reshape((1,) + np.shape(row))
+
     def alltoall_rows(self, parts: list) -> list:
         return [np.array(parts[0], copy=True)]
 
@@ -144,6 +147,15 @@ class World(Serial):
         self.comm.Allgatherv(rows.reshape(-1), [out.reshape(-1), sizes, _displacements(sizes), _mpi_type(self.MPI, rows.dtype)])
         self.bytes_sent += rows.nbytes * (self.size - 1)
         return out, counts
+
+    def allgather_fixed(self, row: np.ndarray) -> np.ndarray:
+        """(size,) + row's shape: every rank's `row` (of one shape and dtype on all ranks),
+        in rank order, by one Allgather (`allgather_rows` first exchanges the counts)."""
+        row = np.ascontiguousarray(row)
+        out = np.empty((self.size,) + row.shape, dtype=row.dtype)
+        self.comm.Allgather(row.reshape(-1), out.reshape(-1))
+        self.bytes_sent += row.nbytes * (self.size - 1)
+        return out
 
     def alltoall_rows(self, parts: list) -> list:
         """parts[r]: rows (k_r, ...) for rank r (one dtype and row shape for all); returns the

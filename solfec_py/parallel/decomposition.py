@@ -260,8 +260,10 @@ class Decomposition:
     def _send_rows(self, outgoing: dict) -> list:
         """Send packed rows to ranks (outgoing: rank -> {family: (rows of its block, an int
         sent with each row)}); returns, per source rank, per family, (ids, table, flat,
-        lengths, ints) received, rows in ascending ids (None for a family without rows)."""
-        floats, ints = [], []
+        lengths, ints) received, rows in ascending ids (None for a family without rows).
+        One float buffer a rank: the count of integers, the integers (row counts, ids,
+        lengths, tags: exact as floats), then the float rows."""
+        buffers = []
         for dest in range(self.size):
             mine = outgoing.get(dest, {})
             f_parts, i_parts = [], []
@@ -277,12 +279,12 @@ class Decomposition:
                 table, flat, lengths = block.pack_rows(rows)
                 i_parts += [np.array([rows.size], dtype=np.int64), block.bid[rows], lengths, tags]
                 f_parts += [table.reshape(-1), flat]
-            floats.append(np.concatenate(f_parts) if f_parts else np.zeros(0))
-            ints.append(np.concatenate(i_parts))
-        got_f = self.comm.alltoall_rows(floats)
-        got_i = self.comm.alltoall_rows(ints)
+            ints = np.concatenate(i_parts)
+            buffers.append(np.concatenate([np.array([ints.size], dtype=float), ints.astype(float)] + f_parts))
         out = []
-        for fbuf, ibuf in zip(got_f, got_i):
+        for buf in self.comm.alltoall_rows(buffers):
+            nints = int(buf[0])
+            ibuf, fbuf = buf[1:1 + nints].astype(np.int64), buf[1 + nints:]
             per, fpos, ipos = [], 0, 0
             for fam in FAMILIES:
                 k = int(ibuf[ipos])
@@ -417,8 +419,7 @@ class Decomposition:
             for i in range(3):          # column by column (a reduction over axis 0 of (k, 3) is slow)
                 lo[i], hi[i] = moving[:, 0, i].min(), moving[:, 1, i].max()
         mine = np.concatenate((lo - self.margin, hi + self.margin))
-        every, _ = self.comm.allgather_rows(mine.reshape(1, 6))
-        return every.reshape(self.size, 2, 3)
+        return self.comm.allgather_fixed(mine).reshape(self.size, 2, 3)
 
     def exchange_ghosts(self, owned=None) -> None:
         """Send every owned body near another rank's region to it (full rows), tell each

@@ -194,8 +194,7 @@ class Phase:
 def _colours(comm, neighbours: int):
     """Greedy colouring of the rank graph (ranks are neighbours when one's rows touch the
     other's bodies, in either direction); returns (colour of every rank, count)."""
-    masks, _ = comm.allgather_rows(np.array([[neighbours]], dtype=np.int64))
-    masks = masks.reshape(-1)
+    masks = comm.allgather_fixed(np.array([neighbours], dtype=np.int64)).reshape(-1)
     size = masks.size
     adj = [set() for _ in range(size)]
     for r in range(size):
