@@ -27,24 +27,11 @@ from solfec_py.bodies import BODY_KINDS
 from solfec_py.errors import NotAvailableError
 from solfec_py.parallel import constraint_rows as CR
 from solfec_py.parallel.constraint_rows import FAMILIES
+from solfec_py.parallel import replicas
+from solfec_py.parallel.replicas import ElsewhereBlock
 from solfec_py.parallel.partition import bisect, imbalance
 
 HYSTERESIS = 3.0                         # a ghost goes when its box is this many margins away
-
-
-class ElsewhereBlock:
-    """Stands in for the block of a body that is not a row on this rank."""
-
-    __slots__ = ("message",)
-
-    def __init__(self, body, rank: int):
-        self.message = (f"body {body.id} is not on rank {rank} of this parallel run (HERE(solfec, body) tells"
-                        " where a body lives)")
-
-    def __getattr__(self, name):
-        from solfec_py.errors import InputTypeError
-
-        raise InputTypeError(object.__getattribute__(self, "message"))
 
 
 class Decomposition:
@@ -179,7 +166,7 @@ class Decomposition:
         if all(other == every[0] for other in every):
             return set()
         common = set(every[0]).intersection(*map(set, every[1:]))
-        return self._from_rank0([b for b in self.domain.bodies if (b.id, b.kind) not in common])
+        return replicas.from_rank0(self, [b for b in self.domain.bodies if (b.id, b.kind) not in common])
 
     def _geometry(self, bodies):
         """ids (k,), centres (k, 3) and boxes (k, 2, 3) of attached `bodies` (any order)."""
@@ -311,12 +298,27 @@ class Decomposition:
         """Before a step: bodies the deck created since the last step, deletions, ownership
         (rebalance every `updatefreq` steps when the imbalance passed the tolerance),
         migration, ghosts, constraints of new owners."""
-        self._new_bodies()
-        self._deletions()
+        made = self._made()
+        counts = self.comm.allreduce_sum([float(len(made)), float(len(self.deleted))])
+        if counts[0]:
+            self._new_bodies(made)
+        else:
+            self.seen_next_id = self.domain.next_body_id
+        if counts[1]:
+            self._deletions()
         owned = self._ownership()
-        self.exchange_ghosts(owned)
-        self._move_constraints()
+        if self.exchange_ghosts(owned, self._constraints_away().size):   # (any rank's count, with the regions)
+            self._move_constraints()
         self.steps += 1
+
+    def _constraints_away(self) -> np.ndarray:
+        """Rows of the constraint set owned by another rank (a body migrated, or the deck
+        made them here)."""
+        from solfec_py import constraints as C
+
+        cset = C.constraint_set(self.domain)
+        rows = np.arange(cset.count)
+        return rows[self.constraint_owners(cset, rows) != self.rank] if rows.size else rows
 
     def _move_constraints(self) -> None:
         """Constraints whose owner changed (a body migrated) go to their new owner, with
@@ -324,12 +326,11 @@ class Decomposition:
         from solfec_py import constraints as C
 
         cset = C.constraint_set(self.domain)
-        rows = np.arange(cset.count)
-        owners = self.constraint_owners(cset, rows) if rows.size else rows
-        away = rows[owners != self.rank]
+        away = self._constraints_away()
+        owners = self.constraint_owners(cset, away) if away.size else away
         parts = []
         for t in range(self.size):
-            sel = away[owners[away] == t]
+            sel = away[owners == t]
             parts.append(CR.pack(cset, sel) if sel.size else np.zeros((0, CR.WIDTH)))
         got = self.comm.alltoall_rows(parts)
         if away.size:
@@ -347,13 +348,17 @@ class Decomposition:
         self.tolerance, self.weightfactor, self.updatefreq = self.domain.balance
         parts, ids, boxes, weights = self._owned()
         moving = ~self.obstacle[ids]
-        load = np.zeros(self.size)
+        centres = 0.5 * (boxes[:, 0] + boxes[:, 1])
+        new = self.tree.assign(centres) if ids.size else np.zeros(0, dtype=np.int64)
+        load = np.zeros(self.size + 1)            # (+ how many bodies leave this rank)
         load[self.rank] = weights[moving].sum()
+        load[self.size] = np.count_nonzero(new != self.rank)
         load = self.comm.allreduce_sum(load)
+        leaving = load[self.size]
+        load = load[: self.size]
         self.imbalance = imbalance(load)
         if self.measure_next:
             self.achieved, self.measure_next = self.imbalance, False
-        centres = 0.5 * (boxes[:, 0] + boxes[:, 1])
         if self.steps % self.updatefreq == 0 and self._worth_bisecting():
             rows = np.column_stack((ids.astype(float), centres, weights))[moving]
             every, _ = self.comm.allgather_rows(rows)
@@ -361,7 +366,11 @@ class Decomposition:
             self.tree = bisect(every[:, 1:4], every[:, 4], self.size)
             self.rebalanced += 1
             self.measure_next = True
-        new = self.tree.assign(centres) if ids.size else np.zeros(0, dtype=np.int64)
+            new = self.tree.assign(centres) if ids.size else np.zeros(0, dtype=np.int64)
+            leaving = 1.0                          # (not known before the bisection)
+        if not leaving:
+            self.migrated = 0
+            return parts, ids, boxes, weights
         moving = np.flatnonzero(new != self.rank)
         changes, _ = self.comm.allgather_rows(np.column_stack((ids[moving], new[moving])))
         self.migrated = changes.shape[0]
@@ -410,24 +419,28 @@ class Decomposition:
                 taken.append(ids)
         return np.concatenate(taken) if taken else np.zeros(0, dtype=np.int64)
 
-    def _regions(self, ids: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    def _regions(self, ids: np.ndarray, boxes: np.ndarray, extra: float = 0.0) -> tuple:
         """(size, 2, 3) every rank's region (module docstring) from the boxes of the bodies
-        owned here (`_owned`; obstacles left out); empty regions are inverted boxes."""
+        owned here (`_owned`; obstacles left out), empty regions as inverted boxes, and the
+        sum over the ranks of `extra` (a count that rides with the regions)."""
         moving = boxes[~self.obstacle[ids]] if ids.size else boxes
         lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
         if moving.shape[0]:
             for i in range(3):          # column by column (a reduction over axis 0 of (k, 3) is slow)
                 lo[i], hi[i] = moving[:, 0, i].min(), moving[:, 1, i].max()
-        mine = np.concatenate((lo - self.margin, hi + self.margin))
-        return self.comm.allgather_fixed(mine).reshape(self.size, 2, 3)
+        mine = np.concatenate((lo - self.margin, hi + self.margin, [float(extra)]))
+        every = self.comm.allgather_fixed(mine)
+        return every[:, :6].reshape(self.size, 2, 3), float(every[:, 6].sum())
 
-    def exchange_ghosts(self, owned=None) -> None:
+    def exchange_ghosts(self, owned=None, away: int = 0) -> bool:
         """Send every owned body near another rank's region to it (full rows), tell each
         rank which ghosts it no longer needs, and take the ghosts sent here (`owned`: what
-        `_owned()` returns now, if known)."""
+        `_owned()` returns now, if known). `away` (this rank's count of constraints owned
+        elsewhere) travels with the regions: returns whether any rank has such constraints."""
         outgoing: dict = {}
         parts, ids, boxes, _ = self._owned() if owned is None else owned
-        self.regions = regions = self._regions(ids, boxes)
+        self.regions, away_anywhere = self._regions(ids, boxes, away)
+        regions = self.regions
         if ids.size:
             bits = np.left_shift(1, np.arange(self.size, dtype=np.int64))
             apart = _separation(boxes, regions)                 # (k, size)
@@ -453,6 +466,7 @@ class Decomposition:
                 body = block.bodies[row]
                 self._detach(body)
                 self.where[body.id] = 0
+        return away_anywhere > 0
 
     def _bound_ranks(self) -> np.ndarray:
         """Body id -> mask of the ranks owning a body bound to it by a constraint of the
@@ -468,7 +482,14 @@ class Decomposition:
         return out
 
     # ------------------------------------------------------------------ bodies made during a run
-    def _new_bodies(self) -> None:
+    def _made(self) -> list:
+        """Bodies the deck made since the last look that have no owner yet (`_new_bodies`)."""
+        domain = self.domain
+        if domain.next_body_id == self.seen_next_id:     # (ids come from next_body_id)
+            return []
+        return [b for b in domain.bodies if b.id >= self.owner.size or self.owner[b.id] < 0]
+
+    def _new_bodies(self, made: list) -> None:
         """Bodies a deck creates after the first RUN (in a CALLBACK, between RUNs) are kept
         from rank 0, as in Solfec-1.0 (dom.c DOM_Insert_Body: bodies are created on rank 0,
         the others come by migration): rank 0 owns them until the next partition query and
@@ -476,13 +497,7 @@ class Decomposition:
         other ranks, which replace what they made themselves by them and keep rank 0's body
         ids from then on."""
         domain = self.domain
-        made = []
-        if domain.next_body_id != self.seen_next_id:     # (ids come from next_body_id)
-            made = [b for b in domain.bodies if b.id >= self.owner.size or self.owner[b.id] < 0]
-        if not self.comm.allreduce_max([float(len(made))])[0]:
-            self.seen_next_id = domain.next_body_id
-            return
-        kept = self._from_rank0(made)
+        kept = replicas.from_rank0(self, made)
         self.seen_next_id = domain.next_body_id
         ids = np.array(sorted(kept), dtype=np.int64)
         if not ids.size:
@@ -491,36 +506,6 @@ class Decomposition:
         self.owner[ids] = 0
         self.where[ids] = 1
         self.obstacle[ids] = [domain.by_id[i].kind == "OBSTACLE" for i in ids.tolist()]
-
-    def _from_rank0(self, made: list) -> set:
-        """Rank 0's bodies of `made` (its definitions, pickled) replace the other ranks' ones;
-        returns their ids."""
-        domain = self.domain
-        definitions = [_definition(b) for b in sorted(made, key=lambda b: b.id)] if self.rank == 0 else None
-        definitions, top = self.comm.bcast_object((definitions, domain.next_body_id))
-        kept = {_id_of(state) for _, state in definitions}
-        if self.rank == 0:
-            return kept
-        for body in made:                            # the deck's own copies: rank 0's stand for them
-            if body.row >= 0 and not isinstance(body.block, ElsewhereBlock):
-                body.block.remove(body)
-            domain.bodies.remove(body)
-            domain.by_id.pop(body.id, None)
-            if body.label and domain.labels.get(body.label) is body:
-                del domain.labels[body.label]
-            body.block = ElsewhereBlock(body, self.rank)
-            if body.id not in kept:
-                body.deleted = True
-        for cls, state in definitions:
-            body = _replica(cls, state, domain)
-            body.block = ElsewhereBlock(body, self.rank)
-            domain.bodies.append(body)
-            domain.by_id[body.id] = body
-            if body.label and body.label not in domain.labels:
-                domain.labels[body.label] = body
-        domain.bodies.sort(key=lambda b: b.id)
-        domain.next_body_id = top
-        return kept
 
     # ------------------------------------------------------------------ deletions
     def _deletions(self) -> None:
@@ -538,38 +523,6 @@ class Decomposition:
                 self.domain.forget(body)
             self.owner[bid] = -1
             self.where[bid] = 0
-
-
-SKIPPED = ("block", "row", "_constraints", "constraints", "loads", "_material_object")
-
-
-def _definition(body) -> tuple:
-    """(class, attributes) of a body without its state row, constraints and loads, its
-    material by label: what another rank needs to hold a row of it (the state comes with
-    the row)."""
-    state = {k: v for k, v in body.__dict__.items() if k not in SKIPPED}
-    state["bulk_material"] = body.bulk_material.label
-    return type(body), state
-
-
-def _id_of(state: dict) -> int:
-    return int(state["_id"] if "_id" in state else state["id"])
-
-
-def _replica(cls, state: dict, domain):
-    """The body `_definition` described, known to `domain` but no row of it; its material
-    record is the domain's one of the same label."""
-    label = state["bulk_material"]
-    if label not in domain.bulk_materials:
-        raise NotAvailableError(f"parallel runs: body {_id_of(state)} was made on rank 0 with the bulk material"
-                                f" {label!r} that the other ranks do not have; create materials on every rank")
-    body = cls.__new__(cls)
-    body.__dict__.update(state)
-    body.bulk_material = domain.bulk_materials[label]
-    body.row, body.loads = -1, []
-    body.__dict__["_constraints"] = []
-    body.__dict__["_material_object"] = None
-    return body
 
 
 def _kind_of(family: str) -> str:
