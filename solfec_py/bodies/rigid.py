@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from solfec_py.bodies import obstacle_points
 from solfec_py.bodies.base import BodyBlock
 from solfec_py.bodies.loads import CONVECTED_FORCE, PointLoads, rigid_loads
 from solfec_py.bodies.rigid_schemes import CARRY_WIDTH, SCHEME_CODES, SCHEME_FIELDS, SCHEME_LIST
@@ -343,12 +344,24 @@ class RigidBlock(SchemeSupport, BodyBlock):
     # rows (k,) with one point / frame per entry; `elem` is ignored (a rigid body moves
     # all its geometric objects alike). H (k, 3, 6) = the local velocity of a point as a
     # linear map of the 6 body velocities.
+    def _obstacles_only(self) -> bool:
+        """Every row an obstacle: the point maps go by numpy (bodies/obstacle_points.py, the
+        same bits), and a deck whose rigid bodies are all obstacles compiles no kernel here."""
+        n = self.count
+        return n > 0 and bool(self.obstacle[0]) and bool(self.obstacle[:n].all())
+
     def cur_points(self, rows, X, elem=None):
+        if self._obstacles_only():
+            return obstacle_points.cur_points(np.asarray(rows, dtype=np.int64).reshape(-1), np.asarray(X, dtype=float),
+                                              self.conf, self.center)
         return _cur_points(np.asarray(rows, dtype=np.int64), np.ascontiguousarray(X, dtype=float),
                            self.conf, self.center)
 
     def ref_points(self, rows, x, elem=None):
         """X = X0 + Lambda^T (x - xc) per entry (numba, bit for bit the einsum form)."""
+        if self._obstacles_only():
+            return obstacle_points.ref_points(np.asarray(rows, dtype=np.int64).reshape(-1), np.asarray(x, dtype=float),
+                                              self.conf, self.center)
         return _ref_points(np.asarray(rows, dtype=np.int64).reshape(-1), np.ascontiguousarray(x, dtype=float),
                            self.conf, self.center)
 
@@ -360,6 +373,9 @@ class RigidBlock(SchemeSupport, BodyBlock):
 
     def point_velocities(self, rows, X, elem=None):
         """v = vc + Lambda (Omega x (X - X0)) per entry (numba)."""
+        if self._obstacles_only():
+            return obstacle_points.point_velocities(np.asarray(rows, dtype=np.int64).reshape(-1),
+                                                    np.asarray(X, dtype=float), self.conf, self.velo, self.center)
         return _point_velocities(np.asarray(rows, dtype=np.int64).reshape(-1), np.ascontiguousarray(X, dtype=float),
                                  self.conf, self.velo, self.center)
 
@@ -368,11 +384,17 @@ class RigidBlock(SchemeSupport, BodyBlock):
 
     def gen_to_loc(self, rows, X, base, elem=None):
         """H = [base^T Lambda [A]x^T | base^T], A = X - X0 (docs/integrators.md; numba)."""
+        if self._obstacles_only():
+            return obstacle_points.gen_to_loc(np.asarray(rows, dtype=np.int64).reshape(-1), np.asarray(X, dtype=float),
+                                              np.asarray(base, dtype=float), self.conf, self.center)
         return _gen_to_loc(np.asarray(rows, dtype=np.int64).reshape(-1), np.ascontiguousarray(X, dtype=float),
                            np.ascontiguousarray(base, dtype=float), self.conf, self.center)
 
     def local_velocity(self, rows, H, which="free"):
         """H u of the velocities at the step start or free (numba, bit for bit the einsum form)."""
+        if self._obstacles_only():
+            return obstacle_points.local_velocity(np.asarray(rows, dtype=np.int64).reshape(-1),
+                                                  np.asarray(H, dtype=float), self.velo0 if which == "start" else self.velo)
         return _local_velocity(np.asarray(rows, dtype=np.int64).reshape(-1), np.ascontiguousarray(H, dtype=float),
                                self.velo0 if which == "start" else self.velo)
 
@@ -425,6 +447,11 @@ class RigidBlock(SchemeSupport, BodyBlock):
             live = ~np.asarray(inert, dtype=bool)
             self.add_reactions(rows[live], H[live], sign[live, None] * R[con[live]])
             return
+        if self._obstacles_only():
+            obstacle_points.add_signed_reactions(self.reaction, np.asarray(rows, dtype=np.int64), np.asarray(H, dtype=float),
+                                                 np.asarray(con, dtype=np.int64), np.asarray(sign, dtype=float),
+                                                 np.asarray(R, dtype=float), inert)
+            return
         _add_signed_reactions(self.reaction, np.asarray(rows, dtype=np.int64), np.ascontiguousarray(H, dtype=float),
                               np.asarray(con, dtype=np.int64), np.ascontiguousarray(sign, dtype=float),
                               np.ascontiguousarray(R, dtype=float), np.asarray(inert, dtype=np.bool_))
@@ -451,6 +478,8 @@ class RigidBlock(SchemeSupport, BodyBlock):
     def kinetic_energy(self) -> np.ndarray:
         """1/2 Omega.J Omega + 1/2 m v.v of every row (obstacles included)."""
         n = self.count
+        if self._obstacles_only():
+            return obstacle_points.kinetic_energy(self.velo[:n], self.J[:n], self.mass[:n])
         return _kinetic_energy(self.velo[:n], self.J[:n], self.mass[:n])
 
     # ------------------------------------------------------------------ time stepping
