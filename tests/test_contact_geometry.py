@@ -297,3 +297,24 @@ def test_convex_boxes_equal_reduceat():
     convex_boxes(v, starts, obj, lo, hi, 1e-3)
     assert np.array_equal(lo[obj], np.minimum.reduceat(v, starts[:-1], axis=0) - 1e-3, equal_nan=True)
     assert np.array_equal(hi[obj], np.maximum.reduceat(v, starts[:-1], axis=0) + 1e-3, equal_nan=True)
+
+
+def test_few_boxes_give_the_sweeps_pairs_in_its_order():
+    """Up to broad.FEW boxes the pairs come from numpy (no kernel compiled for a small deck):
+    the same pairs in the same order as the sweep along the axis of largest spread, with
+    touching boxes (closed intervals), equal starts (the stable sort's ties), groups and
+    flags; above FEW the kernel serves."""
+    rng = np.random.default_rng(11)
+    for trial in range(300):
+        n = int(rng.integers(2, broad.FEW + 1))
+        lo = np.round(rng.random((n, 3)) * 4.0, 1)           # coarse: ties and touching faces
+        hi = lo + np.round(rng.random((n, 3)) * 2.0, 1)
+        group = rng.integers(0, max(1, n // 2), n) if trial % 2 else None
+        flag = rng.random(n) < 0.3 if trial % 3 else None
+        got = broad.overlapping_pairs(lo, hi, group, flag)
+        axis = int(np.argmax(hi.max(axis=0) - lo.min(axis=0)))
+        order = np.argsort(lo[:, axis], kind="stable").astype(np.int64)
+        want = broad._sweep(lo, hi, order, axis, group is not None,
+                            np.zeros(n, np.int64) if group is None else group, flag is not None,
+                            np.zeros(n, bool) if flag is None else flag)
+        assert got.dtype == np.int64 and np.array_equal(got, want), trial

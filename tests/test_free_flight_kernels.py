@@ -148,6 +148,8 @@ def test_imp_rows_at_rest_need_no_newton_and_finish_without_it_bit_for_bit():
 class _Block(rigid.RigidBlock):
     def __init__(self, conf, center):
         self.conf, self.center = conf, center
+        self.bodies = [None] * conf.shape[0]                    # rigid bodies (not obstacles)
+        self.obstacle = np.zeros(conf.shape[0], dtype=bool)
 
 
 class _Domain:

@@ -15,6 +15,8 @@ from solfec_py.bodies import rigid
 class _Block(rigid.RigidBlock):
     def __init__(self, conf, center):
         self.conf, self.center = conf, center
+        self.bodies = [None] * conf.shape[0]                    # rigid bodies (not obstacles)
+        self.obstacle = np.zeros(conf.shape[0], dtype=bool)
 
 
 def _block(n, seed):

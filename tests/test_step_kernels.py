@@ -169,18 +169,20 @@ def test_rigid_gen_to_loc_equals_the_einsum_form():
     rng = np.random.default_rng(2)
     n, k = 40, 300
 
-    class Block:
-        conf = np.zeros((n, 12))
-        center = rng.normal(size=(n, 3))
+    class Block(rigid.RigidBlock):
+        def __init__(self):                                   # rigid bodies (not obstacles)
+            self.conf, self.center = np.zeros((n, 12)), rng.normal(size=(n, 3))
+            self.bodies, self.obstacle = [None] * n, np.zeros(n, dtype=bool)
 
+    block = Block()
     R = Rotation.from_rotvec(rng.normal(size=(n, 3))).as_matrix()
-    Block.conf[:, 0:9] = R.transpose(0, 2, 1).reshape(-1, 9)      # column-major
-    Block.conf[:, 9:12] = rng.normal(size=(n, 3))
+    block.conf[:, 0:9] = R.transpose(0, 2, 1).reshape(-1, 9)      # column-major
+    block.conf[:, 9:12] = rng.normal(size=(n, 3))
     rows = rng.integers(0, n, k)
     X = rng.normal(size=(k, 3))
     base = C.local_base(rng.normal(size=(k, 3)) / 1.7)
-    H = rigid.RigidBlock.gen_to_loc(Block, rows, X, base)
-    A = X - Block.center[rows]
+    H = block.gen_to_loc(rows, X, base)
+    A = X - block.center[rows]
     skew = np.zeros((k, 3, 3))
     skew[:, 0, 1], skew[:, 0, 2], skew[:, 1, 2] = -A[:, 2], A[:, 1], -A[:, 0]
     skew[:, 1, 0], skew[:, 2, 0], skew[:, 2, 1] = A[:, 2], -A[:, 1], A[:, 0]

@@ -255,6 +255,30 @@ def _extents(lo, hi):
 
 
 GRID_FROM = 5000        # boxes from which the grid replaces the sweep (smaller runs keep Solfec-like pair order)
+FEW = 16                # boxes up to which numpy lists the sweep's pairs (no kernel compiled for a small deck)
+
+
+def _few_pairs(lo, hi, group, flag) -> np.ndarray:
+    """`_sweep`'s pairs, in its order, of a few finite boxes, by numpy: the sort along the
+    axis of largest spread, then every sorted pair (a, b), a < b, listed row by row (the
+    sweep's break at lo[b] > hi[a] drops exactly the pairs whose later box starts beyond
+    the earlier one's end, the starts being sorted)."""
+    axis = int(np.argmax(hi.max(axis=0) - lo.min(axis=0)))
+    order = np.argsort(lo[:, axis], kind="stable").astype(np.int64)
+    L, H = lo[order], hi[order]
+    meet = np.ones((order.size, order.size), dtype=bool)
+    for d in range(3):
+        meet &= ~((L[None, :, d] > H[:, None, d]) | (L[:, None, d] > H[None, :, d]))
+    meet &= np.triu(np.ones_like(meet), 1)
+    if group is not None:
+        g = np.asarray(group)[order]
+        meet &= g[:, None] != g[None, :]
+    if flag is not None:
+        f = np.asarray(flag, dtype=bool)[order]
+        meet &= ~(f[:, None] & f[None, :])
+    a, b = np.nonzero(meet)
+    i, j = order[a], order[b]
+    return np.column_stack((np.minimum(i, j), np.maximum(i, j))).astype(np.int64)
 
 
 def overlapping_pairs(lo: np.ndarray, hi: np.ndarray, group: np.ndarray | None = None,
@@ -268,6 +292,8 @@ def overlapping_pairs(lo: np.ndarray, hi: np.ndarray, group: np.ndarray | None =
     if n < 2:
         return np.zeros((0, 2), dtype=np.int64)
     lo, hi = np.ascontiguousarray(lo, dtype=float), np.ascontiguousarray(hi, dtype=float)
+    if n <= FEW and np.isfinite(lo).all() and np.isfinite(hi).all():
+        return _few_pairs(lo, hi, group, flag)
     spread, size, top, short = _extents(lo, hi)
     g = np.zeros(n, dtype=np.int64) if group is None else np.ascontiguousarray(group, dtype=np.int64)
     f = np.zeros(n, dtype=np.bool_) if flag is None else np.ascontiguousarray(flag, dtype=np.bool_)
