@@ -55,6 +55,7 @@ class CorotationalStepper(Stepper):
         self._dense_stacks = None       # the BC inverses dense_groups stacked, kept across steps
         self._pinned_setup: dict = {}   # row -> the pins of a BC body as its last step found them
         self.reduced_coef: dict = {}    # BC-MODAL / BC-RO rows of `factors` -> c of A_r
+        self._bc_plan = None            # _plan_bc of the last step, with what it depends on
         self.bc_energy = None
 
     def bc_rows(self) -> np.ndarray:
@@ -275,22 +276,43 @@ class CorotationalStepper(Stepper):
         return a[:, 0].reshape(-1, 3)
 
     def _factorise(self, Kmat, rows, coef) -> None:
+        rows, coef = np.asarray(rows, dtype=np.int64), np.asarray(coef, dtype=float)
+        key = (rows.tobytes(), coef.tobytes(), len(self.pins))
+        plan = self._bc_plan
+        if plan is None or plan[0] != key or plan[1] is not self.pins or self.co is None or plan[2] is not self.co:
+            made = self._plan_bc(rows, coef)
+            plan = self._bc_plan = (key, self.pins, self.co) + made
+        other_rows, other_coef, reduced, rotated, rotated_rows = plan[3:]
+        super()._factorise(Kmat, other_rows, other_coef)
+        self.reduced_coef = {}
+        self._dense = None                  # dense_set of this step, made at its first use
+        for row, c, sl in reduced:
+            self.factors[row] = (None, sl, np.zeros(0, np.int64), None, None)
+            self.reduced_coef[row] = c
+        R = self.rotations() if rotated else None
+        for row, p, entry, sl, local, Pn in rotated:
+            self.factors[row] = RotatedOperator(entry[0], entry[1], R[p], sl, local, Pn)
+        self.rotated = rotated_rows
+
+    def _plan_bc(self, rows: np.ndarray, coef: np.ndarray) -> tuple:
+        """What `_factorise` does for the rows and coefficients of a step, kept while they,
+        the pins and the layout stay (all but the rotations of the step): (the rows and
+        coefficients left to Stepper._factorise, [(row, c, nodes)] of the reduced bodies,
+        [(row, its position among the BC bodies, its (PinnedFactor, A0), nodes, pinned
+        nodes, their projectors)] of the BC bodies, the set of their rows)."""
         blk, bc = self.block, self.bc_rows()
         mine, other = [], []
         pinned_rows = set(blk.node_row[self.pins.node].tolist()) if len(self.pins) else set()
         reduced_rows = self._setup().reduced if bc.any() else {}
-        for row, c in zip(np.asarray(rows).tolist(), np.asarray(coef).tolist()):
+        for row, c in zip(rows.tolist(), coef.tolist()):
             pinned = row in pinned_rows
             reduced = bc[row] and row in reduced_rows
             (mine if bc[row] and not (reduced and pinned) else other).append((row, c))
-        super()._factorise(Kmat, np.array([r for r, _ in other], np.int64), np.array([c for _, c in other]))
-        self.rotated, self.reduced_coef = set(), {}
-        self._dense = None                  # dense_set of this step, made at its first use
+        reduced, rotated = [], []
         for row, c in mine:
             sl = blk.nodes_of(row)
             if row in self.co.reduced:
-                self.factors[row] = (None, sl, np.zeros(0, np.int64), None, None)
-                self.reduced_coef[row] = c
+                reduced.append((row, c, sl))
                 continue
             setup = self._pinned_setup.get(row)
             if setup is None or setup[0] is not self.pins or setup[1] != (c, sl.start, sl.stop):
@@ -307,9 +329,9 @@ class CorotationalStepper(Stepper):
                     self.A0.clear()
                 A0 = self._operator_A0(row, c)
                 entry = self.A0[key] = (PinnedFactor(A0, whole, part, lambda op: self._factor(row, op, whole)), A0)
-            self.factors[row] = RotatedOperator(entry[0], entry[1], self.rotations()[self.co.pos[row]], sl,
-                                                local, Pn)
-            self.rotated.add(row)
+            rotated.append((row, int(self.co.pos[row]), entry, sl, local, Pn))
+        return (np.array([r for r, _ in other], np.int64), np.array([c for _, c in other]), reduced, rotated,
+                {r for r, *_ in rotated})
 
     def _operator_A0(self, row: int, c: float):
         """A0 = M + c K0 of BC body `row` (CSR)."""
