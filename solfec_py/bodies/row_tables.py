@@ -18,28 +18,19 @@ from solfec_py.compilation import njit
 
 
 @njit
-def _gather(fields, starts, rows, table):
-    """table[i, starts[f]:starts[f] + width_f] = fields[f][rows[i]] for every field f."""
+def _copy(fields, starts, rows, table, into_table):
+    """table[i, starts[f]:starts[f] + width_f] = fields[f][rows[i]] for every field f
+    (`into_table`), or the other way."""
     f = 0
     for arr in fields:
         c0, w = starts[f], arr.shape[1]
         for i in range(rows.size):
             r = rows[i]
             for j in range(w):
-                table[i, c0 + j] = arr[r, j]
-        f += 1
-
-
-@njit
-def _scatter(fields, starts, rows, table):
-    """The inverse of `_gather`: fields[f][rows[i]] = table[i, starts[f]:...]."""
-    f = 0
-    for arr in fields:
-        c0, w = starts[f], arr.shape[1]
-        for i in range(rows.size):
-            r = rows[i]
-            for j in range(w):
-                arr[r, j] = table[i, c0 + j]
+                if into_table:
+                    table[i, c0 + j] = arr[r, j]
+                else:
+                    arr[r, j] = table[i, c0 + j]
         f += 1
 
 
@@ -73,7 +64,7 @@ def pack(block, layout, rows: np.ndarray, width: int) -> np.ndarray:
     groups, others = _split(block, layout)
     if rows.size:
         for views, starts in groups:
-            _gather(views, starts, rows, table)
+            _copy(views, starts, rows, table, True)
     for arr, col, w, _ in others:
         table[:, col:col + w] = arr[rows].reshape(rows.size, w)
     return table
@@ -85,6 +76,6 @@ def unpack(block, layout, rows: np.ndarray, table: np.ndarray) -> None:
     table = np.ascontiguousarray(table, dtype=float)
     if rows.size:
         for views, starts in groups:
-            _scatter(views, starts, rows, table)
+            _copy(views, starts, rows, table, False)
     for arr, col, w, tail in others:
         arr[rows] = table[:, col:col + w].reshape((rows.size,) + tail).astype(arr.dtype, copy=False)
