@@ -203,6 +203,41 @@ def test_bodies_crossing_the_partition_migrate(tmp_path):
     assert_same_run(store(tmp_path / "serial"), store(tmp_path / "out/train"))
 
 
+EXTENTS_TRAIN = TRAIN.replace("sol = SOLFEC('DYNAMIC', 1E-3, 'out/train')",
+                              "sol = SOLFEC('DYNAMIC', 1E-3, 'out/train')\nEXTENTS(sol, (-3, -2, -2, 7.5, 3, 3))") \
+    .replace("GRAVITY(sol, (0, 0, -10))", "GRAVITY(sol, (0, 0, 0))") \
+    .replace("BODY(sol, 'OBSTACLE', HULL([-2,-1,-1, 12,-1,-1, 12,2,-1, -2,2,-1, -2,-1,0, 12,-1,0, 12,2,0, -2,2,0], 1, 1), mat)\n",
+             "") \
+    .replace("RUN(sol, GAUSS_SEIDEL_SOLVER(1E-6, 1000), 0.25)", "RUN(sol, GAUSS_SEIDEL_SOLVER(1E-6, 1000), 0.5)") \
+    .replace("owned.append(sorted(b.id for b in boxes if HERE(sol, b)))",
+             "owned.append(sorted(b.id for b in boxes if not b.deleted and HERE(sol, b)))") \
+    .replace("json.dump(owned, open('owned%d.json' % RANK(), 'w'))",
+             "json.dump(owned, open('owned%d.json' % RANK(), 'w'))\n"
+             "json.dump([b.id for b in boxes if b.deleted], open('deleted%d.json' % RANK(), 'w'))")
+
+
+def test_bodies_leaving_the_extents_are_deleted_on_every_rank(tmp_path):
+    """The train of boxes, in free flight at 10 m/s, leaves EXTENTS (x > 7.5 m): the
+    leading boxes are deleted by their owners, some after crossing the partition plane, and
+    every rank knows them deleted (and drops its copies). The stored run equals the serial one, frame for frame,
+    body counts included."""
+    import json
+
+    assert EXTENTS_TRAIN.count("EXTENTS(") == 1 and "OBSTACLE" not in EXTENTS_TRAIN
+    run(tmp_path, EXTENTS_TRAIN, [10])
+    os.rename(tmp_path / "out/train", tmp_path / "serial")
+    run(tmp_path, EXTENTS_TRAIN, [10], ranks=2)
+    serial, parallel = store(tmp_path / "serial"), store(tmp_path / "out/train")
+    bods = serial.column("BODS")
+    assert bods[0] - bods[-1] >= 2                  # the leading boxes left (x > 7.5 m)
+    assert_same_run(serial, parallel)
+    survivors = [int(i) for i in states(serial)[-1][0]]
+    owned = [json.load(open(tmp_path / f"owned{r}.json")) for r in (0, 1)]
+    assert sorted(owned[0][-1] + owned[1][-1]) == survivors and len(survivors) == 4 - (bods[0] - bods[-1])
+    gone = sorted(set(owned[0][0] + owned[1][0]) - set(survivors))   # (the four boxes at the first look)
+    assert [sorted(json.load(open(tmp_path / f"deleted{r}.json"))) for r in (0, 1)] == [gone, gone]
+
+
 def test_imbalance_tolerance_repartitions(tmp_path):
     """With IMBALANCE_TOLERANCE 1.1 every 5 steps the bodies are partitioned again as they
     move: each rank keeps two boxes (looked at after the RUN, ten steps past the last
