@@ -12,7 +12,10 @@ Every rank holds the definition of every body (the deck ran everywhere); a body 
 a block on its owner and, as a ghost, on the ranks whose bodies come within reach of it.
 Rows move as float tables (`BodyBlock.pack_rows`) in one Alltoallv per exchange; nothing is
 pickled on the way. A ghost is stepped like the owner's row (so that its free velocity is the
-owner's) and overwritten from the owner at the start of every step.
+owner's) and overwritten from the owner at the start of every step. The exchanges of new and
+deleted bodies, migrations and constraints with a new owner run only when some rank has any:
+their counts ride with the load sum and the regions' gather that every step makes (five
+collectives a step when nothing moves).
 
 Regions: rank r's region is the bounding box of its owned bodies that are not obstacles,
 grown by `margin`; a body is a ghost on r while its box meets r's region (it stays one until
@@ -26,10 +29,10 @@ import numpy as np
 from solfec_py.bodies import BODY_KINDS
 from solfec_py.errors import NotAvailableError
 from solfec_py.parallel import constraint_rows as CR
-from solfec_py.parallel.constraint_rows import FAMILIES
 from solfec_py.parallel import replicas
-from solfec_py.parallel.replicas import ElsewhereBlock
+from solfec_py.parallel.constraint_rows import FAMILIES
 from solfec_py.parallel.partition import bisect, imbalance
+from solfec_py.parallel.replicas import ElsewhereBlock
 
 HYSTERESIS = 3.0                         # a ghost goes when its box is this many margins away
 
