@@ -230,6 +230,7 @@ class RigidBlock(SchemeSupport, BodyBlock):
     def on_change(self) -> None:
         self.loads.invalidate()
         self._group_cache = None
+        self._only_obstacles = None
 
     def remove(self, body) -> None:
         self.loads.remove_body(body)
@@ -346,9 +347,13 @@ class RigidBlock(SchemeSupport, BodyBlock):
     # linear map of the 6 body velocities.
     def _obstacles_only(self) -> bool:
         """Every row an obstacle: the point maps go by numpy (bodies/obstacle_points.py, the
-        same bits), and a deck whose rigid bodies are all obstacles compiles no kernel here."""
-        n = self.count
-        return n > 0 and bool(self.obstacle[0]) and bool(self.obstacle[:n].all())
+        same bits), and a deck whose rigid bodies are all obstacles compiles no kernel here.
+        Known until the rows change (on_change)."""
+        known = self.__dict__.get("_only_obstacles")
+        if known is None:
+            n = self.count
+            known = self._only_obstacles = n > 0 and bool(self.obstacle[:n].all())
+        return known
 
     def cur_points(self, rows, X, elem=None):
         if self._obstacles_only():
