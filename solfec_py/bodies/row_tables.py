@@ -1,6 +1,7 @@
-"""Rows of a body block as one float table and back (layer 2, numba): the fixed per-row
+"""Rows of a body block as one float table and back (layer 3, numba): the fixed per-row
 fields that `BodyBlock.pack_rows` / `unpack_rows` carry between processes (base.py,
-contract item 9). Reference: docs/dev/parallel.md (ghost and migration exchanges).
+contract item 9), and the numeric fields of constraint rows (parallel/constraint_rows.py).
+Reference: docs/parallel.md (ghosts, migration, external rows).
 
 A table has one row per body row and the fields side by side in the block's layout order
 (`BodyBlock._moved_layout`), each field's numbers in C order. The fields are copied by
